@@ -1,0 +1,118 @@
+/*
+ * The console: the guest's fds 0, 1 and 2 are the host's own.
+ *
+ * Reads never block the kernel: a read is tried only when poll says the
+ * fd is ready, and otherwise the guest thread is parked until it is.  The
+ * host's fd flags are left alone, since the fds are shared with whatever
+ * started vkernel (a shell, most often).
+ */
+#include <errno.h>
+#include <poll.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "arch/x86/abi.h"
+#include "host-linux/host.h"
+#include "vkern/platform.h"
+
+/* Read at off, or at the fd's offset when off < 0, without blocking. */
+static long
+console_input(int fd, void *buf, size_t len, int64_t off)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	ssize_t n;
+
+	if (poll(&p, 1, 0) < 0)
+		return -errno;
+	if (p.revents == 0)
+		return -EAGAIN;
+	do
+		n = off < 0 ? read(fd, buf, len) : pread(fd, buf, len, off);
+	while (n < 0 && errno == EINTR);
+	return n < 0 ? -errno : n;
+}
+
+long
+plat_console_read(int fd, void *buf, size_t len)
+{
+	return console_input(fd, buf, len, -1);
+}
+
+long
+plat_console_write(int fd, const void *buf, size_t len)
+{
+	for (;;) {
+		ssize_t n = write(fd, buf, len);
+		struct pollfd p = { .fd = fd, .events = POLLOUT };
+
+		if (n >= 0)
+			return n;
+		if (errno == EINTR)
+			continue;
+		if (errno != EAGAIN)
+			return -errno;
+		/*
+		 * XXX: the host fd is non-blocking (someone else set it):
+		 * wait here until it drains; the guest expects a blocking
+		 * console.
+		 */
+		poll(&p, 1, -1);
+	}
+}
+
+long
+plat_console_pread(int fd, void *buf, size_t len, int64_t off)
+{
+	return console_input(fd, buf, len, off);
+}
+
+long
+plat_console_pwrite(int fd, const void *buf, size_t len, int64_t off)
+{
+	ssize_t n;
+
+	do
+		n = pwrite(fd, buf, len, (off_t)off);
+	while (n < 0 && errno == EINTR);
+	return n < 0 ? -errno : n;
+}
+
+int64_t
+plat_console_lseek(int fd, int64_t off, int whence)
+{
+	off_t r = lseek(fd, (off_t)off, whence);
+
+	return r < 0 ? -errno : (int64_t)r;
+}
+
+int
+plat_console_stat(int fd, struct plat_console_stat *cs)
+{
+	struct stat st;
+
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	cs->dev = st.st_dev;
+	cs->ino = st.st_ino;
+	cs->rdev = st.st_rdev;
+	cs->size = (uint64_t)st.st_size;
+	cs->blksize = (uint64_t)st.st_blksize;
+	cs->blocks = (uint64_t)st.st_blocks;
+	cs->mode = st.st_mode;
+	cs->nlink = (uint32_t)st.st_nlink;
+	cs->uid = st.st_uid;
+	cs->gid = st.st_gid;
+	cs->atime_ns = st.st_atim.tv_sec * 1000000000LL + st.st_atim.tv_nsec;
+	cs->mtime_ns = st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec;
+	cs->ctime_ns = st.st_ctim.tv_sec * 1000000000LL + st.st_ctim.tv_nsec;
+	return 0;
+}
+
+int
+plat_console_ioctl(int fd, unsigned long req, void *arg)
+{
+	if (req != TCGETS && req != TIOCGWINSZ)
+		return -ENOTTY;
+	return ioctl(fd, req, arg) < 0 ? -errno : 0;
+}

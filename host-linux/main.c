@@ -1,0 +1,263 @@
+/*
+ * vkernel's command line and start-up.
+ *
+ *   vkernel run [options] -- PROG [ARG...]
+ *   vkernel policy
+ *
+ * Start-up does everything that needs the host's full powers first (the
+ * RAM file, the stub image, reading the program), then locks the process
+ * down and runs the guest.  Errors are one line on stderr and a non-zero
+ * exit: 2 for a bad command line, 127 for a program that is not there,
+ * 126 for one that cannot run, 1 for anything else.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "host-linux/host.h"
+#include "seccomp-policy/policy.h"
+#include "vkern/kern/kern.h"
+
+#define VK_VERSION "0.1.0"
+#define DEFAULT_MEM (4ULL << 30)
+#define MIN_MEM (16ULL << 20)
+#define MAX_MEM (1ULL << 40)
+
+extern char **environ;
+
+struct run_opts {
+	uint64_t mem;
+	bool strace, stats;
+	const char *strace_path;
+	char **argv;
+};
+
+static void
+usage(FILE *f)
+{
+	fprintf(f,
+	    "usage: vkernel run [OPTIONS] -- PROG [ARG...]\n"
+	    "       vkernel policy\n"
+	    "       vkernel --help | --version\n"
+	    "\n"
+	    "Run PROG, an x86-64 Linux program, inside a Linux kernel that "
+	    "runs in\nuser space.\n"
+	    "\n"
+	    "run options:\n"
+	    "  --mem SIZE         guest memory limit (default 4G; K, M, G "
+	    "suffixes)\n"
+	    "  --strace[=FILE]    show every guest system call (on stderr, "
+	    "or in FILE)\n"
+	    "  --stats            per-syscall counts and time at exit\n"
+	    "  --platform=ptrace  how guest code is run (ptrace is the only "
+	    "one yet)\n"
+	    "\n"
+	    "policy prints the host system calls vkernel keeps after it "
+	    "locks itself\ndown.  The exit status is the guest's, or 128+N "
+	    "when signal N killed it.\n");
+}
+
+static _Noreturn void
+bad_usage(const char *fmt, const char *arg)
+{
+	fprintf(stderr, "vkernel: ");
+	fprintf(stderr, fmt, arg);
+	fprintf(stderr, " (see 'vkernel --help')\n");
+	exit(2);
+}
+
+static int
+parse_size(const char *s, uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno != 0 || end == s || *s == '-')
+		return -1;
+	switch (*end) {
+	case 'k': case 'K': v <<= 10; end++; break;
+	case 'm': case 'M': v <<= 20; end++; break;
+	case 'g': case 'G': v <<= 30; end++; break;
+	case 't': case 'T': v <<= 40; end++; break;
+	}
+	if (*end == 'i' || *end == 'B')
+		end += *end == 'i' && end[1] == 'B' ? 2 : 1;
+	if (*end != '\0')
+		return -1;
+	*out = v & ~(uint64_t)(VK_PAGE_SIZE - 1);
+	return 0;
+}
+
+static void
+parse_run(int argc, char **argv, struct run_opts *o)
+{
+	static const struct option longopts[] = {
+		{ "mem", required_argument, NULL, 'm' },
+		{ "strace", optional_argument, NULL, 's' },
+		{ "stats", no_argument, NULL, 'S' },
+		{ "platform", required_argument, NULL, 'p' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	o->mem = DEFAULT_MEM;
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'm':
+			if (parse_size(optarg, &o->mem) < 0 ||
+			    o->mem < MIN_MEM || o->mem > MAX_MEM)
+				bad_usage("invalid --mem size '%s' (16M to 1T)",
+				    optarg);
+			break;
+		case 's':
+			o->strace = true;
+			o->strace_path = optarg;
+			break;
+		case 'S':
+			o->stats = true;
+			break;
+		case 'p':
+			if (strcmp(optarg, "ptrace") != 0)
+				bad_usage("unknown platform '%s' (there is "
+				    "only ptrace)", optarg);
+			break;
+		case 'h':
+			usage(stdout);
+			exit(0);
+		default:
+			bad_usage("unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind >= argc)
+		bad_usage("%s", "run: no program given");
+	o->argv = &argv[optind];
+}
+
+static int
+print_policy(void)
+{
+	for (unsigned i = 0; i < policy_nrules; i++) {
+		const struct policy_rule *r = &policy_rules[i];
+
+		if (r->op == POLICY_EQ)
+			printf("%-16s arg%u == %#lx  %s\n", r->name, r->arg,
+			    (unsigned long)r->value, r->why);
+		else if (r->op == POLICY_MASK0)
+			printf("%-16s arg%u & %#lx == 0  %s\n", r->name,
+			    r->arg, (unsigned long)r->value, r->why);
+		else
+			printf("%-16s %s\n", r->name, r->why);
+	}
+	return 0;
+}
+
+/* Everything that needs the host's full powers, then the lock-down. */
+static int
+boot(const struct run_opts *o, struct vk_error **err)
+{
+	struct kern_config cfg = {
+		.mem = o->mem,
+		.strace = o->strace,
+		.stats = o->stats,
+		.uid = getuid(),
+		.gid = getgid(),
+	};
+	const char *why;
+	int r;
+
+	/* Offsets beyond --mem keep fragmentation from looking like OOM. */
+	if ((r = ram_init(VK_MAX(4 * o->mem, 64ULL << 30), err)) < 0 ||
+	    (r = hostinfo_init(err)) < 0 || (r = ptrace_init(err)) < 0)
+		return r;
+	if (o->strace_path != NULL && (r = trace_open(o->strace_path, err)) < 0)
+		return r;
+	signal(SIGPIPE, SIG_IGN);
+	kern_init(&cfg);
+	if ((r = kern_start(o->argv[0], o->argv, environ, &why)) < 0) {
+		if (why != NULL)
+			return vk_error_make(err, 0, "cannot run '%s': %s",
+			    o->argv[0], why);
+		return vk_error_make(err, -r, "cannot run '%s'", o->argv[0]);
+	}
+	return lockdown_install(err);
+}
+
+#ifdef VK_TEST_HOOKS
+/*
+ * VKERNEL_TEST_FORBIDDEN=1: once locked down, make a host call the policy
+ * does not allow.  The test expects the vkernel to die of SIGSYS here.
+ */
+static void
+test_forbidden_call(void)
+{
+	const char *v = getenv("VKERNEL_TEST_FORBIDDEN");
+
+	if (v != NULL && strcmp(v, "1") == 0)
+		(void)socket(AF_UNIX, SOCK_STREAM, 0);
+}
+#endif
+
+static int
+run(int argc, char **argv)
+{
+	struct run_opts o = { 0 };
+	struct vk_error *err = NULL;
+	struct kern_result res;
+	int r, sig;
+
+	parse_run(argc, argv, &o);
+	if ((r = boot(&o, &err)) < 0) {
+		int status = err->errnum == ENOENT ? 127 :
+		    (err->errnum == EACCES || err->errnum == 0 ||
+		    err->errnum == ENOEXEC) ? 126 : 1;
+
+		vk_error_print(err);
+		return status;
+	}
+#ifdef VK_TEST_HOOKS
+	test_forbidden_call();
+#endif
+	res = kern_run();
+	if (o.stats)
+		kern_stats_print();
+	if (WIFEXITED(res.status))
+		return WEXITSTATUS(res.status);
+	sig = WTERMSIG(res.status);
+	fprintf(stderr, "vkernel: guest terminated by SIG%s (%s)%s\n",
+	    sigabbrev_np(sig) ? sigabbrev_np(sig) : "?", strsignal(sig),
+	    WCOREDUMP(res.status) ? ", core dumped" : "");
+	return 128 + sig;
+}
+
+int
+main(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(stderr);
+		return 2;
+	}
+	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+		usage(stdout);
+		return 0;
+	}
+	if (strcmp(argv[1], "--version") == 0) {
+		printf("vkernel %s\n", VK_VERSION);
+		return 0;
+	}
+	if (strcmp(argv[1], "run") == 0)
+		return run(argc - 1, argv + 1);
+	if (strcmp(argv[1], "policy") == 0)
+		return print_policy();
+	bad_usage("unknown command '%s'", argv[1]);
+}

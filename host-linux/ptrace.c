@@ -1,0 +1,685 @@
+/*
+ * The ptrace platform: each guest address space is a stub process traced
+ * with PTRACE_SEIZE, and each guest syscall is a PTRACE_SYSEMU stop.
+ *
+ * The costs on this kind of host set the design: a stop costs a few
+ * microseconds when tracer and tracee share a CPU and ~100 us across CPUs,
+ * so the kernel and every stub are pinned to one CPU.  Registers are read
+ * once per stop and written back only when they changed.  Changes to a
+ * stub's mappings are queued and run as one batch inside the stub (one
+ * stop for any number of mmap/munmap/mprotect calls); guest memory itself
+ * is never copied through ptrace.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/ptrace.h>
+#include <sys/signalfd.h>
+#include <sys/syscall.h>
+#include <sys/user.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <poll.h>
+
+#include "host-linux/cleanup.h"
+#include "host-linux/host.h"
+#include "host-linux/stub/stub.h"
+#include "vkern/platform.h"
+
+_Static_assert(sizeof(struct user_regs_struct) == sizeof(struct arch_regs),
+    "arch_regs matches user_regs_struct");
+
+extern const unsigned char stub_image[];
+extern const size_t stub_image_len;
+
+struct plat_thread {
+	pid_t tid;
+	struct plat_space *sp;
+	void *cookie;
+	struct arch_context *ctx;
+	bool regs_valid;          /* the host's registers equal *ctx */
+	struct plat_thread *hnext;
+};
+
+struct plat_space {
+	pid_t pid;
+	unsigned slot;
+	uint64_t (*batch)[8];     /* the control page, as batch entries */
+	unsigned nbatch;
+	int error;                /* a failed batch not yet reported */
+	struct arch_regs tmpl;    /* the stub's own registers */
+	struct plat_thread *main;
+};
+
+#define HASH_SIZE 256
+static struct plat_thread *thash[HASH_SIZE];
+static bool slot_used[RAM_CTL_SLOTS];
+static int stub_fd = -1;
+static int sigchld_fd = -1;
+static int cpu_pinned = -1;
+static int64_t vdso_lo_off, vdso_hi_off;
+static bool watched[3];
+
+/* --- the pid table --- */
+
+static void
+thash_add(struct plat_thread *pt)
+{
+	unsigned h = (unsigned)pt->tid % HASH_SIZE;
+
+	pt->hnext = thash[h];
+	thash[h] = pt;
+}
+
+static void
+thash_del(struct plat_thread *pt)
+{
+	struct plat_thread **pp = &thash[(unsigned)pt->tid % HASH_SIZE];
+
+	for (; *pp != NULL; pp = &(*pp)->hnext) {
+		if (*pp == pt) {
+			*pp = pt->hnext;
+			return;
+		}
+	}
+}
+
+static struct plat_thread *
+thash_find(pid_t tid)
+{
+	struct plat_thread *pt = thash[(unsigned)tid % HASH_SIZE];
+
+	while (pt != NULL && pt->tid != tid)
+		pt = pt->hnext;
+	return pt;
+}
+
+/* --- set-up --- */
+
+/* Where vvar and vdso lie around the vdso's ELF header: the same in every
+ * process, so the kernel's own tell us the stubs'. */
+static int
+vdso_layout(struct vk_error **err)
+{
+	unsigned long vdso = getauxval(AT_SYSINFO_EHDR);
+	unsigned long lo = vdso, hi = vdso;
+	char line[256];
+	FILE *f;
+
+	if (vdso == 0)
+		return 0;
+	if ((f = fopen("/proc/self/maps", "re")) == NULL)
+		return vk_error_make(err, errno, "open /proc/self/maps");
+	while (fgets(line, sizeof(line), f) != NULL) {
+		unsigned long s, e;
+
+		if (strstr(line, "[vvar") == NULL &&
+		    strstr(line, "[vdso]") == NULL)
+			continue;
+		if (sscanf(line, "%lx-%lx", &s, &e) == 2) {
+			lo = VK_MIN(lo, s);
+			hi = VK_MAX(hi, e);
+		}
+	}
+	fclose(f);
+	vdso_lo_off = (int64_t)(lo - vdso);
+	vdso_hi_off = (int64_t)(hi - vdso);
+	return 0;
+}
+
+static int
+stub_image_fd(struct vk_error **err)
+{
+	cleanup_close int fd = memfd_create("vkernel-stub",
+	    MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	size_t off = 0;
+
+	if (fd < 0)
+		return vk_error_make(err, errno, "create the stub image");
+	while (off < stub_image_len) {
+		ssize_t n = write(fd, stub_image + off, stub_image_len - off);
+
+		if (n < 0)
+			return vk_error_make(err, errno, "write the stub image");
+		off += (size_t)n;
+	}
+	if (fcntl(fd, F_ADD_SEALS, F_SEAL_SEAL | F_SEAL_SHRINK |
+	    F_SEAL_GROW | F_SEAL_WRITE) < 0)
+		return vk_error_make(err, errno, "seal the stub image");
+	stub_fd = steal_fd(&fd);
+	return 0;
+}
+
+int
+ptrace_init(struct vk_error **err)
+{
+	sigset_t chld;
+	cpu_set_t set;
+	int r;
+
+	if ((r = vdso_layout(err)) < 0 || (r = stub_image_fd(err)) < 0)
+		return r;
+	sigemptyset(&chld);
+	sigaddset(&chld, SIGCHLD);
+	if (sigprocmask(SIG_BLOCK, &chld, NULL) < 0 ||
+	    (sigchld_fd = signalfd(-1, &chld, SFD_CLOEXEC | SFD_NONBLOCK)) < 0)
+		return vk_error_make(err, errno, "watch SIGCHLD");
+	/*
+	 * One CPU for the kernel and every stub: a ptrace stop wakes the
+	 * other side, and across CPUs that costs ten times more here.
+	 */
+	cpu_pinned = sched_getcpu();
+	if (cpu_pinned >= 0) {
+		CPU_ZERO(&set);
+		CPU_SET(cpu_pinned, &set);
+		if (sched_setaffinity(0, sizeof(set), &set) < 0)
+			cpu_pinned = -1;
+	}
+	return 0;
+}
+
+/* --- the stub's child side, between fork and exec --- */
+
+static _Noreturn void
+stub_child(int syncfd)
+{
+	char *argv[] = { "vkernel-stub", NULL };
+	char *envp[] = { NULL };
+	int ram, exe;
+	char c;
+
+	setsid();
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
+	/* Its own namespaces where the host allows: nothing to share. */
+	unshare(CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWIPC |
+	    CLONE_NEWUTS);
+	/* Lift the fds out of the way first: their numbers may collide. */
+	ram = fcntl(ram_fd(), F_DUPFD_CLOEXEC, 64);
+	exe = fcntl(stub_fd, F_DUPFD_CLOEXEC, 64);
+	syncfd = fcntl(syncfd, F_DUPFD_CLOEXEC, 64);
+	if (ram < 0 || exe < 0 || syncfd < 0 ||
+	    dup2(ram, STUB_RAM_FD) < 0 ||
+	    dup3(exe, STUB_EXE_FD, O_CLOEXEC) < 0 ||
+	    dup3(syncfd, STUB_EXE_FD + 1, O_CLOEXEC) < 0)
+		_exit(127);
+	syncfd = STUB_EXE_FD + 1;
+	close_range(STUB_EXE_FD + 2, ~0U, 0);
+	close_range(0, STUB_RAM_FD - 1, 0);
+	/* Wait until the parent has seized us. */
+	if (read(syncfd, &c, 1) != 1)
+		_exit(127);
+	syscall(SYS_execveat, STUB_EXE_FD, "", argv, envp, AT_EMPTY_PATH);
+	_exit(127);
+}
+
+/* --- stopping and starting a stub thread --- */
+
+/* Wait for tid's next stop; a stub that died instead gives -ESRCH. */
+static int
+stub_wait(pid_t tid, int *stp)
+{
+	for (;;) {
+		pid_t r = waitpid(tid, stp, __WALL);
+
+		if (r == tid)
+			return WIFSTOPPED(*stp) ? 0 : -ESRCH;
+		if (r < 0 && errno != EINTR)
+			return -errno;
+	}
+}
+
+static int
+getregs(pid_t tid, struct arch_regs *r)
+{
+	return ptrace(PTRACE_GETREGS, tid, 0, r) < 0 ? -errno : 0;
+}
+
+static int
+setregs(pid_t tid, const struct arch_regs *r)
+{
+	return ptrace(PTRACE_SETREGS, tid, 0, r) < 0 ? -errno : 0;
+}
+
+/*
+ * Borrow a stopped stub thread to run the platform's own code: load r,
+ * continue to the int3 that ends each entry point, read r back.  The
+ * guest's registers must be loaded again before the guest runs.
+ */
+static int
+stub_call(struct plat_thread *pt, struct arch_regs *r)
+{
+	int st, e;
+
+	r->orig_rax = (uint64_t)-1;
+	pt->regs_valid = false;
+	if ((e = setregs(pt->tid, r)) < 0)
+		return e;
+	if (ptrace(PTRACE_CONT, pt->tid, 0, 0) < 0)
+		return -errno;
+	if ((e = stub_wait(pt->tid, &st)) < 0)
+		return e;
+	if (WSTOPSIG(st) != SIGTRAP || (st >> 16) != 0)
+		return -EFAULT;
+	return getregs(pt->tid, r);
+}
+
+static long
+stub_syscall(struct plat_thread *pt, long nr, uint64_t a0, uint64_t a1,
+    uint64_t a2, uint64_t a3, uint64_t a4, uint64_t a5)
+{
+	struct arch_regs r = pt->sp->tmpl;
+	int e;
+
+	r.rip = STUB_SYSCALL1;
+	r.rax = (uint64_t)nr;
+	r.rdi = a0;
+	r.rsi = a1;
+	r.rdx = a2;
+	r.r10 = a3;
+	r.r8 = a4;
+	r.r9 = a5;
+	if ((e = stub_call(pt, &r)) < 0)
+		return e;
+	return (long)r.rax;
+}
+
+/* --- spaces --- */
+
+static int
+slot_alloc(void)
+{
+	for (unsigned i = 0; i < RAM_CTL_SLOTS; i++) {
+		if (!slot_used[i]) {
+			slot_used[i] = true;
+			return (int)i;
+		}
+	}
+	return -EAGAIN;
+}
+
+static void
+stub_reap(pid_t pid)
+{
+	int st;
+
+	kill(pid, SIGKILL);
+	while (waitpid(pid, &st, __WALL) != pid || WIFSTOPPED(st))
+		if (errno == ECHILD)
+			break;
+}
+
+/* Start the stub process and take it to its hello stop. */
+static int
+stub_start(struct plat_space *sp, struct plat_thread *pt)
+{
+	int sync[2], st, e;
+	pid_t pid;
+
+	if (pipe2(sync, O_CLOEXEC) < 0)
+		return -errno;
+	pid = fork();
+	if (pid < 0) {
+		e = -errno;
+		close(sync[0]);
+		close(sync[1]);
+		return e == -ENOMEM ? -EAGAIN : e;
+	}
+	if (pid == 0)
+		stub_child(sync[0]);
+	close(sync[0]);
+	sp->pid = pt->tid = pid;
+	e = 0;
+	if (ptrace(PTRACE_SEIZE, pid, 0, PTRACE_O_EXITKILL |
+	    PTRACE_O_TRACESYSGOOD | PTRACE_O_TRACEEXEC) < 0)
+		e = -errno;
+	if (write(sync[1], "g", 1) != 1 && e == 0)
+		e = -errno;
+	close(sync[1]);
+	if (e == 0)
+		e = stub_wait(pid, &st);
+	if (e == 0 && (st >> 8) != (SIGTRAP | (PTRACE_EVENT_EXEC << 8)))
+		e = -EIO;
+	if (e == 0 && ptrace(PTRACE_SYSEMU, pid, 0, 0) < 0)
+		e = -errno;
+	if (e == 0)
+		e = stub_wait(pid, &st);
+	if (e == 0 && WSTOPSIG(st) != (SIGTRAP | 0x80))
+		e = -EIO;
+	if (e == 0)
+		e = getregs(pid, &sp->tmpl);
+	if (e < 0) {
+		stub_reap(pid);
+		return e;
+	}
+	return 0;
+}
+
+/* Drop the stub's host stack and map its batch page. */
+static int
+stub_prepare(struct plat_space *sp, struct plat_thread *pt, uint64_t ctloff)
+{
+	uint64_t sp0 = VK_ROUND_DOWN(sp->tmpl.rsi, VK_PAGE_SIZE);
+	long r;
+
+	r = stub_syscall(pt, SYS_munmap, sp0 - (1 << 20), 2 << 20, 0, 0, 0, 0);
+	if (r < 0)
+		return (int)r;
+	r = stub_syscall(pt, SYS_mmap, STUB_BATCH_PAGE, VK_PAGE_SIZE,
+	    PROT_READ, MAP_SHARED | MAP_FIXED, STUB_RAM_FD, ctloff);
+	if (r < 0)
+		return (int)r;
+	return r == (long)STUB_BATCH_PAGE ? 0 : -EIO;
+}
+
+int
+plat_space_create(void *cookie, struct arch_context *ctx,
+    struct plat_space **spp, struct plat_thread **ptp,
+    struct plat_space_info *info)
+{
+	struct plat_space *sp = calloc(1, sizeof(*sp));
+	struct plat_thread *pt = calloc(1, sizeof(*pt));
+	uint64_t ctloff, vdso;
+	int slot, e;
+
+	if (sp == NULL || pt == NULL || (slot = slot_alloc()) < 0) {
+		free(sp);
+		free(pt);
+		return -EAGAIN;
+	}
+	sp->slot = (unsigned)slot;
+	sp->batch = ram_ctl_page(sp->slot, &ctloff);
+	sp->main = pt;
+	pt->sp = sp;
+	pt->cookie = cookie;
+	pt->ctx = ctx;
+	if ((e = stub_start(sp, pt)) < 0 ||
+	    (e = stub_prepare(sp, pt, ctloff)) < 0) {
+		if (sp->pid > 0 && e != 0)
+			stub_reap(sp->pid);
+		slot_used[sp->slot] = false;
+		free(sp);
+		free(pt);
+		return e;
+	}
+	vdso = sp->tmpl.rdi;
+	ctx->regs = sp->tmpl;
+	ctx->dirty = ARCH_DIRTY_ALL;
+	thash_add(pt);
+	info->reserved_start = STUB_BASE;
+	info->vdso_base = vdso;
+	info->vdso_start = vdso ? vdso + (uint64_t)vdso_lo_off : 0;
+	info->vdso_end = vdso ? vdso + (uint64_t)vdso_hi_off : 0;
+	*spp = sp;
+	*ptp = pt;
+	return 0;
+}
+
+void
+plat_space_destroy(struct plat_space *sp)
+{
+	thash_del(sp->main);
+	stub_reap(sp->pid);
+	memset(sp->batch, 0, VK_PAGE_SIZE);
+	slot_used[sp->slot] = false;
+	free(sp->main);
+	free(sp);
+}
+
+int64_t
+plat_space_cputime(struct plat_space *sp)
+{
+	/* The host's CPU clock of another process: ~pid << 3 | CPUCLOCK_SCHED. */
+	clockid_t clk = (clockid_t)((~(unsigned)sp->pid << 3) | 2);
+	struct timespec ts;
+
+	if (clock_gettime(clk, &ts) < 0)
+		return 0;
+	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/* --- mapping changes, batched --- */
+
+static void
+batch_add(struct plat_space *sp, long nr, uint64_t a0, uint64_t a1,
+    uint64_t a2, uint64_t a3, uint64_t a4, uint64_t a5)
+{
+	int e;
+
+	if (sp->nbatch == STUB_BATCH_MAX && (e = plat_space_flush(sp)) < 0)
+		sp->error = e;
+	sp->batch[sp->nbatch][0] = (uint64_t)nr;
+	sp->batch[sp->nbatch][1] = a0;
+	sp->batch[sp->nbatch][2] = a1;
+	sp->batch[sp->nbatch][3] = a2;
+	sp->batch[sp->nbatch][4] = a3;
+	sp->batch[sp->nbatch][5] = a4;
+	sp->batch[sp->nbatch][6] = a5;
+	sp->nbatch++;
+}
+
+void
+plat_space_map(struct plat_space *sp, uint64_t va, uint64_t len, int prot,
+    uint64_t ramoff)
+{
+	batch_add(sp, SYS_mmap, va, len, (uint64_t)prot,
+	    MAP_SHARED | MAP_FIXED, STUB_RAM_FD, ramoff);
+}
+
+void
+plat_space_unmap(struct plat_space *sp, uint64_t va, uint64_t len)
+{
+	batch_add(sp, SYS_munmap, va, len, 0, 0, 0, 0);
+}
+
+void
+plat_space_protect(struct plat_space *sp, uint64_t va, uint64_t len,
+    int prot)
+{
+	batch_add(sp, SYS_mprotect, va, len, (uint64_t)prot, 0, 0, 0);
+}
+
+int
+plat_space_flush(struct plat_space *sp)
+{
+	struct arch_regs r;
+	int e = sp->error;
+
+	sp->error = 0;
+	if (sp->nbatch == 0)
+		return e;
+	r = sp->tmpl;
+	r.rip = STUB_BATCH;
+	r.rbx = STUB_BATCH_PAGE;
+	r.r12 = sp->nbatch;
+	if ((e = stub_call(sp->main, &r)) == 0 && r.r13 != sp->nbatch) {
+		/* The host refused a mapping: it is out of memory. */
+		vk_log("stub %d: host mapping call %lu failed: errno %ld",
+		    sp->pid, (unsigned long)sp->batch[r.r13][0], -(long)r.rax);
+		e = -ENOMEM;
+	}
+	sp->nbatch = 0;
+	return e;
+}
+
+/* --- running and events --- */
+
+int
+plat_thread_run(struct plat_thread *pt)
+{
+	struct arch_context *c = pt->ctx;
+	int e;
+
+	if ((e = plat_space_flush(pt->sp)) < 0)
+		return e;
+	if (c->dirty == ARCH_DIRTY_RAX && pt->regs_valid) {
+		/* The common case, a syscall's result: one word. */
+		if (ptrace(PTRACE_POKEUSER, pt->tid,
+		    offsetof(struct user_regs_struct, rax), c->regs.rax) < 0)
+			return -errno;
+		c->dirty = 0;
+	} else if (c->dirty || !pt->regs_valid) {
+		struct arch_regs r = c->regs;
+
+		/* Never let the host restart or run a syscall of its own. */
+		r.orig_rax = (uint64_t)-1;
+		if ((e = setregs(pt->tid, &r)) < 0)
+			return e;
+		c->dirty = 0;
+		pt->regs_valid = true;
+	}
+	if (ptrace(PTRACE_SYSEMU, pt->tid, 0, 0) < 0)
+		return -errno;
+	return 0;
+}
+
+static void
+load_regs(struct plat_thread *pt)
+{
+	if (getregs(pt->tid, &pt->ctx->regs) == 0) {
+		pt->ctx->dirty = 0;
+		pt->regs_valid = true;
+	}
+}
+
+/*
+ * Turn a wait status into an event.  Returns false for stops the kernel
+ * need not see (a signal sent to the stub from outside, a group stop):
+ * the thread is resumed and the wait goes on.
+ */
+static bool
+stop_to_event(struct plat_thread *pt, int st, struct plat_event *ev)
+{
+	siginfo_t si;
+	int sig;
+
+	ev->cookie = pt->cookie;
+	if (!WIFSTOPPED(st)) {
+		thash_del(pt);
+		ev->kind = PLAT_EV_GONE;
+		return true;
+	}
+	sig = WSTOPSIG(st);
+	if (sig == (SIGTRAP | 0x80)) {
+		load_regs(pt);
+		ev->kind = PLAT_EV_SYSCALL;
+		return true;
+	}
+	if ((st >> 16) != 0 ||
+	    ptrace(PTRACE_GETSIGINFO, pt->tid, 0, &si) < 0 || si.si_code <= 0)
+		goto resume;
+	switch (sig) {
+	case SIGSEGV:
+	case SIGBUS:
+		ev->kind = PLAT_EV_FAULT;
+		break;
+	case SIGILL:
+	case SIGFPE:
+	case SIGTRAP:
+		ev->kind = PLAT_EV_TRAP;
+		break;
+	default:
+		goto resume;
+	}
+	load_regs(pt);
+	ev->signo = sig;
+	ev->code = si.si_code;
+	ev->addr = (uint64_t)(uintptr_t)si.si_addr;
+	return true;
+resume:
+	ptrace(PTRACE_SYSEMU, pt->tid, 0, 0);
+	return false;
+}
+
+void
+plat_console_watch(int fd, int on)
+{
+	if (fd >= 0 && fd < 3)
+		watched[fd] = on != 0;
+}
+
+static bool
+any_watched(void)
+{
+	return watched[0] || watched[1] || watched[2];
+}
+
+/* Sleep until a child changes state, a watched fd is ready or deadline. */
+static int
+wait_slow(struct plat_event *ev, int64_t deadline)
+{
+	struct pollfd pfd[4];
+	struct timespec ts, *tsp = NULL;
+	struct signalfd_siginfo ssi;
+	int n = 0, r;
+
+	pfd[n++] = (struct pollfd){ .fd = sigchld_fd, .events = POLLIN };
+	for (int fd = 0; fd < 3; fd++)
+		if (watched[fd])
+			pfd[n++] = (struct pollfd){ .fd = fd, .events = POLLIN };
+	if (deadline >= 0) {
+		int64_t left = deadline - plat_clock_ns(CLOCK_MONOTONIC);
+
+		if (left <= 0) {
+			ev->kind = PLAT_EV_TIMEOUT;
+			return 1;
+		}
+		ts.tv_sec = left / 1000000000;
+		ts.tv_nsec = left % 1000000000;
+		tsp = &ts;
+	}
+	r = ppoll(pfd, (nfds_t)n, tsp, NULL);
+	if (r < 0)
+		return errno == EINTR ? 0 : -errno;
+	if (r == 0) {
+		ev->kind = PLAT_EV_TIMEOUT;
+		return 1;
+	}
+	for (int i = 1; i < n; i++) {
+		if (pfd[i].revents != 0) {
+			ev->kind = PLAT_EV_CONSOLE;
+			ev->fd = pfd[i].fd;
+			return 1;
+		}
+	}
+	while (read(sigchld_fd, &ssi, sizeof(ssi)) > 0)
+		;
+	return 0;
+}
+
+int
+plat_event_wait(struct plat_event *ev, int64_t deadline)
+{
+	memset(ev, 0, sizeof(*ev));
+	for (;;) {
+		bool slow = deadline >= 0 || any_watched();
+		struct plat_thread *pt;
+		int st, r;
+		pid_t pid;
+
+		pid = waitpid(-1, &st, __WALL | (slow ? WNOHANG : 0));
+		if (pid < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (pid == 0) {
+			if ((r = wait_slow(ev, deadline)) != 0)
+				return r < 0 ? r : 0;
+			continue;
+		}
+		if ((pt = thash_find(pid)) == NULL)
+			continue;
+		if (stop_to_event(pt, st, ev))
+			return 0;
+	}
+}

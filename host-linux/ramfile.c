@@ -1,0 +1,84 @@
+/*
+ * The RAM file: a memfd that holds all guest memory.
+ *
+ * It is sparse: its size is the guest's offset space (larger than --mem,
+ * see vm_ram.c) plus a few control pages for the stubs, and only pages
+ * that are touched take host memory.  The kernel maps it whole; each stub
+ * maps the ranges its guest owns.  Freed ranges are punched out, so the
+ * host gets the memory back and a reused range reads zero.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "host-linux/cleanup.h"
+#include "host-linux/host.h"
+#include "vkern/platform.h"
+#include "vkern/vk.h"
+
+#define CTL_SIZE ((uint64_t)RAM_CTL_SLOTS * VK_PAGE_SIZE)
+
+static int ramfd = -1;
+static void *rambase;
+static uint64_t ramspace;
+
+int
+ram_init(uint64_t guest_space, struct vk_error **err)
+{
+	cleanup_close int fd = -1;
+	void *p;
+
+	fd = memfd_create("vkernel-ram", MFD_CLOEXEC);
+	if (fd < 0)
+		return vk_error_make(err, errno, "create the RAM file");
+	if (ftruncate(fd, (off_t)(guest_space + CTL_SIZE)) < 0)
+		return vk_error_make(err, errno, "size the RAM file to %lu "
+		    "bytes", (unsigned long)(guest_space + CTL_SIZE));
+	p = mmap(NULL, guest_space + CTL_SIZE, PROT_READ | PROT_WRITE,
+	    MAP_SHARED | MAP_NORESERVE, fd, 0);
+	if (p == MAP_FAILED)
+		return vk_error_make(err, errno, "map the RAM file");
+	rambase = p;
+	ramspace = guest_space;
+	ramfd = steal_fd(&fd);
+	return 0;
+}
+
+int
+ram_fd(void)
+{
+	return ramfd;
+}
+
+void *
+ram_ctl_page(unsigned slot, uint64_t *offp)
+{
+	VK_ASSERT(slot < RAM_CTL_SLOTS);
+	*offp = ramspace + (uint64_t)slot * VK_PAGE_SIZE;
+	return (char *)rambase + *offp;
+}
+
+void *
+plat_ram_base(void)
+{
+	return rambase;
+}
+
+uint64_t
+plat_ram_size(void)
+{
+	return ramspace;
+}
+
+void
+plat_ram_discard(uint64_t off, uint64_t len)
+{
+	/* Only a vkernel bug can make this fail: the range is ours. */
+	if (fallocate(ramfd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+	    (off_t)off, (off_t)len) < 0) {
+		vk_log("discard RAM [%#lx, +%#lx): errno %d",
+		    (unsigned long)off, (unsigned long)len, errno);
+		plat_abort();
+	}
+}

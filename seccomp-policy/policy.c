@@ -1,0 +1,97 @@
+/*
+ * The allow-list.  Keep it short: every entry is host attack surface that
+ * a guest which took over the vkernel could reach.  Files are opened,
+ * stubs forked and the RAM file created before the lock-down, so open,
+ * fork, execve and memfd_create are not here.
+ */
+#include <fcntl.h>
+#include <linux/falloc.h>
+#include <signal.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+
+#include "seccomp-policy/policy.h"
+
+const struct policy_rule policy_rules[] = {
+	/* Guest execution: the ptrace platform. */
+	{ "ptrace", POLICY_ANY, 0, 0,
+	    "stop, inspect and resume stub threads (PTRACE_SYSEMU, GETREGS)" },
+	{ "wait4", POLICY_ANY, 0, 0,
+	    "learn why a stub thread stopped" },
+	{ "kill", POLICY_EQ, 1, SIGKILL,
+	    "kill a stub when its guest process ends" },
+	{ "ppoll", POLICY_ANY, 0, 0,
+	    "sleep until a stub stops, the console is ready or a deadline" },
+	{ "poll", POLICY_ANY, 0, 0,
+	    "check whether the console is ready before reading it" },
+	{ "read", POLICY_ANY, 0, 0,
+	    "the console's input, and the SIGCHLD signalfd" },
+	/* Guest memory. */
+	{ "fallocate", POLICY_EQ, 1,
+	    FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+	    "give freed guest pages of the RAM file back to the host" },
+	/* Output. */
+	{ "write", POLICY_ANY, 0, 0,
+	    "the console's output, diagnostics and --strace" },
+	{ "fstat", POLICY_ANY, 0, 0,
+	    "fstat() of a console fd for the guest" },
+	{ "newfstatat", POLICY_ANY, 0, 0,
+	    "fstat() of a console fd for the guest (glibc's fstat)" },
+	{ "ioctl", POLICY_EQ, 1, TCGETS,
+	    "the console's terminal settings for the guest" },
+	{ "ioctl", POLICY_EQ, 1, TIOCGWINSZ,
+	    "the console's window size for the guest" },
+	{ "close", POLICY_ANY, 0, 0,
+	    "close the file an exec read its image from" },
+	/* Time and randomness. */
+	{ "clock_gettime", POLICY_ANY, 0, 0,
+	    "the guest's clocks, when the vdso falls back to the kernel" },
+	{ "clock_getres", POLICY_ANY, 0, 0,
+	    "the guest's clock resolutions" },
+	{ "getrandom", POLICY_ANY, 0, 0,
+	    "the guest's getrandom, AT_RANDOM and address randomisation" },
+	/* The vkernel's own heap (malloc). */
+	{ "mmap", POLICY_MASK0, 2, PROT_EXEC,
+	    "malloc's large blocks; never executable memory" },
+	{ "munmap", POLICY_ANY, 0, 0, "malloc returns large blocks" },
+	{ "mremap", POLICY_ANY, 0, 0, "realloc of large blocks" },
+	{ "brk", POLICY_ANY, 0, 0, "malloc's heap" },
+	{ "madvise", POLICY_ANY, 0, 0, "malloc trims freed memory" },
+	/* Ending. */
+	{ "exit_group", POLICY_ANY, 0, 0, "exit with the guest's status" },
+	{ "exit", POLICY_ANY, 0, 0, "exit with the guest's status" },
+	{ "rt_sigprocmask", POLICY_ANY, 0, 0,
+	    "abort() unblocks SIGABRT on a vkernel bug" },
+	{ "getpid", POLICY_ANY, 0, 0, "abort() signals itself" },
+	{ "gettid", POLICY_ANY, 0, 0, "abort() signals itself" },
+	{ "tgkill", POLICY_EQ, 2, SIGABRT,
+	    "abort() on a vkernel bug: die by SIGABRT" },
+	{ "rt_sigreturn", POLICY_ANY, 0, 0,
+	    "return from a host signal handler" },
+#ifdef VK_SANITIZE
+	/* Only in sanitizer builds: what the runtime itself calls. */
+	{ "sigaltstack", POLICY_ANY, 0, 0, "sanitizer runtime" },
+	{ "prctl", POLICY_ANY, 0, 0, "sanitizer runtime" },
+	{ "sched_yield", POLICY_ANY, 0, 0, "sanitizer runtime" },
+	{ "futex", POLICY_ANY, 0, 0, "sanitizer runtime" },
+	{ "openat", POLICY_ANY, 0, 0, "sanitizer runtime reads /proc" },
+	{ "open", POLICY_ANY, 0, 0, "sanitizer runtime reads /proc" },
+	{ "getdents64", POLICY_ANY, 0, 0, "sanitizer runtime reads /proc" },
+	{ "clone", POLICY_ANY, 0, 0, "leak checker's tracer thread" },
+	{ "clone3", POLICY_ANY, 0, 0, "leak checker's tracer thread" },
+	{ "lseek", POLICY_ANY, 0, 0, "sanitizer runtime" },
+	{ "readlink", POLICY_ANY, 0, 0, "sanitizer runtime" },
+	{ "sched_getaffinity", POLICY_ANY, 0, 0, "sanitizer runtime" },
+	{ "rt_sigaction", POLICY_ANY, 0, 0, "sanitizer runtime" },
+	{ "mprotect", POLICY_ANY, 0, 0, "sanitizer runtime" },
+	{ "pipe2", POLICY_ANY, 0, 0, "sanitizer runtime" },
+	{ "getppid", POLICY_ANY, 0, 0, "sanitizer runtime" },
+	{ "setrlimit", POLICY_ANY, 0, 0, "sanitizer runtime" },
+	{ "prlimit64", POLICY_ANY, 0, 0, "sanitizer runtime" },
+	{ "kill", POLICY_ANY, 0, 0, "sanitizer runtime" },
+	{ "waitid", POLICY_ANY, 0, 0, "sanitizer runtime" },
+	{ "getdents", POLICY_ANY, 0, 0, "sanitizer runtime" },
+#endif
+};
+
+const unsigned policy_nrules = sizeof(policy_rules) / sizeof(policy_rules[0]);

@@ -1,0 +1,249 @@
+/*
+ * Loading a program image into a process (static ELF executables).
+ *
+ * The address space is laid out as Linux lays it out on x86-64: ET_EXEC at
+ * its link addresses, a static-pie ET_DYN at ELF_ET_DYN_BASE plus a random
+ * offset, the break a random distance above the program, the stack below
+ * the top of the guest's space and mmap's area a gap below the stack.  Each
+ * segment's bytes are read from the file straight into the RAM file, so
+ * that the only host calls are the reads and one mapping per region.
+ */
+#include <elf.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+
+#include "arch/x86/arch.h"
+#include "vkern/kern/elf.h"
+#include "vkern/kern/kern.h"
+#include "vkern/kern/proc.h"
+#include "vkern/kern/stack.h"
+#include "vkern/platform.h"
+#include "vkern/vm/copyio.h"
+#include "vkern/vm/vm_map.h"
+
+#define ELF_ET_DYN_BASE  0x555555554000ULL
+#define MMAP_RND_PAGES   (1ULL << 28)     /* arch_mmap_rnd(): 28 bits */
+#define BRK_RND_RANGE    0x02000000ULL    /* arch_randomize_brk(): 32 MiB */
+#define STACK_RND_PAGES  (1ULL << 22)     /* stack_maxrandom_size(): 16 GiB */
+#define STACK_DEFAULT    (8ULL << 20)
+#define MMAP_GAP_MIN     (128ULL << 20)
+
+static uint64_t
+rnd_pages(uint64_t npages)
+{
+	uint64_t r;
+
+	plat_random(&r, sizeof(r));
+	return (r % npages) * VK_PAGE_SIZE;
+}
+
+/* Read [off, off + len) of the file into guest memory at va. */
+static int
+exec_read_into(struct vm_map *m, struct plat_hostfile *hf, uint64_t va,
+    uint64_t off, uint64_t len)
+{
+	while (len > 0) {
+		void *hp;
+		uint64_t n;
+		long got;
+
+		if (vm_map_hostptr(m, va, len, 0, &hp, &n) < 0)
+			return -EFAULT;
+		got = plat_hostfile_pread(hf, hp, n, off);
+		if (got < 0)
+			return (int)got;
+		if (got == 0)
+			return -EIO;
+		va += (uint64_t)got;
+		off += (uint64_t)got;
+		len -= (uint64_t)got;
+	}
+	return 0;
+}
+
+/*
+ * Map every segment with its protection and copy in its file bytes.  A
+ * page shared by two segments goes to the later one.
+ */
+static int
+exec_load_segments(struct vm_map *m, struct plat_hostfile *hf,
+    const struct elf_info *ei, uint64_t bias)
+{
+	uint64_t ps[ELF_MAX_LOADS], pe[ELF_MAX_LOADS];
+	int r;
+
+	for (unsigned i = 0; i < ei->nseg; i++) {
+		ps[i] = VK_ROUND_DOWN(ei->seg[i].vaddr + bias, VK_PAGE_SIZE);
+		pe[i] = VK_ROUND_UP(ei->seg[i].vaddr + ei->seg[i].memsz + bias,
+		    VK_PAGE_SIZE);
+		if (i > 0 && pe[i - 1] > ps[i])
+			pe[i - 1] = ps[i];
+	}
+	for (unsigned i = 0; i < ei->nseg; i++) {
+		if (pe[i] <= ps[i])
+			continue;
+		if (!vm_map_range_free(m, ps[i], pe[i]) ||
+		    ps[i] < m->min || pe[i] > m->max)
+			return -ENOMEM;
+		if ((r = vm_map_anon(m, ps[i], pe[i] - ps[i],
+		    ei->seg[i].prot ? ei->seg[i].prot : PLAT_PROT_READ,
+		    0)) < 0)
+			return r;
+	}
+	for (unsigned i = 0; i < ei->nseg; i++) {
+		const struct elf_seg *s = &ei->seg[i];
+
+		if ((r = exec_read_into(m, hf, s->vaddr + bias, s->off,
+		    s->filesz)) < 0)
+			return r;
+	}
+	return 0;
+}
+
+static void
+exec_auxv(struct stack_args *sa, const struct proc *p,
+    const struct elf_info *ei, uint64_t bias)
+{
+	const struct cred *c = &p->cred;
+	unsigned n = 0;
+
+#define AUX(t, v) (sa->aux[n++] = (struct stack_auxv){ (t), (v) })
+	if (p->vdso_base != 0)
+		AUX(AT_SYSINFO_EHDR, p->vdso_base);
+	AUX(AT_MINSIGSTKSZ, plat_host_auxv(AT_MINSIGSTKSZ));
+	AUX(AT_HWCAP, plat_host_auxv(AT_HWCAP));
+	AUX(AT_PAGESZ, VK_PAGE_SIZE);
+	AUX(AT_CLKTCK, 100);
+	AUX(AT_PHDR, ei->phdr_vaddr + bias);
+	AUX(AT_PHENT, sizeof(Elf64_Phdr));
+	AUX(AT_PHNUM, ei->phnum);
+	AUX(AT_BASE, 0);
+	AUX(AT_FLAGS, 0);
+	AUX(AT_ENTRY, ei->entry + bias);
+	AUX(AT_UID, c->uid);
+	AUX(AT_EUID, c->euid);
+	AUX(AT_GID, c->gid);
+	AUX(AT_EGID, c->egid);
+	AUX(AT_SECURE, 0);
+	AUX(AT_HWCAP2, plat_host_auxv(AT_HWCAP2));
+#undef AUX
+	sa->naux = n;
+}
+
+static uint64_t
+exec_stack_size(const struct proc *p)
+{
+	uint64_t cur = p->rlim[RLIMIT_STACK].cur;
+
+	if (cur < 128 * 1024 || cur > (1ULL << 30))
+		return STACK_DEFAULT;
+	return VK_ROUND_UP(cur, VK_PAGE_SIZE);
+}
+
+/* Map the stack and write argv, envp and auxv onto it. */
+static int
+exec_stack(struct proc *p, const struct elf_info *ei, uint64_t bias,
+    const char *path, char *const argv[], char *const envp[], uint64_t *spp)
+{
+	struct vm_map *m = &p->vm;
+	uint64_t size = exec_stack_size(p);
+	uint64_t top = VK_ROUND_DOWN(m->max - rnd_pages(STACK_RND_PAGES / 64),
+	    VK_PAGE_SIZE);
+	struct stack_args sa = {
+		.argv = argv, .envp = envp, .execfn = path,
+		.platform = arch_platform(),
+	};
+	size_t need = stack_strings_size(argv) + stack_strings_size(envp) +
+	    strlen(path) + 1024;
+	uint8_t *buf;
+	long len;
+	int r;
+
+	if (need > size / 4)
+		return -E2BIG;
+	if (!vm_map_range_free(m, top - size, top))
+		return -ENOMEM;
+	if ((r = vm_map_anon(m, top - size, size, PLAT_PROT_READ |
+	    PLAT_PROT_WRITE | (ei->stack_exec ? PLAT_PROT_EXEC : 0),
+	    VME_STACK)) < 0)
+		return r;
+	plat_random(sa.random, sizeof(sa.random));
+	exec_auxv(&sa, p, ei, bias);
+	buf = vk_xmalloc(need);
+	len = stack_build(&sa, top, buf, need);
+	if (len >= 0)
+		r = vm_copyout_map(m, buf + need - (size_t)len,
+		    top - (uint64_t)len, (size_t)len);
+	free(buf);
+	if (len < 0)
+		return (int)len;
+	*spp = top - (uint64_t)len;
+	m->mmap_base = VK_ROUND_DOWN(top - VK_MAX(size, MMAP_GAP_MIN) -
+	    rnd_pages(MMAP_RND_PAGES), VK_PAGE_SIZE);
+	return r;
+}
+
+static int
+exec_read_headers(struct plat_hostfile *hf, struct elf_info *ei,
+    const char **whyp)
+{
+	uint64_t fsize = plat_hostfile_size(hf);
+	size_t want = (size_t)VK_MIN(fsize, (uint64_t)ELF_HEADER_READ);
+	void *hdr = vk_xmalloc(want > 0 ? want : 1);
+	long got = plat_hostfile_pread(hf, hdr, want, 0);
+	int r;
+
+	if (got < 0)
+		r = (int)got;
+	else
+		r = elf_parse(hdr, (size_t)got, fsize, ei, whyp);
+	free(hdr);
+	return r;
+}
+
+int
+kern_exec_image(struct proc *p, const char *path, char *const argv[],
+    char *const envp[], const char **whyp)
+{
+	struct plat_hostfile *hf;
+	struct elf_info ei;
+	uint64_t bias = 0, sp = 0, brk;
+	const char *base;
+	size_t namelen;
+	int r;
+
+	*whyp = NULL;
+	if ((r = plat_hostfile_open(path, &hf)) < 0)
+		return r;
+	if ((r = exec_read_headers(hf, &ei, whyp)) < 0)
+		goto out;
+	if (ei.has_interp) {
+		/* XXX: dynamic programs need the file system (#3, #4). */
+		*whyp = "dynamically linked programs are not supported yet";
+		r = -ENOEXEC;
+		goto out;
+	}
+	if (ei.type == ET_DYN)
+		bias = ELF_ET_DYN_BASE - ei.lo + rnd_pages(MMAP_RND_PAGES);
+	if ((r = exec_load_segments(&p->vm, hf, &ei, bias)) < 0 ||
+	    (r = exec_stack(p, &ei, bias, path, argv, envp, &sp)) < 0)
+		goto out;
+	brk = ei.hi + bias + rnd_pages(BRK_RND_RANGE / VK_PAGE_SIZE);
+	p->vm.brk_start = p->vm.brk_cur = brk;
+	if ((r = plat_space_flush(p->space)) < 0)
+		goto out;
+	arch_exec_regs(&p->main->ctx, ei.entry + bias, sp);
+	base = strrchr(path, '/');
+	base = base != NULL ? base + 1 : path;
+	namelen = strnlen(base, sizeof(p->comm) - 1);
+	memcpy(p->comm, base, namelen);
+	p->comm[namelen] = '\0';
+	free(p->exe);
+	p->exe = strdup(path);
+out:
+	plat_hostfile_close(hf);
+	return r;
+}

@@ -1,0 +1,81 @@
+/*
+ * The kernel's entry points for the platform's main(), and the kern_*
+ * functions that handlers, exec and the tests share.  Grouped by file.
+ */
+#ifndef VK_KERN_KERN_H
+#define VK_KERN_KERN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "vkern/vk.h"
+
+struct proc;
+struct thread;
+struct plat_event;
+
+/* Boot-time settings, from the command line. */
+struct kern_config {
+	uint64_t mem;          /* --mem: bytes of guest memory */
+	bool strace;           /* --strace */
+	bool stats;            /* --stats */
+	uint32_t uid, gid;     /* the guest's credentials */
+};
+
+/* How the sandbox ended. */
+struct kern_result {
+	int status;            /* pid 1's wait status */
+};
+
+/* kern_boot.c */
+void kern_init(const struct kern_config *cfg);
+const struct kern_config *kern_cfg(void);
+
+/*
+ * Start pid 1 running path.  On failure returns -errno and, for
+ * -ENOEXEC, sets *whyp to what is wrong with the file.
+ */
+int kern_start(const char *path, char *const argv[], char *const envp[],
+    const char **whyp);
+
+/* Run the guest until pid 1 is gone.  Returns how it ended. */
+struct kern_result kern_run(void);
+
+/* Write the --stats table to the log. */
+void kern_stats_print(void);
+
+/* sched.c */
+void sched_setrun(struct thread *td);
+void sched_park(struct thread *td);
+void sched_wakeup(struct thread *td);
+void sched_console_ready(int fd);
+int64_t sched_next_deadline(void);
+void sched_expire(int64_t now);
+struct thread *sched_next_runnable(void);
+void sched_forget(struct thread *td);
+
+/* syscall.c */
+void syscall_enter(struct thread *td);
+void syscall_finish(struct thread *td, long r);
+long syscall_redispatch(struct thread *td);
+void syscall_trace_noreturn(struct thread *td, const char *name, int status);
+
+/* vm_fault.c */
+int vm_fault(struct thread *td, uint64_t addr, int *codep);
+
+/* sys_mm.c */
+long kern_mmap(struct proc *p, uint64_t addr, uint64_t len, int prot,
+    uint64_t flags);
+
+/* exec.c */
+int kern_exec_image(struct proc *p, const char *path, char *const argv[],
+    char *const envp[], const char **whyp);
+
+/* sys_proc.c */
+void kern_exit_group(struct thread *td, int status);
+
+/* The process table until fork: pid 1 and nothing else. */
+struct proc *proc_init(void);
+
+#endif

@@ -1,0 +1,154 @@
+/*
+ * Boot and the event loop.
+ *
+ * The kernel is one thread running one loop: resume every runnable guest
+ * thread, wait for the platform's next event (or the earliest deadline of
+ * a parked thread), handle it, repeat.  Handling an event never blocks:
+ * whatever must wait is parked (sched.c).  The loop ends when pid 1 is
+ * gone; its wait status is the sandbox's.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "vkern/kern/kern.h"
+#include "vkern/kern/proc.h"
+#include "vkern/platform.h"
+#include "vkern/vm/vm_ram.h"
+
+static struct kern_config config;
+static struct proc *initproc;
+
+void
+kern_init(const struct kern_config *cfg)
+{
+	config = *cfg;
+	vm_ram_init(plat_ram_size(), VK_MIN(cfg->mem, plat_ram_size()));
+}
+
+const struct kern_config *
+kern_cfg(void)
+{
+	return &config;
+}
+
+struct proc *
+proc_init(void)
+{
+	return initproc;
+}
+
+int
+kern_start(const char *path, char *const argv[], char *const envp[],
+    const char **whyp)
+{
+	struct proc *p;
+	int r;
+
+	*whyp = NULL;
+	if ((r = proc_create(&p)) < 0)
+		return r;
+	if ((r = kern_exec_image(p, path, argv, envp, whyp)) < 0) {
+		proc_exit(p, 0);
+		proc_free(p);
+		return r;
+	}
+	initproc = p;
+	sched_setrun(p->main);
+	return 0;
+}
+
+static const char *
+sig_name(int signo)
+{
+	const char *n = sigabbrev_np(signo);
+
+	return n != NULL ? n : "?";
+}
+
+/*
+ * A synchronous signal the guest caused.  XXX: handlers and their frames
+ * come with #4; until then every such signal takes its default action,
+ * which for these is to terminate with a core dump.
+ */
+static void
+sig_fatal(struct thread *td, int signo, int code, uint64_t addr)
+{
+	if (config.strace) {
+		char b[160];
+		int n = snprintf(b, sizeof(b), "[pid %d] --- SIG%s {si_signo="
+		    "SIG%s, si_code=%d, si_addr=%#lx} ---\n[pid %d] +++ "
+		    "killed by SIG%s (core dumped) +++\n", td->proc->pid,
+		    sig_name(signo), sig_name(signo), code,
+		    (unsigned long)addr, td->proc->pid, sig_name(signo));
+
+		plat_trace_write(b, (size_t)n);
+	}
+	proc_kill_sig(td->proc, signo, true);
+}
+
+static void
+kern_handle(const struct plat_event *ev)
+{
+	struct thread *td = ev->cookie;
+	int code;
+
+	switch (ev->kind) {
+	case PLAT_EV_SYSCALL:
+		td->last_fault = 0;
+		syscall_enter(td);
+		break;
+	case PLAT_EV_FAULT:
+		if (vm_fault(td, ev->addr, &code) == 0)
+			sched_setrun(td);
+		else
+			sig_fatal(td, ev->signo == SIGBUS ? SIGBUS : SIGSEGV,
+			    code, ev->addr);
+		break;
+	case PLAT_EV_TRAP:
+		sig_fatal(td, ev->signo, ev->code, ev->addr);
+		break;
+	case PLAT_EV_GONE:
+		proc_kill_sig(td->proc, SIGKILL, false);
+		break;
+	case PLAT_EV_CONSOLE:
+		sched_console_ready(ev->fd);
+		break;
+	case PLAT_EV_TIMEOUT:
+	case PLAT_EV_NONE:
+		break;
+	}
+}
+
+struct kern_result
+kern_run(void)
+{
+	struct kern_result res = { 0 };
+	struct plat_event ev;
+	struct thread *td;
+
+	VK_ASSERT(initproc != NULL);
+	while (!initproc->exiting) {
+		int64_t deadline;
+
+		while ((td = sched_next_runnable()) != NULL) {
+			td->state = TD_ONCPU;
+			if (plat_thread_run(td->pt) < 0)
+				proc_kill_sig(td->proc, SIGKILL, false);
+		}
+		if (initproc->exiting)
+			break;
+		deadline = sched_next_deadline();
+		if (plat_event_wait(&ev, deadline) < 0)
+			break;
+		kern_handle(&ev);
+		if (deadline >= 0)
+			sched_expire(plat_clock_ns(CLOCK_MONOTONIC));
+	}
+	res.status = initproc->exit_status;
+	proc_free(initproc);
+	initproc = NULL;
+	return res;
+}

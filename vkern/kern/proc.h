@@ -1,0 +1,110 @@
+/*
+ * Guest processes and threads.
+ *
+ * A process owns a vm map, a platform space (its stub), signal actions,
+ * limits and credentials; a thread owns a register context and a platform
+ * thread.  Until threads and fork land there is one thread per process and
+ * one process per sandbox, but nothing here assumes it.
+ */
+#ifndef VK_KERN_PROC_H
+#define VK_KERN_PROC_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "arch/x86/arch.h"
+#include "vkern/vk.h"
+#include "vkern/vm/vm_map.h"
+
+struct plat_space;
+struct plat_thread;
+struct thread;
+
+#define VK_NSIG     64
+#define VK_RLIM_NLIMITS 16
+#define VK_NCONSOLE 3
+
+/* A syscall handler returns this to park the thread; see sched.h. */
+#define EPARKED 600
+
+/* The guest's view of a signal action (struct k_sigaction). */
+struct sigact {
+	uint64_t handler;
+	uint64_t flags;
+	uint64_t restorer;
+	uint64_t mask;
+};
+
+struct rlim64 {
+	uint64_t cur, max;
+};
+
+struct cred {
+	uint32_t uid, euid, suid, fsuid;
+	uint32_t gid, egid, sgid, fsgid;
+};
+
+enum thread_state {
+	TD_RUNNABLE,	/* on the run queue: to be resumed */
+	TD_ONCPU,	/* running on the host until its next stop */
+	TD_PARKED,	/* waiting for an event or a deadline */
+	TD_DEAD,
+};
+
+/*
+ * Why a parked thread waits, and what finishes its syscall when it wakes:
+ * cont() runs again and returns the result, or -EPARKED to go on waiting.
+ */
+struct wait {
+	long (*cont)(struct thread *td);
+	int64_t deadline;	/* CLOCK_MONOTONIC ns, or -1 */
+	int console_fd;		/* console fd to wait for readability, or -1 */
+	uint64_t arg[4];	/* the handler's own state */
+};
+
+struct thread {
+	int tid;
+	struct proc *proc;
+	struct arch_context ctx;
+	struct plat_thread *pt;
+	enum thread_state state;
+	struct wait wait;
+	uint64_t clear_child_tid;
+	uint64_t robust_list, robust_len;
+	uint64_t sigmask;
+	struct thread *runq_next;
+	struct thread *park_next;
+	/* Fault bookkeeping: the last address refaulted, to catch loops. */
+	uint64_t last_fault;
+};
+
+struct proc {
+	int pid, ppid, pgid, sid;
+	struct vm_map vm;
+	struct plat_space *space;
+	uint64_t vdso_base;
+	struct thread *main;
+	struct sigact sigact[VK_NSIG];
+	struct rlim64 rlim[VK_RLIM_NLIMITS];
+	struct cred cred;
+	bool console_open[VK_NCONSOLE];
+	bool exiting;
+	int exit_status;	/* a wait(2) status */
+	char comm[16];
+	char *exe;
+	uint64_t start_ns;
+};
+
+/* Create process pid with one thread and its platform space. */
+int proc_create(struct proc **pp);
+
+/* End a process: kill its stub, free its memory.  status is a wait status. */
+void proc_exit(struct proc *p, int status);
+
+/* Free what proc_exit left (the struct itself). */
+void proc_free(struct proc *p);
+
+/* Terminate the process because of signal signo (a default action). */
+void proc_kill_sig(struct proc *p, int signo, bool core);
+
+#endif

@@ -1,0 +1,268 @@
+/*
+ * System call dispatch, --strace and --stats.
+ *
+ * A thread that stopped at a syscall comes here with its registers loaded.
+ * The number indexes the generated table; the handler's result goes back
+ * into rax, or the handler parks the thread and its continuation finishes
+ * the call later (sched.c).  Unknown numbers answer -ENOSYS and are logged
+ * once each, so that a missing call is never silent.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "vkern/kern/kern.h"
+#include "vkern/kern/proc.h"
+#include "vkern/kern/syscall.h"
+#include "vkern/kern/syscall_gen.h"
+#include "vkern/platform.h"
+#include "vkern/vm/copyio.h"
+
+struct sys_stat {
+	uint64_t calls, errors;
+	int64_t ns;
+};
+
+static struct sys_stat stats[VK_NSYSCALLS];
+static unsigned char logged[VK_NSYSCALLS];
+
+static void
+syscall_log_unsupported(long nr)
+{
+	if (nr >= 0 && nr < VK_NSYSCALLS) {
+		if (logged[nr])
+			return;
+		logged[nr] = 1;
+	}
+	if (nr >= 0 && nr < VK_NSYSCALLS && sysent[nr].name != NULL)
+		vk_log("unsupported syscall %s (%ld)", sysent[nr].name, nr);
+	else
+		vk_log("unsupported syscall %ld", nr);
+}
+
+/* --- --strace --- */
+
+struct tbuf {
+	char b[512];
+	size_t n;
+};
+
+static void __attribute__((format(printf, 2, 3)))
+tprintf(struct tbuf *t, const char *fmt, ...)
+{
+	va_list ap;
+	int k;
+
+	if (t->n >= sizeof(t->b))
+		return;
+	va_start(ap, fmt);
+	k = vsnprintf(t->b + t->n, sizeof(t->b) - t->n, fmt, ap);
+	va_end(ap);
+	if (k > 0)
+		t->n = VK_MIN(t->n + (size_t)k, sizeof(t->b) - 1);
+}
+
+static void
+trace_str(struct tbuf *t, struct thread *td, uint64_t va)
+{
+	char s[40];
+	long n = copyinstr(td, UADDR(va), s, sizeof(s));
+
+	if (n == -EFAULT) {
+		tprintf(t, "%#lx", (unsigned long)va);
+		return;
+	}
+	tprintf(t, "\"");
+	for (size_t i = 0; i < (n < 0 ? sizeof(s) - 1 : (size_t)n); i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (c == '"' || c == '\\')
+			tprintf(t, "\\%c", c);
+		else if (c == '\n')
+			tprintf(t, "\\n");
+		else if (c < 32 || c >= 127)
+			tprintf(t, "\\%o", c);
+		else
+			tprintf(t, "%c", c);
+	}
+	tprintf(t, n < 0 ? "\"..." : "\"");
+}
+
+static void
+trace_val(struct tbuf *t, struct thread *td, unsigned kind, uint64_t v)
+{
+	switch (kind) {
+	case SYS_ARG_INT:
+		tprintf(t, "%d", (int)v);
+		break;
+	case SYS_ARG_UINT:
+		tprintf(t, "%u", (unsigned)v);
+		break;
+	case SYS_ARG_LONG:
+		tprintf(t, "%ld", (long)v);
+		break;
+	case SYS_ARG_ULONG:
+		tprintf(t, "%lu", (unsigned long)v);
+		break;
+	case SYS_ARG_HEX:
+		tprintf(t, "%#lx", (unsigned long)v);
+		break;
+	case SYS_ARG_PTR:
+		if (v == 0)
+			tprintf(t, "NULL");
+		else
+			tprintf(t, "%#lx", (unsigned long)v);
+		break;
+	case SYS_ARG_STR:
+		trace_str(t, td, v);
+		break;
+	}
+}
+
+static void
+trace_call(struct thread *td, long nr, const uint64_t *raw, long r)
+{
+	const struct sysent *se = nr >= 0 && nr < VK_NSYSCALLS &&
+	    sysent[nr].name != NULL ? &sysent[nr] : NULL;
+	struct tbuf t = { .n = 0 };
+	unsigned nargs = se != NULL && se->disp != NULL ? se->nargs : 6;
+
+	tprintf(&t, "[pid %d] ", td->proc->pid);
+	if (se != NULL)
+		tprintf(&t, "%s(", se->name);
+	else
+		tprintf(&t, "syscall_%ld(", nr);
+	for (unsigned i = 0; i < nargs; i++) {
+		if (i > 0)
+			tprintf(&t, ", ");
+		trace_val(&t, td, se != NULL && se->disp != NULL ?
+		    se->args[i] : SYS_ARG_HEX, raw[i]);
+	}
+	if (vk_is_err(r))
+		tprintf(&t, ") = -1 %s (%s)\n", strerrorname_np((int)-r) ?
+		    strerrorname_np((int)-r) : "E?", strerror((int)-r));
+	else if (se != NULL && se->ret != SYS_ARG_LONG)
+		tprintf(&t, ") = %#lx\n", (unsigned long)r);
+	else
+		tprintf(&t, ") = %ld\n", r);
+	plat_trace_write(t.b, t.n);
+}
+
+/* Trace a call that does not return: exit, exit_group. */
+void
+syscall_trace_noreturn(struct thread *td, const char *name, int status)
+{
+	char b[128];
+	int n;
+
+	if (!kern_cfg()->strace)
+		return;
+	n = snprintf(b, sizeof(b), "[pid %d] %s(%d) = ?\n", td->proc->pid,
+	    name, status);
+	plat_trace_write(b, (size_t)n);
+}
+
+/* --- dispatch --- */
+
+static long
+syscall_dispatch(struct thread *td, long nr, const uint64_t *raw)
+{
+	const struct sysent *se;
+
+	if (nr < 0 || nr >= VK_NSYSCALLS || sysent[nr].name == NULL) {
+		syscall_log_unsupported(nr);
+		return -ENOSYS;
+	}
+	se = &sysent[nr];
+	if (se->disp != NULL)
+		return se->disp(td, raw);
+	if (se->err == -ENOSYS && se->level == SYS_LEVEL_ENOSYS &&
+	    strcmp(se->note, "not implemented") == 0)
+		syscall_log_unsupported(nr);
+	return se->err;
+}
+
+/*
+ * Run the thread's syscall again from its registers: the continuation of
+ * a call that parked before it changed anything (a read with no data).
+ */
+long
+syscall_redispatch(struct thread *td)
+{
+	uint64_t raw[6];
+
+	arch_syscall_args(&td->ctx, raw);
+	return syscall_dispatch(td, arch_syscall_nr(&td->ctx), raw);
+}
+
+void
+syscall_enter(struct thread *td)
+{
+	long nr = arch_syscall_nr(&td->ctx);
+	uint64_t raw[6];
+	int64_t t0 = 0;
+	long r;
+
+	arch_syscall_args(&td->ctx, raw);
+	if (kern_cfg()->stats)
+		t0 = plat_clock_ns(1);
+	r = syscall_dispatch(td, nr, raw);
+	if (kern_cfg()->stats && nr >= 0 && nr < VK_NSYSCALLS) {
+		stats[nr].calls++;
+		stats[nr].ns += plat_clock_ns(1) - t0;
+	}
+	if (r == -EPARKED) {
+		sched_park(td);
+		return;
+	}
+	syscall_finish(td, r);
+}
+
+/*
+ * Complete the syscall the thread stopped at: trace it, set its result and
+ * make the thread runnable.  A thread whose process is gone is left alone.
+ */
+void
+syscall_finish(struct thread *td, long r)
+{
+	long nr = arch_syscall_nr(&td->ctx);
+
+	if (td->state == TD_DEAD || td->proc->exiting)
+		return;
+	if (kern_cfg()->strace) {
+		uint64_t raw[6];
+
+		arch_syscall_args(&td->ctx, raw);
+		trace_call(td, nr, raw, r);
+	}
+	if (kern_cfg()->stats && vk_is_err(r) && nr >= 0 && nr < VK_NSYSCALLS)
+		stats[nr].errors++;
+	arch_syscall_set_ret(&td->ctx, r);
+	sched_setrun(td);
+}
+
+void
+kern_stats_print(void)
+{
+	char b[160];
+	uint64_t total = 0;
+	int n;
+
+	n = snprintf(b, sizeof(b), "%-20s %10s %8s %12s %10s\n", "syscall",
+	    "calls", "errors", "total_us", "avg_ns");
+	plat_log_write(b, (size_t)n);
+	for (int i = 0; i < VK_NSYSCALLS; i++) {
+		if (stats[i].calls == 0)
+			continue;
+		total += stats[i].calls;
+		n = snprintf(b, sizeof(b), "%-20s %10lu %8lu %12.1f %10lu\n",
+		    sysent[i].name, (unsigned long)stats[i].calls,
+		    (unsigned long)stats[i].errors, (double)stats[i].ns / 1e3,
+		    (unsigned long)(stats[i].ns / (int64_t)stats[i].calls));
+		plat_log_write(b, (size_t)n);
+	}
+	n = snprintf(b, sizeof(b), "%-20s %10lu\n", "total",
+	    (unsigned long)total);
+	plat_log_write(b, (size_t)n);
+}

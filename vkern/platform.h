@@ -1,0 +1,205 @@
+/*
+ * The platform interface: what the machine-independent kernel needs from
+ * the host, and nothing more.
+ *
+ * vkern/ declares these hooks and host-linux/ implements them (the unit
+ * tests and the fuzz harness bring a fake).  The model follows DragonFly's
+ * vmspace_*() calls: a *space* is one guest address space, held on the host
+ * by a stub process; a *thread* is one guest thread running in a space.
+ * The kernel loads a thread's registers, lets it run, and is told what
+ * stopped it.  Nothing here assumes ptrace, waitpid or any particular
+ * host mechanism: a second backend plugs in behind the same calls.
+ *
+ * Unless a hook says otherwise it never blocks, and it is called only from
+ * the kernel's one event loop thread.
+ */
+#ifndef VK_PLATFORM_H
+#define VK_PLATFORM_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "arch/x86/arch.h"
+
+struct plat_space;
+struct plat_thread;
+
+/* Memory protections, as the guest's PROT_* bits. */
+#define PLAT_PROT_READ  0x1
+#define PLAT_PROT_WRITE 0x2
+#define PLAT_PROT_EXEC  0x4
+
+/*
+ * --- The RAM file ---
+ *
+ * All guest memory lives in one file that the platform maps whole into the
+ * kernel.  Offsets [0, plat_ram_size()) belong to the kernel's page
+ * allocator.  A freshly allocated range must read as zeros: the allocator
+ * discards ranges it frees.
+ */
+void *plat_ram_base(void);
+uint64_t plat_ram_size(void);
+
+/* Give the host back the pages of [off, off + len); they read as zero. */
+void plat_ram_discard(uint64_t off, uint64_t len);
+
+/*
+ * --- Spaces and threads ---
+ */
+
+/* Facts about a new space that the kernel must respect. */
+struct plat_space_info {
+	uint64_t reserved_start;   /* guest addresses at or above this are */
+				   /* the platform's (stub code, vdso) */
+	uint64_t vdso_base;        /* the host vdso left in the space, or 0 */
+	uint64_t vdso_start;       /* [vdso_start, vdso_end): vvar + vdso */
+	uint64_t vdso_end;
+};
+
+/*
+ * Create a space with one thread.  The platform keeps ctx (owned by the
+ * caller, who must keep it alive until the thread is destroyed): it loads
+ * the thread's registers into ctx at each stop and takes them from ctx
+ * when the thread runs.  The segment registers in ctx are valid on return;
+ * the others are the stub's and must be set before the first run.
+ * cookie comes back in every event of the thread.  Returns 0 or -errno
+ * (-EAGAIN when the host refuses another process).  May block briefly
+ * while the host starts the stub.
+ */
+int plat_space_create(void *cookie, struct arch_context *ctx,
+    struct plat_space **spp, struct plat_thread **ptp,
+    struct plat_space_info *info);
+
+/* Kill the stub and free the space and all its threads. */
+void plat_space_destroy(struct plat_space *sp);
+
+/*
+ * Change the host mappings of a space: the kernel's page tables are the
+ * truth and these are a cache of them.  Calls are queued and applied, in
+ * order, by plat_space_flush() or before any thread of the space runs
+ * again.  va, len and ramoff are page aligned.
+ */
+void plat_space_map(struct plat_space *sp, uint64_t va, uint64_t len,
+    int prot, uint64_t ramoff);
+void plat_space_unmap(struct plat_space *sp, uint64_t va, uint64_t len);
+void plat_space_protect(struct plat_space *sp, uint64_t va, uint64_t len,
+    int prot);
+
+/* Apply queued changes.  Returns 0, or -ENOMEM when the host refused. */
+int plat_space_flush(struct plat_space *sp);
+
+/*
+ * Let the thread run from the registers in its context until its next
+ * stop.  Returns 0, or -errno when the space could not be brought up to
+ * date (the kernel then kills the guest process).
+ */
+int plat_thread_run(struct plat_thread *pt);
+
+/*
+ * --- Events ---
+ */
+enum plat_event_kind {
+	PLAT_EV_NONE,
+	PLAT_EV_SYSCALL,   /* stopped at a system call; context loaded */
+	PLAT_EV_FAULT,     /* memory fault at addr (SIGSEGV or SIGBUS) */
+	PLAT_EV_TRAP,      /* another synchronous CPU exception */
+	PLAT_EV_GONE,      /* the host took the thread away (killed) */
+	PLAT_EV_CONSOLE,   /* a watched console fd became ready */
+	PLAT_EV_TIMEOUT,   /* the deadline passed */
+};
+
+struct plat_event {
+	enum plat_event_kind kind;
+	void *cookie;      /* the thread's cookie, for thread events */
+	uint64_t addr;     /* fault address (si_addr) */
+	int signo;         /* host signal number for FAULT and TRAP */
+	int code;          /* si_code as the host reported it */
+	int fd;            /* console fd, for CONSOLE */
+};
+
+/*
+ * Wait for the next event of any thread.  deadline_ns is an absolute
+ * CLOCK_MONOTONIC time, or -1 to wait for ever.  Blocks the kernel: it is
+ * the one place the event loop sleeps.  Returns 0 with *ev filled in.
+ */
+int plat_event_wait(struct plat_event *ev, int64_t deadline_ns);
+
+/*
+ * --- The console: the host's fds 0, 1 and 2 ---
+ */
+
+/* Both return a byte count or -errno; read never blocks (-EAGAIN). */
+long plat_console_read(int fd, void *buf, size_t len);
+long plat_console_write(int fd, const void *buf, size_t len);
+
+/*
+ * Positioned I/O and seeking on the host fd: the host answers, ESPIPE
+ * for a terminal or a pipe.  pread never blocks (-EAGAIN).
+ */
+long plat_console_pread(int fd, void *buf, size_t len, int64_t off);
+long plat_console_pwrite(int fd, const void *buf, size_t len, int64_t off);
+int64_t plat_console_lseek(int fd, int64_t off, int whence);
+
+/* Ask for a PLAT_EV_CONSOLE when fd is readable (on) or stop asking. */
+void plat_console_watch(int fd, int on);
+
+/* What fstat() of a console fd says, in the guest's struct stat layout. */
+struct plat_console_stat {
+	uint64_t dev, ino, rdev, size, blksize, blocks;
+	uint32_t mode, nlink, uid, gid;
+	int64_t atime_ns, mtime_ns, ctime_ns;
+};
+int plat_console_stat(int fd, struct plat_console_stat *st);
+
+/*
+ * Terminal ioctls the console passes through (TCGETS, TIOCGWINSZ):
+ * arg points to a buffer of the size the request implies.  Returns 0 or
+ * -errno (-ENOTTY when the fd is no terminal).
+ */
+int plat_console_ioctl(int fd, unsigned long req, void *arg);
+
+/*
+ * --- Time, randomness, host facts ---
+ */
+
+/* Host clock readings in ns for CLOCK_REALTIME/MONOTONIC/BOOTTIME. */
+int64_t plat_clock_ns(int clockid);
+int64_t plat_clock_res_ns(int clockid);
+
+/* CPU time the host has given a space's stub, in ns. */
+int64_t plat_space_cputime(struct plat_space *sp);
+
+/* Fill buf with len random bytes. */
+void plat_random(void *buf, size_t len);
+
+/* The value the host gave the kernel itself for an auxv type (AT_HWCAP). */
+uint64_t plat_host_auxv(unsigned long type);
+
+int plat_ncpus(void);
+
+/* The host's uname release and version strings, for the guest's uname. */
+const char *plat_os_release(void);
+const char *plat_os_version(void);
+
+/*
+ * --- Host files, for exec until the file system is the kernel's ---
+ */
+struct plat_hostfile;
+
+/* Open an executable: -ENOENT, -EACCES (no x bit, or a directory), ... */
+int plat_hostfile_open(const char *path, struct plat_hostfile **hfp);
+long plat_hostfile_pread(struct plat_hostfile *hf, void *buf, size_t len,
+    uint64_t off);
+uint64_t plat_hostfile_size(const struct plat_hostfile *hf);
+void plat_hostfile_close(struct plat_hostfile *hf);
+
+/*
+ * --- Output of diagnostics and of --strace ---
+ */
+void plat_log_write(const char *buf, size_t len);
+void plat_trace_write(const char *buf, size_t len);
+
+_Noreturn void plat_abort(void);
+
+#endif

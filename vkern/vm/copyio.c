@@ -1,0 +1,125 @@
+/*
+ * copyin/copyout: guest memory through the kernel's own page tables.
+ *
+ * A copy walks the vm map one entry at a time and moves bytes between the
+ * RAM file mapping and the kernel buffer with memcpy.  There is no host
+ * system call on this path.  A fault half-way leaves what was copied so
+ * far, as Linux's copy_to_user does, and reports -EFAULT.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "vkern/kern/proc.h"
+#include "vkern/platform.h"
+#include "vkern/vm/copyio.h"
+#include "vkern/vm/vm_map.h"
+
+static int
+span_check(uint64_t va, size_t len, uint64_t max)
+{
+	if (va + len < va || va + len > max)
+		return -EFAULT;
+	return 0;
+}
+
+static int
+copy_map(struct vm_map *m, uint64_t va, void *kbuf, size_t len, int need,
+    bool out)
+{
+	char *k = kbuf;
+
+	if (span_check(va, len, m->max) < 0)
+		return -EFAULT;
+	while (len > 0) {
+		void *hp;
+		uint64_t n;
+
+		if (vm_map_hostptr(m, va, len, need, &hp, &n) < 0)
+			return -EFAULT;
+		if (out)
+			memcpy(hp, k, n);
+		else
+			memcpy(k, hp, n);
+		k += n;
+		va += n;
+		len -= n;
+	}
+	return 0;
+}
+
+int
+copyin(struct thread *td, uaddr_t src, void *dst, size_t len)
+{
+	return copy_map(&td->proc->vm, src.va, dst, len, PLAT_PROT_READ,
+	    false);
+}
+
+int
+copyout(struct thread *td, const void *src, uaddr_t dst, size_t len)
+{
+	return copy_map(&td->proc->vm, dst.va, (void *)src, len,
+	    PLAT_PROT_WRITE, true);
+}
+
+int
+vm_copyout_map(struct vm_map *m, const void *src, uint64_t dst, size_t len)
+{
+	return copy_map(m, dst, (void *)src, len, 0, true);
+}
+
+long
+copyinstr(struct thread *td, uaddr_t src, char *dst, size_t size)
+{
+	struct vm_map *m = &td->proc->vm;
+	uint64_t va = src.va;
+	size_t done = 0;
+
+	while (done < size) {
+		void *hp;
+		uint64_t n;
+		char *nul;
+
+		if (va >= m->max ||
+		    vm_map_hostptr(m, va, size - done, PLAT_PROT_READ, &hp,
+		    &n) < 0)
+			return -EFAULT;
+		nul = memchr(hp, '\0', n);
+		if (nul != NULL) {
+			memcpy(dst + done, hp, (size_t)(nul - (char *)hp) + 1);
+			return (long)(done + (size_t)(nul - (char *)hp));
+		}
+		memcpy(dst + done, hp, n);
+		done += n;
+		va += n;
+	}
+	return -ENAMETOOLONG;
+}
+
+long
+vm_uio(struct thread *td, uaddr_t va, size_t len, int need,
+    long (*fn)(void *arg, void *hp, size_t n), void *arg)
+{
+	struct vm_map *m = &td->proc->vm;
+	uint64_t a = va.va;
+	long total = 0;
+
+	if (span_check(a, len, m->max) < 0)
+		return -EFAULT;
+	while (len > 0) {
+		void *hp;
+		uint64_t n;
+		long r;
+
+		if (vm_map_hostptr(m, a, len, need, &hp, &n) < 0)
+			return total > 0 ? total : -EFAULT;
+		r = fn(arg, hp, n);
+		if (r < 0)
+			return total > 0 ? total : r;
+		total += r;
+		if ((uint64_t)r < n)
+			break;
+		a += n;
+		len -= n;
+	}
+	return total;
+}

@@ -1,0 +1,41 @@
+/*
+ * Copying between the kernel and guest memory.
+ *
+ * The only way the kernel touches guest memory.  Each call translates
+ * through the process's vm map to the RAM file and copies; it returns 0 or
+ * -EFAULT (a hole, a protection that forbids the access, an address beyond
+ * the guest's space or a range that wraps), and copyinstr also
+ * -ENAMETOOLONG.  Copy once into a local, then validate the local: another
+ * guest thread may change the memory in between.
+ */
+#ifndef VK_VM_COPYIO_H
+#define VK_VM_COPYIO_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "vkern/vk.h"
+
+struct thread;
+struct vm_map;
+
+int copyin(struct thread *td, uaddr_t src, void *dst, size_t len);
+int copyout(struct thread *td, const void *src, uaddr_t dst, size_t len);
+
+/* Copy a NUL-terminated string of at most size bytes with its NUL. */
+long copyinstr(struct thread *td, uaddr_t src, char *dst, size_t size);
+
+/* The same on a map, ignoring protections: for exec and the loader. */
+int vm_copyout_map(struct vm_map *m, const void *src, uint64_t dst,
+    size_t len);
+
+/*
+ * Walk [va, va + len) as host spans: fn is called with each contiguous
+ * piece of RAM; it returns how many bytes it used (less stops the walk) or
+ * -errno.  Returns the total used, or the first error (-EFAULT for a bad
+ * address before anything was used).
+ */
+long vm_uio(struct thread *td, uaddr_t va, size_t len, int need,
+    long (*fn)(void *arg, void *hp, size_t n), void *arg);
+
+#endif

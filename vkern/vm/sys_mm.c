@@ -1,0 +1,285 @@
+/*
+ * Memory system calls: mmap, munmap, mprotect, mremap, madvise, brk.
+ *
+ * The handlers check the guest's arguments the way Linux's mm/mmap.c,
+ * mm/mprotect.c, mm/mremap.c and mm/madvise.c do, and return the errno
+ * those files return for each bad input; the map does the work.  Each call
+ * ends with the stub's mappings brought up to date, so a host failure
+ * becomes this call's error rather than a later crash.
+ */
+#include <errno.h>
+#include <linux/mman.h>
+#include <sys/mman.h>
+
+#include "vkern/kern/kern.h"
+#include "vkern/kern/proc.h"
+#include "vkern/kern/syscall_gen.h"
+#include "vkern/platform.h"
+#include "vkern/vm/vm_map.h"
+
+#define PROT_VALID (PROT_READ | PROT_WRITE | PROT_EXEC)
+#define MAP_32BIT_LO 0x40000000ULL
+#define MAP_32BIT_HI 0x80000000ULL
+
+static long
+vm_sync(struct proc *p, long r)
+{
+	int e;
+
+	if (p->space != NULL && (e = plat_space_flush(p->space)) < 0)
+		return e;
+	return r;
+}
+
+/* Page-round a length, or 0 when it overflows. */
+static uint64_t
+len_round(uint64_t len)
+{
+	uint64_t r = VK_ROUND_UP(len, VK_PAGE_SIZE);
+
+	return r < len ? 0 : r;
+}
+
+/* Pick the address of a new mapping that the guest did not fix. */
+static int
+mmap_place(struct vm_map *m, uint64_t hint, uint64_t len, uint64_t flags,
+    uint64_t *vap)
+{
+	hint = VK_ROUND_DOWN(hint, VK_PAGE_SIZE);
+	if (flags & MAP_32BIT)
+		return vm_map_find_space(m, len, MAP_32BIT_LO, MAP_32BIT_HI,
+		    vap);
+	if (hint != 0 && hint >= m->min && hint + len > hint &&
+	    hint + len <= m->max && vm_map_range_free(m, hint, hint + len)) {
+		*vap = hint;
+		return 0;
+	}
+	return vm_map_find_space(m, len, m->min, m->mmap_base, vap);
+}
+
+long
+kern_mmap(struct proc *p, uint64_t addr, uint64_t len, int prot,
+    uint64_t flags)
+{
+	struct vm_map *m = &p->vm;
+	uint64_t va;
+	int r;
+
+	if ((len = len_round(len)) == 0)
+		return -ENOMEM;
+	if (flags & (MAP_FIXED | MAP_FIXED_NOREPLACE)) {
+		if (!VK_PAGE_ALIGNED(addr))
+			return -EINVAL;
+		if (addr < m->min || addr + len < addr || addr + len > m->max)
+			return -ENOMEM;
+		if (vm_map_range_has(m, addr, addr + len, VME_RESERVED))
+			return -ENOMEM;
+		if (!vm_map_range_free(m, addr, addr + len)) {
+			if (!(flags & MAP_FIXED))
+				return -EEXIST;
+			vm_map_remove(m, addr, addr + len);
+		}
+		va = addr;
+	} else if ((r = mmap_place(m, addr, len, flags, &va)) < 0) {
+		return r;
+	}
+	if ((r = vm_map_anon(m, va, len, prot, 0)) < 0)
+		return vm_sync(p, r);
+	return vm_sync(p, (long)va);
+}
+
+long
+sys_mmap(struct thread *td, const struct sys_mmap_args *a)
+{
+	uint64_t type = a->flags & MAP_TYPE;
+
+	if (a->len == 0)
+		return -EINVAL;
+	if (type != MAP_PRIVATE && type != MAP_SHARED &&
+	    type != MAP_SHARED_VALIDATE)
+		return -EINVAL;
+	if (a->off & VK_PAGE_MASK)
+		return -EINVAL;
+	if (a->prot & ~(PROT_VALID | PROT_GROWSDOWN | PROT_GROWSUP))
+		return -EINVAL;
+	if (!(a->flags & MAP_ANONYMOUS)) {
+		/* A terminal cannot be mapped; other fds do not exist yet. */
+		if (a->fd >= 0 && a->fd < VK_NCONSOLE &&
+		    td->proc->console_open[a->fd])
+			return -ENODEV;
+		return -EBADF;
+	}
+	/*
+	 * XXX: MAP_SHARED anonymous memory is private until fork exists
+	 * (#4); with one process the two cannot be told apart.
+	 */
+	return kern_mmap(td->proc, a->addr.va, a->len, (int)(a->prot &
+	    PROT_VALID), a->flags);
+}
+
+long
+sys_munmap(struct thread *td, const struct sys_munmap_args *a)
+{
+	struct vm_map *m = &td->proc->vm;
+	uint64_t start = a->addr.va, len = len_round(a->len);
+
+	if (!VK_PAGE_ALIGNED(start) || a->len == 0 || len == 0)
+		return -EINVAL;
+	if (start + len < start || start + len > ARCH_TASK_SIZE)
+		return -EINVAL;
+	if (vm_map_range_has(m, start, start + len, VME_RESERVED))
+		return -EINVAL;
+	vm_map_remove(m, start, start + len);
+	return vm_sync(td->proc, 0);
+}
+
+long
+sys_mprotect(struct thread *td, const struct sys_mprotect_args *a)
+{
+	struct vm_map *m = &td->proc->vm;
+	uint64_t start = a->addr.va, len = len_round(a->len);
+
+	if (!VK_PAGE_ALIGNED(start))
+		return -EINVAL;
+	if (a->prot & ~(PROT_VALID | PROT_GROWSDOWN | PROT_GROWSUP))
+		return -EINVAL;
+	if ((a->prot & PROT_GROWSDOWN) && (a->prot & PROT_GROWSUP))
+		return -EINVAL;
+	if (a->len == 0)
+		return 0;
+	if (len == 0 || start + len < start)
+		return -ENOMEM;
+	if (start + len > m->max ||
+	    vm_map_range_has(m, start, start + len, VME_RESERVED))
+		return -ENOMEM;
+	return vm_sync(td->proc, vm_map_protect(m, start, start + len,
+	    (int)(a->prot & PROT_VALID)));
+}
+
+/* mremap's checks on its flags, as mm/mremap.c makes them. */
+static int
+mremap_check(const struct sys_mremap_args *a, uint64_t oldlen,
+    uint64_t newlen)
+{
+	uint64_t f = a->flags;
+
+	if (f & ~(uint64_t)(MREMAP_MAYMOVE | MREMAP_FIXED | MREMAP_DONTUNMAP))
+		return -EINVAL;
+	if ((f & MREMAP_FIXED) && !(f & MREMAP_MAYMOVE))
+		return -EINVAL;
+	if ((f & MREMAP_DONTUNMAP) &&
+	    (!(f & MREMAP_MAYMOVE) || oldlen != newlen))
+		return -EINVAL;
+	if (!VK_PAGE_ALIGNED(a->old.va))
+		return -EINVAL;
+	if (newlen == 0 || oldlen == 0)
+		return -EINVAL;
+	return 0;
+}
+
+long
+sys_mremap(struct thread *td, const struct sys_mremap_args *a)
+{
+	struct proc *p = td->proc;
+	struct vm_map *m = &p->vm;
+	uint64_t old = a->old.va, oldlen = len_round(a->oldlen);
+	uint64_t newlen = len_round(a->newlen), dst;
+	struct vm_entry *e;
+	unsigned eflags;
+	int r, eprot;
+
+	if (a->newlen == 0 || newlen == 0)
+		return -EINVAL;
+	if ((r = mremap_check(a, oldlen, newlen)) < 0)
+		return r;
+	e = vm_map_lookup(m, old);
+	if (e == NULL || (e->flags & VME_RESERVED) || old + oldlen > e->end)
+		return -EFAULT;
+	eprot = e->prot;
+	eflags = e->flags;
+	if (a->flags & MREMAP_FIXED) {
+		dst = a->newaddr.va;
+		if (!VK_PAGE_ALIGNED(dst))
+			return -EINVAL;
+		if (dst + newlen < dst || dst + newlen > m->max ||
+		    dst < m->min)
+			return -EINVAL;
+		if (dst < old + oldlen && old < dst + newlen)
+			return -EINVAL;
+		if (vm_map_range_has(m, dst, dst + newlen, VME_RESERVED))
+			return -EINVAL;
+		vm_map_remove(m, dst, dst + newlen);
+	} else if (newlen <= oldlen) {
+		vm_map_remove(m, old + newlen, old + oldlen);
+		return vm_sync(p, (long)old);
+	} else if (old + newlen <= m->max &&
+	    vm_map_range_free(m, old + oldlen, old + newlen)) {
+		dst = old;
+	} else if (!(a->flags & MREMAP_MAYMOVE)) {
+		return -ENOMEM;
+	} else if ((r = vm_map_find_space(m, newlen, m->min, m->mmap_base,
+	    &dst)) < 0) {
+		return r;
+	}
+	if ((r = vm_map_move(m, old, oldlen, dst, newlen)) < 0)
+		return vm_sync(p, r);
+	/* The old range stays mapped, reading zero. */
+	if (a->flags & MREMAP_DONTUNMAP)
+		r = vm_map_anon(m, old, oldlen, eprot, eflags & ~VME_STACK);
+	return vm_sync(p, r < 0 ? r : (long)dst);
+}
+
+long
+sys_madvise(struct thread *td, const struct sys_madvise_args *a)
+{
+	struct vm_map *m = &td->proc->vm;
+	uint64_t start = a->addr.va, len = len_round(a->len);
+
+	if (!VK_PAGE_ALIGNED(start))
+		return -EINVAL;
+	switch (a->advice) {
+	case MADV_NORMAL: case MADV_RANDOM: case MADV_SEQUENTIAL:
+	case MADV_WILLNEED: case MADV_DONTNEED: case MADV_FREE:
+	case MADV_DONTFORK: case MADV_DOFORK: case MADV_MERGEABLE:
+	case MADV_UNMERGEABLE: case MADV_HUGEPAGE: case MADV_NOHUGEPAGE:
+	case MADV_DONTDUMP: case MADV_DODUMP: case MADV_WIPEONFORK:
+	case MADV_KEEPONFORK: case MADV_COLD: case MADV_PAGEOUT:
+	case MADV_POPULATE_READ: case MADV_POPULATE_WRITE:
+		break;
+	default:
+		return -EINVAL;
+	}
+	if (a->len == 0)
+		return 0;
+	if (len == 0 || start + len < start)
+		return -EINVAL;
+	if (a->advice == MADV_DONTNEED || a->advice == MADV_FREE)
+		vm_map_discard(m, start, start + len);
+	if (!vm_map_range_mapped(m, start, start + len))
+		return -ENOMEM;
+	return 0;
+}
+
+long
+sys_brk(struct thread *td, const struct sys_brk_args *a)
+{
+	struct vm_map *m = &td->proc->vm;
+	uint64_t want = a->addr.va;
+	uint64_t oldtop = VK_ROUND_UP(m->brk_cur, VK_PAGE_SIZE);
+	uint64_t newtop = VK_ROUND_UP(want, VK_PAGE_SIZE);
+
+	/* Linux answers every failure with the unchanged break. */
+	if (want < m->brk_start || newtop < want || newtop > m->mmap_base)
+		return (long)m->brk_cur;
+	if (newtop < oldtop) {
+		vm_map_remove(m, newtop, oldtop);
+	} else if (newtop > oldtop) {
+		if (!vm_map_range_free(m, oldtop, newtop) ||
+		    vm_map_anon(m, oldtop, newtop - oldtop,
+		    PLAT_PROT_READ | PLAT_PROT_WRITE, VME_HEAP) < 0 ||
+		    vm_sync(td->proc, 0) < 0)
+			return (long)m->brk_cur;
+	}
+	m->brk_cur = want;
+	return vm_sync(td->proc, (long)want);
+}

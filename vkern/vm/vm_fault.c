@@ -1,0 +1,48 @@
+/*
+ * Page faults the host could not serve.
+ *
+ * Guest memory is mapped into the stub a whole region at a time, so the
+ * host serves nearly every fault itself.  A fault reaches the kernel only
+ * when the address has no host mapping that allows the access.  Either the
+ * stub's mapping is stale (the map is the truth and the stub only a cache,
+ * so the region is mapped again and the access retried), or the access is
+ * truly bad and the guest gets SIGSEGV.
+ */
+#include <errno.h>
+#include <signal.h>
+
+#include "vkern/kern/proc.h"
+#include "vkern/kern/kern.h"
+#include "vkern/platform.h"
+#include "vkern/vm/vm_map.h"
+#include "vkern/vm/vm_ram.h"
+
+int
+vm_fault(struct thread *td, uint64_t addr, int *codep)
+{
+	struct proc *p = td->proc;
+	struct vm_entry *e = vm_map_lookup(&p->vm, addr);
+	uint64_t page = VK_ROUND_DOWN(addr, VK_PAGE_SIZE);
+
+	if (e == NULL || (e->flags & VME_RESERVED)) {
+		*codep = SEGV_MAPERR;
+		return -EFAULT;
+	}
+	/*
+	 * A second fault on the same page with nothing in between means the
+	 * host mapping is current and the protection forbids the access.
+	 */
+	if (e->prot == 0 || e->ramoff == VM_NORAM || td->last_fault == page) {
+		td->last_fault = 0;
+		*codep = SEGV_ACCERR;
+		return -EFAULT;
+	}
+	td->last_fault = page;
+	plat_space_map(p->space, e->start, e->end - e->start, e->prot,
+	    e->ramoff);
+	if (plat_space_flush(p->space) < 0) {
+		*codep = SEGV_MAPERR;
+		return -EFAULT;
+	}
+	return 0;
+}

@@ -1,0 +1,380 @@
+/*
+ * Guest virtual memory maps: a sorted array of entries.
+ *
+ * Every operation works in three steps: clip the entries at the edges of
+ * the range so that the range is made of whole entries, change those
+ * entries, and merge neighbours that became alike.  RAM is allocated when
+ * memory becomes accessible and freed when it is unmapped.  Host mappings
+ * follow each change, one call per range (see platform.h).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "vkern/platform.h"
+#include "vkern/vk.h"
+#include "vkern/vm/vm_map.h"
+#include "vkern/vm/vm_ram.h"
+
+static unsigned vm_map_search(const struct vm_map *, uint64_t);
+static void vm_map_clip(struct vm_map *, uint64_t);
+static void vm_map_insert_at(struct vm_map *, unsigned,
+    const struct vm_entry *);
+static void vm_map_delete_at(struct vm_map *, unsigned, unsigned);
+static void vm_map_merge_around(struct vm_map *, uint64_t, uint64_t);
+
+void
+vm_map_init(struct vm_map *m, struct plat_space *sp, uint64_t min,
+    uint64_t max)
+{
+	memset(m, 0, sizeof(*m));
+	m->min = min;
+	m->max = max;
+	m->mmap_base = max;
+	m->space = sp;
+}
+
+void
+vm_map_destroy(struct vm_map *m)
+{
+	for (unsigned i = 0; i < m->n; i++) {
+		struct vm_entry *e = &m->ent[i];
+
+		if (e->ramoff != VM_NORAM)
+			vm_ram_free(e->ramoff, e->end - e->start);
+	}
+	free(m->ent);
+	m->ent = NULL;
+	m->n = m->cap = 0;
+}
+
+/* Index of the first entry whose end is above va (n when none). */
+static unsigned
+vm_map_search(const struct vm_map *m, uint64_t va)
+{
+	unsigned lo = 0, hi = m->n;
+
+	while (lo < hi) {
+		unsigned mid = lo + (hi - lo) / 2;
+
+		if (m->ent[mid].end <= va)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+struct vm_entry *
+vm_map_lookup(struct vm_map *m, uint64_t va)
+{
+	unsigned i = vm_map_search(m, va);
+
+	if (i < m->n && m->ent[i].start <= va)
+		return &m->ent[i];
+	return NULL;
+}
+
+bool
+vm_map_range_free(const struct vm_map *m, uint64_t start, uint64_t end)
+{
+	unsigned i = vm_map_search(m, start);
+
+	return i == m->n || m->ent[i].start >= end;
+}
+
+bool
+vm_map_range_mapped(const struct vm_map *m, uint64_t start, uint64_t end)
+{
+	uint64_t va = start;
+
+	for (unsigned i = vm_map_search(m, start); va < end; i++) {
+		if (i == m->n || m->ent[i].start > va)
+			return false;
+		va = m->ent[i].end;
+	}
+	return true;
+}
+
+bool
+vm_map_range_has(const struct vm_map *m, uint64_t start, uint64_t end,
+    unsigned flags)
+{
+	for (unsigned i = vm_map_search(m, start);
+	    i < m->n && m->ent[i].start < end; i++)
+		if (m->ent[i].flags & flags)
+			return true;
+	return false;
+}
+
+int
+vm_map_find_space(const struct vm_map *m, uint64_t len, uint64_t lo,
+    uint64_t hi, uint64_t *vap)
+{
+	uint64_t top = hi;
+	unsigned i = vm_map_search(m, hi);
+
+	/* Walk the gaps downwards from hi: gap i lies below entry i. */
+	for (;;) {
+		uint64_t bottom = i == 0 ? lo : VK_MAX(m->ent[i - 1].end, lo);
+
+		if (i < m->n && m->ent[i].start < top)
+			top = m->ent[i].start;
+		if (top >= bottom && top - bottom >= len) {
+			*vap = top - len;
+			return 0;
+		}
+		if (i == 0 || m->ent[i - 1].end <= lo)
+			return -ENOMEM;
+		i--;
+		top = m->ent[i].start;
+		if (top <= lo)
+			return -ENOMEM;
+	}
+}
+
+static void
+vm_map_insert_at(struct vm_map *m, unsigned i, const struct vm_entry *e)
+{
+	if (m->n == m->cap) {
+		m->cap = m->cap ? m->cap * 2 : 32;
+		m->ent = vk_xrealloc(m->ent, m->cap * sizeof(*m->ent));
+	}
+	memmove(&m->ent[i + 1], &m->ent[i], (m->n - i) * sizeof(*m->ent));
+	m->ent[i] = *e;
+	m->n++;
+}
+
+static void
+vm_map_delete_at(struct vm_map *m, unsigned i, unsigned count)
+{
+	memmove(&m->ent[i], &m->ent[i + count],
+	    (m->n - i - count) * sizeof(*m->ent));
+	m->n -= count;
+}
+
+/* Split the entry that contains va, if va is inside it, at va. */
+static void
+vm_map_clip(struct vm_map *m, uint64_t va)
+{
+	unsigned i = vm_map_search(m, va);
+	struct vm_entry tail;
+
+	if (i == m->n || m->ent[i].start >= va)
+		return;
+	tail = m->ent[i];
+	tail.start = va;
+	if (tail.ramoff != VM_NORAM)
+		tail.ramoff += va - m->ent[i].start;
+	m->ent[i].end = va;
+	vm_map_insert_at(m, i + 1, &tail);
+}
+
+static bool
+vm_entry_mergeable(const struct vm_entry *a, const struct vm_entry *b)
+{
+	if (a->end != b->start || a->prot != b->prot || a->flags != b->flags)
+		return false;
+	if (a->ramoff == VM_NORAM || b->ramoff == VM_NORAM)
+		return a->ramoff == b->ramoff;
+	return a->ramoff + (a->end - a->start) == b->ramoff;
+}
+
+/* Merge entries that became alike in and next to [start, end). */
+static void
+vm_map_merge_around(struct vm_map *m, uint64_t start, uint64_t end)
+{
+	unsigned i = vm_map_search(m, start);
+
+	if (i > 0)
+		i--;
+	while (i + 1 < m->n && m->ent[i].start <= end) {
+		if (vm_entry_mergeable(&m->ent[i], &m->ent[i + 1])) {
+			m->ent[i].end = m->ent[i + 1].end;
+			vm_map_delete_at(m, i + 1, 1);
+		} else {
+			i++;
+		}
+	}
+}
+
+static void
+vm_entry_host_map(struct vm_map *m, const struct vm_entry *e)
+{
+	if (m->space != NULL && e->ramoff != VM_NORAM)
+		plat_space_map(m->space, e->start, e->end - e->start, e->prot,
+		    e->ramoff);
+}
+
+int
+vm_map_anon(struct vm_map *m, uint64_t start, uint64_t len, int prot,
+    unsigned flags)
+{
+	struct vm_entry e = {
+		.start = start,
+		.end = start + len,
+		.ramoff = VM_NORAM,
+		.prot = prot,
+		.flags = flags,
+	};
+	int r;
+
+	VK_ASSERT(VK_PAGE_ALIGNED(start) && VK_PAGE_ALIGNED(len) && len > 0);
+	VK_ASSERT(vm_map_range_free(m, e.start, e.end));
+	if (prot != 0 && (r = vm_ram_alloc(len, &e.ramoff)) < 0)
+		return r;
+	vm_map_insert_at(m, vm_map_search(m, start), &e);
+	vm_entry_host_map(m, &e);
+	vm_map_merge_around(m, e.start, e.end);
+	return 0;
+}
+
+int
+vm_map_reserve(struct vm_map *m, uint64_t start, uint64_t end)
+{
+	struct vm_entry e = {
+		.start = VK_ROUND_DOWN(start, VK_PAGE_SIZE),
+		.end = VK_ROUND_UP(end, VK_PAGE_SIZE),
+		.ramoff = VM_NORAM,
+		.flags = VME_RESERVED,
+	};
+
+	if (!vm_map_range_free(m, e.start, e.end))
+		return -EEXIST;
+	vm_map_insert_at(m, vm_map_search(m, e.start), &e);
+	return 0;
+}
+
+void
+vm_map_remove(struct vm_map *m, uint64_t start, uint64_t end)
+{
+	unsigned i, j;
+	bool host = false;
+
+	vm_map_clip(m, start);
+	vm_map_clip(m, end);
+	i = j = vm_map_search(m, start);
+	for (; j < m->n && m->ent[j].start < end; j++) {
+		struct vm_entry *e = &m->ent[j];
+
+		if (e->ramoff != VM_NORAM) {
+			vm_ram_free(e->ramoff, e->end - e->start);
+			host = true;
+		}
+	}
+	vm_map_delete_at(m, i, j - i);
+	if (host && m->space != NULL)
+		plat_space_unmap(m->space, start, end - start);
+}
+
+int
+vm_map_protect(struct vm_map *m, uint64_t start, uint64_t end, int prot)
+{
+	int r = 0;
+
+	if (!vm_map_range_mapped(m, start, end))
+		return -ENOMEM;
+	vm_map_clip(m, start);
+	vm_map_clip(m, end);
+	for (unsigned i = vm_map_search(m, start);
+	    i < m->n && m->ent[i].start < end; i++) {
+		struct vm_entry *e = &m->ent[i];
+		uint64_t len = e->end - e->start;
+
+		if (e->ramoff == VM_NORAM && prot != 0) {
+			if ((r = vm_ram_alloc(len, &e->ramoff)) < 0)
+				break;
+			e->prot = prot;
+			vm_entry_host_map(m, e);
+			continue;
+		}
+		e->prot = prot;
+		if (e->ramoff != VM_NORAM && m->space != NULL)
+			plat_space_protect(m->space, e->start, len, prot);
+	}
+	vm_map_merge_around(m, start, end);
+	return r;
+}
+
+void
+vm_map_discard(struct vm_map *m, uint64_t start, uint64_t end)
+{
+	for (unsigned i = vm_map_search(m, start);
+	    i < m->n && m->ent[i].start < end; i++) {
+		struct vm_entry *e = &m->ent[i];
+		uint64_t s = VK_MAX(e->start, start), t = VK_MIN(e->end, end);
+
+		if (e->ramoff != VM_NORAM)
+			plat_ram_discard(e->ramoff + (s - e->start), t - s);
+	}
+}
+
+int
+vm_map_move(struct vm_map *m, uint64_t old, uint64_t oldlen, uint64_t newva,
+    uint64_t newlen)
+{
+	struct vm_entry *e = vm_map_lookup(m, old);
+	struct vm_entry ne;
+	uint64_t keep = VK_MIN(oldlen, newlen);
+	int r;
+
+	VK_ASSERT(e != NULL && old + oldlen <= e->end);
+	ne = *e;
+	if (e->start != old)
+		ne.ramoff = e->ramoff == VM_NORAM ? VM_NORAM :
+		    e->ramoff + (old - e->start);
+	ne.start = newva;
+	ne.end = newva + newlen;
+	if (ne.ramoff != VM_NORAM && newlen > oldlen &&
+	    (newva != old || old + oldlen != e->end ||
+	    vm_ram_extend(ne.ramoff, oldlen, newlen - oldlen) < 0)) {
+		/* Cannot grow the extent where it is: copy to a new one. */
+		uint64_t off;
+
+		if ((r = vm_ram_alloc(newlen, &off)) < 0)
+			return r;
+		memcpy((char *)plat_ram_base() + off,
+		    (char *)plat_ram_base() + ne.ramoff, keep);
+		vm_map_remove(m, old, old + oldlen);
+		ne.ramoff = off;
+	} else {
+		/* The extent moves with the entry: detach it, then free the
+		 * part beyond the new length, if any. */
+		vm_map_clip(m, old);
+		vm_map_clip(m, old + oldlen);
+		e = vm_map_lookup(m, old);
+		if (ne.ramoff != VM_NORAM && oldlen > newlen)
+			vm_ram_free(ne.ramoff + newlen, oldlen - newlen);
+		vm_map_delete_at(m, (unsigned)(e - m->ent), 1);
+		if (m->space != NULL)
+			plat_space_unmap(m->space, old, oldlen);
+	}
+	VK_ASSERT(vm_map_range_free(m, ne.start, ne.end));
+	vm_map_insert_at(m, vm_map_search(m, ne.start), &ne);
+	vm_entry_host_map(m, &ne);
+	vm_map_merge_around(m, ne.start, ne.end);
+	return 0;
+}
+
+int
+vm_map_hostptr(struct vm_map *m, uint64_t va, uint64_t len, int need,
+    void **hpp, uint64_t *np)
+{
+	struct vm_entry *e = vm_map_lookup(m, va);
+
+	if (e == NULL || e->ramoff == VM_NORAM || (e->flags & VME_RESERVED))
+		return -EFAULT;
+	if ((e->prot & need) != need || (need != 0 && e->prot == 0))
+		return -EFAULT;
+	*hpp = (char *)plat_ram_base() + e->ramoff + (va - e->start);
+	*np = VK_MIN(len, e->end - va);
+	return 0;
+}
+
+void
+vm_map_attach(struct vm_map *m, struct plat_space *sp)
+{
+	m->space = sp;
+	for (unsigned i = 0; i < m->n; i++)
+		vm_entry_host_map(m, &m->ent[i]);
+}

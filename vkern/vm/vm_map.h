@@ -1,0 +1,111 @@
+/*
+ * A guest process's virtual memory map.
+ *
+ * A map is a sorted array of entries: [start, end) ranges with one
+ * protection each, backed by an extent of the RAM file (or by nothing yet,
+ * for PROT_NONE reservations).  Lookup is a binary search; entries are
+ * clipped when a call changes part of one and merged again when neighbours
+ * become alike.  Each entry owns its RAM range outright.
+ *
+ * The map is the truth.  Every change is mirrored into the process's
+ * platform space (when it has one): one host mapping per changed range, so
+ * that the host serves the page faults inside it.
+ */
+#ifndef VK_VM_MAP_H
+#define VK_VM_MAP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct plat_space;
+
+/* Entry flags. */
+#define VME_RESERVED 0x1   /* the platform's (vdso): the guest may not touch */
+#define VME_STACK    0x2   /* the initial stack */
+#define VME_HEAP     0x4   /* made by brk */
+
+struct vm_entry {
+	uint64_t start, end;
+	uint64_t ramoff;   /* RAM file offset of start, or VM_NORAM */
+	int prot;          /* PLAT_PROT_* */
+	unsigned flags;
+};
+
+struct vm_map {
+	struct vm_entry *ent;
+	unsigned n, cap;
+	uint64_t min, max;     /* the guest may use [min, max) */
+	uint64_t mmap_base;    /* top-down placement starts below this */
+	uint64_t brk_start, brk_cur;
+	struct plat_space *space;
+};
+
+void vm_map_init(struct vm_map *m, struct plat_space *sp, uint64_t min,
+    uint64_t max);
+
+/* Free every entry's RAM.  The space, if any, is the caller's to destroy. */
+void vm_map_destroy(struct vm_map *m);
+
+/* The entry that contains va, or NULL. */
+struct vm_entry *vm_map_lookup(struct vm_map *m, uint64_t va);
+
+/* True when no entry intersects [start, end). */
+bool vm_map_range_free(const struct vm_map *m, uint64_t start, uint64_t end);
+
+/* True when [start, end) is covered by entries without a gap. */
+bool vm_map_range_mapped(const struct vm_map *m, uint64_t start,
+    uint64_t end);
+
+/* True when an entry with any of flags intersects [start, end). */
+bool vm_map_range_has(const struct vm_map *m, uint64_t start, uint64_t end,
+    unsigned flags);
+
+/*
+ * Find a free range of len bytes inside [lo, hi), as high as possible.
+ * Returns 0 with *vap set, or -ENOMEM.
+ */
+int vm_map_find_space(const struct vm_map *m, uint64_t len, uint64_t lo,
+    uint64_t hi, uint64_t *vap);
+
+/*
+ * Map fresh zeroed memory at [start, start + len), which must be free.
+ * RAM is allocated unless prot is PROT_NONE.  Returns 0 or -ENOMEM.
+ */
+int vm_map_anon(struct vm_map *m, uint64_t start, uint64_t len, int prot,
+    unsigned flags);
+
+/* Enter an entry for a range the platform owns (no RAM, never mapped). */
+int vm_map_reserve(struct vm_map *m, uint64_t start, uint64_t end);
+
+/* Unmap [start, end), freeing its RAM.  Holes are fine. */
+void vm_map_remove(struct vm_map *m, uint64_t start, uint64_t end);
+
+/*
+ * Set the protection of [start, end), which must be mapped throughout.
+ * Returns 0, -ENOMEM (a hole, or no RAM for newly accessible memory).
+ */
+int vm_map_protect(struct vm_map *m, uint64_t start, uint64_t end, int prot);
+
+/* Discard the contents of [start, end): it reads zero afterwards. */
+void vm_map_discard(struct vm_map *m, uint64_t start, uint64_t end);
+
+/*
+ * Move or grow the single entry holding [old, old + oldlen) to
+ * [new, new + newlen), which must be free except for the old range itself.
+ * Contents are kept.  Returns 0 or -ENOMEM.
+ */
+int vm_map_move(struct vm_map *m, uint64_t old, uint64_t oldlen,
+    uint64_t newva, uint64_t newlen);
+
+/*
+ * Host pointer to the RAM behind va, and how many bytes from there on are
+ * contiguous in the same entry (at most len).  need is the protection the
+ * access needs (0 for the kernel's own access).  Returns 0 or -EFAULT.
+ */
+int vm_map_hostptr(struct vm_map *m, uint64_t va, uint64_t len, int need,
+    void **hpp, uint64_t *np);
+
+/* Mirror every entry into a fresh platform space (after exec). */
+void vm_map_attach(struct vm_map *m, struct plat_space *sp);
+
+#endif

@@ -1,0 +1,162 @@
+/*
+ * The RAM file's extent allocator.
+ *
+ * Free offset ranges are kept in an array sorted by offset; allocation is
+ * first fit, freeing merges with both neighbours.  The number of free
+ * extents stays small because mappings are few and large, and because the
+ * offset space is much larger than the memory limit.  Freed ranges are
+ * discarded on the host, so every allocation starts out zeroed.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "vkern/platform.h"
+#include "vkern/vk.h"
+#include "vkern/vm/vm_ram.h"
+
+struct extent {
+	uint64_t off, len;
+};
+
+static struct extent *free_ext;
+static unsigned nfree, capfree;
+static uint64_t ram_used, ram_limit;
+
+static void
+free_insert_at(unsigned i, uint64_t off, uint64_t len)
+{
+	if (nfree == capfree) {
+		capfree = capfree ? capfree * 2 : 16;
+		free_ext = vk_xrealloc(free_ext, capfree * sizeof(*free_ext));
+	}
+	memmove(&free_ext[i + 1], &free_ext[i],
+	    (nfree - i) * sizeof(*free_ext));
+	free_ext[i] = (struct extent){ off, len };
+	nfree++;
+}
+
+static void
+free_remove_at(unsigned i)
+{
+	memmove(&free_ext[i], &free_ext[i + 1],
+	    (nfree - i - 1) * sizeof(*free_ext));
+	nfree--;
+}
+
+void
+vm_ram_init(uint64_t space, uint64_t limit)
+{
+	VK_ASSERT(VK_PAGE_ALIGNED(space) && VK_PAGE_ALIGNED(limit));
+	nfree = 0;
+	ram_used = 0;
+	ram_limit = limit;
+	free_insert_at(0, 0, space);
+}
+
+int
+vm_ram_alloc(uint64_t len, uint64_t *offp)
+{
+	VK_ASSERT(len > 0 && VK_PAGE_ALIGNED(len));
+	if (len > ram_limit - ram_used)
+		return -ENOMEM;
+	for (unsigned i = 0; i < nfree; i++) {
+		struct extent *e = &free_ext[i];
+
+		if (e->len < len)
+			continue;
+		*offp = e->off;
+		e->off += len;
+		e->len -= len;
+		if (e->len == 0)
+			free_remove_at(i);
+		ram_used += len;
+		return 0;
+	}
+	return -ENOMEM;
+}
+
+/* Index of the first free extent that starts above off. */
+static unsigned
+free_search(uint64_t off)
+{
+	unsigned lo = 0, hi = nfree;
+
+	while (lo < hi) {
+		unsigned mid = lo + (hi - lo) / 2;
+
+		if (free_ext[mid].off <= off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+void
+vm_ram_free(uint64_t off, uint64_t len)
+{
+	unsigned i;
+
+	VK_ASSERT(len > 0 && VK_PAGE_ALIGNED(off) && VK_PAGE_ALIGNED(len));
+	VK_ASSERT(len <= ram_used);
+	plat_ram_discard(off, len);
+	ram_used -= len;
+	i = free_search(off);
+	/* A free range must never overlap one already free. */
+	VK_ASSERT(i == 0 || free_ext[i - 1].off + free_ext[i - 1].len <= off);
+	VK_ASSERT(i == nfree || off + len <= free_ext[i].off);
+	if (i > 0 && free_ext[i - 1].off + free_ext[i - 1].len == off) {
+		free_ext[i - 1].len += len;
+		if (i < nfree && free_ext[i - 1].off + free_ext[i - 1].len ==
+		    free_ext[i].off) {
+			free_ext[i - 1].len += free_ext[i].len;
+			free_remove_at(i);
+		}
+		return;
+	}
+	if (i < nfree && off + len == free_ext[i].off) {
+		free_ext[i].off = off;
+		free_ext[i].len += len;
+		return;
+	}
+	free_insert_at(i, off, len);
+}
+
+int
+vm_ram_extend(uint64_t off, uint64_t len, uint64_t extra)
+{
+	uint64_t end = off + len;
+	unsigned i;
+
+	VK_ASSERT(VK_PAGE_ALIGNED(extra));
+	if (extra > ram_limit - ram_used)
+		return -ENOMEM;
+	i = free_search(end);
+	if (i == 0 || free_ext[i - 1].off != end ||
+	    free_ext[i - 1].len < extra)
+		return -ENOMEM;
+	free_ext[i - 1].off += extra;
+	free_ext[i - 1].len -= extra;
+	if (free_ext[i - 1].len == 0)
+		free_remove_at(i - 1);
+	ram_used += extra;
+	return 0;
+}
+
+uint64_t
+vm_ram_used(void)
+{
+	return ram_used;
+}
+
+uint64_t
+vm_ram_limit(void)
+{
+	return ram_limit;
+}
+
+unsigned
+vm_ram_nfree(void)
+{
+	return nfree;
+}

@@ -1,0 +1,39 @@
+/*
+ * The RAM file's page allocator.
+ *
+ * Guest memory is carved out of the RAM file in extents: one contiguous run
+ * of file offsets per mapping, so that a whole region can be mapped into a
+ * stub with one call and its pages faulted in by the host.  The offset
+ * space is larger than the memory limit (the file is sparse), so
+ * fragmentation of offsets never turns into a false out-of-memory; what is
+ * bounded is the number of bytes allocated, against --mem.
+ */
+#ifndef VK_VM_RAM_H
+#define VK_VM_RAM_H
+
+#include <stdint.h>
+
+#define VM_NORAM UINT64_MAX
+
+/*
+ * Manage offsets [0, space) of the RAM file with at most limit bytes
+ * allocated at once.  Both are page multiples.
+ */
+void vm_ram_init(uint64_t space, uint64_t limit);
+
+/* Allocate len bytes (a page multiple).  Returns 0 or -ENOMEM. */
+int vm_ram_alloc(uint64_t len, uint64_t *offp);
+
+/* Free a range allocated before (or part of one); it reads zero again. */
+void vm_ram_free(uint64_t off, uint64_t len);
+
+/* Try to grow the extent ending at off + len in place by extra bytes. */
+int vm_ram_extend(uint64_t off, uint64_t len, uint64_t extra);
+
+uint64_t vm_ram_used(void);
+uint64_t vm_ram_limit(void);
+
+/* Number of free extents: for tests of coalescing. */
+unsigned vm_ram_nfree(void);
+
+#endif
