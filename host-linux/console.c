@@ -7,7 +7,9 @@
  * started vkernel (a shell, most often).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
+#include <stdbool.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -16,16 +18,32 @@
 #include "host-linux/host.h"
 #include "vkern/platform.h"
 
-/* Read at off, or at the fd's offset when off < 0, without blocking. */
+/*
+ * True when a read of fd would wait: poll says no data, and the fd can be
+ * read at all (a write-only fd answers the read with EBADF at once).
+ */
+static bool
+console_would_block(int fd)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	int fl;
+
+	if (poll(&p, 1, 0) != 0)
+		return false;
+	fl = fcntl(fd, F_GETFL);
+	return fl >= 0 && (fl & O_ACCMODE) != O_WRONLY;
+}
+
+/*
+ * Read at off, or at the fd's offset when off < 0, without blocking.
+ * pread never waits: it fails (ESPIPE) on the fds that could.
+ */
 static long
 console_input(int fd, void *buf, size_t len, int64_t off)
 {
-	struct pollfd p = { .fd = fd, .events = POLLIN };
 	ssize_t n;
 
-	if (poll(&p, 1, 0) < 0)
-		return -errno;
-	if (p.revents == 0)
+	if (off < 0 && console_would_block(fd))
 		return -EAGAIN;
 	do
 		n = off < 0 ? read(fd, buf, len) : pread(fd, buf, len, off);
@@ -84,6 +102,14 @@ plat_console_lseek(int fd, int64_t off, int whence)
 	off_t r = lseek(fd, (off_t)off, whence);
 
 	return r < 0 ? -errno : (int64_t)r;
+}
+
+int
+plat_console_getfl(int fd)
+{
+	int r = fcntl(fd, F_GETFL);
+
+	return r < 0 ? -errno : r;
 }
 
 int

@@ -141,6 +141,9 @@ long plat_console_pread(int fd, void *buf, size_t len, int64_t off);
 long plat_console_pwrite(int fd, const void *buf, size_t len, int64_t off);
 int64_t plat_console_lseek(int fd, int64_t off, int whence);
 
+/* The host fd's status flags (O_APPEND, O_NONBLOCK, access mode). */
+int plat_console_getfl(int fd);
+
 /* Ask for a PLAT_EV_CONSOLE when fd is readable (on) or stop asking. */
 void plat_console_watch(int fd, int on);
 

@@ -115,7 +115,8 @@ elf_parse(const void *buf, size_t len, uint64_t filesize,
 	for (unsigned i = 0; i < eh->e_phnum; i++) {
 		switch (ph[i].p_type) {
 		case PT_LOAD:
-			if (ph[i].p_memsz == 0)
+			/* Empty in memory: nothing to map, if nothing to copy. */
+			if (ph[i].p_memsz == 0 && ph[i].p_filesz == 0)
 				break;
 			if ((r = elf_add_load(ei, &ph[i], filesize, whyp)) < 0)
 				return r;

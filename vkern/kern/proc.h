@@ -88,6 +88,7 @@ struct proc {
 	struct rlim64 rlim[VK_RLIM_NLIMITS];
 	struct cred cred;
 	bool console_open[VK_NCONSOLE];
+	bool console_cloexec[VK_NCONSOLE];
 	bool exiting;
 	int exit_status;	/* a wait(2) status */
 	char comm[16];

@@ -79,6 +79,26 @@ sys_newfstatat(struct thread *td, const struct sys_newfstatat_args *a)
 }
 
 long
+sys_fcntl(struct thread *td, const struct sys_fcntl_args *a)
+{
+	struct proc *p = td->proc;
+
+	if (!console_fd(td, a->fd))
+		return -EBADF;
+	switch (a->cmd) {
+	case F_GETFD:
+		return p->console_cloexec[a->fd] ? FD_CLOEXEC : 0;
+	case F_SETFD:
+		p->console_cloexec[a->fd] = (a->arg & FD_CLOEXEC) != 0;
+		return 0;
+	case F_GETFL:
+		return plat_console_getfl(a->fd);
+	}
+	/* XXX: duplicating fds and changing flags need the fd table (#3). */
+	return -EINVAL;
+}
+
+long
 sys_ioctl(struct thread *td, const struct sys_ioctl_args *a)
 {
 	struct arch_termios tio;

@@ -1,0 +1,116 @@
+/*
+ * Verifies madvise(2) on private anonymous memory: MADV_DONTNEED makes
+ * exactly the advised pages read back as zeros while the mapping stays,
+ * the hints that change nothing visible keep the data, and bad advice, an
+ * unaligned address or an unmapped range give EINVAL or ENOMEM.
+ */
+#include <stdint.h>
+#include <sys/mman.h>
+
+#include "guest.h"
+
+#define P	GUEST_PAGE
+
+static int
+raw_madvise(void *addr, size_t len, int advice)
+{
+	return (int)syscall(SYS_madvise, addr, len, advice);
+}
+
+static bool
+all_byte(const unsigned char *p, size_t len, unsigned char b)
+{
+	for (size_t i = 0; i < len; i++)
+		if (p[i] != b)
+			return false;
+	return true;
+}
+
+static void
+test_dontneed(void)
+{
+	unsigned char *p;
+
+	p = guest_anon(8 * P, PROT_READ | PROT_WRITE);
+	if (!CHECK(p != MAP_FAILED, "mmap"))
+		return;
+	memset(p, 0xe1, 8 * P);
+	CHECK_OK(raw_madvise(p + 2 * P, 3 * P, MADV_DONTNEED));
+	CHECK(all_byte(p, 2 * P, 0xe1), "pages before the advised ones kept");
+	CHECK(all_byte(p + 2 * P, 3 * P, 0), "MADV_DONTNEED pages read zero");
+	CHECK(all_byte(p + 5 * P, 3 * P, 0xe1), "pages after kept");
+	/* The pages are still mapped and writable. */
+	p[3 * P] = 4;
+	CHECK_EQ(p[3 * P], 4);
+	CHECK_EQ(guest_probe_write(p + 4 * P), 0);
+
+	/* The whole mapping, with a length that is not a page multiple. */
+	memset(p, 0xe2, 8 * P);
+	CHECK_OK(raw_madvise(p, 8 * P - 100, MADV_DONTNEED));
+	CHECK(all_byte(p, 8 * P, 0), "all pages read zero");
+	CHECK_OK(guest_munmap(p, 8 * P));
+}
+
+static void
+test_harmless_hints(void)
+{
+	static const struct {
+		int		 advice;
+		const char	*name;
+	} hints[] = {
+		{ MADV_NORMAL, "MADV_NORMAL" },
+		{ MADV_RANDOM, "MADV_RANDOM" },
+		{ MADV_SEQUENTIAL, "MADV_SEQUENTIAL" },
+		{ MADV_WILLNEED, "MADV_WILLNEED" },
+	};
+	unsigned char *p;
+
+	p = guest_anon(4 * P, PROT_READ | PROT_WRITE);
+	if (!CHECK(p != MAP_FAILED, "mmap"))
+		return;
+	memset(p, 0x3c, 4 * P);
+	for (size_t i = 0; i < sizeof(hints) / sizeof(hints[0]); i++) {
+		CHECK(raw_madvise(p, 4 * P, hints[i].advice) == 0, "%s",
+		    hints[i].name);
+		CHECK(all_byte(p, 4 * P, 0x3c), "data kept after %s",
+		    hints[i].name);
+	}
+	/* Zero length is a no-op success. */
+	CHECK_OK(raw_madvise(p, 0, MADV_DONTNEED));
+	CHECK(all_byte(p, 4 * P, 0x3c), "data kept after zero-length advice");
+	/* MADV_FREE may drop the pages lazily: either the data or zeros. */
+	CHECK(raw_madvise(p, 4 * P, MADV_FREE) == 0, "MADV_FREE");
+	for (size_t i = 0; i < 4 * P; i += P)
+		CHECK(p[i] == 0x3c || p[i] == 0, "after MADV_FREE: %#x", p[i]);
+	CHECK_OK(guest_munmap(p, 4 * P));
+}
+
+static void
+test_errors(void)
+{
+	unsigned char *p;
+
+	p = guest_anon(2 * P, PROT_READ | PROT_WRITE);
+	if (!CHECK(p != MAP_FAILED, "mmap"))
+		return;
+	memset(p, 0x71, 2 * P);
+	CHECK_ERR(raw_madvise(p, P, 12345), EINVAL);
+	CHECK_ERR(raw_madvise(p, P, -1), EINVAL);
+	CHECK_ERR(raw_madvise(p + 1, P, MADV_DONTNEED), EINVAL);
+	CHECK_ERR(raw_madvise(p + 1, P, MADV_NORMAL), EINVAL);
+	/* MADV_REMOVE needs a shared mapping. */
+	CHECK_ERR(raw_madvise(p, P, MADV_REMOVE), EINVAL);
+	CHECK(all_byte(p, 2 * P, 0x71), "refused advice left the data");
+	CHECK_OK(guest_munmap(p, 2 * P));
+	CHECK_ERR(raw_madvise(p, 2 * P, MADV_DONTNEED), ENOMEM);
+	CHECK_ERR(raw_madvise(p, 2 * P, MADV_WILLNEED), ENOMEM);
+}
+
+int
+main(void)
+{
+	test_dontneed();
+	test_harmless_hints();
+	test_errors();
+	return guest_done();
+}

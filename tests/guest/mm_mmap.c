@@ -1,0 +1,374 @@
+/*
+ * Verifies anonymous mmap(2) and munmap(2): fresh memory is zeroed,
+ * page-aligned and writable, MAP_FIXED replaces and MAP_FIXED_NOREPLACE
+ * refuses, hints are honoured, bad arguments give the errno Linux gives, and
+ * a large mapping can be touched at every page.
+ */
+#include <stdint.h>
+#include <sys/mman.h>
+
+#include "guest.h"
+
+#define P	GUEST_PAGE
+
+static const int anon = MAP_PRIVATE | MAP_ANONYMOUS;
+static const int rw = PROT_READ | PROT_WRITE;
+
+/* Tells whether all len bytes at p are zero. */
+static bool
+all_zero(const void *p, size_t len)
+{
+	const unsigned char *c = p;
+
+	for (size_t i = 0; i < len; i++)
+		if (c[i] != 0)
+			return false;
+	return true;
+}
+
+/* Tells whether all len bytes at p are b. */
+static bool
+all_byte(const void *p, size_t len, unsigned char b)
+{
+	const unsigned char *c = p;
+
+	for (size_t i = 0; i < len; i++)
+		if (c[i] != b)
+			return false;
+	return true;
+}
+
+static void
+test_basic(void)
+{
+	unsigned char *p;
+
+	p = guest_anon(16 * P, rw);
+	if (!CHECK(p != MAP_FAILED, "mmap 16 pages"))
+		return;
+	CHECK(((uintptr_t)p & (P - 1)) == 0, "mmap result %p page-aligned", p);
+	CHECK((uintptr_t)p >= P, "mmap result %p not in the NULL page", p);
+	CHECK(all_zero(p, 16 * P), "fresh anonymous memory is zeroed");
+	memset(p, 0x5a, 16 * P);
+	CHECK(all_byte(p, 16 * P, 0x5a), "anonymous memory holds writes");
+	CHECK_OK(guest_munmap(p, 16 * P));
+	CHECK_EQ(guest_probe_write(p), EFAULT);
+	CHECK_EQ(guest_probe_write(p + 15 * P), EFAULT);
+}
+
+/* A length that is not a page multiple maps the whole last page. */
+static void
+test_odd_length(void)
+{
+	unsigned char *p;
+
+	p = guest_anon(100, rw);
+	if (!CHECK(p != MAP_FAILED, "mmap 100 bytes"))
+		return;
+	p[P - 1] = 7;
+	CHECK_EQ(p[P - 1], 7);
+	CHECK_EQ(guest_probe_write(p + P - 16), 0);
+	/* munmap rounds its length up the same way. */
+	CHECK_OK(guest_munmap(p, 100));
+	CHECK_EQ(guest_probe_write(p + P - 16), EFAULT);
+}
+
+static void
+test_prot(void)
+{
+	unsigned char *p;
+
+	p = guest_anon(P, PROT_READ);
+	if (CHECK(p != MAP_FAILED, "mmap PROT_READ")) {
+		CHECK(all_zero(p, P), "PROT_READ page reads zeros");
+		CHECK_EQ(guest_probe_read(p), 0);
+		CHECK_EQ(guest_probe_write(p), EFAULT);
+		CHECK_OK(guest_munmap(p, P));
+	}
+	p = guest_anon(P, PROT_NONE);
+	if (CHECK(p != MAP_FAILED, "mmap PROT_NONE")) {
+		CHECK_EQ(guest_probe_read(p), EFAULT);
+		CHECK_EQ(guest_probe_write(p), EFAULT);
+		CHECK_OK(guest_munmap(p, P));
+	}
+}
+
+/* MAP_FIXED over the middle of a mapping replaces just that page. */
+static void
+test_fixed_replaces(void)
+{
+	unsigned char *p, *q;
+
+	p = guest_anon(3 * P, rw);
+	if (!CHECK(p != MAP_FAILED, "mmap 3 pages"))
+		return;
+	memset(p, 0xaa, 3 * P);
+	q = guest_mmap(p + P, P, rw, anon | MAP_FIXED, -1, 0);
+	CHECK(q == p + P, "MAP_FIXED returns the address asked: %p, %p", q,
+	    p + P);
+	CHECK(all_byte(p, P, 0xaa), "page before the MAP_FIXED one kept");
+	CHECK(all_zero(p + P, P), "MAP_FIXED page is fresh and zeroed");
+	CHECK(all_byte(p + 2 * P, P, 0xaa), "page after MAP_FIXED one kept");
+
+	/* Replacing with PROT_NONE really drops the old page. */
+	q = guest_mmap(p + 2 * P, P, PROT_NONE, anon | MAP_FIXED, -1, 0);
+	CHECK(q == p + 2 * P, "MAP_FIXED PROT_NONE at %p: %p", p + 2 * P, q);
+	CHECK_EQ(guest_probe_read(p + 2 * P), EFAULT);
+	CHECK_OK(guest_munmap(p, 3 * P));
+}
+
+static void
+test_fixed_noreplace(void)
+{
+	unsigned char *r, *q;
+
+	/* r..r+2P stays mapped, r+2P..r+4P becomes a hole we own. */
+	r = guest_anon(4 * P, rw);
+	if (!CHECK(r != MAP_FAILED, "mmap 4 pages"))
+		return;
+	memset(r, 0x33, 2 * P);
+	CHECK_OK(guest_munmap(r + 2 * P, 2 * P));
+
+	CHECK_ERR(guest_mmap(r, P, rw, anon | MAP_FIXED_NOREPLACE, -1, 0),
+	    EEXIST);
+	/* Overlapping only the last mapped page is still a collision. */
+	CHECK_ERR(guest_mmap(r + P, 2 * P, rw, anon | MAP_FIXED_NOREPLACE, -1,
+	    0), EEXIST);
+	CHECK(all_byte(r, 2 * P, 0x33), "refused NOREPLACE left the data");
+
+	q = guest_mmap(r + 3 * P, P, rw, anon | MAP_FIXED_NOREPLACE, -1, 0);
+	CHECK(q == r + 3 * P, "NOREPLACE into a hole: %p, want %p", q,
+	    r + 3 * P);
+	q = guest_mmap(r + 2 * P, P, rw, anon | MAP_FIXED_NOREPLACE, -1, 0);
+	CHECK(q == r + 2 * P, "NOREPLACE into a hole: %p, want %p", q,
+	    r + 2 * P);
+	CHECK(all_zero(r + 2 * P, 2 * P), "NOREPLACE pages are zeroed");
+	CHECK_OK(guest_munmap(r, 4 * P));
+}
+
+/* A free, page-aligned hint is taken as is; an unaligned one is rounded. */
+static void
+test_hint(void)
+{
+	unsigned char *p, *q;
+
+	p = guest_anon(2 * P, rw);
+	if (!CHECK(p != MAP_FAILED, "mmap 2 pages"))
+		return;
+	p[0] = 1;
+	CHECK_OK(guest_munmap(p, 2 * P));
+	CHECK_EQ(guest_probe_write(p), EFAULT);
+
+	q = guest_mmap(p, 2 * P, rw, anon, -1, 0);
+	CHECK(q == p, "free hint %p is used: got %p", p, q);
+	if (q != MAP_FAILED) {
+		CHECK(all_zero(q, 2 * P), "remapped hole is zeroed");
+		CHECK_OK(guest_munmap(q, 2 * P));
+	}
+
+	q = guest_mmap(p + 123, P, rw, anon, -1, 0);
+	CHECK(q != MAP_FAILED, "unaligned hint without MAP_FIXED is fine");
+	if (q != MAP_FAILED) {
+		CHECK(((uintptr_t)q & (P - 1)) == 0, "result %p page-aligned",
+		    q);
+		CHECK_OK(guest_munmap(q, P));
+	}
+
+	/* A hint on top of an existing mapping goes elsewhere, no harm done. */
+	p = guest_anon(P, rw);
+	if (CHECK(p != MAP_FAILED, "mmap 1 page")) {
+		p[0] = 9;
+		q = guest_mmap(p, P, rw, anon, -1, 0);
+		CHECK(q != MAP_FAILED && q != p, "busy hint %p: got %p", p, q);
+		CHECK_EQ(p[0], 9);
+		if (q != MAP_FAILED)
+			CHECK_OK(guest_munmap(q, P));
+		CHECK_OK(guest_munmap(p, P));
+	}
+}
+
+static void
+test_mmap_errors(void)
+{
+	unsigned char *p;
+
+	CHECK_ERR(guest_mmap(NULL, 0, rw, anon, -1, 0), EINVAL);
+	/* One of MAP_PRIVATE or MAP_SHARED is required. */
+	CHECK_ERR(guest_mmap(NULL, P, rw, MAP_ANONYMOUS, -1, 0), EINVAL);
+
+	p = guest_anon(2 * P, rw);
+	if (CHECK(p != MAP_FAILED, "mmap 2 pages")) {
+		CHECK_ERR(guest_mmap(p + 1, P, rw, anon | MAP_FIXED, -1, 0),
+		    EINVAL);
+		CHECK_ERR(guest_mmap(p + 1, P, rw, anon | MAP_FIXED_NOREPLACE,
+		    -1, 0), EINVAL);
+		CHECK_OK(guest_munmap(p, 2 * P));
+	}
+	/* The x86-64 mmap entry checks the offset even for anonymous memory. */
+	CHECK_ERR(guest_mmap(NULL, P, rw, anon, -1, 1), EINVAL);
+
+	/* A length that rounds up to zero, and one past the user half. */
+	CHECK_ERR(guest_mmap(NULL, (size_t)-1, rw, anon, -1, 0), ENOMEM);
+	CHECK_ERR(guest_mmap(NULL, (size_t)1 << 62, rw, anon, -1, 0), ENOMEM);
+	/* MAP_FIXED in the kernel half of the address space. */
+	CHECK_ERR(guest_mmap((void *)0xffff800000000000UL, P, rw,
+	    anon | MAP_FIXED, -1, 0), ENOMEM);
+}
+
+/* The fd of an anonymous mapping is ignored, and programs do pass 0. */
+static void
+test_anon_ignores_fd(void)
+{
+	unsigned char *p;
+
+	p = guest_mmap(NULL, P, rw, anon, 0, 0);
+	if (CHECK(p != MAP_FAILED, "MAP_ANONYMOUS with fd 0")) {
+		CHECK(all_zero(p, P), "zeroed");
+		CHECK_OK(guest_munmap(p, P));
+	}
+	p = guest_mmap(NULL, P, rw, anon, 12345, 0);
+	if (CHECK(p != MAP_FAILED, "MAP_ANONYMOUS with a closed fd"))
+		CHECK_OK(guest_munmap(p, P));
+}
+
+static void
+test_flags(void)
+{
+	static const struct {
+		int		 flags;
+		const char	*name;
+	} cases[] = {
+		{ MAP_POPULATE, "MAP_POPULATE" },
+		{ MAP_NORESERVE, "MAP_NORESERVE" },
+		{ MAP_STACK, "MAP_STACK" },
+	};
+	size_t big = (size_t)1 << 30;
+	unsigned char *p;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		p = guest_mmap(NULL, 8 * P, rw, anon | cases[i].flags, -1, 0);
+		if (!CHECK(p != MAP_FAILED, "mmap %s", cases[i].name))
+			continue;
+		CHECK(all_zero(p, 8 * P), "%s memory zeroed", cases[i].name);
+		memset(p, 0x11, 8 * P);
+		CHECK(all_byte(p, 8 * P, 0x11), "%s memory writable",
+		    cases[i].name);
+		CHECK_OK(guest_munmap(p, 8 * P));
+	}
+
+	/* A big lazy reservation where only a few pages are ever touched. */
+	p = guest_mmap(NULL, big, rw, anon | MAP_NORESERVE, -1, 0);
+	if (CHECK(p != MAP_FAILED, "1 GiB MAP_NORESERVE")) {
+		for (size_t off = 0; off < big; off += big / 16)
+			p[off] = (unsigned char)(off >> 26);
+		for (size_t off = 0; off < big; off += big / 16)
+			CHECK_EQ(p[off], (unsigned char)(off >> 26));
+		CHECK_OK(guest_munmap(p, big));
+	}
+}
+
+static void
+test_guest_munmap(void)
+{
+	unsigned char *p;
+
+	p = guest_anon(3 * P, rw);
+	if (!CHECK(p != MAP_FAILED, "mmap 3 pages"))
+		return;
+	memset(p, 0x44, 3 * P);
+	CHECK_ERR(guest_munmap(p + 1, P), EINVAL);
+	CHECK_ERR(guest_munmap(p, 0), EINVAL);
+	/* A refused munmap leaves everything mapped. */
+	CHECK(all_byte(p, 3 * P, 0x44), "data kept after refused munmap");
+
+	/* Unmapping the middle page splits the mapping in two. */
+	CHECK_OK(guest_munmap(p + P, P));
+	CHECK_EQ(guest_probe_write(p), 0);
+	CHECK_EQ(guest_probe_write(p + P), EFAULT);
+	CHECK_EQ(guest_probe_write(p + 2 * P), 0);
+	CHECK(all_byte(p + 2 * P + 16, P - 16, 0x44), "tail page kept data");
+
+	/* Unmapping a range that is partly or wholly a hole is no error. */
+	CHECK_OK(guest_munmap(p, 3 * P));
+	CHECK_OK(guest_munmap(p, 3 * P));
+	CHECK_EQ(guest_probe_write(p), EFAULT);
+	CHECK_EQ(guest_probe_write(p + 2 * P), EFAULT);
+}
+
+/* Many small mappings, each its own data, must not be confused. */
+static void
+test_many(void)
+{
+	enum { N = 512 };
+	static unsigned char *maps[N];
+	int bad = 0;
+
+	for (int i = 0; i < N; i++) {
+		maps[i] = guest_anon(P, rw);
+		if (maps[i] == MAP_FAILED) {
+			CHECK(false, "mmap number %d", i);
+			return;
+		}
+		maps[i][0] = (unsigned char)i;
+		maps[i][P - 1] = (unsigned char)~i;
+	}
+	for (int i = 0; i < N; i++)
+		if (maps[i][0] != (unsigned char)i ||
+		    maps[i][P - 1] != (unsigned char)~i)
+			bad++;
+	CHECK(bad == 0, "%d of %d small mappings lost their data", bad, N);
+	/* Unmap every other one first, so the map gets holes. */
+	for (int i = 0; i < N; i += 2)
+		CHECK_OK(guest_munmap(maps[i], P));
+	bad = 0;
+	for (int i = 1; i < N; i += 2)
+		if (maps[i][0] != (unsigned char)i)
+			bad++;
+	CHECK(bad == 0, "%d mappings damaged by unmapping neighbours", bad);
+	for (int i = 1; i < N; i += 2)
+		CHECK_OK(guest_munmap(maps[i], P));
+}
+
+/* 256 MiB written and read back at every page. */
+static void
+test_large(void)
+{
+	size_t len = (size_t)256 << 20;
+	size_t bad = 0;
+	unsigned char *p;
+
+	p = guest_anon(len, rw);
+	if (!CHECK(p != MAP_FAILED, "mmap 256 MiB"))
+		return;
+	for (size_t off = 0; off < len; off += P) {
+		if (p[off] != 0 || p[off + P - 1] != 0)
+			bad++;
+		/* A value per page, so pages mixed up would show. */
+		*(uint64_t *)(p + off) = off ^ 0x9e3779b97f4a7c15UL;
+	}
+	CHECK(bad == 0, "%zu pages of 256 MiB not zeroed", bad);
+	bad = 0;
+	for (size_t off = 0; off < len; off += P)
+		if (*(uint64_t *)(p + off) != (off ^ 0x9e3779b97f4a7c15UL))
+			bad++;
+	CHECK(bad == 0, "%zu pages of 256 MiB lost their data", bad);
+	CHECK_OK(guest_munmap(p, len));
+}
+
+int
+main(void)
+{
+	test_basic();
+	test_odd_length();
+	test_prot();
+	test_fixed_replaces();
+	test_fixed_noreplace();
+	test_hint();
+	test_mmap_errors();
+	test_anon_ignores_fd();
+	test_flags();
+	test_guest_munmap();
+	test_many();
+	test_large();
+	return guest_done();
+}
