@@ -197,6 +197,9 @@ long plat_hostfile_pread(struct plat_hostfile *hf, void *buf, size_t len,
 uint64_t plat_hostfile_size(const struct plat_hostfile *hf);
 void plat_hostfile_close(struct plat_hostfile *hf);
 
+/* Host directories for hostfs: see platform_hostfs.h. */
+#include "vkern/platform_hostfs.h"
+
 /*
  * --- Output of diagnostics and of --strace ---
  */

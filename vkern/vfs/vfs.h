@@ -1,0 +1,132 @@
+/*
+ * The virtual file system: vnodes, mounts, open files and path lookup.
+ *
+ * A vnode is one file of one file system; its ops are that file system's.
+ * Vnodes are reference counted (vnode_ref/vnode_rel); when the last
+ * reference goes, ops->inactive frees the file system's part.  A file
+ * system hands out one vnode per file while it is referenced, so vnode
+ * pointers compare equal exactly when the files are the same.
+ *
+ * All names passed to vnode ops are single components: no '/', never ".",
+ * and ".." only to lookup and never at the file system's root (path lookup
+ * crosses mount points itself, which is what keeps a guest inside its root
+ * and a host directory's guest inside that directory).
+ * Data moves through host pointers: for file I/O they point into the RAM
+ * file (the guest's buffer itself), so reads and writes need no bounce
+ * buffer.  Every op returns 0 (or a count) or -errno.
+ */
+#ifndef VK_VFS_VFS_H
+#define VK_VFS_VFS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct cred;
+struct mount;
+struct vnode;
+struct file;
+
+enum vtype { VNON, VREG, VDIR, VLNK, VCHR, VBLK, VFIFO, VSOCK };
+
+/* File status, as stat(2) reports it.  mode includes the S_IFMT bits. */
+struct vattr {
+	uint64_t ino, dev, rdev;
+	uint32_t mode, uid, gid;
+	uint64_t nlink, size, blocks, blksize;
+	int64_t atime_ns, mtime_ns, ctime_ns, btime_ns;
+};
+
+/* What setattr changes. */
+#define VA_MODE  0x01
+#define VA_UID   0x02
+#define VA_GID   0x04
+#define VA_SIZE  0x08
+#define VA_ATIME 0x10
+#define VA_MTIME 0x20
+
+/* readdir's callback: return 0 to go on, anything else stops the walk. */
+typedef int (*vfs_dirent_fn)(void *arg, const char *name, size_t len,
+    uint64_t ino, enum vtype type, uint64_t next_cookie);
+
+/* rename flags: as renameat2(2). */
+#define VFS_RENAME_NOREPLACE 0x1
+#define VFS_RENAME_EXCHANGE  0x2
+
+struct vnode_ops {
+	/* Find name in directory dir: a referenced vnode, or -ENOENT. */
+	int (*lookup)(struct vnode *dir, const char *name, struct vnode **vpp);
+	int (*getattr)(struct vnode *vn, struct vattr *va);
+	/* Change the attributes in mask (VA_*); VA_SIZE truncates. */
+	int (*setattr)(struct vnode *vn, const struct vattr *va, unsigned mask);
+	/* Byte I/O at off; a short count at end of file. */
+	long (*read)(struct vnode *vn, void *buf, size_t len, uint64_t off);
+	long (*write)(struct vnode *vn, const void *buf, size_t len,
+	    uint64_t off);
+	/*
+	 * Emit the entries from *cookie on ("." and ".." included; cookie 0
+	 * is the start).  Each entry carries the cookie that resumes after
+	 * it.  Returns 0 at the end or when fn stopped the walk.
+	 */
+	int (*readdir)(struct vnode *dir, uint64_t cookie, vfs_dirent_fn fn,
+	    void *arg);
+	/* The target of a symlink into buf; returns its length (no NUL). */
+	long (*readlink)(struct vnode *vn, char *buf, size_t size);
+	/*
+	 * Make a new file of type mode & S_IFMT (S_IFREG, S_IFDIR, S_IFIFO,
+	 * S_IFCHR, S_IFBLK, S_IFSOCK, S_IFLNK with target) in dir, owned
+	 * by uid/gid.  -EEXIST when name exists.  Returns it referenced.
+	 */
+	int (*create)(struct vnode *dir, const char *name, uint32_t mode,
+	    uint64_t rdev, const char *target, uint32_t uid, uint32_t gid,
+	    struct vnode **vpp);
+	/* A new name for vn in dir (-EEXIST, -EXDEV are the VFS's). */
+	int (*link)(struct vnode *dir, const char *name, struct vnode *vn);
+	/* Remove name: rmdir true for a directory (-ENOTEMPTY), else not. */
+	int (*remove)(struct vnode *dir, const char *name, bool rmdir);
+	int (*rename)(struct vnode *fromdir, const char *from,
+	    struct vnode *todir, const char *to, unsigned flags);
+	/* Called at open, for files with open-time behaviour (devices). */
+	int (*open)(struct vnode *vn, struct file *fp);
+	/* The last reference is gone: free the file system's part. */
+	void (*inactive)(struct vnode *vn);
+};
+
+struct vnode {
+	int refs;
+	enum vtype type;
+	const struct vnode_ops *ops;
+	struct mount *mount;          /* the file system it belongs to */
+	struct mount *covered_by;     /* a mount on this directory, or NULL */
+	void *data;                   /* the file system's */
+};
+
+/* A mounted file system. */
+struct mount {
+	struct vnode *root;           /* its root directory (referenced) */
+	struct vnode *covered;        /* the directory it is mounted on */
+	struct mount *parent;
+	char *path;                   /* where, for /proc/mounts */
+	const char *fstype;
+	char *source;
+	bool rdonly;
+	uint64_t dev;                 /* st_dev of its files */
+	struct mount *next;
+};
+
+/* vfs_vnode.c */
+struct vnode *vnode_alloc(struct mount *mp, enum vtype type,
+    const struct vnode_ops *ops, void *data);
+void vnode_ref(struct vnode *vn);
+void vnode_rel(struct vnode *vn);
+enum vtype vtype_from_mode(uint32_t mode);
+
+/* vfs_mount.c */
+struct mount *mount_alloc(const char *fstype, const char *source,
+    bool rdonly);
+/* Mount mp on directory dir (NULL: as the root).  Takes mp. */
+int vfs_mount(struct mount *mp, struct vnode *dir, const char *path);
+struct mount *vfs_mounts(void);
+struct vnode *vfs_root(void);
+
+#endif

@@ -1,0 +1,67 @@
+/*
+ * The mount table.  Mounts form a tree under the root mount; a directory
+ * with a file system mounted on it points at that mount (covered_by), and
+ * path lookup steps from one to the other.  Each mount gets its own
+ * st_dev number.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "vkern/vfs/vfs.h"
+#include "vkern/vk.h"
+
+static struct mount *mounts, *mounts_tail;
+static struct mount *root_mount;
+static uint64_t next_dev = 0x20;
+
+struct mount *
+mount_alloc(const char *fstype, const char *source, bool rdonly)
+{
+	struct mount *mp = vk_xcalloc(1, sizeof(*mp));
+
+	mp->fstype = fstype;
+	mp->source = strdup(source != NULL ? source : fstype);
+	mp->rdonly = rdonly;
+	mp->dev = next_dev++;
+	return mp;
+}
+
+int
+vfs_mount(struct mount *mp, struct vnode *dir, const char *path)
+{
+	VK_ASSERT(mp->root != NULL);
+	if (dir == NULL) {
+		if (root_mount != NULL)
+			return -EBUSY;
+		root_mount = mp;
+	} else {
+		if (dir->type != VDIR)
+			return -ENOTDIR;
+		if (dir->covered_by != NULL)
+			return -EBUSY;
+		vnode_ref(dir);
+		mp->covered = dir;
+		mp->parent = dir->mount;
+		dir->covered_by = mp;
+	}
+	mp->path = strdup(path);
+	if (mounts_tail != NULL)
+		mounts_tail->next = mp;
+	else
+		mounts = mp;
+	mounts_tail = mp;
+	return 0;
+}
+
+struct mount *
+vfs_mounts(void)
+{
+	return mounts;
+}
+
+struct vnode *
+vfs_root(void)
+{
+	return root_mount != NULL ? root_mount->root : NULL;
+}

@@ -1,0 +1,58 @@
+/*
+ * Vnode life cycle.  A vnode lives while it is referenced: by a lookup's
+ * caller, an open file, a process's root or cwd, a mount, or the file
+ * system's own cache of live vnodes.  The last vnode_rel() hands it to
+ * its file system's inactive op and frees it.
+ */
+#include <stdlib.h>
+#include <sys/stat.h>
+
+#include "vkern/vfs/vfs.h"
+#include "vkern/vk.h"
+
+struct vnode *
+vnode_alloc(struct mount *mp, enum vtype type, const struct vnode_ops *ops,
+    void *data)
+{
+	struct vnode *vn = vk_xcalloc(1, sizeof(*vn));
+
+	vn->refs = 1;
+	vn->type = type;
+	vn->ops = ops;
+	vn->mount = mp;
+	vn->data = data;
+	return vn;
+}
+
+void
+vnode_ref(struct vnode *vn)
+{
+	VK_ASSERT(vn->refs > 0);
+	vn->refs++;
+}
+
+void
+vnode_rel(struct vnode *vn)
+{
+	VK_ASSERT(vn->refs > 0);
+	if (--vn->refs > 0)
+		return;
+	if (vn->ops->inactive != NULL)
+		vn->ops->inactive(vn);
+	free(vn);
+}
+
+enum vtype
+vtype_from_mode(uint32_t mode)
+{
+	switch (mode & S_IFMT) {
+	case S_IFREG: return VREG;
+	case S_IFDIR: return VDIR;
+	case S_IFLNK: return VLNK;
+	case S_IFCHR: return VCHR;
+	case S_IFBLK: return VBLK;
+	case S_IFIFO: return VFIFO;
+	case S_IFSOCK: return VSOCK;
+	}
+	return VNON;
+}
