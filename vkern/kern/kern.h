@@ -72,6 +72,11 @@ long kern_mmap(struct proc *p, uint64_t addr, uint64_t len, int prot,
 int kern_exec_image(struct proc *p, const char *path, char *const argv[],
     char *const envp[], const char **whyp);
 
+/* vfs/sys_open.c */
+int proc_nofile(struct proc *p);
+long kern_openat(struct proc *p, int dirfd, const char *path,
+    unsigned flags, uint32_t mode);
+
 /* sys_proc.c */
 void kern_exit_group(struct thread *td, int status);
 

@@ -17,6 +17,8 @@
 #include "vkern/kern/kern.h"
 #include "vkern/kern/proc.h"
 #include "vkern/platform.h"
+#include "vkern/vfs/console.h"
+#include "vkern/vfs/vfs.h"
 #include "vkern/vm/vm_map.h"
 
 #define VM_MIN_ADDR 0x10000ULL   /* Linux's default mmap_min_addr */
@@ -37,6 +39,26 @@ proc_default_limits(struct proc *p)
 	p->rlim[RLIMIT_MSGQUEUE] = (struct rlim64){ 819200, 819200 };
 	p->rlim[RLIMIT_NICE] = (struct rlim64){ 0, 0 };
 	p->rlim[RLIMIT_RTPRIO] = (struct rlim64){ 0, 0 };
+}
+
+/* The first process's files: the console as fds 0-2, the VFS's root. */
+static void
+proc_init_files(struct proc *p)
+{
+	for (int fd = 0; fd < 3; fd++) {
+		struct file *fp = console_file(fd);
+
+		if (fp != NULL)
+			fd_install(&p->fdt, fd, fp, false, 3);
+	}
+	p->root = vfs_root();
+	if (p->root != NULL) {
+		vnode_ref(p->root);
+		vnode_ref(p->root);
+	}
+	p->cwd = p->root;
+	p->cwd_path = strdup("/");
+	p->umask = 022;
 }
 
 int
@@ -65,8 +87,7 @@ proc_create(struct proc **pp)
 		cfg->uid, cfg->uid, cfg->uid, cfg->uid,
 		cfg->gid, cfg->gid, cfg->gid, cfg->gid,
 	};
-	for (int i = 0; i < VK_NCONSOLE; i++)
-		p->console_open[i] = true;
+	proc_init_files(p);
 	proc_default_limits(p);
 	p->start_ns = (uint64_t)plat_clock_ns(1);
 	vm_map_init(&p->vm, p->space, VM_MIN_ADDR,
@@ -91,6 +112,12 @@ proc_exit(struct proc *p, int status)
 	p->exit_status = status;
 	sched_forget(td);
 	td->state = TD_DEAD;
+	fd_close_all(&p->fdt);
+	if (p->root != NULL) {
+		vnode_rel(p->root);
+		vnode_rel(p->cwd);
+		p->root = p->cwd = NULL;
+	}
 	plat_space_destroy(p->space);
 	p->space = NULL;
 	p->vm.space = NULL;
@@ -103,6 +130,7 @@ proc_free(struct proc *p)
 	VK_ASSERT(p->exiting);
 	free(p->main);
 	free(p->exe);
+	free(p->cwd_path);
 	free(p);
 }
 

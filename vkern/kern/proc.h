@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "arch/x86/arch.h"
+#include "vkern/vfs/file.h"
 #include "vkern/vk.h"
 #include "vkern/vm/vm_map.h"
 
@@ -22,7 +23,6 @@ struct thread;
 
 #define VK_NSIG     64
 #define VK_RLIM_NLIMITS 16
-#define VK_NCONSOLE 3
 
 /* A syscall handler returns this to park the thread; see sched.h. */
 #define EPARKED 600
@@ -87,8 +87,10 @@ struct proc {
 	struct sigact sigact[VK_NSIG];
 	struct rlim64 rlim[VK_RLIM_NLIMITS];
 	struct cred cred;
-	bool console_open[VK_NCONSOLE];
-	bool console_cloexec[VK_NCONSOLE];
+	struct fdtable fdt;
+	struct vnode *root, *cwd;     /* referenced */
+	char *cwd_path;               /* canonical, below root */
+	uint32_t umask;
 	bool exiting;
 	int exit_status;	/* a wait(2) status */
 	char comm[16];

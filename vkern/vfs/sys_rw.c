@@ -1,13 +1,15 @@
 /*
  * Reading and writing: read, write, readv, writev, pread64, pwrite64,
- * lseek, close.
+ * preadv, pwritev, preadv2, pwritev2, lseek.
  *
- * Until the file system lands (#3) the only files are the console: fds 0,
- * 1 and 2, which are the host's own.  Data moves between the host fd and
- * the RAM file directly, span by span, without a bounce buffer.  A read
- * with nothing to read parks the thread until the host fd is readable.
+ * Data moves between the file and the guest's buffer span by span, with
+ * the buffer's RAM passed straight to the file's ops: no bounce buffer.
+ * A read from the console with nothing to read parks the thread until
+ * the host fd is readable; a write to a pipe or console whose reader has
+ * gone gets EPIPE and SIGPIPE.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
 #include <sys/uio.h>
@@ -16,6 +18,8 @@
 #include "vkern/kern/proc.h"
 #include "vkern/kern/syscall_gen.h"
 #include "vkern/platform.h"
+#include "vkern/vfs/file.h"
+#include "vkern/vfs/vfs.h"
 #include "vkern/vm/copyio.h"
 
 #define MAX_RW_COUNT (INT_MAX & ~(int)VK_PAGE_MASK)
@@ -24,30 +28,33 @@ struct kiovec {
 	uint64_t base, len;
 };
 
-static bool
-console_fd(struct thread *td, int fd)
+struct rwspan {
+	struct file *fp;
+	uint64_t *offp;
+};
+
+static long
+span_read(void *arg, void *hp, size_t n)
 {
-	return fd >= 0 && fd < VK_NCONSOLE && td->proc->console_open[fd];
+	struct rwspan *s = arg;
+
+	return s->fp->ops->read(s->fp, hp, n, s->offp);
 }
 
 static long
-console_read_span(void *arg, void *hp, size_t n)
+span_write(void *arg, void *hp, size_t n)
 {
-	return plat_console_read((int)(intptr_t)arg, hp, n);
-}
+	struct rwspan *s = arg;
 
-static long
-console_write_span(void *arg, void *hp, size_t n)
-{
-	return plat_console_write((int)(intptr_t)arg, hp, n);
+	return s->fp->ops->write(s->fp, hp, n, s->offp);
 }
 
 /*
- * A write to a console whose reader has gone: SIGPIPE, whose default
- * action ends the process.  XXX: a handler for it runs with #4.
+ * A write whose reader has gone: SIGPIPE, whose default action ends the
+ * process.  XXX: a handler for it runs with #4.
  */
 static long
-console_epipe(struct thread *td)
+rw_epipe(struct thread *td)
 {
 	uint64_t h = td->proc->sigact[SIGPIPE - 1].handler;
 
@@ -58,69 +65,106 @@ console_epipe(struct thread *td)
 }
 
 static long
-rw_park(struct thread *td, int fd)
+rw_park(struct thread *td, struct file *fp)
 {
 	td->wait = (struct wait){
 		.cont = syscall_redispatch,
 		.deadline = -1,
-		.console_fd = fd,
+		.console_fd = fp->console_fd,
 	};
 	return -EPARKED;
 }
 
+/* The result of an I/O call that may have to wait or raise SIGPIPE. */
 static long
-kern_rw(struct thread *td, int fd, uaddr_t buf, size_t len, bool write)
+rw_result(struct thread *td, struct file *fp, long r)
 {
-	long r;
+	if (r == -EAGAIN && fp->console_fd >= 0 && !(fp->flags & O_NONBLOCK))
+		return rw_park(td, fp);
+	if (r == -EPIPE)
+		return rw_epipe(td);
+	return r;
+}
+
+/* The file at fd if it may be read (or written). */
+static struct file *
+rw_file(struct thread *td, int fd, bool write, long *errp)
+{
+	struct file *fp = fd_get(&td->proc->fdt, fd);
+
+	*errp = -EBADF;
+	if (fp == NULL || (write ? !file_writable(fp) : !file_readable(fp)))
+		return NULL;
+	return fp;
+}
+
+/* One buffer: off < 0 means the file's own offset. */
+static long
+kern_rw1(struct thread *td, struct file *fp, uaddr_t buf, size_t len,
+    int64_t off, bool write)
+{
+	uint64_t pos = off < 0 ? 0 : (uint64_t)off;
+	struct rwspan s = { fp, off < 0 ? &fp->off : &pos };
 
 	len = VK_MIN(len, (size_t)MAX_RW_COUNT);
-	if (write)
-		r = vm_uio(td, buf, len, PLAT_PROT_READ, console_write_span,
-		    (void *)(intptr_t)fd);
-	else
-		r = vm_uio(td, buf, len, PLAT_PROT_WRITE, console_read_span,
-		    (void *)(intptr_t)fd);
-	if (r == -EPIPE)
-		return console_epipe(td);
-	return r;
+	if (len == 0)
+		return 0;
+	return vm_uio(td, buf, len, write ? PLAT_PROT_READ : PLAT_PROT_WRITE,
+	    write ? span_write : span_read, &s);
+}
+
+static long
+kern_rw(struct thread *td, int fd, uaddr_t buf, size_t len, int64_t off,
+    bool positioned, bool write)
+{
+	struct file *fp;
+	long err;
+
+	if (positioned && off < 0)
+		return -EINVAL;
+	/* As Linux: ESPIPE for an unseekable file comes before EBADF. */
+	fp = fd_get(&td->proc->fdt, fd);
+	if (positioned && fp != NULL && !fp->seekable)
+		return -ESPIPE;
+	if ((fp = rw_file(td, fd, write, &err)) == NULL)
+		return err;
+	return rw_result(td, fp, kern_rw1(td, fp, buf, len,
+	    positioned ? off : -1, write));
 }
 
 long
 sys_read(struct thread *td, const struct sys_read_args *a)
 {
-	long r;
-
-	if (!console_fd(td, a->fd))
-		return -EBADF;
-	if (a->count == 0)
-		return 0;
-	r = kern_rw(td, a->fd, a->buf, a->count, false);
-	return r == -EAGAIN ? rw_park(td, a->fd) : r;
+	return kern_rw(td, a->fd, a->buf, a->count, -1, false, false);
 }
 
 long
 sys_write(struct thread *td, const struct sys_write_args *a)
 {
-	if (!console_fd(td, a->fd))
-		return -EBADF;
-	if (a->count == 0)
-		return 0;
-	return kern_rw(td, a->fd, a->buf, a->count, true);
+	return kern_rw(td, a->fd, a->buf, a->count, -1, false, true);
 }
 
-static long
-kern_rwv(struct thread *td, int fd, uaddr_t uiov, int iovcnt, bool write)
+long
+sys_pread64(struct thread *td, const struct sys_pread64_args *a)
 {
-	struct kiovec iov[UIO_MAXIOV];
+	return kern_rw(td, a->fd, a->buf, a->count, a->off, true, false);
+}
+
+long
+sys_pwrite64(struct thread *td, const struct sys_pwrite64_args *a)
+{
+	return kern_rw(td, a->fd, a->buf, a->count, a->off, true, true);
+}
+
+static int
+iov_in(struct thread *td, uaddr_t uiov, int iovcnt, struct kiovec *iov)
+{
 	uint64_t total = 0;
-	long done = 0;
 	int r;
 
-	if (!console_fd(td, fd))
-		return -EBADF;
 	if (iovcnt < 0 || iovcnt > UIO_MAXIOV)
 		return -EINVAL;
-	if ((r = copyin(td, uiov, iov, (size_t)iovcnt * sizeof(iov[0]))) < 0)
+	if ((r = copyin(td, uiov, iov, (size_t)iovcnt * sizeof(*iov))) < 0)
 		return r;
 	for (int i = 0; i < iovcnt; i++) {
 		if ((int64_t)iov[i].len < 0)
@@ -129,16 +173,35 @@ kern_rwv(struct thread *td, int fd, uaddr_t uiov, int iovcnt, bool write)
 		if (total > (uint64_t)SSIZE_MAX)
 			return -EINVAL;
 	}
-	for (int i = 0; i < iovcnt; i++) {
-		long n;
+	return 0;
+}
 
+static long
+kern_rwv(struct thread *td, int fd, uaddr_t uiov, int iovcnt, int64_t off,
+    bool positioned, bool write)
+{
+	struct kiovec iov[UIO_MAXIOV];
+	struct file *fp;
+	long done = 0, r;
+
+	if (positioned && off < 0)
+		return -EINVAL;
+	fp = fd_get(&td->proc->fdt, fd);
+	if (positioned && fp != NULL && !fp->seekable)
+		return -ESPIPE;
+	if ((fp = rw_file(td, fd, write, &r)) == NULL)
+		return r;
+	if ((r = iov_in(td, uiov, iovcnt, iov)) < 0)
+		return r;
+	for (int i = 0; i < iovcnt; i++) {
 		if (iov[i].len == 0)
 			continue;
-		n = kern_rw(td, fd, UADDR(iov[i].base), iov[i].len, write);
-		if (n < 0)
-			return done > 0 ? done : n;
-		done += n;
-		if ((uint64_t)n < iov[i].len)
+		r = kern_rw1(td, fp, UADDR(iov[i].base), iov[i].len,
+		    positioned ? off + done : -1, write);
+		if (r < 0)
+			return done > 0 ? done : rw_result(td, fp, r);
+		done += r;
+		if ((uint64_t)r < iov[i].len)
 			break;
 	}
 	return done;
@@ -147,81 +210,86 @@ kern_rwv(struct thread *td, int fd, uaddr_t uiov, int iovcnt, bool write)
 long
 sys_readv(struct thread *td, const struct sys_readv_args *a)
 {
-	long r = kern_rwv(td, a->fd, a->iov, a->iovcnt, false);
-
-	return r == -EAGAIN ? rw_park(td, a->fd) : r;
+	return kern_rwv(td, a->fd, a->iov, a->iovcnt, -1, false, false);
 }
 
 long
 sys_writev(struct thread *td, const struct sys_writev_args *a)
 {
-	return kern_rwv(td, a->fd, a->iov, a->iovcnt, true);
-}
-
-struct pio {
-	int fd;
-	int64_t off;
-	bool write;
-};
-
-static long
-console_pio_span(void *arg, void *hp, size_t n)
-{
-	struct pio *pio = arg;
-	long r = pio->write ? plat_console_pwrite(pio->fd, hp, n, pio->off) :
-	    plat_console_pread(pio->fd, hp, n, pio->off);
-
-	if (r > 0)
-		pio->off += r;
-	return r;
-}
-
-/* Positioned I/O: the console is the host's fd, which decides (ESPIPE). */
-static long
-kern_pio(struct thread *td, int fd, uaddr_t buf, size_t len, int64_t off,
-    bool write)
-{
-	struct pio pio = { fd, off, write };
-
-	if (off < 0)
-		return -EINVAL;
-	if (!console_fd(td, fd))
-		return -EBADF;
-	len = VK_MIN(len, (size_t)MAX_RW_COUNT);
-	if (len == 0)
-		return write ? plat_console_pwrite(fd, NULL, 0, off) :
-		    plat_console_pread(fd, NULL, 0, off);
-	return vm_uio(td, buf, len, write ? PLAT_PROT_READ : PLAT_PROT_WRITE,
-	    console_pio_span, &pio);
+	return kern_rwv(td, a->fd, a->iov, a->iovcnt, -1, false, true);
 }
 
 long
-sys_pread64(struct thread *td, const struct sys_pread64_args *a)
+sys_preadv(struct thread *td, const struct sys_preadv_args *a)
 {
-	long r = kern_pio(td, a->fd, a->buf, a->count, a->off, false);
-
-	return r == -EAGAIN ? rw_park(td, a->fd) : r;
+	return kern_rwv(td, a->fd, a->iov, a->iovcnt, a->off, true, false);
 }
 
 long
-sys_pwrite64(struct thread *td, const struct sys_pwrite64_args *a)
+sys_pwritev(struct thread *td, const struct sys_pwritev_args *a)
 {
-	return kern_pio(td, a->fd, a->buf, a->count, a->off, true);
+	return kern_rwv(td, a->fd, a->iov, a->iovcnt, a->off, true, true);
+}
+
+/* preadv2/pwritev2: offset -1 means the file's offset; flags are hints. */
+#define RWF_VALID 0x1f
+
+long
+sys_preadv2(struct thread *td, const struct sys_preadv2_args *a)
+{
+	if (a->flags & ~RWF_VALID)
+		return -EOPNOTSUPP;
+	return kern_rwv(td, a->fd, a->iov, a->iovcnt, a->off, a->off != -1,
+	    false);
+}
+
+long
+sys_pwritev2(struct thread *td, const struct sys_pwritev2_args *a)
+{
+	if (a->flags & ~RWF_VALID)
+		return -EOPNOTSUPP;
+	return kern_rwv(td, a->fd, a->iov, a->iovcnt, a->off, a->off != -1,
+	    true);
 }
 
 long
 sys_lseek(struct thread *td, const struct sys_lseek_args *a)
 {
-	if (!console_fd(td, a->fd))
-		return -EBADF;
-	return plat_console_lseek(a->fd, a->off, a->whence);
-}
+	struct file *fp = fd_get(&td->proc->fdt, a->fd);
+	struct vattr va;
+	int64_t base;
+	int r;
 
-long
-sys_close(struct thread *td, const struct sys_close_args *a)
-{
-	if (!console_fd(td, a->fd))
+	if (fp == NULL)
 		return -EBADF;
-	td->proc->console_open[a->fd] = false;
-	return 0;
+	if (fp->console_fd >= 0)
+		return plat_console_lseek(fp->console_fd, a->off, a->whence);
+	if (!fp->seekable)
+		return -ESPIPE;
+	switch (a->whence) {
+	case SEEK_SET:
+		base = 0;
+		break;
+	case SEEK_CUR:
+		base = (int64_t)fp->off;
+		break;
+	case SEEK_END:
+	case SEEK_DATA:
+	case SEEK_HOLE:
+		if ((r = fp->ops->stat(fp, &va)) < 0)
+			return r;
+		base = (int64_t)va.size;
+		if (a->whence == SEEK_END)
+			break;
+		/* The whole file is data: holes are not reported. */
+		if (a->off < 0 || (uint64_t)a->off >= va.size)
+			return -ENXIO;
+		return a->whence == SEEK_DATA ? a->off : (long)va.size;
+	default:
+		return -EINVAL;
+	}
+	if ((a->off > 0 && base > INT64_MAX - a->off) || base + a->off < 0)
+		return -EINVAL;
+	fp->off = (uint64_t)(base + a->off);
+	return (long)fp->off;
 }

@@ -1,119 +1,421 @@
 /*
- * File status and control: fstat, newfstatat, ioctl.
- *
- * Until the file system lands (#3) they know only the console fds, whose
- * status and terminal state are the host's.
+ * File status: stat, lstat, fstat, newfstatat, statx, access, faccessat,
+ * faccessat2, readlink, readlinkat, getdents64, statfs, fstatfs, ioctl.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/stat.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/statfs.h>
+#include <sys/statvfs.h>
+#include <sys/sysmacros.h>
 
 #include "arch/x86/abi.h"
 #include "vkern/kern/proc.h"
 #include "vkern/kern/syscall_gen.h"
 #include "vkern/platform.h"
+#include "vkern/vfs/file.h"
+#include "vkern/vfs/namei.h"
+#include "vkern/vfs/vfs.h"
 #include "vkern/vm/copyio.h"
 
-#define PATH_MAX_LEN 4096
 #define NS 1000000000LL
 
-static bool
-console_fd(struct thread *td, int fd)
+static long
+path_in(struct thread *td, uaddr_t u, char *buf)
 {
-	return fd >= 0 && fd < VK_NCONSOLE && td->proc->console_open[fd];
+	return copyinstr(td, u, buf, VK_PATH_MAX);
 }
 
-static long
-kern_fstat(struct thread *td, int fd, uaddr_t ubuf)
+/* The status of what dirfd/path names, as the *at calls resolve it. */
+static int
+stat_at(struct thread *td, int dirfd, const char *path, bool follow,
+    bool empty, struct vattr *va)
 {
-	struct plat_console_stat cs;
-	struct arch_stat st;
+	struct nameidata nd;
+	struct file *fp;
 	int r;
 
-	if (!console_fd(td, fd))
-		return -EBADF;
-	if ((r = plat_console_stat(fd, &cs)) < 0)
+	if (path[0] == '\0' && empty) {
+		if (dirfd == AT_FDCWD)
+			return td->proc->cwd->ops->getattr(td->proc->cwd, va);
+		if ((fp = fd_get(&td->proc->fdt, dirfd)) == NULL)
+			return -EBADF;
+		return fp->ops->stat(fp, va);
+	}
+	if ((r = vfs_lookup(td->proc, dirfd, path, follow ? LOOKUP_FOLLOW : 0,
+	    &nd)) < 0)
 		return r;
+	r = nd.vp->ops->getattr(nd.vp, va);
+	nd_release(&nd);
+	return r;
+}
+
+static int
+stat_out(struct thread *td, const struct vattr *va, uaddr_t ubuf)
+{
+	struct arch_stat st;
+
 	memset(&st, 0, sizeof(st));
-	st.st_dev = cs.dev;
-	st.st_ino = cs.ino;
-	st.st_nlink = cs.nlink;
-	st.st_mode = cs.mode;
-	st.st_uid = cs.uid;
-	st.st_gid = cs.gid;
-	st.st_rdev = cs.rdev;
-	st.st_size = (int64_t)cs.size;
-	st.st_blksize = (int64_t)cs.blksize;
-	st.st_blocks = (int64_t)cs.blocks;
-	st.st_atime_sec = (uint64_t)(cs.atime_ns / NS);
-	st.st_atime_nsec = (uint64_t)(cs.atime_ns % NS);
-	st.st_mtime_sec = (uint64_t)(cs.mtime_ns / NS);
-	st.st_mtime_nsec = (uint64_t)(cs.mtime_ns % NS);
-	st.st_ctime_sec = (uint64_t)(cs.ctime_ns / NS);
-	st.st_ctime_nsec = (uint64_t)(cs.ctime_ns % NS);
+	st.st_dev = va->dev;
+	st.st_ino = va->ino;
+	st.st_nlink = va->nlink;
+	st.st_mode = va->mode;
+	st.st_uid = va->uid;
+	st.st_gid = va->gid;
+	st.st_rdev = va->rdev;
+	st.st_size = (int64_t)va->size;
+	st.st_blksize = (int64_t)va->blksize;
+	st.st_blocks = (int64_t)va->blocks;
+	st.st_atime_sec = (uint64_t)(va->atime_ns / NS);
+	st.st_atime_nsec = (uint64_t)(va->atime_ns % NS);
+	st.st_mtime_sec = (uint64_t)(va->mtime_ns / NS);
+	st.st_mtime_nsec = (uint64_t)(va->mtime_ns % NS);
+	st.st_ctime_sec = (uint64_t)(va->ctime_ns / NS);
+	st.st_ctime_nsec = (uint64_t)(va->ctime_ns % NS);
 	return copyout(td, &st, ubuf, sizeof(st));
 }
 
-long
-sys_fstat(struct thread *td, const struct sys_fstat_args *a)
+static long
+kern_stat(struct thread *td, int dirfd, uaddr_t upath, uaddr_t ubuf,
+    unsigned flags)
 {
-	return kern_fstat(td, a->fd, a->statbuf);
+	char path[VK_PATH_MAX];
+	struct vattr va;
+	long r;
+
+	if (flags & ~(unsigned)(AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH |
+	    AT_NO_AUTOMOUNT))
+		return -EINVAL;
+	if ((r = path_in(td, upath, path)) < 0)
+		return r;
+	if ((r = stat_at(td, dirfd, path, !(flags & AT_SYMLINK_NOFOLLOW),
+	    flags & AT_EMPTY_PATH, &va)) < 0)
+		return r;
+	return stat_out(td, &va, ubuf);
+}
+
+long
+sys_stat(struct thread *td, const struct sys_stat_args *a)
+{
+	return kern_stat(td, AT_FDCWD, a->path, a->statbuf, 0);
+}
+
+long
+sys_lstat(struct thread *td, const struct sys_lstat_args *a)
+{
+	return kern_stat(td, AT_FDCWD, a->path, a->statbuf,
+	    AT_SYMLINK_NOFOLLOW);
 }
 
 long
 sys_newfstatat(struct thread *td, const struct sys_newfstatat_args *a)
 {
-	char path[PATH_MAX_LEN];
-	long n;
-
-	if (a->flags & ~(unsigned long)(AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH |
-	    AT_NO_AUTOMOUNT))
-		return -EINVAL;
-	if ((n = copyinstr(td, a->path, path, sizeof(path))) < 0)
-		return n;
-	if (n == 0 && (a->flags & AT_EMPTY_PATH) && a->dirfd != AT_FDCWD)
-		return kern_fstat(td, a->dirfd, a->statbuf);
-	/* XXX: there are no paths to look up before the file system (#3). */
-	return -ENOENT;
+	return kern_stat(td, a->dirfd, a->path, a->statbuf, (unsigned)a->flags);
 }
 
 long
-sys_fcntl(struct thread *td, const struct sys_fcntl_args *a)
+sys_fstat(struct thread *td, const struct sys_fstat_args *a)
 {
-	struct proc *p = td->proc;
+	struct file *fp = fd_get(&td->proc->fdt, a->fd);
+	struct vattr va;
+	int r;
 
-	if (!console_fd(td, a->fd))
+	if (fp == NULL)
 		return -EBADF;
-	switch (a->cmd) {
-	case F_GETFD:
-		return p->console_cloexec[a->fd] ? FD_CLOEXEC : 0;
-	case F_SETFD:
-		p->console_cloexec[a->fd] = (a->arg & FD_CLOEXEC) != 0;
-		return 0;
-	case F_GETFL:
-		return plat_console_getfl(a->fd);
-	}
-	/* XXX: duplicating fds and changing flags need the fd table (#3). */
-	return -EINVAL;
+	if ((r = fp->ops->stat(fp, &va)) < 0)
+		return r;
+	return stat_out(td, &va, a->statbuf);
 }
+
+static void
+statx_ts(struct statx_timestamp *t, int64_t ns)
+{
+	t->tv_sec = ns / NS;
+	t->tv_nsec = (uint32_t)(ns % NS);
+}
+
+long
+sys_statx(struct thread *td, const struct sys_statx_args *a)
+{
+	char path[VK_PATH_MAX];
+	struct statx sx;
+	struct vattr va;
+	long r;
+
+	if (a->flags & ~(unsigned)(AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH |
+	    AT_NO_AUTOMOUNT | AT_STATX_SYNC_TYPE))
+		return -EINVAL;
+	if ((a->flags & AT_STATX_SYNC_TYPE) == AT_STATX_SYNC_TYPE)
+		return -EINVAL;
+	if (a->mask & STATX__RESERVED)
+		return -EINVAL;
+	if ((r = path_in(td, a->path, path)) < 0)
+		return r;
+	if ((r = stat_at(td, a->dirfd, path, !(a->flags & AT_SYMLINK_NOFOLLOW),
+	    a->flags & AT_EMPTY_PATH, &va)) < 0)
+		return r;
+	memset(&sx, 0, sizeof(sx));
+	sx.stx_mask = STATX_BASIC_STATS;
+	sx.stx_blksize = (uint32_t)va.blksize;
+	sx.stx_nlink = (uint32_t)va.nlink;
+	sx.stx_uid = va.uid;
+	sx.stx_gid = va.gid;
+	sx.stx_mode = (uint16_t)va.mode;
+	sx.stx_ino = va.ino;
+	sx.stx_size = va.size;
+	sx.stx_blocks = va.blocks;
+	statx_ts(&sx.stx_atime, va.atime_ns);
+	statx_ts(&sx.stx_mtime, va.mtime_ns);
+	statx_ts(&sx.stx_ctime, va.ctime_ns);
+	sx.stx_rdev_major = major(va.rdev);
+	sx.stx_rdev_minor = minor(va.rdev);
+	sx.stx_dev_major = major(va.dev);
+	sx.stx_dev_minor = minor(va.dev);
+	return copyout(td, &sx, a->buf, sizeof(sx));
+}
+
+static long
+kern_access(struct thread *td, int dirfd, uaddr_t upath, int mode,
+    unsigned flags)
+{
+	char path[VK_PATH_MAX];
+	struct nameidata nd;
+	long r;
+
+	if (mode & ~7)
+		return -EINVAL;
+	if (flags & ~(unsigned)(AT_EACCESS | AT_SYMLINK_NOFOLLOW |
+	    AT_EMPTY_PATH))
+		return -EINVAL;
+	if ((r = path_in(td, upath, path)) < 0)
+		return r;
+	if ((r = vfs_lookup(td->proc, dirfd, path,
+	    ((flags & AT_SYMLINK_NOFOLLOW) ? 0 : LOOKUP_FOLLOW) |
+	    ((flags & AT_EMPTY_PATH) ? LOOKUP_EMPTY : 0), &nd)) < 0)
+		return r;
+	r = vfs_access(td->proc, nd.vp, mode, !(flags & AT_EACCESS));
+	if (r == 0 && (mode & 2) && nd.vp->mount != NULL &&
+	    nd.vp->mount->rdonly &&
+	    (nd.vp->type == VREG || nd.vp->type == VDIR))
+		r = -EROFS;
+	nd_release(&nd);
+	return r;
+}
+
+long
+sys_access(struct thread *td, const struct sys_access_args *a)
+{
+	return kern_access(td, AT_FDCWD, a->path, a->mode, 0);
+}
+
+long
+sys_faccessat(struct thread *td, const struct sys_faccessat_args *a)
+{
+	return kern_access(td, a->dirfd, a->path, a->mode, 0);
+}
+
+long
+sys_faccessat2(struct thread *td, const struct sys_faccessat2_args *a)
+{
+	return kern_access(td, a->dirfd, a->path, a->mode, (unsigned)a->flags);
+}
+
+static long
+kern_readlink(struct thread *td, int dirfd, uaddr_t upath, uaddr_t ubuf,
+    int size)
+{
+	char path[VK_PATH_MAX], target[VK_PATH_MAX];
+	struct nameidata nd;
+	long r;
+
+	if (size <= 0)
+		return -EINVAL;
+	if ((r = path_in(td, upath, path)) < 0)
+		return r;
+	if ((r = vfs_lookup(td->proc, dirfd, path, LOOKUP_EMPTY, &nd)) < 0)
+		return r;
+	if (nd.vp->type != VLNK || nd.vp->ops->readlink == NULL)
+		r = -EINVAL;
+	else
+		r = nd.vp->ops->readlink(nd.vp, target, sizeof(target));
+	nd_release(&nd);
+	if (r < 0)
+		return r;
+	r = VK_MIN(r, (long)size);
+	return copyout(td, target, ubuf, (size_t)r) < 0 ? -EFAULT : r;
+}
+
+long
+sys_readlink(struct thread *td, const struct sys_readlink_args *a)
+{
+	return kern_readlink(td, AT_FDCWD, a->path, a->buf, a->size);
+}
+
+long
+sys_readlinkat(struct thread *td, const struct sys_readlinkat_args *a)
+{
+	return kern_readlink(td, a->dirfd, a->path, a->buf, a->size);
+}
+
+/* --- getdents64 --- */
+
+struct dents {
+	uint8_t buf[32768];
+	size_t used, size;
+	uint64_t cookie;
+	bool full;
+};
+
+static unsigned char
+vtype_dt(enum vtype t)
+{
+	static const unsigned char dt[] = {
+		[VNON] = 0, [VREG] = 8, [VDIR] = 4, [VLNK] = 10, [VCHR] = 2,
+		[VBLK] = 6, [VFIFO] = 1, [VSOCK] = 12,
+	};
+
+	return dt[t];
+}
+
+static int
+dents_add(void *arg, const char *name, size_t len, uint64_t ino,
+    enum vtype type, uint64_t next)
+{
+	struct dents *d = arg;
+	size_t reclen = VK_ROUND_UP(19 + len + 1, 8);
+	uint8_t *e = d->buf + d->used;
+	uint16_t rl = (uint16_t)reclen;
+	int64_t off = (int64_t)next;
+
+	if (d->used + reclen > d->size) {
+		d->full = true;
+		return 1;
+	}
+	memset(e, 0, reclen);
+	memcpy(e, &ino, 8);
+	memcpy(e + 8, &off, 8);
+	memcpy(e + 16, &rl, 2);
+	e[18] = vtype_dt(type);
+	memcpy(e + 19, name, len);
+	d->used += reclen;
+	d->cookie = next;
+	return 0;
+}
+
+long
+sys_getdents64(struct thread *td, const struct sys_getdents64_args *a)
+{
+	struct file *fp = fd_get(&td->proc->fdt, a->fd);
+	struct dents *d;
+	long r;
+
+	if (fp == NULL)
+		return -EBADF;
+	if (fp->vn == NULL || fp->vn->type != VDIR ||
+	    fp->vn->ops->readdir == NULL)
+		return -ENOTDIR;
+	d = vk_xmalloc(sizeof(*d));
+	d->used = 0;
+	d->full = false;
+	d->size = VK_MIN((size_t)a->count, sizeof(d->buf));
+	d->cookie = fp->off;
+	r = fp->vn->ops->readdir(fp->vn, fp->off, dents_add, d);
+	if (r == 0 && d->used == 0 && d->full)
+		r = -EINVAL;    /* the buffer cannot hold one entry */
+	if (r == 0 && (r = copyout(td, d->buf, a->dirp, d->used)) == 0) {
+		fp->off = d->cookie;
+		r = (long)d->used;
+	}
+	free(d);
+	return r;
+}
+
+/* --- statfs --- */
+
+static int
+statfs_out(struct thread *td, struct vnode *vn, uaddr_t ubuf)
+{
+	struct statfs sf;
+
+	memset(&sf, 0, sizeof(sf));
+	/* XXX: per-file-system figures come with df support. */
+	sf.f_type = 0x01021994;   /* TMPFS_MAGIC */
+	sf.f_bsize = 4096;
+	sf.f_blocks = 1 << 20;
+	sf.f_bfree = sf.f_bavail = 1 << 19;
+	sf.f_files = 1 << 20;
+	sf.f_ffree = 1 << 19;
+	sf.f_namelen = VK_NAME_MAX;
+	sf.f_frsize = 4096;
+	sf.f_flags = vn->mount != NULL && vn->mount->rdonly ? ST_RDONLY : 0;
+	return copyout(td, &sf, ubuf, sizeof(sf));
+}
+
+long
+sys_statfs(struct thread *td, const struct sys_statfs_args *a)
+{
+	char path[VK_PATH_MAX];
+	struct nameidata nd;
+	long r;
+
+	if ((r = path_in(td, a->path, path)) < 0)
+		return r;
+	if ((r = vfs_lookup(td->proc, AT_FDCWD, path, LOOKUP_FOLLOW, &nd)) < 0)
+		return r;
+	r = statfs_out(td, nd.vp, a->buf);
+	nd_release(&nd);
+	return r;
+}
+
+long
+sys_fstatfs(struct thread *td, const struct sys_fstatfs_args *a)
+{
+	struct file *fp = fd_get(&td->proc->fdt, a->fd);
+
+	if (fp == NULL)
+		return -EBADF;
+	if (fp->vn == NULL)
+		return -ENOSYS;
+	return statfs_out(td, fp->vn, a->buf);
+}
+
+/* --- ioctl --- */
 
 long
 sys_ioctl(struct thread *td, const struct sys_ioctl_args *a)
 {
+	struct file *fp = fd_get(&td->proc->fdt, a->fd);
 	struct arch_termios tio;
 	struct arch_winsize ws;
-	int r;
+	int r, one;
 
-	if (!console_fd(td, a->fd))
+	if (fp == NULL)
 		return -EBADF;
 	switch (a->cmd) {
+	case FIOCLEX:
+	case FIONCLEX:
+		td->proc->fdt.cloexec[a->fd] = a->cmd == FIOCLEX;
+		return 0;
+	case FIONBIO:
+		if ((r = copyin(td, UADDR(a->arg), &one, sizeof(one))) < 0)
+			return r;
+		fp->flags = one ? fp->flags | O_NONBLOCK :
+		    fp->flags & ~(unsigned)O_NONBLOCK;
+		return 0;
+	}
+	if (fp->console_fd < 0)
+		return -ENOTTY;
+	switch (a->cmd) {
 	case TCGETS:
-		if ((r = plat_console_ioctl(a->fd, TCGETS, &tio)) < 0)
+		if ((r = plat_console_ioctl(fp->console_fd, TCGETS, &tio)) < 0)
 			return r;
 		return copyout(td, &tio, UADDR(a->arg), sizeof(tio));
 	case TIOCGWINSZ:
-		if ((r = plat_console_ioctl(a->fd, TIOCGWINSZ, &ws)) < 0)
+		if ((r = plat_console_ioctl(fp->console_fd, TIOCGWINSZ,
+		    &ws)) < 0)
 			return r;
 		return copyout(td, &ws, UADDR(a->arg), sizeof(ws));
 	}

@@ -15,6 +15,8 @@
 #include "vkern/kern/proc.h"
 #include "vkern/kern/syscall_gen.h"
 #include "vkern/platform.h"
+#include "vkern/vfs/file.h"
+#include "vkern/vfs/vfs.h"
 #include "vkern/vm/vm_map.h"
 
 #define PROT_VALID (PROT_READ | PROT_WRITE | PROT_EXEC)
@@ -88,6 +90,67 @@ kern_mmap(struct proc *p, uint64_t addr, uint64_t len, int prot,
 	return vm_sync(p, (long)va);
 }
 
+/*
+ * Copy the file's bytes at off into [va, va + len): a private mapping's
+ * first contents.  Bytes past the end of the file read zero.
+ */
+static int
+mmap_fill(struct vm_map *m, struct vnode *vn, uint64_t va, uint64_t len,
+    uint64_t off)
+{
+	while (len > 0) {
+		void *hp;
+		uint64_t n;
+		long got;
+
+		if (vm_map_hostptr(m, va, len, 0, &hp, &n) < 0)
+			return -EFAULT;
+		got = vn->ops->read(vn, hp, n, off);
+		if (got < 0)
+			return (int)got;
+		if (got == 0)
+			break;
+		va += (uint64_t)got;
+		off += (uint64_t)got;
+		len -= (uint64_t)got;
+	}
+	return 0;
+}
+
+/*
+ * A file mapping.  XXX: private mappings are copies made at mmap time;
+ * a page cache shared between processes, and MAP_SHARED file mappings,
+ * are still to come (#3).  Pages past the end of the file read zero
+ * where Linux raises SIGBUS.
+ */
+static long
+mmap_file(struct thread *td, const struct sys_mmap_args *a, uint64_t type)
+{
+	struct file *fp = fd_get(&td->proc->fdt, a->fd);
+	long va;
+	int r;
+
+	if (fp == NULL)
+		return -EBADF;
+	if (fp->vn == NULL || fp->vn->type != VREG || fp->vn->ops->read == NULL)
+		return -ENODEV;
+	if (!file_readable(fp))
+		return -EACCES;
+	if (type != MAP_PRIVATE)
+		return -ENODEV;
+	va = kern_mmap(td->proc, a->addr.va, a->len, (int)(a->prot &
+	    PROT_VALID), a->flags);
+	if (vk_is_err(va))
+		return va;
+	if ((r = mmap_fill(&td->proc->vm, fp->vn, (uint64_t)va, a->len,
+	    (uint64_t)a->off)) < 0) {
+		vm_map_remove(&td->proc->vm, (uint64_t)va,
+		    (uint64_t)va + len_round(a->len));
+		return vm_sync(td->proc, r);
+	}
+	return va;
+}
+
 long
 sys_mmap(struct thread *td, const struct sys_mmap_args *a)
 {
@@ -102,13 +165,8 @@ sys_mmap(struct thread *td, const struct sys_mmap_args *a)
 		return -EINVAL;
 	if (a->prot & ~(PROT_VALID | PROT_GROWSDOWN | PROT_GROWSUP))
 		return -EINVAL;
-	if (!(a->flags & MAP_ANONYMOUS)) {
-		/* A terminal cannot be mapped; other fds do not exist yet. */
-		if (a->fd >= 0 && a->fd < VK_NCONSOLE &&
-		    td->proc->console_open[a->fd])
-			return -ENODEV;
-		return -EBADF;
-	}
+	if (!(a->flags & MAP_ANONYMOUS))
+		return mmap_file(td, a, type);
 	/*
 	 * XXX: MAP_SHARED anonymous memory is private until fork exists
 	 * (#4); with one process the two cannot be told apart.

@@ -1,0 +1,75 @@
+/*
+ * The console as open files: the host's fds 0, 1 and 2, one file each,
+ * installed as pid 1's fds 0, 1 and 2.  Reads that would wait return
+ * -EAGAIN and the syscall layer parks the thread on the host fd.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include "vkern/platform.h"
+#include "vkern/vfs/console.h"
+#include "vkern/vfs/file.h"
+#include "vkern/vfs/vfs.h"
+
+static long
+console_read(struct file *fp, void *buf, size_t len, uint64_t *offp)
+{
+	long r;
+
+	if (offp != &fp->off)
+		return plat_console_pread(fp->console_fd, buf, len,
+		    (int64_t)*offp);
+	r = plat_console_read(fp->console_fd, buf, len);
+	return r;
+}
+
+static long
+console_write(struct file *fp, const void *buf, size_t len, uint64_t *offp)
+{
+	if (offp != &fp->off)
+		return plat_console_pwrite(fp->console_fd, buf, len,
+		    (int64_t)*offp);
+	return plat_console_write(fp->console_fd, buf, len);
+}
+
+static int
+console_stat(struct file *fp, struct vattr *va)
+{
+	struct plat_console_stat cs;
+	int r;
+
+	if ((r = plat_console_stat(fp->console_fd, &cs)) < 0)
+		return r;
+	*va = (struct vattr){
+		.ino = cs.ino, .dev = cs.dev, .rdev = cs.rdev,
+		.mode = cs.mode, .uid = cs.uid, .gid = cs.gid,
+		.nlink = cs.nlink, .size = cs.size, .blocks = cs.blocks,
+		.blksize = cs.blksize, .atime_ns = cs.atime_ns,
+		.mtime_ns = cs.mtime_ns, .ctime_ns = cs.ctime_ns,
+	};
+	return 0;
+}
+
+const struct file_ops console_fileops = {
+	.read = console_read,
+	.write = console_write,
+	.stat = console_stat,
+};
+
+struct file *
+console_file(int hostfd)
+{
+	int fl = plat_console_getfl(hostfd);
+	struct file *fp;
+
+	if (fl < 0)
+		return NULL;
+	fp = file_alloc(&console_fileops, NULL, (unsigned)fl &
+	    (O_ACCMODE | O_APPEND), hostfd == 0 ? "/dev/stdin" :
+	    hostfd == 1 ? "/dev/stdout" : "/dev/stderr");
+	fp->console_fd = hostfd;
+	/* A redirected file seeks; a terminal or a pipe does not. */
+	fp->seekable = plat_console_lseek(hostfd, 0, SEEK_CUR) >= 0;
+	return fp;
+}

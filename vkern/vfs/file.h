@@ -1,0 +1,77 @@
+/*
+ * Open files and file descriptor tables.
+ *
+ * An open file (struct file) is what open(2) makes: a file, an offset, the
+ * open flags.  dup() and fork() share it, with its offset; each fd table
+ * slot holds a reference and its own close-on-exec flag.  The file's ops
+ * are its vnode's (vn_fileops) or a special kind's (the console).
+ */
+#ifndef VK_VFS_FILE_H
+#define VK_VFS_FILE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct file;
+struct proc;
+struct vattr;
+struct vnode;
+
+struct file_ops {
+	/* I/O at *offp (the file's offset, or pread's), advancing it. */
+	long (*read)(struct file *fp, void *buf, size_t len, uint64_t *offp);
+	long (*write)(struct file *fp, const void *buf, size_t len,
+	    uint64_t *offp);
+	int (*stat)(struct file *fp, struct vattr *va);
+	void (*close)(struct file *fp);
+};
+
+struct file {
+	int refs;
+	const struct file_ops *ops;
+	struct vnode *vn;       /* NULL for files without one */
+	uint64_t off;
+	unsigned flags;         /* O_ACCMODE, O_APPEND, O_NONBLOCK, ... */
+	char *path;             /* the guest path it was opened by */
+	int console_fd;         /* the host fd a console file reads, or -1 */
+	bool seekable;
+	void *data;
+};
+
+struct fdtable {
+	struct file **files;
+	unsigned char *cloexec;
+	int n;                  /* slots */
+};
+
+extern const struct file_ops vn_fileops;
+
+/* A new file with one reference; takes over the vnode reference. */
+struct file *file_alloc(const struct file_ops *ops, struct vnode *vn,
+    unsigned flags, const char *path);
+void file_ref(struct file *fp);
+void file_rel(struct file *fp);
+
+/* Whether the file may be read or written, from its open flags. */
+bool file_readable(const struct file *fp);
+bool file_writable(const struct file *fp);
+
+/*
+ * Install fp at the lowest free fd >= minfd (below limit).  Takes over
+ * the reference.  Returns the fd or -EMFILE (-EINVAL when minfd >= limit).
+ */
+int fd_alloc(struct fdtable *t, struct file *fp, int minfd, int limit,
+    bool cloexec);
+
+/* Install fp at fd, closing what was there.  Takes over the reference. */
+int fd_install(struct fdtable *t, int fd, struct file *fp, bool cloexec,
+    int limit);
+
+/* The file at fd, not referenced (valid until the fd is closed), or NULL. */
+struct file *fd_get(struct fdtable *t, int fd);
+int fd_close(struct fdtable *t, int fd);
+void fd_close_all(struct fdtable *t);
+void fd_close_on_exec(struct fdtable *t);
+
+#endif

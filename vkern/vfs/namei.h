@@ -1,0 +1,47 @@
+/*
+ * Path lookup.
+ *
+ * vfs_lookup() walks a guest path one component at a time from the
+ * process's root or cwd (or a directory fd), crossing mount points,
+ * resolving "." and ".." (never above the process's root) and symlinks
+ * (at most 40, then ELOOP), checking search permission on each directory.
+ * It builds the canonical absolute path of what it finds as it goes, for
+ * getcwd and /proc/self/fd.
+ */
+#ifndef VK_VFS_NAMEI_H
+#define VK_VFS_NAMEI_H
+
+#include <stdbool.h>
+
+#define VK_PATH_MAX 4096
+#define VK_NAME_MAX 255
+#define VK_MAXSYMLINKS 40
+
+#define LOOKUP_FOLLOW  0x1   /* follow a symlink as the last component */
+#define LOOKUP_PARENT  0x2   /* stop at the parent; the last may not exist */
+#define LOOKUP_EMPTY   0x4   /* AT_EMPTY_PATH: "" names dirfd itself */
+
+struct proc;
+struct vnode;
+
+struct nameidata {
+	struct vnode *vp;    /* the file (referenced); NULL if PARENT and absent */
+	struct vnode *dvp;   /* LOOKUP_PARENT: its directory (referenced) */
+	char last[VK_NAME_MAX + 1];
+	bool trailing_slash;
+	char path[VK_PATH_MAX];   /* canonical path of vp (or of dvp/last) */
+};
+
+/*
+ * Resolve path (a kernel string) for p, relative to dirfd (AT_FDCWD for
+ * the cwd).  Returns 0 with nd filled in, or -errno: ENOENT, ENOTDIR,
+ * EACCES, ELOOP, ENAMETOOLONG, EBADF (dirfd).
+ */
+int vfs_lookup(struct proc *p, int dirfd, const char *path, unsigned flags,
+    struct nameidata *nd);
+void nd_release(struct nameidata *nd);
+
+/* Permission to read (4), write (2) or search/execute (1) vn. */
+int vfs_access(struct proc *p, struct vnode *vn, int want, bool real_ids);
+
+#endif

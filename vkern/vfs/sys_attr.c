@@ -1,0 +1,430 @@
+/*
+ * Attributes and places: chdir, fchdir, getcwd, chroot, umask, chmod,
+ * fchmod, fchmodat, chown, fchown, lchown, fchownat,
+ * utimensat, utimes, truncate, ftruncate, fallocate, fsync, fdatasync,
+ * sync, syncfs.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "vkern/kern/proc.h"
+#include "vkern/kern/syscall_gen.h"
+#include "vkern/platform.h"
+#include "vkern/vfs/file.h"
+#include "vkern/vfs/namei.h"
+#include "vkern/vfs/vfs.h"
+#include "vkern/vm/copyio.h"
+
+#define UTIME_NOW_  ((1l << 30) - 1l)
+#define UTIME_OMIT_ ((1l << 30) - 2l)
+
+/* Resolve dirfd/upath to a referenced vnode. */
+static long
+vn_at(struct thread *td, int dirfd, uaddr_t upath, unsigned lflags,
+    struct vnode **vpp, char *canon)
+{
+	char path[VK_PATH_MAX];
+	struct nameidata nd;
+	long r;
+
+	if ((r = copyinstr(td, upath, path, sizeof(path))) < 0)
+		return r;
+	if ((r = vfs_lookup(td->proc, dirfd, path, lflags, &nd)) < 0)
+		return r;
+	*vpp = nd.vp;
+	nd.vp = NULL;
+	if (canon != NULL)
+		memcpy(canon, nd.path, sizeof(nd.path));
+	nd_release(&nd);
+	return 0;
+}
+
+static void
+proc_set_cwd(struct proc *p, struct vnode *vn, const char *path)
+{
+	vnode_rel(p->cwd);
+	p->cwd = vn;
+	free(p->cwd_path);
+	p->cwd_path = strdup(path);
+}
+
+long
+sys_chdir(struct thread *td, const struct sys_chdir_args *a)
+{
+	char canon[VK_PATH_MAX];
+	struct vnode *vn;
+	long r;
+
+	if ((r = vn_at(td, AT_FDCWD, a->path, LOOKUP_FOLLOW, &vn, canon)) < 0)
+		return r;
+	if (vn->type != VDIR)
+		r = -ENOTDIR;
+	else
+		r = vfs_access(td->proc, vn, 1, false);
+	if (r < 0) {
+		vnode_rel(vn);
+		return r;
+	}
+	proc_set_cwd(td->proc, vn, canon);
+	return 0;
+}
+
+long
+sys_fchdir(struct thread *td, const struct sys_fchdir_args *a)
+{
+	struct file *fp = fd_get(&td->proc->fdt, a->fd);
+	int r;
+
+	if (fp == NULL)
+		return -EBADF;
+	if (fp->vn == NULL || fp->vn->type != VDIR)
+		return -ENOTDIR;
+	if ((r = vfs_access(td->proc, fp->vn, 1, false)) < 0)
+		return r;
+	vnode_ref(fp->vn);
+	proc_set_cwd(td->proc, fp->vn, fp->path);
+	return 0;
+}
+
+long
+sys_getcwd(struct thread *td, const struct sys_getcwd_args *a)
+{
+	size_t len = strlen(td->proc->cwd_path) + 1;
+	int r;
+
+	if (a->size < len)
+		return -ERANGE;
+	if ((r = copyout(td, td->proc->cwd_path, a->buf, len)) < 0)
+		return r;
+	return (long)len;
+}
+
+long
+sys_chroot(struct thread *td, const struct sys_chroot_args *a)
+{
+	struct proc *p = td->proc;
+	struct vnode *vn;
+	long r;
+
+	if ((r = vn_at(td, AT_FDCWD, a->path, LOOKUP_FOLLOW, &vn, NULL)) < 0)
+		return r;
+	if (vn->type != VDIR)
+		r = -ENOTDIR;
+	else if (p->cred.euid != 0)
+		r = -EPERM;   /* CAP_SYS_CHROOT */
+	if (r < 0) {
+		vnode_rel(vn);
+		return r;
+	}
+	vnode_rel(p->root);
+	p->root = vn;
+	return 0;
+}
+
+long
+sys_umask(struct thread *td, const struct sys_umask_args *a)
+{
+	uint32_t old = td->proc->umask;
+
+	td->proc->umask = a->mask & 0777;
+	return old;
+}
+
+/* Change attributes, as the owner or root may (chmod, chown, utimes). */
+static int
+kern_setattr(struct proc *p, struct vnode *vn, struct vattr *nva,
+    unsigned mask)
+{
+	struct vattr va;
+	int r;
+
+	if ((r = vn->ops->getattr(vn, &va)) < 0)
+		return r;
+	if (vn->mount != NULL && vn->mount->rdonly)
+		return -EROFS;
+	if (mask & (VA_UID | VA_GID)) {
+		/* Only root gives files away; an owner may pick its groups. */
+		if (p->cred.fsuid != 0 && ((mask & VA_UID) &&
+		    nva->uid != va.uid))
+			return -EPERM;
+		if (p->cred.fsuid != 0 && (va.uid != p->cred.fsuid ||
+		    ((mask & VA_GID) && nva->gid != p->cred.fsgid &&
+		    nva->gid != va.gid)))
+			return -EPERM;
+	}
+	if ((mask & VA_MODE) && p->cred.fsuid != 0 && va.uid != p->cred.fsuid)
+		return -EPERM;
+	if (mask & VA_MODE)
+		nva->mode = (va.mode & S_IFMT) | (nva->mode & 07777);
+	if (vn->ops->setattr == NULL)
+		return -EPERM;
+	return vn->ops->setattr(vn, nva, mask);
+}
+
+static long
+setattr_at(struct thread *td, int dirfd, uaddr_t upath, unsigned lflags,
+    struct vattr *va, unsigned mask)
+{
+	struct vnode *vn;
+	long r;
+
+	if ((r = vn_at(td, dirfd, upath, lflags, &vn, NULL)) < 0)
+		return r;
+	r = kern_setattr(td->proc, vn, va, mask);
+	vnode_rel(vn);
+	return r;
+}
+
+static long
+setattr_fd(struct thread *td, int fd, struct vattr *va, unsigned mask)
+{
+	struct file *fp = fd_get(&td->proc->fdt, fd);
+
+	if (fp == NULL || (fp->flags & O_PATH))
+		return -EBADF;
+	if (fp->vn == NULL)
+		return -EINVAL;
+	return kern_setattr(td->proc, fp->vn, va, mask);
+}
+
+long
+sys_chmod(struct thread *td, const struct sys_chmod_args *a)
+{
+	struct vattr va = { .mode = a->mode };
+
+	return setattr_at(td, AT_FDCWD, a->path, LOOKUP_FOLLOW, &va, VA_MODE);
+}
+
+long
+sys_fchmod(struct thread *td, const struct sys_fchmod_args *a)
+{
+	struct vattr va = { .mode = a->mode };
+
+	return setattr_fd(td, a->fd, &va, VA_MODE);
+}
+
+long
+sys_fchmodat(struct thread *td, const struct sys_fchmodat_args *a)
+{
+	struct vattr va = { .mode = a->mode };
+
+	return setattr_at(td, a->dirfd, a->path, LOOKUP_FOLLOW, &va, VA_MODE);
+}
+
+static unsigned
+chown_mask(uint32_t uid, uint32_t gid, struct vattr *va)
+{
+	va->uid = uid;
+	va->gid = gid;
+	return (uid != (uint32_t)-1 ? VA_UID : 0) |
+	    (gid != (uint32_t)-1 ? VA_GID : 0);
+}
+
+long
+sys_fchownat(struct thread *td, const struct sys_fchownat_args *a)
+{
+	struct vattr va;
+	unsigned mask = chown_mask(a->uid, a->gid, &va);
+
+	if (a->flags & ~(unsigned)(AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH))
+		return -EINVAL;
+	return setattr_at(td, a->dirfd, a->path,
+	    ((a->flags & AT_SYMLINK_NOFOLLOW) ? 0 : LOOKUP_FOLLOW) |
+	    ((a->flags & AT_EMPTY_PATH) ? LOOKUP_EMPTY : 0), &va, mask);
+}
+
+long
+sys_chown(struct thread *td, const struct sys_chown_args *a)
+{
+	struct vattr va;
+	unsigned mask = chown_mask(a->uid, a->gid, &va);
+
+	return setattr_at(td, AT_FDCWD, a->path, LOOKUP_FOLLOW, &va, mask);
+}
+
+long
+sys_lchown(struct thread *td, const struct sys_lchown_args *a)
+{
+	struct vattr va;
+	unsigned mask = chown_mask(a->uid, a->gid, &va);
+
+	return setattr_at(td, AT_FDCWD, a->path, 0, &va, mask);
+}
+
+long
+sys_fchown(struct thread *td, const struct sys_fchown_args *a)
+{
+	struct vattr va;
+	unsigned mask = chown_mask(a->uid, a->gid, &va);
+
+	return setattr_fd(td, a->fd, &va, mask);
+}
+
+/* One utimensat timestamp: now, omit, or a value; 0 or -EINVAL. */
+static int
+utime_one(const int64_t ts[2], int64_t now, int64_t *out, bool *set)
+{
+	*set = true;
+	if (ts[1] == UTIME_OMIT_) {
+		*set = false;
+		return 0;
+	}
+	if (ts[1] == UTIME_NOW_) {
+		*out = now;
+		return 0;
+	}
+	if (ts[1] < 0 || ts[1] >= 1000000000)
+		return -EINVAL;
+	*out = ts[0] * 1000000000LL + ts[1];
+	return 0;
+}
+
+long
+sys_utimensat(struct thread *td, const struct sys_utimensat_args *a)
+{
+	int64_t ts[2][2], now = plat_clock_ns(0);
+	struct vattr va;
+	unsigned mask = 0;
+	bool set;
+	int r;
+
+	if (a->flags & ~(unsigned)(AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH))
+		return -EINVAL;
+	if (a->times.va == 0) {
+		va.atime_ns = va.mtime_ns = now;
+		mask = VA_ATIME | VA_MTIME;
+	} else {
+		if ((r = copyin(td, a->times, ts, sizeof(ts))) < 0)
+			return r;
+		if ((r = utime_one(ts[0], now, &va.atime_ns, &set)) < 0)
+			return r;
+		mask |= set ? VA_ATIME : 0;
+		if ((r = utime_one(ts[1], now, &va.mtime_ns, &set)) < 0)
+			return r;
+		mask |= set ? VA_MTIME : 0;
+	}
+	if (a->path.va == 0)
+		return setattr_fd(td, a->dirfd, &va, mask);
+	return setattr_at(td, a->dirfd, a->path,
+	    ((a->flags & AT_SYMLINK_NOFOLLOW) ? 0 : LOOKUP_FOLLOW) |
+	    ((a->flags & AT_EMPTY_PATH) ? LOOKUP_EMPTY : 0), &va, mask);
+}
+
+long
+sys_utimes(struct thread *td, const struct sys_utimes_args *a)
+{
+	int64_t tv[2][2];
+	struct vattr va;
+	int r;
+
+	if (a->times.va == 0) {
+		va.atime_ns = va.mtime_ns = plat_clock_ns(0);
+	} else {
+		if ((r = copyin(td, a->times, tv, sizeof(tv))) < 0)
+			return r;
+		if (tv[0][1] < 0 || tv[0][1] >= 1000000 || tv[1][1] < 0 ||
+		    tv[1][1] >= 1000000)
+			return -EINVAL;
+		va.atime_ns = tv[0][0] * 1000000000LL + tv[0][1] * 1000;
+		va.mtime_ns = tv[1][0] * 1000000000LL + tv[1][1] * 1000;
+	}
+	return setattr_at(td, AT_FDCWD, a->path, LOOKUP_FOLLOW, &va,
+	    VA_ATIME | VA_MTIME);
+}
+
+static int
+truncate_vn(struct proc *p, struct vnode *vn, int64_t len)
+{
+	struct vattr va = { .size = (uint64_t)len };
+
+	if (vn->type == VDIR)
+		return -EISDIR;
+	if (vn->type != VREG)
+		return -EINVAL;
+	if (vn->mount != NULL && vn->mount->rdonly)
+		return -EROFS;
+	return vn->ops->setattr(vn, &va, VA_SIZE);
+}
+
+long
+sys_truncate(struct thread *td, const struct sys_truncate_args *a)
+{
+	struct vnode *vn;
+	long r;
+
+	if (a->length < 0)
+		return -EINVAL;
+	if ((r = vn_at(td, AT_FDCWD, a->path, LOOKUP_FOLLOW, &vn, NULL)) < 0)
+		return r;
+	if ((r = vfs_access(td->proc, vn, 2, false)) == 0)
+		r = truncate_vn(td->proc, vn, a->length);
+	vnode_rel(vn);
+	return r;
+}
+
+long
+sys_ftruncate(struct thread *td, const struct sys_ftruncate_args *a)
+{
+	struct file *fp = fd_get(&td->proc->fdt, a->fd);
+
+	if (a->length < 0)
+		return -EINVAL;
+	if (fp == NULL)
+		return -EBADF;
+	if (fp->vn == NULL || !file_writable(fp))
+		return -EINVAL;
+	return truncate_vn(td->proc, fp->vn, a->length);
+}
+
+long
+sys_fallocate(struct thread *td, const struct sys_fallocate_args *a)
+{
+	struct file *fp = fd_get(&td->proc->fdt, a->fd);
+	struct vattr va;
+	int r;
+
+	if (fp == NULL || !file_writable(fp))
+		return -EBADF;
+	if (a->off < 0 || a->len <= 0)
+		return -EINVAL;
+	if (fp->vn == NULL || fp->vn->type != VREG)
+		return fp->vn != NULL && fp->vn->type == VDIR ? -EISDIR :
+		    -ENODEV;
+	/* XXX: only plain allocation: punching and collapsing need #3's
+	 * page cache. */
+	if (a->mode != 0)
+		return -EOPNOTSUPP;
+	if ((r = fp->vn->ops->getattr(fp->vn, &va)) < 0)
+		return r;
+	if ((uint64_t)(a->off + a->len) <= va.size)
+		return 0;
+	return truncate_vn(td->proc, fp->vn, a->off + a->len);
+}
+
+/* Everything is in memory or written through: there is nothing to sync. */
+long
+sys_fsync(struct thread *td, const struct sys_fsync_args *a)
+{
+	return fd_get(&td->proc->fdt, a->fd) == NULL ? -EBADF : 0;
+}
+
+long
+sys_fdatasync(struct thread *td, const struct sys_fdatasync_args *a)
+{
+	return fd_get(&td->proc->fdt, a->fd) == NULL ? -EBADF : 0;
+}
+
+long
+sys_syncfs(struct thread *td, const struct sys_syncfs_args *a)
+{
+	return fd_get(&td->proc->fdt, a->fd) == NULL ? -EBADF : 0;
+}
+
+long
+sys_sync(struct thread *td, const struct sys_sync_args *a)
+{
+	return 0;
+}

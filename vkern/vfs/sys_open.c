@@ -1,0 +1,351 @@
+/*
+ * Opening and descriptors: open, openat, openat2, creat, close,
+ * close_range, dup, dup2, dup3, fcntl, flock.
+ *
+ * open checks what Linux's do_sys_open() and may_open() check, in their
+ * order, so each bad call gets the errno Linux gives: the flags, then the
+ * lookup, then O_EXCL/O_DIRECTORY/EISDIR, then permissions and EROFS.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/close_range.h>
+#include <linux/openat2.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+
+#include "vkern/kern/kern.h"
+#include "vkern/kern/proc.h"
+#include "vkern/kern/syscall_gen.h"
+#include "vkern/vfs/file.h"
+#include "vkern/vfs/namei.h"
+#include "vkern/vfs/vfs.h"
+#include "vkern/vm/copyio.h"
+
+/* The flags an open file keeps, and those F_SETFL may change. */
+#define FILE_FLAGS (O_ACCMODE | O_APPEND | O_NONBLOCK | O_DIRECT | \
+    O_NOATIME | O_ASYNC | O_SYNC | O_DSYNC | O_PATH | O_LARGEFILE)
+#define SETFL_FLAGS (O_APPEND | O_NONBLOCK | O_DIRECT | O_NOATIME | O_ASYNC)
+#define OPEN_VALID (FILE_FLAGS | O_CREAT | O_EXCL | O_NOCTTY | O_TRUNC | \
+    O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC | __O_TMPFILE)
+
+int
+proc_nofile(struct proc *p)
+{
+	return (int)VK_MIN(p->rlim[RLIMIT_NOFILE].cur, (uint64_t)1 << 20);
+}
+
+/* Create the last component of nd as a regular file. */
+static int
+open_create(struct proc *p, struct nameidata *nd, uint32_t mode)
+{
+	int r;
+
+	if (nd->trailing_slash)
+		return -EISDIR;
+	if (nd->dvp->mount != NULL && nd->dvp->mount->rdonly)
+		return -EROFS;
+	if ((r = vfs_access(p, nd->dvp, 3, false)) < 0)
+		return r;
+	if (nd->dvp->ops->create == NULL)
+		return -EACCES;
+	return nd->dvp->ops->create(nd->dvp, nd->last, S_IFREG |
+	    (mode & ~p->umask & 07777), 0, NULL, p->cred.fsuid,
+	    p->cred.fsgid, &nd->vp);
+}
+
+/* may_open(): what the file's type, mode and mount allow. */
+static int
+open_check(struct proc *p, struct vnode *vn, unsigned flags)
+{
+	unsigned acc = flags & O_ACCMODE;
+	int want = 0, r;
+
+	if (vn->type == VLNK)
+		return (flags & O_PATH) ? 0 : -ELOOP;
+	if ((flags & O_DIRECTORY) && vn->type != VDIR)
+		return -ENOTDIR;
+	if (flags & O_PATH)
+		return 0;
+	if (vn->type == VDIR && (acc != O_RDONLY || (flags & O_TRUNC) ||
+	    (flags & O_CREAT)))
+		return -EISDIR;
+	if (vn->type == VSOCK)
+		return -ENXIO;
+	if (acc != O_WRONLY)
+		want |= 4;
+	if (acc != O_RDONLY || (flags & O_TRUNC))
+		want |= 2;
+	if ((r = vfs_access(p, vn, want, false)) < 0)
+		return r;
+	if ((want & 2) && vn->mount != NULL && vn->mount->rdonly &&
+	    (vn->type == VREG || vn->type == VDIR))
+		return -EROFS;
+	/* XXX: FIFOs block at open until a peer comes: with pipes (#4). */
+	if (vn->type == VFIFO)
+		return -ENXIO;
+	return 0;
+}
+
+static int
+open_truncate(struct vnode *vn, unsigned flags)
+{
+	struct vattr va = { .size = 0 };
+
+	if (!(flags & O_TRUNC) || vn->type != VREG ||
+	    (flags & O_ACCMODE) == O_RDONLY)
+		return 0;
+	return vn->ops->setattr(vn, &va, VA_SIZE);
+}
+
+long
+kern_openat(struct proc *p, int dirfd, const char *path, unsigned flags,
+    uint32_t mode)
+{
+	struct nameidata nd;
+	unsigned lf = LOOKUP_FOLLOW;
+	struct file *fp;
+	int r;
+
+	if (flags & __O_TMPFILE)
+		return -EOPNOTSUPP;
+	if ((flags & O_NOFOLLOW) || ((flags & O_CREAT) && (flags & O_EXCL)))
+		lf = 0;
+	if (flags & O_CREAT)
+		lf |= LOOKUP_PARENT;
+	if ((r = vfs_lookup(p, dirfd, path, lf, &nd)) < 0)
+		return r;
+	if ((flags & O_CREAT) && nd.vp == NULL)
+		r = open_create(p, &nd, mode);
+	else if ((flags & O_CREAT) && (flags & O_EXCL))
+		r = -EEXIST;
+	if (r == 0)
+		r = open_check(p, nd.vp, flags);
+	if (r == 0 && !(flags & O_PATH) && nd.vp->ops->open == NULL)
+		r = open_truncate(nd.vp, flags);
+	if (r < 0) {
+		nd_release(&nd);
+		return r;
+	}
+	fp = file_alloc(&vn_fileops, nd.vp, flags & FILE_FLAGS, nd.path);
+	nd.vp = NULL;
+	nd_release(&nd);
+	if (!(flags & O_PATH) && fp->vn->ops->open != NULL &&
+	    (r = fp->vn->ops->open(fp->vn, fp)) < 0) {
+		file_rel(fp);
+		return r;
+	}
+	return fd_alloc(&p->fdt, fp, 0, proc_nofile(p), flags & O_CLOEXEC);
+}
+
+static long
+open_user(struct thread *td, int dirfd, uaddr_t upath, uint64_t flags,
+    uint32_t mode)
+{
+	char path[VK_PATH_MAX];
+	long n;
+
+	if ((n = copyinstr(td, upath, path, sizeof(path))) < 0)
+		return n;
+	/* Unknown bits are ignored by open(2), as Linux does. */
+	return kern_openat(td->proc, dirfd, path, (unsigned)flags & OPEN_VALID,
+	    mode);
+}
+
+long
+sys_open(struct thread *td, const struct sys_open_args *a)
+{
+	return open_user(td, AT_FDCWD, a->path, a->flags, a->mode);
+}
+
+long
+sys_openat(struct thread *td, const struct sys_openat_args *a)
+{
+	return open_user(td, a->dirfd, a->path, a->flags, a->mode);
+}
+
+long
+sys_creat(struct thread *td, const struct sys_creat_args *a)
+{
+	return open_user(td, AT_FDCWD, a->path, O_CREAT | O_WRONLY | O_TRUNC,
+	    a->mode);
+}
+
+long
+sys_openat2(struct thread *td, const struct sys_openat2_args *a)
+{
+	struct open_how how;
+	uint8_t extra[64];
+	int r;
+
+	if (a->size < sizeof(how) || a->size > 4096)
+		return a->size < sizeof(how) ? -EINVAL : -E2BIG;
+	if ((r = copyin(td, a->how, &how, sizeof(how))) < 0)
+		return r;
+	/* A larger struct is fine if what we do not know is zero. */
+	for (size_t off = sizeof(how); off < a->size; off += sizeof(extra)) {
+		size_t n = VK_MIN(sizeof(extra), a->size - off);
+
+		if ((r = copyin(td, UADDR(a->how.va + off), extra, n)) < 0)
+			return r;
+		for (size_t i = 0; i < n; i++)
+			if (extra[i] != 0)
+				return -E2BIG;
+	}
+	if ((how.flags & ~(uint64_t)OPEN_VALID) || how.mode & ~07777ULL)
+		return -EINVAL;
+	if (how.mode != 0 && !(how.flags & (O_CREAT | __O_TMPFILE)))
+		return -EINVAL;
+	/* XXX: RESOLVE_* restrictions are not applied yet. */
+	if (how.resolve != 0)
+		return -EINVAL;
+	return open_user(td, a->dirfd, a->path, how.flags, (uint32_t)how.mode);
+}
+
+long
+sys_close(struct thread *td, const struct sys_close_args *a)
+{
+	return fd_close(&td->proc->fdt, a->fd);
+}
+
+long
+sys_close_range(struct thread *td, const struct sys_close_range_args *a)
+{
+	struct fdtable *t = &td->proc->fdt;
+
+	if (a->flags & ~(unsigned)(CLOSE_RANGE_UNSHARE | CLOSE_RANGE_CLOEXEC))
+		return -EINVAL;
+	if (a->first > a->last)
+		return -EINVAL;
+	for (unsigned fd = a->first; fd <= a->last && (int)fd < t->n; fd++) {
+		if (t->files[fd] == NULL)
+			continue;
+		if (a->flags & CLOSE_RANGE_CLOEXEC)
+			t->cloexec[fd] = 1;
+		else
+			fd_close(t, (int)fd);
+	}
+	return 0;
+}
+
+static long
+kern_dup(struct proc *p, int oldfd, int newfd, int minfd, bool cloexec)
+{
+	struct file *fp = fd_get(&p->fdt, oldfd);
+
+	if (fp == NULL)
+		return -EBADF;
+	file_ref(fp);
+	if (newfd < 0)
+		return fd_alloc(&p->fdt, fp, minfd, proc_nofile(p), cloexec);
+	return fd_install(&p->fdt, newfd, fp, cloexec, proc_nofile(p));
+}
+
+long
+sys_dup(struct thread *td, const struct sys_dup_args *a)
+{
+	return kern_dup(td->proc, a->fd, -1, 0, false);
+}
+
+long
+sys_dup2(struct thread *td, const struct sys_dup2_args *a)
+{
+	if (fd_get(&td->proc->fdt, a->oldfd) == NULL)
+		return -EBADF;
+	if (a->oldfd == a->newfd)
+		return a->newfd;
+	return kern_dup(td->proc, a->oldfd, a->newfd, 0, false);
+}
+
+long
+sys_dup3(struct thread *td, const struct sys_dup3_args *a)
+{
+	if (a->flags & ~(unsigned)O_CLOEXEC)
+		return -EINVAL;
+	if (a->oldfd == a->newfd)
+		return -EINVAL;
+	return kern_dup(td->proc, a->oldfd, a->newfd, 0, a->flags != 0);
+}
+
+/*
+ * Record locks.  XXX: with one process no lock can conflict with another
+ * owner's, so setting always succeeds and F_GETLK finds none; real lock
+ * tables come with fork (#4).
+ */
+static long
+fcntl_lock(struct thread *td, struct file *fp, int cmd, uaddr_t uarg)
+{
+	struct flock fl;
+	int r;
+
+	if ((r = copyin(td, uarg, &fl, sizeof(fl))) < 0)
+		return r;
+	if (fl.l_type != F_RDLCK && fl.l_type != F_WRLCK &&
+	    fl.l_type != F_UNLCK)
+		return -EINVAL;
+	if (fl.l_whence != SEEK_SET && fl.l_whence != SEEK_CUR &&
+	    fl.l_whence != SEEK_END)
+		return -EINVAL;
+	if ((cmd == F_OFD_GETLK || cmd == F_OFD_SETLK || cmd == F_OFD_SETLKW)
+	    && fl.l_pid != 0)
+		return -EINVAL;
+	if (fl.l_type == F_RDLCK && !file_readable(fp) && cmd != F_GETLK &&
+	    cmd != F_OFD_GETLK)
+		return -EBADF;
+	if (fl.l_type == F_WRLCK && !file_writable(fp) && cmd != F_GETLK &&
+	    cmd != F_OFD_GETLK)
+		return -EBADF;
+	if (cmd == F_GETLK || cmd == F_OFD_GETLK) {
+		fl.l_type = F_UNLCK;
+		return copyout(td, &fl, uarg, sizeof(fl));
+	}
+	return 0;
+}
+
+long
+sys_fcntl(struct thread *td, const struct sys_fcntl_args *a)
+{
+	struct proc *p = td->proc;
+	struct file *fp = fd_get(&p->fdt, a->fd);
+
+	if (fp == NULL)
+		return -EBADF;
+	switch (a->cmd) {
+	case F_DUPFD:
+	case F_DUPFD_CLOEXEC:
+		if (a->arg >= (uint64_t)proc_nofile(p))
+			return -EINVAL;
+		return kern_dup(p, a->fd, -1, (int)a->arg,
+		    a->cmd == F_DUPFD_CLOEXEC);
+	case F_GETFD:
+		return p->fdt.cloexec[a->fd] ? FD_CLOEXEC : 0;
+	case F_SETFD:
+		p->fdt.cloexec[a->fd] = (a->arg & FD_CLOEXEC) != 0;
+		return 0;
+	case F_GETFL:
+		return fp->flags;
+	case F_SETFL:
+		fp->flags = (fp->flags & ~(unsigned)SETFL_FLAGS) |
+		    ((unsigned)a->arg & SETFL_FLAGS);
+		return 0;
+	case F_GETLK: case F_SETLK: case F_SETLKW:
+	case F_OFD_GETLK: case F_OFD_SETLK: case F_OFD_SETLKW:
+		return fcntl_lock(td, fp, a->cmd, UADDR(a->arg));
+	}
+	/* XXX: pipe sizes, seals, leases and signals come with #4. */
+	return -EINVAL;
+}
+
+long
+sys_flock(struct thread *td, const struct sys_flock_args *a)
+{
+	int op = a->op & ~LOCK_NB;
+
+	if (fd_get(&td->proc->fdt, a->fd) == NULL)
+		return -EBADF;
+	if (op != LOCK_SH && op != LOCK_EX && op != LOCK_UN)
+		return -EINVAL;
+	/* XXX: as fcntl locks: nothing to conflict with before #4. */
+	return 0;
+}

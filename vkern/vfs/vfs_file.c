@@ -1,0 +1,214 @@
+/*
+ * Open files and fd tables.
+ *
+ * The table is a plain array grown on demand, so the lowest free fd (which
+ * POSIX requires open() and dup() to return) is a scan from minfd.  Files
+ * on vnodes read and write through the vnode's ops; O_APPEND moves the
+ * offset to the end before each write, as Linux does for one writer.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "vkern/vfs/file.h"
+#include "vkern/vfs/vfs.h"
+#include "vkern/vk.h"
+
+struct file *
+file_alloc(const struct file_ops *ops, struct vnode *vn, unsigned flags,
+    const char *path)
+{
+	struct file *fp = vk_xcalloc(1, sizeof(*fp));
+
+	fp->refs = 1;
+	fp->ops = ops;
+	fp->vn = vn;
+	fp->flags = flags;
+	fp->path = strdup(path != NULL ? path : "");
+	fp->console_fd = -1;
+	fp->seekable = vn != NULL && vn->type != VFIFO && vn->type != VSOCK;
+	return fp;
+}
+
+void
+file_ref(struct file *fp)
+{
+	VK_ASSERT(fp->refs > 0);
+	fp->refs++;
+}
+
+void
+file_rel(struct file *fp)
+{
+	VK_ASSERT(fp->refs > 0);
+	if (--fp->refs > 0)
+		return;
+	if (fp->ops->close != NULL)
+		fp->ops->close(fp);
+	if (fp->vn != NULL)
+		vnode_rel(fp->vn);
+	free(fp->path);
+	free(fp);
+}
+
+bool
+file_readable(const struct file *fp)
+{
+	return (fp->flags & O_ACCMODE) != O_WRONLY && !(fp->flags & O_PATH);
+}
+
+bool
+file_writable(const struct file *fp)
+{
+	return (fp->flags & O_ACCMODE) != O_RDONLY && !(fp->flags & O_PATH);
+}
+
+/* --- files on vnodes --- */
+
+static long
+vn_file_read(struct file *fp, void *buf, size_t len, uint64_t *offp)
+{
+	long r;
+
+	if (fp->vn->type == VDIR)
+		return -EISDIR;
+	if (fp->vn->ops->read == NULL)
+		return -EINVAL;
+	r = fp->vn->ops->read(fp->vn, buf, len, *offp);
+	if (r > 0)
+		*offp += (uint64_t)r;
+	return r;
+}
+
+static long
+vn_file_write(struct file *fp, const void *buf, size_t len, uint64_t *offp)
+{
+	struct vattr va;
+	long r;
+
+	if (fp->vn->ops->write == NULL)
+		return -EINVAL;
+	if ((fp->flags & O_APPEND) && offp == &fp->off) {
+		if ((r = fp->vn->ops->getattr(fp->vn, &va)) < 0)
+			return r;
+		*offp = va.size;
+	}
+	r = fp->vn->ops->write(fp->vn, buf, len, *offp);
+	if (r > 0)
+		*offp += (uint64_t)r;
+	return r;
+}
+
+static int
+vn_file_stat(struct file *fp, struct vattr *va)
+{
+	return fp->vn->ops->getattr(fp->vn, va);
+}
+
+const struct file_ops vn_fileops = {
+	.read = vn_file_read,
+	.write = vn_file_write,
+	.stat = vn_file_stat,
+};
+
+/* --- fd tables --- */
+
+static void
+fd_grow(struct fdtable *t, int want)
+{
+	int n = t->n ? t->n : 16;
+
+	while (n <= want)
+		n *= 2;
+	t->files = vk_xrealloc(t->files, (size_t)n * sizeof(*t->files));
+	t->cloexec = vk_xrealloc(t->cloexec, (size_t)n);
+	memset(&t->files[t->n], 0, (size_t)(n - t->n) * sizeof(*t->files));
+	memset(&t->cloexec[t->n], 0, (size_t)(n - t->n));
+	t->n = n;
+}
+
+int
+fd_alloc(struct fdtable *t, struct file *fp, int minfd, int limit,
+    bool cloexec)
+{
+	int fd;
+
+	if (minfd < 0 || minfd >= limit) {
+		file_rel(fp);
+		return minfd < 0 ? -EINVAL : -EMFILE;
+	}
+	for (fd = minfd; fd < t->n && t->files[fd] != NULL; fd++)
+		;
+	if (fd >= limit) {
+		file_rel(fp);
+		return -EMFILE;
+	}
+	if (fd >= t->n)
+		fd_grow(t, fd);
+	t->files[fd] = fp;
+	t->cloexec[fd] = cloexec;
+	return fd;
+}
+
+int
+fd_install(struct fdtable *t, int fd, struct file *fp, bool cloexec,
+    int limit)
+{
+	struct file *old;
+
+	if (fd < 0 || fd >= limit) {
+		file_rel(fp);
+		return -EBADF;
+	}
+	if (fd >= t->n)
+		fd_grow(t, fd);
+	old = t->files[fd];
+	t->files[fd] = fp;
+	t->cloexec[fd] = cloexec;
+	if (old != NULL)
+		file_rel(old);
+	return fd;
+}
+
+struct file *
+fd_get(struct fdtable *t, int fd)
+{
+	if (fd < 0 || fd >= t->n)
+		return NULL;
+	return t->files[fd];
+}
+
+int
+fd_close(struct fdtable *t, int fd)
+{
+	struct file *fp = fd_get(t, fd);
+
+	if (fp == NULL)
+		return -EBADF;
+	t->files[fd] = NULL;
+	t->cloexec[fd] = 0;
+	file_rel(fp);
+	return 0;
+}
+
+void
+fd_close_all(struct fdtable *t)
+{
+	for (int fd = 0; fd < t->n; fd++)
+		if (t->files[fd] != NULL)
+			fd_close(t, fd);
+	free(t->files);
+	free(t->cloexec);
+	t->files = NULL;
+	t->cloexec = NULL;
+	t->n = 0;
+}
+
+void
+fd_close_on_exec(struct fdtable *t)
+{
+	for (int fd = 0; fd < t->n; fd++)
+		if (t->files[fd] != NULL && t->cloexec[fd])
+			fd_close(t, fd);
+}

@@ -1,0 +1,324 @@
+/*
+ * Path lookup: see namei.h.
+ *
+ * The walk keeps the rest of the path in a buffer; a symlink's target is
+ * spliced in front of it and the walk goes on from the link's directory
+ * (or from the root, for an absolute target), so that links resolve
+ * inside the guest's root whatever they say.  Host symlinks are never
+ * followed by the host: hostfs returns them as links and they come here.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "vkern/kern/proc.h"
+#include "vkern/vfs/file.h"
+#include "vkern/vfs/namei.h"
+#include "vkern/vfs/vfs.h"
+
+struct walk {
+	struct proc *p;
+	struct nameidata *nd;
+	struct vnode *cur;       /* referenced */
+	char rest[2 * VK_PATH_MAX];
+	size_t pos;
+	int links;
+	unsigned flags;
+};
+
+static void
+canon_push(char *path, const char *name)
+{
+	size_t n = strlen(path);
+
+	if (n + 1 + strlen(name) >= VK_PATH_MAX)
+		return;
+	if (n > 1)
+		path[n++] = '/';
+	strcpy(path + n, name);
+}
+
+static void
+canon_pop(char *path)
+{
+	char *s = strrchr(path, '/');
+
+	if (s == NULL || s == path)
+		strcpy(path, "/");
+	else
+		*s = '\0';
+}
+
+static void
+walk_set(struct walk *w, struct vnode *vn)
+{
+	struct vnode *old = w->cur;
+
+	w->cur = vn;
+	if (old != NULL)
+		vnode_rel(old);
+}
+
+static int
+walk_start(struct walk *w, int dirfd, const char *path)
+{
+	struct proc *p = w->p;
+	struct file *fp;
+
+	if (path[0] == '/') {
+		vnode_ref(p->root);
+		walk_set(w, p->root);
+		strcpy(w->nd->path, "/");
+		return 0;
+	}
+	if (dirfd == AT_FDCWD) {
+		vnode_ref(p->cwd);
+		walk_set(w, p->cwd);
+		snprintf(w->nd->path, VK_PATH_MAX, "%s", p->cwd_path);
+		return 0;
+	}
+	if ((fp = fd_get(&p->fdt, dirfd)) == NULL)
+		return -EBADF;
+	if (fp->vn == NULL || (path[0] != '\0' && fp->vn->type != VDIR))
+		return -ENOTDIR;
+	vnode_ref(fp->vn);
+	walk_set(w, fp->vn);
+	snprintf(w->nd->path, VK_PATH_MAX, "%s", fp->path);
+	return 0;
+}
+
+/* The next component into name; false at the end of the path. */
+static bool
+walk_next(struct walk *w, char *name, size_t *lenp, bool *lastp)
+{
+	size_t s, e;
+
+	while (w->rest[w->pos] == '/')
+		w->pos++;
+	if (w->rest[w->pos] == '\0')
+		return false;
+	s = w->pos;
+	for (e = s; w->rest[e] != '\0' && w->rest[e] != '/'; e++)
+		;
+	*lenp = e - s;
+	if (*lenp <= VK_NAME_MAX) {
+		memcpy(name, w->rest + s, *lenp);
+		name[*lenp] = '\0';
+	}
+	w->pos = e;
+	while (w->rest[e] == '/')
+		e++;
+	*lastp = w->rest[e] == '\0';
+	return true;
+}
+
+/* Step to the parent of the current directory, crossing mounts down. */
+static int
+walk_dotdot(struct walk *w)
+{
+	struct vnode *next;
+	int r;
+
+	for (;;) {
+		if (w->cur == w->p->root)
+			return 0;
+		if (w->cur->mount == NULL || w->cur != w->cur->mount->root ||
+		    w->cur->mount->covered == NULL)
+			break;
+		vnode_ref(w->cur->mount->covered);
+		walk_set(w, w->cur->mount->covered);
+	}
+	if (w->cur->mount != NULL && w->cur == w->cur->mount->root)
+		return 0;	/* the root of everything */
+	if ((r = w->cur->ops->lookup(w->cur, "..", &next)) < 0)
+		return r;
+	walk_set(w, next);
+	canon_pop(w->nd->path);
+	return 0;
+}
+
+/* Splice the target of symlink vn in front of the rest of the path. */
+static int
+walk_symlink(struct walk *w, struct vnode *vn)
+{
+	char target[VK_PATH_MAX];
+	size_t restlen = strlen(w->rest + w->pos);
+	long n;
+
+	if (++w->links > VK_MAXSYMLINKS)
+		return -ELOOP;
+	n = vn->ops->readlink(vn, target, sizeof(target) - 1);
+	if (n < 0)
+		return (int)n;
+	if (n == 0)
+		return -ENOENT;
+	target[n] = '\0';
+	if ((size_t)n + 1 + restlen >= sizeof(w->rest))
+		return -ENAMETOOLONG;
+	memmove(w->rest + n + 1, w->rest + w->pos, restlen + 1);
+	memcpy(w->rest, target, (size_t)n);
+	w->rest[n] = '/';
+	w->pos = 0;
+	if (target[0] == '/') {
+		vnode_ref(w->p->root);
+		walk_set(w, w->p->root);
+		strcpy(w->nd->path, "/");
+	}
+	return 0;
+}
+
+static void
+cross_mounts(struct vnode **vpp)
+{
+	while ((*vpp)->covered_by != NULL) {
+		struct vnode *root = (*vpp)->covered_by->root;
+
+		vnode_ref(root);
+		vnode_rel(*vpp);
+		*vpp = root;
+	}
+}
+
+/* Look up one name in the current directory; handles the last step. */
+static int
+walk_component(struct walk *w, const char *name, bool last, bool *donep)
+{
+	struct nameidata *nd = w->nd;
+	struct vnode *next = NULL;
+	int r;
+
+	if (w->cur->type != VDIR)
+		return -ENOTDIR;
+	if ((r = vfs_access(w->p, w->cur, 1, false)) < 0)
+		return r;
+	if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0) {
+		if (name[1] == '.' && (r = walk_dotdot(w)) < 0)
+			return r;
+		if (last && (w->flags & LOOKUP_PARENT)) {
+			/* mkdir("a/.."), rmdir("."): the caller decides. */
+			vnode_ref(w->cur);
+			nd->dvp = w->cur;
+			nd->vp = w->cur;
+			w->cur = NULL;
+			strcpy(nd->last, name);
+			*donep = true;
+		}
+		return 0;
+	}
+	r = w->cur->ops->lookup(w->cur, name, &next);
+	if (r < 0 && !(r == -ENOENT && last && (w->flags & LOOKUP_PARENT)))
+		return r;
+	if (next != NULL)
+		cross_mounts(&next);
+	if (next != NULL && next->type == VLNK && (!last ||
+	    (w->flags & LOOKUP_FOLLOW) || nd->trailing_slash)) {
+		r = walk_symlink(w, next);
+		vnode_rel(next);
+		return r;
+	}
+	if (last && (w->flags & LOOKUP_PARENT)) {
+		nd->dvp = w->cur;
+		w->cur = NULL;
+		nd->vp = next;
+		snprintf(nd->last, sizeof(nd->last), "%s", name);
+		canon_push(nd->path, name);
+		*donep = true;
+		return 0;
+	}
+	walk_set(w, next);
+	canon_push(nd->path, name);
+	return 0;
+}
+
+static int
+walk(struct walk *w)
+{
+	char name[VK_NAME_MAX + 1];
+	bool last, done = false;
+	size_t len;
+	int r;
+
+	while (!done && walk_next(w, name, &len, &last)) {
+		if (len > VK_NAME_MAX)
+			return -ENAMETOOLONG;
+		if ((r = walk_component(w, name, last, &done)) < 0)
+			return r;
+	}
+	if (done)
+		return 0;
+	if (w->nd->trailing_slash && w->cur->type != VDIR)
+		return -ENOTDIR;
+	if (w->flags & LOOKUP_PARENT) {
+		/* The path named a directory itself ("/", "a/.."). */
+		w->nd->dvp = w->cur;
+		vnode_ref(w->cur);
+		strcpy(w->nd->last, ".");
+	}
+	w->nd->vp = w->cur;
+	w->cur = NULL;
+	return 0;
+}
+
+int
+vfs_lookup(struct proc *p, int dirfd, const char *path, unsigned flags,
+    struct nameidata *nd)
+{
+	struct walk w = { .p = p, .nd = nd, .flags = flags };
+	size_t len = strlen(path);
+	int r;
+
+	memset(nd, 0, sizeof(*nd));
+	if (p->root == NULL)
+		return -ENOENT;
+	if (len >= VK_PATH_MAX)
+		return -ENAMETOOLONG;
+	if (len == 0 && !(flags & LOOKUP_EMPTY))
+		return -ENOENT;
+	memcpy(w.rest, path, len + 1);
+	nd->trailing_slash = len > 0 && path[len - 1] == '/';
+	r = walk_start(&w, dirfd, path);
+	if (r == 0)
+		r = walk(&w);
+	if (w.cur != NULL)
+		vnode_rel(w.cur);
+	if (r < 0)
+		nd_release(nd);
+	return r;
+}
+
+void
+nd_release(struct nameidata *nd)
+{
+	if (nd->vp != NULL)
+		vnode_rel(nd->vp);
+	if (nd->dvp != NULL)
+		vnode_rel(nd->dvp);
+	nd->vp = nd->dvp = NULL;
+}
+
+int
+vfs_access(struct proc *p, struct vnode *vn, int want, bool real_ids)
+{
+	uint32_t uid = real_ids ? p->cred.uid : p->cred.fsuid;
+	uint32_t gid = real_ids ? p->cred.gid : p->cred.fsgid;
+	struct vattr va;
+	uint32_t bits;
+	int r;
+
+	if ((r = vn->ops->getattr(vn, &va)) < 0)
+		return r;
+	if (uid == 0) {
+		/* Root may do anything but run what nobody may run. */
+		if ((want & 1) && vn->type != VDIR && !(va.mode & 0111))
+			return -EACCES;
+		return 0;
+	}
+	if (va.uid == uid)
+		bits = (va.mode >> 6) & 7;
+	else if (va.gid == gid)
+		bits = (va.mode >> 3) & 7;
+	else
+		bits = va.mode & 7;
+	return (want & ~(int)bits) != 0 ? -EACCES : 0;
+}
