@@ -8,6 +8,7 @@
 
 struct vk_error {
 	int errnum;      /* 0 when the message says it all */
+	int exitcode;    /* the status to exit with; 0 means 1 */
 	char msg[512];
 };
 

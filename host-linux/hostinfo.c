@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/auxv.h>
 #include <sys/random.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <time.h>
@@ -28,12 +29,18 @@ static int trace_fd = 2;
 int
 hostinfo_init(struct vk_error **err)
 {
+	struct rlimit rl;
 	cpu_set_t set;
 
 	if (uname(&host_uts) < 0)
 		return vk_error_make(err, errno, "read the host's uname");
 	if (sched_getaffinity(0, sizeof(set), &set) == 0)
 		ncpus = CPU_COUNT(&set);
+	/* hostfs holds a host fd per live vnode: allow as many as we may. */
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
 	return 0;
 }
 
@@ -111,63 +118,6 @@ const char *
 plat_os_version(void)
 {
 	return host_uts.version;
-}
-
-/* --- host files, for exec --- */
-
-struct plat_hostfile {
-	int fd;
-	uint64_t size;
-};
-
-int
-plat_hostfile_open(const char *path, struct plat_hostfile **hfp)
-{
-	cleanup_close int fd = -1;
-	struct plat_hostfile *hf;
-	struct stat st;
-
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st) < 0)
-		return -errno;
-	/* As execve(2): only a regular file with an x bit for us runs. */
-	if (!S_ISREG(st.st_mode))
-		return -EACCES;
-	if (faccessat(AT_FDCWD, path, X_OK, AT_EACCESS) < 0)
-		return -errno;
-	if ((hf = malloc(sizeof(*hf))) == NULL)
-		return -ENOMEM;
-	hf->fd = steal_fd(&fd);
-	hf->size = (uint64_t)st.st_size;
-	*hfp = hf;
-	return 0;
-}
-
-long
-plat_hostfile_pread(struct plat_hostfile *hf, void *buf, size_t len,
-    uint64_t off)
-{
-	ssize_t n;
-
-	do
-		n = pread(hf->fd, buf, len, (off_t)off);
-	while (n < 0 && errno == EINTR);
-	return n < 0 ? -errno : n;
-}
-
-uint64_t
-plat_hostfile_size(const struct plat_hostfile *hf)
-{
-	return hf->size;
-}
-
-void
-plat_hostfile_close(struct plat_hostfile *hf)
-{
-	close(hf->fd);
-	free(hf);
 }
 
 /* --- output --- */

@@ -23,6 +23,7 @@
 #include "host-linux/host.h"
 #include "seccomp-policy/policy.h"
 #include "vkern/kern/kern.h"
+#include "vkern/vfs/vfs_boot.h"
 
 #define VK_VERSION "0.1.0"
 #define DEFAULT_MEM (4ULL << 30)
@@ -31,10 +32,21 @@
 
 extern char **environ;
 
+#define MAX_MOUNTS 64
+
+struct mount_opt {
+	const char *host;     /* NULL for a tmpfs */
+	char *guest;
+	bool rw;
+};
+
 struct run_opts {
 	uint64_t mem;
 	bool strace, stats;
 	const char *strace_path;
+	const char *root;
+	struct mount_opt mounts[MAX_MOUNTS];
+	int nmounts;
 	char **argv;
 };
 
@@ -57,6 +69,13 @@ usage(FILE *f)
 	    "  --stats            per-syscall counts and time at exit\n"
 	    "  --platform=ptrace  how guest code is run (ptrace is the only "
 	    "one yet)\n"
+	    "  --root DIR         the guest's / (default: the host's /, "
+	    "read-only,\n"
+	    "                     under an in-memory overlay)\n"
+	    "  --bind HOST:GUEST[:ro|:rw]  a host directory at GUEST (rw "
+	    "writes\n"
+	    "                     through to the host; default ro)\n"
+	    "  --tmpfs PATH       an empty in-memory file system at PATH\n"
 	    "\n"
 	    "policy prints the host system calls vkernel keeps after it "
 	    "locks itself\ndown.  The exit status is the guest's, or 128+N "
@@ -96,6 +115,37 @@ parse_size(const char *s, uint64_t *out)
 	return 0;
 }
 
+/* --bind HOST:GUEST[:ro|:rw] or --tmpfs PATH. */
+static void
+parse_mount(struct run_opts *o, bool bind, char *arg)
+{
+	struct mount_opt *m = &o->mounts[o->nmounts];
+	char *guest, *mode;
+
+	if (o->nmounts == MAX_MOUNTS)
+		bad_usage("too many mounts (at most %s)", "64");
+	if (!bind) {
+		if (arg[0] != '/')
+			bad_usage("--tmpfs wants an absolute path, not '%s'", arg);
+		*m = (struct mount_opt){ NULL, arg, true };
+		o->nmounts++;
+		return;
+	}
+	guest = strchr(arg, ':');
+	if (guest == NULL || guest == arg || guest[1] != '/')
+		bad_usage("--bind wants HOST:GUEST[:ro|:rw], not '%s'", arg);
+	*guest++ = '\0';
+	mode = strchr(guest, ':');
+	if (mode != NULL) {
+		*mode++ = '\0';
+		if (strcmp(mode, "ro") != 0 && strcmp(mode, "rw") != 0)
+			bad_usage("--bind mode must be ro or rw, not '%s'", mode);
+	}
+	*m = (struct mount_opt){ arg, guest, mode != NULL &&
+	    strcmp(mode, "rw") == 0 };
+	o->nmounts++;
+}
+
 static void
 parse_run(int argc, char **argv, struct run_opts *o)
 {
@@ -104,6 +154,9 @@ parse_run(int argc, char **argv, struct run_opts *o)
 		{ "strace", optional_argument, NULL, 's' },
 		{ "stats", no_argument, NULL, 'S' },
 		{ "platform", required_argument, NULL, 'p' },
+		{ "root", required_argument, NULL, 'r' },
+		{ "bind", required_argument, NULL, 'b' },
+		{ "tmpfs", required_argument, NULL, 't' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -131,6 +184,13 @@ parse_run(int argc, char **argv, struct run_opts *o)
 			if (strcmp(optarg, "ptrace") != 0)
 				bad_usage("unknown platform '%s' (there is "
 				    "only ptrace)", optarg);
+			break;
+		case 'r':
+			o->root = optarg;
+			break;
+		case 'b':
+		case 't':
+			parse_mount(o, c == 'b', optarg);
 			break;
 		case 'h':
 			usage(stdout);
@@ -162,16 +222,45 @@ print_policy(void)
 	return 0;
 }
 
+/* The guest's file tree: its root, /dev, then the mounts asked for. */
+static int
+boot_files(const struct run_opts *o, struct vk_error **err)
+{
+	const char *root = o->root != NULL ? o->root : "/";
+	int r;
+
+	if ((r = vfs_boot_root(root, true)) < 0)
+		return vk_error_make(err, -r, "--root %s", root);
+	if ((r = vfs_boot_std()) < 0)
+		return vk_error_make(err, -r, "mount /dev");
+	for (int i = 0; i < o->nmounts; i++) {
+		const struct mount_opt *m = &o->mounts[i];
+
+		if (m->host == NULL)
+			r = vfs_boot_tmpfs(m->guest);
+		else
+			r = vfs_boot_bind(m->host, m->guest, m->rw);
+		if (r < 0 && m->host != NULL)
+			return vk_error_make(err, -r, "--bind %s:%s", m->host,
+			    m->guest);
+		if (r < 0)
+			return vk_error_make(err, -r, "--tmpfs %s", m->guest);
+	}
+	return 0;
+}
+
 /* Everything that needs the host's full powers, then the lock-down. */
 static int
 boot(const struct run_opts *o, struct vk_error **err)
 {
+	char cwd[4096];
 	struct kern_config cfg = {
 		.mem = o->mem,
 		.strace = o->strace,
 		.stats = o->stats,
 		.uid = getuid(),
 		.gid = getgid(),
+		.cwd = getcwd(cwd, sizeof(cwd)),
 	};
 	const char *why;
 	int r;
@@ -184,11 +273,17 @@ boot(const struct run_opts *o, struct vk_error **err)
 		return r;
 	signal(SIGPIPE, SIG_IGN);
 	kern_init(&cfg);
+	if ((r = boot_files(o, err)) < 0)
+		return r;
 	if ((r = kern_start(o->argv[0], o->argv, environ, &why)) < 0) {
+		/* As a shell: 127 for a missing program, 126 for the rest. */
 		if (why != NULL)
-			return vk_error_make(err, 0, "cannot run '%s': %s",
+			vk_error_make(err, 0, "cannot run '%s': %s",
 			    o->argv[0], why);
-		return vk_error_make(err, -r, "cannot run '%s'", o->argv[0]);
+		else
+			vk_error_make(err, -r, "cannot run '%s'", o->argv[0]);
+		(*err)->exitcode = r == -ENOENT ? 127 : 126;
+		return r;
 	}
 	return lockdown_install(err);
 }
@@ -218,9 +313,7 @@ run(int argc, char **argv)
 
 	parse_run(argc, argv, &o);
 	if ((r = boot(&o, &err)) < 0) {
-		int status = err->errnum == ENOENT ? 127 :
-		    (err->errnum == EACCES || err->errnum == 0 ||
-		    err->errnum == ENOEXEC) ? 126 : 1;
+		int status = err->exitcode != 0 ? err->exitcode : 1;
 
 		vk_error_print(err);
 		return status;

@@ -2,13 +2,17 @@
  * The allow-list.  Keep it short: every entry is host attack surface that
  * a guest which took over the vkernel could reach.  Files are opened,
  * stubs forked and the RAM file created before the lock-down, so open,
- * fork, execve and memfd_create are not here.
+ * fork, execve and memfd_create are not here.  The one open after it is
+ * hostfs's openat2 of one name beneath a directory opened at start-up.
  */
 #include <fcntl.h>
 #include <linux/falloc.h>
+#include <linux/openat2.h>
 #include <signal.h>
+#include <stdio.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 
 #include "seccomp-policy/policy.h"
 
@@ -27,10 +31,12 @@ const struct policy_rule policy_rules[] = {
 	{ "read", POLICY_ANY, 0, 0,
 	    "the console's input, and the SIGCHLD signalfd" },
 	{ "pread64", POLICY_ANY, 0, 0,
-	    "the guest's positioned reads of a console fd" },
+	    "the guest's positioned reads of a console fd; hostfs file reads" },
 	{ "pwrite64", POLICY_ANY, 0, 0,
-	    "the guest's positioned writes of a console fd" },
-	{ "lseek", POLICY_ANY, 0, 0, "the guest's seeks on a console fd" },
+	    "the guest's positioned writes of a console fd; hostfs writes" },
+	{ "lseek", POLICY_ANY, 0, 0,
+	    "the guest's seeks on a console fd; hostfs readdir resumes at a "
+	    "cookie" },
 	{ "fcntl", POLICY_EQ, 1, F_GETFL,
 	    "the guest's F_GETFL of a console fd" },
 	/* Guest memory. */
@@ -49,7 +55,44 @@ const struct policy_rule policy_rules[] = {
 	{ "ioctl", POLICY_EQ, 1, TIOCGWINSZ,
 	    "the console's window size for the guest" },
 	{ "close", POLICY_ANY, 0, 0,
-	    "close the file an exec read its image from" },
+	    "close the file an exec read its image from, and hostfs files" },
+	/*
+	 * hostfs: host files beneath the directories opened at start-up,
+	 * each reached by one name at a time, never through a symlink.
+	 * "Self" flags (AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) pin a call to
+	 * the fd itself or to one name, never a symlink's target.
+	 */
+	{ "openat2", POLICY_EQ, 3, sizeof(struct open_how),
+	    "hostfs: open one name beneath a host directory (RESOLVE_BENEATH, "
+	    "no symlinks), the only open allowed; its flags are in memory "
+	    "the filter cannot read, so only the struct size is pinned" },
+	{ "statx", POLICY_EQ, 2, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW,
+	    "hostfs: stat a host file by its fd or one name, not following it" },
+	{ "getdents64", POLICY_ANY, 0, 0, "hostfs: list a host directory" },
+	{ "readlinkat", POLICY_ANY, 0, 0,
+	    "hostfs: read a host symlink through its own O_PATH fd" },
+	/* hostfs, changes: only read-write binds make them. */
+	{ "mkdirat", POLICY_ANY, 0, 0, "hostfs: make a directory" },
+	{ "mknodat", POLICY_MASK0, 2, S_IFCHR,
+	    "hostfs: make a FIFO or a socket; never a device (S_IFCHR and "
+	    "S_IFBLK both have this bit)" },
+	{ "symlinkat", POLICY_ANY, 0, 0, "hostfs: make a symlink" },
+	{ "unlinkat", POLICY_ANY, 0, 0, "hostfs: unlink and rmdir one name" },
+	{ "renameat2", POLICY_MASK0, 4,
+	    (uint32_t)~(RENAME_NOREPLACE | RENAME_EXCHANGE),
+	    "hostfs: rename(2) and renameat2(2); never RENAME_WHITEOUT" },
+	{ "linkat", POLICY_EQ, 4, 0,
+	    "hostfs: hard link one name; never AT_SYMLINK_FOLLOW" },
+	{ "fchmodat2", POLICY_EQ, 3, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW,
+	    "hostfs: chmod a host file through its own fd" },
+	{ "fchmod", POLICY_ANY, 0, 0,
+	    "hostfs: chmod on hosts before Linux 6.6 (no fchmodat2)" },
+	{ "fchownat", POLICY_EQ, 4, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW,
+	    "hostfs: chown a host file through its own fd" },
+	{ "utimensat", POLICY_EQ, 3, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW,
+	    "hostfs: set a host file's times through its own fd" },
+	{ "ftruncate", POLICY_ANY, 0, 0,
+	    "hostfs: truncate a host file open for writing" },
 	/* Time and randomness. */
 	{ "clock_gettime", POLICY_ANY, 0, 0,
 	    "the guest's clocks, when the vdso falls back to the kernel" },

@@ -185,18 +185,6 @@ int plat_ncpus(void);
 const char *plat_os_release(void);
 const char *plat_os_version(void);
 
-/*
- * --- Host files, for exec until the file system is the kernel's ---
- */
-struct plat_hostfile;
-
-/* Open an executable: -ENOENT, -EACCES (no x bit, or a directory), ... */
-int plat_hostfile_open(const char *path, struct plat_hostfile **hfp);
-long plat_hostfile_pread(struct plat_hostfile *hf, void *buf, size_t len,
-    uint64_t off);
-uint64_t plat_hostfile_size(const struct plat_hostfile *hf);
-void plat_hostfile_close(struct plat_hostfile *hf);
-
 /* Host directories for hostfs: see platform_hostfs.h. */
 #include "vkern/platform_hostfs.h"
 

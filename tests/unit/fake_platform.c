@@ -282,28 +282,34 @@ plat_os_version(void)
 	return "#1 SMP PREEMPT_DYNAMIC fake";
 }
 
-int
-plat_hostfile_open(const char *path, struct plat_hostfile **hfp)
-{
-	return -ENOENT;
-}
-
 long
-plat_hostfile_pread(struct plat_hostfile *hf, void *buf, size_t len,
-    uint64_t off)
+plat_console_pread(int fd, void *buf, size_t len, int64_t off)
 {
 	return -EBADF;
 }
 
-uint64_t
-plat_hostfile_size(const struct plat_hostfile *hf)
+long
+plat_console_pwrite(int fd, const void *buf, size_t len, int64_t off)
 {
-	return 0;
+	return -EBADF;
 }
 
-void
-plat_hostfile_close(struct plat_hostfile *hf)
+int64_t
+plat_console_lseek(int fd, int64_t off, int whence)
 {
+	return -EBADF;
+}
+
+int
+plat_console_getfl(int fd)
+{
+	return -EBADF;
+}
+
+int64_t
+plat_space_cputime(struct plat_space *sp)
+{
+	return 0;
 }
 
 void

@@ -31,7 +31,7 @@ struct image {
 static struct image im;
 
 static long
-build(const struct stack_args *sa, size_t size)
+build(struct stack_args *sa, size_t size)
 {
 	cr_assert_leq(size, BUFSZ);
 	memset(im.buf, 0xcc, sizeof(im.buf));

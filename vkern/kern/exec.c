@@ -10,6 +10,7 @@
  */
 #include <elf.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +22,8 @@
 #include "vkern/kern/proc.h"
 #include "vkern/kern/stack.h"
 #include "vkern/platform.h"
+#include "vkern/vfs/namei.h"
+#include "vkern/vfs/vfs.h"
 #include "vkern/vm/copyio.h"
 #include "vkern/vm/vm_map.h"
 
@@ -42,7 +45,7 @@ rnd_pages(uint64_t npages)
 
 /* Read [off, off + len) of the file into guest memory at va. */
 static int
-exec_read_into(struct vm_map *m, struct plat_hostfile *hf, uint64_t va,
+exec_read_into(struct vm_map *m, struct vnode *vn, uint64_t va,
     uint64_t off, uint64_t len)
 {
 	while (len > 0) {
@@ -52,7 +55,7 @@ exec_read_into(struct vm_map *m, struct plat_hostfile *hf, uint64_t va,
 
 		if (vm_map_hostptr(m, va, len, 0, &hp, &n) < 0)
 			return -EFAULT;
-		got = plat_hostfile_pread(hf, hp, n, off);
+		got = vn->ops->read(vn, hp, n, off);
 		if (got < 0)
 			return (int)got;
 		if (got == 0)
@@ -69,7 +72,7 @@ exec_read_into(struct vm_map *m, struct plat_hostfile *hf, uint64_t va,
  * page shared by two segments goes to the later one.
  */
 static int
-exec_load_segments(struct vm_map *m, struct plat_hostfile *hf,
+exec_load_segments(struct vm_map *m, struct vnode *vn,
     const struct elf_info *ei, uint64_t bias)
 {
 	uint64_t ps[ELF_MAX_LOADS], pe[ELF_MAX_LOADS];
@@ -96,7 +99,7 @@ exec_load_segments(struct vm_map *m, struct plat_hostfile *hf,
 	for (unsigned i = 0; i < ei->nseg; i++) {
 		const struct elf_seg *s = &ei->seg[i];
 
-		if ((r = exec_read_into(m, hf, s->vaddr + bias, s->off,
+		if ((r = exec_read_into(m, vn, s->vaddr + bias, s->off,
 		    s->filesz)) < 0)
 			return r;
 	}
@@ -181,19 +184,22 @@ exec_stack(struct proc *p, const struct elf_info *ei, uint64_t bias,
 	if (len < 0)
 		return (int)len;
 	*spp = top - (uint64_t)len;
+	p->arg_start = sa.arg_start;
+	p->arg_end = sa.arg_end;
+	p->env_start = sa.env_start;
+	p->env_end = sa.env_end;
 	m->mmap_base = VK_ROUND_DOWN(top - VK_MAX(size, MMAP_GAP_MIN) -
 	    rnd_pages(MMAP_RND_PAGES), VK_PAGE_SIZE);
 	return r;
 }
 
 static int
-exec_read_headers(struct plat_hostfile *hf, struct elf_info *ei,
+exec_read_headers(struct vnode *vn, uint64_t fsize, struct elf_info *ei,
     const char **whyp)
 {
-	uint64_t fsize = plat_hostfile_size(hf);
 	size_t want = (size_t)VK_MIN(fsize, (uint64_t)ELF_HEADER_READ);
 	void *hdr = vk_xmalloc(want > 0 ? want : 1);
-	long got = plat_hostfile_pread(hf, hdr, want, 0);
+	long got = vn->ops->read(vn, hdr, want, 0);
 	int r;
 
 	if (got < 0)
@@ -204,11 +210,37 @@ exec_read_headers(struct plat_hostfile *hf, struct elf_info *ei,
 	return r;
 }
 
+/*
+ * The program file, as execve(2) checks it: a regular file (EACCES
+ * otherwise) that the caller may execute.
+ */
+static int
+exec_open(struct proc *p, const char *path, struct vnode **vpp,
+    struct vattr *va)
+{
+	struct nameidata nd;
+	int r;
+
+	if ((r = vfs_lookup(p, AT_FDCWD, path, LOOKUP_FOLLOW, &nd)) < 0)
+		return r;
+	*vpp = nd.vp;
+	nd.vp = NULL;
+	nd_release(&nd);
+	if ((*vpp)->type != VREG)
+		r = -EACCES;
+	else if ((r = vfs_access(p, *vpp, 1, false)) == 0)
+		r = (*vpp)->ops->getattr(*vpp, va);
+	if (r < 0)
+		vnode_rel(*vpp);
+	return r;
+}
+
 int
 kern_exec_image(struct proc *p, const char *path, char *const argv[],
     char *const envp[], const char **whyp)
 {
-	struct plat_hostfile *hf;
+	struct vattr va;
+	struct vnode *vn;
 	struct elf_info ei;
 	uint64_t bias = 0, sp = 0, brk;
 	const char *base;
@@ -216,9 +248,9 @@ kern_exec_image(struct proc *p, const char *path, char *const argv[],
 	int r;
 
 	*whyp = NULL;
-	if ((r = plat_hostfile_open(path, &hf)) < 0)
+	if ((r = exec_open(p, path, &vn, &va)) < 0)
 		return r;
-	if ((r = exec_read_headers(hf, &ei, whyp)) < 0)
+	if ((r = exec_read_headers(vn, va.size, &ei, whyp)) < 0)
 		goto out;
 	if (ei.has_interp) {
 		/* XXX: dynamic programs need the file system (#3, #4). */
@@ -228,7 +260,7 @@ kern_exec_image(struct proc *p, const char *path, char *const argv[],
 	}
 	if (ei.type == ET_DYN)
 		bias = ELF_ET_DYN_BASE - ei.lo + rnd_pages(MMAP_RND_PAGES);
-	if ((r = exec_load_segments(&p->vm, hf, &ei, bias)) < 0 ||
+	if ((r = exec_load_segments(&p->vm, vn, &ei, bias)) < 0 ||
 	    (r = exec_stack(p, &ei, bias, path, argv, envp, &sp)) < 0)
 		goto out;
 	brk = ei.hi + bias + rnd_pages(BRK_RND_RANGE / VK_PAGE_SIZE);
@@ -244,6 +276,6 @@ kern_exec_image(struct proc *p, const char *path, char *const argv[],
 	free(p->exe);
 	p->exe = strdup(path);
 out:
-	plat_hostfile_close(hf);
+	vnode_rel(vn);
 	return r;
 }

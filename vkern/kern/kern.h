@@ -21,6 +21,7 @@ struct kern_config {
 	bool strace;           /* --strace */
 	bool stats;            /* --stats */
 	uint32_t uid, gid;     /* the guest's credentials */
+	const char *cwd;       /* pid 1's working directory, if it exists */
 };
 
 /* How the sandbox ended. */

@@ -8,6 +8,8 @@
  * gone; its wait status is the sandbox's.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -16,6 +18,8 @@
 #include "vkern/kern/kern.h"
 #include "vkern/kern/proc.h"
 #include "vkern/platform.h"
+#include "vkern/vfs/namei.h"
+#include "vkern/vfs/vfs.h"
 #include "vkern/vm/vm_ram.h"
 
 static struct kern_config config;
@@ -40,16 +44,74 @@ proc_init(void)
 	return initproc;
 }
 
+/* pid 1 starts where vkernel was started, when the guest has it. */
+static void
+start_cwd(struct proc *p)
+{
+	struct nameidata nd;
+
+	if (config.cwd == NULL || vfs_lookup(p, AT_FDCWD, config.cwd,
+	    LOOKUP_FOLLOW, &nd) < 0)
+		return;
+	if (nd.vp->type == VDIR) {
+		vnode_rel(p->cwd);
+		p->cwd = nd.vp;
+		nd.vp = NULL;
+		free(p->cwd_path);
+		p->cwd_path = strdup(nd.path);
+	}
+	nd_release(&nd);
+}
+
+/*
+ * A program name without a slash is looked for in the guest's PATH, as
+ * execvp(3) does; the first executable regular file wins.
+ */
+static void
+start_path(struct proc *p, const char *name, char *const envp[], char *out,
+    size_t size)
+{
+	const char *path = "/usr/local/bin:/usr/bin:/bin";
+	struct nameidata nd;
+
+	snprintf(out, size, "%s", name);
+	if (strchr(name, '/') != NULL || name[0] == '\0')
+		return;
+	for (size_t i = 0; envp[i] != NULL; i++)
+		if (strncmp(envp[i], "PATH=", 5) == 0)
+			path = envp[i] + 5;
+	for (const char *s = path; ; s = strchr(s, ':') + 1) {
+		size_t n = strcspn(s, ":");
+
+		snprintf(out, size, "%.*s%s%s", (int)n, s, n > 0 ? "/" : "",
+		    name);
+		if (vfs_lookup(p, AT_FDCWD, out, LOOKUP_FOLLOW, &nd) == 0) {
+			bool ok = nd.vp->type == VREG &&
+			    vfs_access(p, nd.vp, 1, false) == 0;
+
+			nd_release(&nd);
+			if (ok)
+				return;
+		}
+		if (s[n] == '\0')
+			break;
+	}
+	snprintf(out, size, "%s", name);
+}
+
 int
-kern_start(const char *path, char *const argv[], char *const envp[],
+kern_start(const char *name, char *const argv[], char *const envp[],
     const char **whyp)
 {
+	char path[VK_PATH_MAX];
 	struct proc *p;
 	int r;
 
 	*whyp = NULL;
 	if ((r = proc_create(&p)) < 0)
 		return r;
+	start_cwd(p);
+	start_path(p, name, envp, path, sizeof(path));
 	if ((r = kern_exec_image(p, path, argv, envp, whyp)) < 0) {
 		proc_exit(p, 0);
 		proc_free(p);

@@ -24,6 +24,43 @@
 #define VM_MIN_ADDR 0x10000ULL   /* Linux's default mmap_min_addr */
 
 static int nextpid = 1;
+static struct proc *allproc;
+
+struct proc *
+proc_first(void)
+{
+	return allproc;
+}
+
+struct proc *
+proc_find(int pid)
+{
+	for (struct proc *p = allproc; p != NULL; p = p->next)
+		if (p->pid == pid)
+			return p;
+	return NULL;
+}
+
+static void
+proc_link(struct proc *p)
+{
+	struct proc **pp = &allproc;
+
+	while (*pp != NULL)
+		pp = &(*pp)->next;
+	*pp = p;
+}
+
+static void
+proc_unlink(struct proc *p)
+{
+	for (struct proc **pp = &allproc; *pp != NULL; pp = &(*pp)->next) {
+		if (*pp == p) {
+			*pp = p->next;
+			return;
+		}
+	}
+}
 
 static void
 proc_default_limits(struct proc *p)
@@ -97,6 +134,7 @@ proc_create(struct proc **pp)
 		vm_map_reserve(&p->vm, info.vdso_start,
 		    VK_MIN(info.vdso_end, p->vm.max));
 	p->vdso_base = info.vdso_base;
+	proc_link(p);
 	*pp = p;
 	return 0;
 }
@@ -128,6 +166,7 @@ void
 proc_free(struct proc *p)
 {
 	VK_ASSERT(p->exiting);
+	proc_unlink(p);
 	free(p->main);
 	free(p->exe);
 	free(p->cwd_path);

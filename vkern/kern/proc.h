@@ -94,9 +94,16 @@ struct proc {
 	bool exiting;
 	int exit_status;	/* a wait(2) status */
 	char comm[16];
-	char *exe;
+	char *exe;                    /* the canonical path of the program */
 	uint64_t start_ns;
+	/* Where exec put argv's and envp's strings, for /proc/PID/cmdline. */
+	uint64_t arg_start, arg_end, env_start, env_end;
+	struct proc *next;            /* the process table */
 };
+
+/* The live processes (zombies included), in pid order. */
+struct proc *proc_first(void);
+struct proc *proc_find(int pid);
 
 /* Create process pid with one thread and its platform space. */
 int proc_create(struct proc **pp);

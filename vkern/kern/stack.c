@@ -82,8 +82,17 @@ sb_push_strings(struct sbuild *b, char *const *v, size_t n, uint64_t *va)
 	return 0;
 }
 
+/* The extent of strings pushed at va[0..n), or at top when n is 0. */
+static void
+strings_extent(char *const *v, const uint64_t *va, size_t n, uint64_t at,
+    uint64_t *startp, uint64_t *endp)
+{
+	*startp = n > 0 ? va[0] : at;
+	*endp = n > 0 ? va[n - 1] + strlen(v[n - 1]) + 1 : at;
+}
+
 static long
-stack_layout(const struct stack_args *sa, struct sbuild *b, uint64_t *argva,
+stack_layout(struct stack_args *sa, struct sbuild *b, uint64_t *argva,
     uint64_t *envva, size_t argc, size_t envc)
 {
 	static const uint64_t zero;
@@ -102,6 +111,10 @@ stack_layout(const struct stack_args *sa, struct sbuild *b, uint64_t *argva,
 	    (r = sb_push_bytes(b, sa->random, sizeof(sa->random),
 	    &random)) < 0)
 		return r;
+	strings_extent(sa->envp, envva, envc, execfn, &sa->env_start,
+	    &sa->env_end);
+	strings_extent(sa->argv, argva, argc, execfn, &sa->arg_start,
+	    &sa->arg_end);
 
 	/* argc, argv + NULL, envp + NULL, auxv + 3 of ours + AT_NULL. */
 	nwords = 1 + argc + 1 + envc + 1 + 2 * (sa->naux + 4);
@@ -138,7 +151,7 @@ stack_layout(const struct stack_args *sa, struct sbuild *b, uint64_t *argva,
 }
 
 long
-stack_build(const struct stack_args *sa, uint64_t top, uint8_t *buf,
+stack_build(struct stack_args *sa, uint64_t top, uint8_t *buf,
     size_t size)
 {
 	struct sbuild b = { .buf = buf, .size = size, .top = top };

@@ -24,6 +24,8 @@ struct stack_args {
 	uint8_t random[16];          /* AT_RANDOM */
 	struct stack_auxv aux[STACK_MAX_AUXV];   /* without AT_EXECFN, */
 	unsigned naux;               /* AT_RANDOM, AT_PLATFORM, AT_NULL */
+	/* Out: where the argument and environment strings went. */
+	uint64_t arg_start, arg_end, env_start, env_end;
 };
 
 /*
@@ -31,7 +33,7 @@ struct stack_args {
  * size bytes.  Returns the image's size in bytes (the new stack pointer is
  * top minus that, 16-byte aligned), or -E2BIG when it does not fit.
  */
-long stack_build(const struct stack_args *sa, uint64_t top, uint8_t *buf,
+long stack_build(struct stack_args *sa, uint64_t top, uint8_t *buf,
     size_t size);
 
 /* The bytes the argument and environment strings need, with pointers. */

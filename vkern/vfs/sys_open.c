@@ -108,7 +108,8 @@ kern_openat(struct proc *p, int dirfd, const char *path, unsigned flags,
 	struct file *fp;
 	int r;
 
-	if (flags & __O_TMPFILE)
+	/* glibc's __O_TMPFILE includes O_DIRECTORY: test both bits. */
+	if ((flags & __O_TMPFILE) == __O_TMPFILE)
 		return -EOPNOTSUPP;
 	if ((flags & O_NOFOLLOW) || ((flags & O_CREAT) && (flags & O_EXCL)))
 		lf = 0;

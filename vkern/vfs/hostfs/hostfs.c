@@ -1,0 +1,645 @@
+/*
+ * hostfs: vnodes over the host objects of platform_hostfs.h.
+ *
+ * Identity.  Each mount keeps a table of its live vnodes keyed by the
+ * host's (st_dev, st_ino), so that looking a file up again, by any name,
+ * gives the same vnode (hard links share one).  The table holds no
+ * reference: a vnode leaves it when its last reference goes.  While it is
+ * there its host fd pins the inode, so the number cannot be reused.
+ *
+ * Names.  Every vnode but the root holds a reference to the directory it
+ * was found in, and its name there.  That answers "..": from hostfs's own
+ * record and never from the host's, so a directory moved out of the tree
+ * on the host does not take the guest out with it.  It also lets a
+ * regular file be reopened by name for I/O, which an O_PATH fd cannot be
+ * after the lock-down.  Renames and removals made through hostfs keep the
+ * record true; those made on the host behind its back make it stale,
+ * which costs an -ESTALE, never an escape.  The parent references make
+ * no cycle: a directory is never moved beneath itself (rename_check).
+ *
+ * Access.  A lookup opens a file O_PATH and stats it, nothing more.  The
+ * first read opens it read-only, the first write or truncate read-write,
+ * and the vnode keeps that.  Before the guest removes the name hostfs
+ * knows a live file by, hostfs opens it, since afterwards it could not:
+ * a guest may still use a file it has open after unlinking it.
+ *
+ * A read-only mount refuses every change with -EROFS before asking the
+ * host.  st_dev is the host's, so that files of several host file systems
+ * beneath the root keep distinct (st_dev, st_ino); the mount's dev is the
+ * root's.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "vkern/platform.h"
+#include "vkern/vfs/hostfs/hostfs.h"
+#include "vkern/vfs/vfs.h"
+#include "vkern/vk.h"
+
+#define HOSTFS_NHASH 256   /* buckets per mount; chains hold live vnodes */
+
+struct hostfs_mount;
+
+struct hostfs_node {
+	struct vnode *vn;
+	struct hostfs_mount *hm;
+	struct plat_hostobj *obj;
+	uint64_t dev, ino;            /* the host's, the table's key */
+	struct vnode *parent;         /* referenced; NULL: root, or no name */
+	char *name;                   /* its name in parent */
+	struct hostfs_node *hnext;    /* hash chain */
+};
+
+struct hostfs_mount {
+	struct mount *mp;
+	size_t nnodes;                /* live vnodes, the root included */
+	struct hostfs_node *hash[HOSTFS_NHASH];
+};
+
+static const struct vnode_ops hostfs_vnops;
+
+/* --- Live vnodes --- */
+
+static size_t
+node_bucket(uint64_t dev, uint64_t ino)
+{
+	uint64_t h = (ino ^ (dev << 32 | dev >> 32)) * 0x9e3779b97f4a7c15ULL;
+
+	return (size_t)(h >> 56) % HOSTFS_NHASH;
+}
+
+static struct hostfs_node *
+node_find(struct hostfs_mount *hm, uint64_t dev, uint64_t ino)
+{
+	struct hostfs_node *n = hm->hash[node_bucket(dev, ino)];
+
+	while (n != NULL && (n->dev != dev || n->ino != ino))
+		n = n->hnext;
+	return n;
+}
+
+static void
+node_unhash(struct hostfs_node *n)
+{
+	struct hostfs_node **pp = &n->hm->hash[node_bucket(n->dev, n->ino)];
+
+	while (*pp != n) {
+		VK_ASSERT(*pp != NULL);
+		pp = &(*pp)->hnext;
+	}
+	*pp = n->hnext;
+	n->hm->nnodes--;
+}
+
+static char *
+name_dup(const char *name)
+{
+	size_t len = strlen(name) + 1;
+
+	return memcpy(vk_xmalloc(len), name, len);
+}
+
+/*
+ * Release a reference to a directory without recursing: dropping the
+ * last reference to a vnode drops its parent's, and a deep tree would
+ * otherwise unwind as deep a recursion.  The outermost call drains.
+ */
+static void
+node_rel_deferred(struct vnode *vn)
+{
+	static struct vnode **queue;
+	static size_t len, cap;
+	static bool draining;
+
+	if (len == cap) {
+		cap = cap != 0 ? cap * 2 : 16;
+		queue = vk_xrealloc(queue, cap * sizeof(*queue));
+	}
+	queue[len++] = vn;
+	if (draining)
+		return;
+	draining = true;
+	while (len > 0)
+		vnode_rel(queue[--len]);
+	draining = false;
+}
+
+/* Record that n is called name in dir (NULL: it has no name we know). */
+static void
+node_set_name(struct hostfs_node *n, struct vnode *dir, const char *name)
+{
+	struct vnode *old = n->parent;
+
+	free(n->name);
+	n->name = dir != NULL ? name_dup(name) : NULL;
+	if (dir != NULL)
+		vnode_ref(dir);
+	n->parent = dir;
+	if (old != NULL)
+		node_rel_deferred(old);
+}
+
+/* Whether hostfs knows n by name in dir. */
+static bool
+node_named(const struct hostfs_node *n, const struct vnode *dir,
+    const char *name)
+{
+	return n->parent == dir && n->name != NULL &&
+	    strcmp(n->name, name) == 0;
+}
+
+/* A new vnode for obj (taken over), found as name in dir (NULL: root). */
+static struct vnode *
+node_new(struct hostfs_mount *hm, struct plat_hostobj *obj,
+    const struct plat_hoststat *st, struct vnode *dir, const char *name)
+{
+	struct hostfs_node *n = vk_xcalloc(1, sizeof(*n));
+	size_t b = node_bucket(st->dev, st->ino);
+
+	n->hm = hm;
+	n->obj = obj;
+	n->dev = st->dev;
+	n->ino = st->ino;
+	n->vn = vnode_alloc(hm->mp, vtype_from_mode(st->mode), &hostfs_vnops,
+	    n);
+	if (dir != NULL)
+		node_set_name(n, dir, name);
+	n->hnext = hm->hash[b];
+	hm->hash[b] = n;
+	hm->nnodes++;
+	return n->vn;
+}
+
+/*
+ * The vnode for obj (taken over), found as name in dir: the live one if
+ * there is one, which gets the name if it had lost its own (a directory
+ * keeps its record: a new parent could be beneath it).  Referenced.
+ */
+static int
+node_get(struct hostfs_mount *hm, struct plat_hostobj *obj,
+    const struct plat_hoststat *st, struct vnode *dir, const char *name,
+    struct vnode **vpp)
+{
+	struct hostfs_node *n = node_find(hm, st->dev, st->ino);
+
+	if (n == NULL) {
+		*vpp = node_new(hm, obj, st, dir, name);
+		return 0;
+	}
+	plat_hostobj_close(obj);
+	if (n->name == NULL && n->vn->type != VDIR)
+		node_set_name(n, dir, name);
+	vnode_ref(n->vn);
+	*vpp = n->vn;
+	return 0;
+}
+
+/* Give n's host object the access in want (PLAT_HOST_*). */
+static int
+node_want(struct hostfs_node *n, int want)
+{
+	struct hostfs_node *pn = n->parent != NULL ? n->parent->data : NULL;
+
+	return plat_hostobj_reopen(n->obj, pn != NULL ? pn->obj : NULL,
+	    n->name, want);
+}
+
+/*
+ * n is a live file about to lose the name hostfs could reopen it by:
+ * open it now, read-write if the host lets us, else read-only, so that
+ * the guest can go on using it.  Failure only means it stays unopened.
+ */
+static void
+node_keep_open(struct hostfs_node *n)
+{
+	if (n->vn->type != VREG)
+		return;
+	if (node_want(n, PLAT_HOST_READ | PLAT_HOST_WRITE) < 0)
+		(void)node_want(n, PLAT_HOST_READ);
+}
+
+/* The live vnode name in dir stands for, if any: NULL when none is. */
+static int
+node_at(struct hostfs_node *dn, const char *name, struct hostfs_node **np)
+{
+	struct plat_hoststat st;
+	int r;
+
+	*np = NULL;
+	if ((r = plat_hostobj_statat(dn->obj, name, &st)) < 0)
+		return r;
+	*np = node_find(dn->hm, st.dev, st.ino);
+	return 0;
+}
+
+/* Whether directory a is d or one of d's ancestors, as hostfs knows them. */
+static bool
+node_is_ancestor(const struct vnode *a, const struct vnode *d)
+{
+	for (; d != NULL; d = ((struct hostfs_node *)d->data)->parent)
+		if (d == a)
+			return true;
+	return false;
+}
+
+/* --- Vnode ops --- */
+
+static bool
+vn_rdonly(const struct vnode *vn)
+{
+	return vn->mount->rdonly;
+}
+
+/* "..": the directory hostfs found dir in; at the root, the root. */
+static int
+hostfs_dotdot(struct vnode *dir, struct vnode **vpp)
+{
+	struct hostfs_node *dn = dir->data;
+	struct vnode *up = dn->parent;
+
+	if (dir == dn->hm->mp->root)
+		up = dir;   /* never sent by the VFS; never out of the tree */
+	else if (up == NULL)
+		return -ENOENT;   /* removed: Linux's answer inside one */
+	vnode_ref(up);
+	*vpp = up;
+	return 0;
+}
+
+static int
+hostfs_lookup(struct vnode *dir, const char *name, struct vnode **vpp)
+{
+	struct hostfs_node *dn = dir->data;
+	struct plat_hostobj *obj;
+	struct plat_hoststat st;
+	int r;
+
+	if (dir->type != VDIR)
+		return -ENOTDIR;
+	if (name != NULL && strcmp(name, ".") == 0) {
+		vnode_ref(dir);
+		*vpp = dir;
+		return 0;
+	}
+	if (name != NULL && strcmp(name, "..") == 0)
+		return hostfs_dotdot(dir, vpp);
+	if ((r = plat_hostobj_lookup(dn->obj, name, &obj, &st)) < 0)
+		return r;
+	return node_get(dn->hm, obj, &st, dir, name, vpp);
+}
+
+static int
+hostfs_getattr(struct vnode *vn, struct vattr *va)
+{
+	struct hostfs_node *n = vn->data;
+	struct plat_hoststat st;
+	int r;
+
+	if ((r = plat_hostobj_stat(n->obj, &st)) < 0)
+		return r;
+	*va = (struct vattr){
+		.ino = st.ino, .dev = st.dev, .rdev = st.rdev,
+		.mode = st.mode, .uid = st.uid, .gid = st.gid,
+		.nlink = st.nlink, .size = st.size, .blocks = st.blocks,
+		.blksize = st.blksize,
+		.atime_ns = st.atime_ns, .mtime_ns = st.mtime_ns,
+		.ctime_ns = st.ctime_ns, .btime_ns = st.btime_ns,
+	};
+	return 0;
+}
+
+static int
+hostfs_truncate(struct hostfs_node *n, uint64_t size)
+{
+	int r;
+
+	if (n->vn->type == VDIR)
+		return -EISDIR;
+	if (n->vn->type != VREG)
+		return -EINVAL;
+	if ((r = node_want(n, PLAT_HOST_READ | PLAT_HOST_WRITE)) < 0)
+		return r;
+	return plat_hostobj_truncate(n->obj, size);
+}
+
+static int
+hostfs_setattr(struct vnode *vn, const struct vattr *va, unsigned mask)
+{
+	struct hostfs_node *n = vn->data;
+	unsigned times = 0;
+	int r = 0;
+
+	if (mask & ~(VA_MODE | VA_UID | VA_GID | VA_SIZE | VA_ATIME |
+	    VA_MTIME))
+		return -EINVAL;
+	if (vn_rdonly(vn))
+		return -EROFS;
+	if (mask & VA_SIZE)
+		r = hostfs_truncate(n, va->size);
+	if (r == 0 && (mask & VA_MODE))
+		r = plat_hostobj_chmod(n->obj, va->mode & 07777);
+	if (r == 0 && (mask & (VA_UID | VA_GID)))
+		r = plat_hostobj_chown(n->obj,
+		    (mask & VA_UID) ? va->uid : (uint32_t)-1,
+		    (mask & VA_GID) ? va->gid : (uint32_t)-1);
+	times |= (mask & VA_ATIME) ? PLAT_UTIME_ATIME : 0;
+	times |= (mask & VA_MTIME) ? PLAT_UTIME_MTIME : 0;
+	if (r == 0 && times != 0)
+		r = plat_hostobj_utimens(n->obj, times, va->atime_ns,
+		    va->mtime_ns);
+	return r;
+}
+
+static long
+hostfs_read(struct vnode *vn, void *buf, size_t len, uint64_t off)
+{
+	struct hostfs_node *n = vn->data;
+	int r;
+
+	if (vn->type == VDIR)
+		return -EISDIR;
+	if (vn->type != VREG)
+		return -EINVAL;
+	if ((r = node_want(n, PLAT_HOST_READ)) < 0)
+		return r;
+	return plat_hostobj_pread(n->obj, buf, len, off);
+}
+
+static long
+hostfs_write(struct vnode *vn, const void *buf, size_t len, uint64_t off)
+{
+	struct hostfs_node *n = vn->data;
+	int r;
+
+	if (vn_rdonly(vn))
+		return -EROFS;
+	if (vn->type == VDIR)
+		return -EISDIR;
+	if (vn->type != VREG)
+		return -EINVAL;
+	if ((r = node_want(n, PLAT_HOST_READ | PLAT_HOST_WRITE)) < 0)
+		return r;
+	return plat_hostobj_pwrite(n->obj, buf, len, off);
+}
+
+struct readdir_ctx {
+	vfs_dirent_fn fn;
+	void *arg;
+	bool root;
+	uint64_t root_ino;
+};
+
+static int
+readdir_entry(void *arg, const char *name, size_t len, uint64_t ino,
+    uint32_t type, uint64_t next_cookie)
+{
+	struct readdir_ctx *c = arg;
+
+	/* The root's ".." is outside: name the root, as Linux does at "/". */
+	if (c->root && len == 2 && memcmp(name, "..", 2) == 0)
+		ino = c->root_ino;
+	return c->fn(c->arg, name, len, ino, vtype_from_mode(type),
+	    next_cookie);
+}
+
+static int
+hostfs_readdir(struct vnode *dir, uint64_t cookie, vfs_dirent_fn fn,
+    void *arg)
+{
+	struct hostfs_node *dn = dir->data;
+	struct readdir_ctx c = {
+		.fn = fn, .arg = arg, .root = dir == dn->hm->mp->root,
+		.root_ino = dn->ino,
+	};
+	int r;
+
+	if (dir->type != VDIR)
+		return -ENOTDIR;
+	if ((r = node_want(dn, PLAT_HOST_READ)) < 0)
+		return r;
+	return plat_hostobj_readdir(dn->obj, cookie, readdir_entry, &c);
+}
+
+static long
+hostfs_readlink(struct vnode *vn, char *buf, size_t size)
+{
+	struct hostfs_node *n = vn->data;
+
+	if (vn->type != VLNK)
+		return -EINVAL;
+	return plat_hostobj_readlink(n->obj, buf, size);
+}
+
+/*
+ * XXX: uid and gid are not applied: the host makes the file the
+ * vkernel's own, and an unprivileged vkernel could not give it away.
+ */
+static int
+hostfs_create(struct vnode *dir, const char *name, uint32_t mode,
+    uint64_t rdev, const char *target, uint32_t uid, uint32_t gid,
+    struct vnode **vpp)
+{
+	struct hostfs_node *dn = dir->data;
+	struct plat_hostobj *obj;
+	struct plat_hoststat st;
+	int r;
+
+	if (vn_rdonly(dir))
+		return -EROFS;
+	if (dir->type != VDIR)
+		return -ENOTDIR;
+	if (name != NULL && (strcmp(name, ".") == 0 ||
+	    strcmp(name, "..") == 0))
+		return -EEXIST;
+	r = plat_hostobj_create(dn->obj, name, mode, target, &obj, &st);
+	if (r < 0)
+		return r;
+	return node_get(dn->hm, obj, &st, dir, name, vpp);
+}
+
+static int
+hostfs_link(struct vnode *dir, const char *name, struct vnode *vn)
+{
+	struct hostfs_node *dn = dir->data, *n = vn->data, *pn;
+	struct plat_hoststat st;
+	int r;
+
+	if (vn_rdonly(dir))
+		return -EROFS;
+	if (vn->ops != &hostfs_vnops || vn->mount != dir->mount)
+		return -EXDEV;
+	if (dir->type != VDIR)
+		return -ENOTDIR;
+	if (vn->type == VDIR)
+		return -EPERM;
+	/* The host links names: vn's must still be its own. */
+	if (n->parent == NULL)
+		return -ENOENT;   /* unlinked: linkat(2) says ENOENT too */
+	pn = n->parent->data;
+	if ((r = plat_hostobj_statat(pn->obj, n->name, &st)) < 0)
+		return r == -ENOENT ? -ESTALE : r;
+	if (st.dev != n->dev || st.ino != n->ino)
+		return -ESTALE;
+	return plat_hostobj_link(pn->obj, n->name, dn->obj, name);
+}
+
+static int
+hostfs_remove(struct vnode *dir, const char *name, bool rmdir)
+{
+	struct hostfs_node *dn = dir->data, *victim;
+	int r;
+
+	if (vn_rdonly(dir))
+		return -EROFS;
+	if (dir->type != VDIR)
+		return -ENOTDIR;
+	if ((r = node_at(dn, name, &victim)) < 0)
+		return r;
+	if (victim != NULL && node_named(victim, dir, name))
+		node_keep_open(victim);
+	if ((r = plat_hostobj_remove(dn->obj, name, rmdir)) < 0)
+		return r;
+	if (victim != NULL && node_named(victim, dir, name))
+		node_set_name(victim, NULL, NULL);
+	return 0;
+}
+
+/* Refuse to move a directory beneath itself, in hostfs's own record. */
+static int
+rename_check(const struct hostfs_node *src, const struct hostfs_node *dst,
+    const struct vnode *fromdir, const struct vnode *todir, unsigned flags)
+{
+	if (flags & ~(VFS_RENAME_NOREPLACE | VFS_RENAME_EXCHANGE))
+		return -EINVAL;
+	if (src != NULL && src->vn->type == VDIR &&
+	    node_is_ancestor(src->vn, todir))
+		return -EINVAL;
+	if ((flags & VFS_RENAME_EXCHANGE) && dst != NULL &&
+	    dst->vn->type == VDIR && node_is_ancestor(dst->vn, fromdir))
+		return -EINVAL;
+	return 0;
+}
+
+/* After the host renamed: make hostfs's record of names agree. */
+static void
+rename_record(struct hostfs_node *src, struct hostfs_node *dst,
+    struct vnode *fromdir, const char *from, struct vnode *todir,
+    const char *to, unsigned flags)
+{
+	bool src_named = src != NULL && node_named(src, fromdir, from);
+	bool dst_named = dst != NULL && node_named(dst, todir, to);
+
+	/* Two names of one file: rename(2) does nothing at all. */
+	if (src != NULL && src == dst)
+		return;
+	if (src_named)
+		node_set_name(src, todir, to);
+	if (dst_named && (flags & VFS_RENAME_EXCHANGE))
+		node_set_name(dst, fromdir, from);
+	else if (dst_named)
+		node_set_name(dst, NULL, NULL);
+}
+
+static int
+hostfs_rename(struct vnode *fromdir, const char *from, struct vnode *todir,
+    const char *to, unsigned flags)
+{
+	struct hostfs_node *fdn = fromdir->data, *tdn = todir->data;
+	struct hostfs_node *src, *dst;
+	unsigned pf = 0;
+	int r;
+
+	if (vn_rdonly(fromdir))
+		return -EROFS;
+	if (todir->ops != &hostfs_vnops || todir->mount != fromdir->mount)
+		return -EXDEV;
+	if (fromdir->type != VDIR || todir->type != VDIR)
+		return -ENOTDIR;
+	if ((r = node_at(fdn, from, &src)) < 0)
+		return r;
+	if ((r = node_at(tdn, to, &dst)) < 0 && r != -ENOENT)
+		return r;
+	if ((r = rename_check(src, dst, fromdir, todir, flags)) < 0)
+		return r;
+	if (dst != NULL && dst != src && !(flags & VFS_RENAME_EXCHANGE) &&
+	    node_named(dst, todir, to))
+		node_keep_open(dst);
+	pf |= (flags & VFS_RENAME_NOREPLACE) ? PLAT_RENAME_NOREPLACE : 0;
+	pf |= (flags & VFS_RENAME_EXCHANGE) ? PLAT_RENAME_EXCHANGE : 0;
+	if ((r = plat_hostobj_rename(fdn->obj, from, tdn->obj, to, pf)) < 0)
+		return r;
+	rename_record(src, dst, fromdir, from, todir, to, flags);
+	return 0;
+}
+
+static void
+hostfs_inactive(struct vnode *vn)
+{
+	struct hostfs_node *n = vn->data;
+
+	node_unhash(n);
+	plat_hostobj_close(n->obj);
+	free(n->name);
+	if (n->parent != NULL)
+		node_rel_deferred(n->parent);
+	free(n);
+}
+
+static const struct vnode_ops hostfs_vnops = {
+	.lookup = hostfs_lookup,
+	.getattr = hostfs_getattr,
+	.setattr = hostfs_setattr,
+	.read = hostfs_read,
+	.write = hostfs_write,
+	.readdir = hostfs_readdir,
+	.readlink = hostfs_readlink,
+	.create = hostfs_create,
+	.link = hostfs_link,
+	.remove = hostfs_remove,
+	.rename = hostfs_rename,
+	.inactive = hostfs_inactive,
+};
+
+/* --- Mounts --- */
+
+int
+hostfs_mount(const char *hostpath, bool rdonly, struct mount **mpp)
+{
+	struct plat_hostobj *obj;
+	struct plat_hoststat st;
+	struct hostfs_mount *hm;
+	int r;
+
+	if ((r = plat_hostdir_open_root(hostpath, &obj, &st)) < 0)
+		return r;
+	hm = vk_xcalloc(1, sizeof(*hm));
+	hm->mp = mount_alloc("hostfs", hostpath, rdonly);
+	hm->mp->dev = st.dev;
+	hm->mp->root = node_new(hm, obj, &st, NULL, NULL);
+	*mpp = hm->mp;
+	return 0;
+}
+
+void
+hostfs_unmount(struct mount *mp)
+{
+	struct hostfs_mount *hm;
+
+	VK_ASSERT(mp->root != NULL && hostfs_is_hostfs(mp->root));
+	hm = ((struct hostfs_node *)mp->root->data)->hm;
+	VK_ASSERT(mp->root->refs == 1 && hm->nnodes == 1);
+	vnode_rel(mp->root);
+	VK_ASSERT(hm->nnodes == 0);
+	free(hm);
+	free(mp->source);
+	free(mp->path);
+	free(mp);
+}
+
+bool
+hostfs_is_hostfs(const struct vnode *vn)
+{
+	return vn->ops == &hostfs_vnops;
+}

@@ -1,0 +1,590 @@
+/*
+ * overlay: see overlay.h.
+ *
+ * Each overlay vnode holds its upper and lower vnodes (either may be
+ * missing, not both) and its parent, which copy-up needs to find where
+ * the upper copy goes.  One overlay vnode per file while referenced: a
+ * small table keyed by the lower vnode (or the upper one for files that
+ * exist only above) gives the live one back.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "vkern/platform.h"
+#include "vkern/vfs/overlay/overlay.h"
+#include "vkern/vfs/tmpfs/tmpfs.h"
+#include "vkern/vfs/vfs.h"
+#include "vkern/vk.h"
+
+struct ovl {
+	struct vnode *upper, *lower;    /* referenced, or NULL */
+	struct vnode *parent;           /* the overlay parent (referenced) */
+	char *name;                     /* the name in the parent */
+	struct vnode *vn;               /* the overlay vnode */
+	struct ovl *hnext;
+};
+
+#define OVL_HASH 1024
+static struct ovl *ovl_hash[OVL_HASH];
+static const struct vnode_ops ovl_ops;
+
+#define OVL(vn) ((struct ovl *)(vn)->data)
+
+static unsigned
+ovl_key(const struct vnode *real)
+{
+	return (unsigned)(((uintptr_t)real >> 4) % OVL_HASH);
+}
+
+static struct vnode *
+ovl_real(const struct ovl *o)
+{
+	return o->upper != NULL ? o->upper : o->lower;
+}
+
+static struct ovl *
+ovl_find(struct vnode *lower, struct vnode *upper)
+{
+	struct vnode *key = lower != NULL ? lower : upper;
+
+	for (struct ovl *o = ovl_hash[ovl_key(key)]; o != NULL; o = o->hnext)
+		if ((lower != NULL && o->lower == lower) ||
+		    (lower == NULL && o->lower == NULL && o->upper == upper))
+			return o;
+	return NULL;
+}
+
+/* The overlay vnode for (upper, lower) below parent; takes both refs. */
+static struct vnode *
+ovl_get(struct mount *mp, struct vnode *parent, const char *name,
+    struct vnode *upper, struct vnode *lower)
+{
+	struct ovl *o = ovl_find(lower, upper);
+	unsigned h;
+
+	if (o != NULL) {
+		if (o->upper == NULL && upper != NULL)
+			o->upper = upper;
+		else if (upper != NULL)
+			vnode_rel(upper);
+		if (lower != NULL)
+			vnode_rel(lower);
+		vnode_ref(o->vn);
+		return o->vn;
+	}
+	o = vk_xcalloc(1, sizeof(*o));
+	o->upper = upper;
+	o->lower = lower;
+	o->parent = parent;
+	if (parent != NULL)
+		vnode_ref(parent);
+	o->name = strdup(name);
+	o->vn = vnode_alloc(mp, ovl_real(o)->type, &ovl_ops, o);
+	h = ovl_key(lower != NULL ? lower : upper);
+	o->hnext = ovl_hash[h];
+	ovl_hash[h] = o;
+	return o->vn;
+}
+
+static void
+ovl_inactive(struct vnode *vn)
+{
+	struct ovl *o = OVL(vn);
+	struct ovl **pp = &ovl_hash[ovl_key(o->lower != NULL ? o->lower :
+	    o->upper)];
+
+	for (; *pp != NULL; pp = &(*pp)->hnext) {
+		if (*pp == o) {
+			*pp = o->hnext;
+			break;
+		}
+	}
+	if (o->upper != NULL)
+		vnode_rel(o->upper);
+	if (o->lower != NULL)
+		vnode_rel(o->lower);
+	if (o->parent != NULL)
+		vnode_rel(o->parent);
+	free(o->name);
+	free(o);
+}
+
+static bool
+is_whiteout(struct vnode *vn)
+{
+	struct vattr va;
+
+	return vn->type == VCHR && vn->ops->getattr(vn, &va) == 0 &&
+	    va.rdev == 0;
+}
+
+static int
+ovl_lookup(struct vnode *dir, const char *name, struct vnode **vpp)
+{
+	struct ovl *d = OVL(dir);
+	struct vnode *u = NULL, *l = NULL;
+	int r;
+
+	if (strcmp(name, "..") == 0) {
+		if (d->parent == NULL)
+			return -ENOENT;
+		vnode_ref(d->parent);
+		*vpp = d->parent;
+		return 0;
+	}
+	if (d->upper != NULL &&
+	    (r = d->upper->ops->lookup(d->upper, name, &u)) < 0 && r != -ENOENT)
+		return r;
+	if (u != NULL && is_whiteout(u)) {
+		vnode_rel(u);
+		return -ENOENT;
+	}
+	if (d->lower != NULL && !(d->upper != NULL &&
+	    tmpfs_is_opaque(d->upper)) && (u == NULL || u->type == VDIR)) {
+		r = d->lower->ops->lookup(d->lower, name, &l);
+		if (r < 0 && r != -ENOENT) {
+			if (u != NULL)
+				vnode_rel(u);
+			return r;
+		}
+		/* Below a directory only a directory merges with it. */
+		if (l != NULL && u != NULL && l->type != VDIR) {
+			vnode_rel(l);
+			l = NULL;
+		}
+	}
+	if (u == NULL && l == NULL)
+		return -ENOENT;
+	*vpp = ovl_get(dir->mount, dir, name, u, l);
+	return 0;
+}
+
+static int
+ovl_getattr(struct vnode *vn, struct vattr *va)
+{
+	struct ovl *o = OVL(vn);
+	struct vattr lva;
+	int r;
+
+	if ((r = ovl_real(o)->ops->getattr(ovl_real(o), va)) < 0)
+		return r;
+	/* The inode number stays the lower one's across copy-up. */
+	if (o->upper != NULL && o->lower != NULL &&
+	    o->lower->ops->getattr(o->lower, &lva) == 0)
+		va->ino = lva.ino;
+	va->dev = vn->mount->dev;
+	return 0;
+}
+
+/* --- copy-up --- */
+
+static int ovl_copy_up(struct vnode *vn);
+
+static int
+copy_data(struct vnode *from, struct vnode *to, uint64_t size)
+{
+	char *buf = vk_xmalloc(65536);
+	uint64_t off = 0;
+	long n = 0;
+
+	while (off < size) {
+		n = from->ops->read(from, buf, 65536, off);
+		if (n <= 0)
+			break;
+		n = to->ops->write(to, buf, (size_t)n, off);
+		if (n <= 0)
+			break;
+		off += (uint64_t)n;
+	}
+	free(buf);
+	return n < 0 ? (int)n : 0;
+}
+
+/* Make the upper copy of o in its parent's upper directory. */
+static int
+copy_make(struct ovl *o, struct vnode *pup, const struct vattr *va)
+{
+	char target[4096];
+	struct vnode *up = NULL;
+	long n = 0;
+	int r;
+
+	if (o->lower->type == VLNK) {
+		n = o->lower->ops->readlink(o->lower, target,
+		    sizeof(target) - 1);
+		if (n < 0)
+			return (int)n;
+		target[n] = '\0';
+	}
+	r = pup->ops->create(pup, o->name, va->mode, va->rdev,
+	    o->lower->type == VLNK ? target : NULL, va->uid, va->gid, &up);
+	if (r < 0)
+		return r;
+	if (o->lower->type == VREG && (r = copy_data(o->lower, up,
+	    va->size)) < 0) {
+		vnode_rel(up);
+		pup->ops->remove(pup, o->name, false);
+		return r;
+	}
+	o->upper = up;
+	return 0;
+}
+
+static int
+ovl_copy_up(struct vnode *vn)
+{
+	struct ovl *o = OVL(vn);
+	struct vattr va;
+	struct vnode *pup;
+	int r;
+
+	if (o->upper != NULL)
+		return 0;
+	if (o->parent == NULL)
+		return -EROFS;
+	if ((r = ovl_copy_up(o->parent)) < 0)
+		return r;
+	if ((r = o->lower->ops->getattr(o->lower, &va)) < 0)
+		return r;
+	pup = OVL(o->parent)->upper;
+	if ((r = copy_make(o, pup, &va)) < 0)
+		return r;
+	va.mode &= 07777;
+	return o->upper->ops->setattr(o->upper, &va,
+	    VA_ATIME | VA_MTIME | (o->lower->type != VLNK ? VA_MODE : 0));
+}
+
+/* --- data --- */
+
+static int
+ovl_setattr(struct vnode *vn, const struct vattr *va, unsigned mask)
+{
+	int r;
+
+	if ((r = ovl_copy_up(vn)) < 0)
+		return r;
+	return OVL(vn)->upper->ops->setattr(OVL(vn)->upper, va, mask);
+}
+
+static long
+ovl_read(struct vnode *vn, void *buf, size_t len, uint64_t off)
+{
+	struct vnode *real = ovl_real(OVL(vn));
+
+	return real->ops->read(real, buf, len, off);
+}
+
+static long
+ovl_write(struct vnode *vn, const void *buf, size_t len, uint64_t off)
+{
+	int r;
+
+	if ((r = ovl_copy_up(vn)) < 0)
+		return r;
+	return OVL(vn)->upper->ops->write(OVL(vn)->upper, buf, len, off);
+}
+
+static long
+ovl_readlink(struct vnode *vn, char *buf, size_t size)
+{
+	struct vnode *real = ovl_real(OVL(vn));
+
+	return real->ops->readlink(real, buf, size);
+}
+
+static int
+ovl_open(struct vnode *vn, struct file *fp)
+{
+	struct vnode *real = ovl_real(OVL(vn));
+
+	return real->ops->open != NULL ? real->ops->open(real, fp) : 0;
+}
+
+/* --- directories --- */
+
+struct dent {
+	char *name;
+	uint64_t ino;
+	enum vtype type;
+	bool whiteout;
+};
+
+struct dlist {
+	struct dent *e;
+	size_t n, cap;
+	struct vnode *dir;      /* the layer being read */
+};
+
+static bool
+dlist_has(const struct dlist *d, const char *name, size_t len)
+{
+	for (size_t i = 0; i < d->n; i++)
+		if (strlen(d->e[i].name) == len &&
+		    memcmp(d->e[i].name, name, len) == 0)
+			return true;
+	return false;
+}
+
+static int
+dlist_add(void *arg, const char *name, size_t len, uint64_t ino,
+    enum vtype type, uint64_t next)
+{
+	struct dlist *d = arg;
+	struct vnode *vn;
+
+	if (dlist_has(d, name, len))
+		return 0;
+	if (d->n == d->cap) {
+		d->cap = d->cap ? d->cap * 2 : 64;
+		d->e = vk_xrealloc(d->e, d->cap * sizeof(*d->e));
+	}
+	d->e[d->n] = (struct dent){ .name = strndup(name, len), .ino = ino,
+	    .type = type };
+	/* A character device in the upper layer may be a whiteout. */
+	if (type == VCHR && d->dir != NULL &&
+	    d->dir->ops->lookup(d->dir, d->e[d->n].name, &vn) == 0) {
+		d->e[d->n].whiteout = is_whiteout(vn);
+		vnode_rel(vn);
+	}
+	d->n++;
+	return 0;
+}
+
+static void
+dlist_free(struct dlist *d)
+{
+	for (size_t i = 0; i < d->n; i++)
+		free(d->e[i].name);
+	free(d->e);
+}
+
+/* The merged entries of a directory: upper first, then lower. */
+static int
+ovl_merge(struct ovl *o, struct dlist *d)
+{
+	int r = 0;
+
+	if (o->upper != NULL) {
+		d->dir = o->upper;
+		r = o->upper->ops->readdir(o->upper, 0, dlist_add, d);
+	}
+	if (r == 0 && o->lower != NULL &&
+	    !(o->upper != NULL && tmpfs_is_opaque(o->upper))) {
+		d->dir = NULL;
+		r = o->lower->ops->readdir(o->lower, 0, dlist_add, d);
+	}
+	return r;
+}
+
+/* Cookies are indexes in the merged list, which is made anew each call. */
+static int
+ovl_readdir(struct vnode *dir, uint64_t cookie, vfs_dirent_fn fn, void *arg)
+{
+	struct dlist d = { 0 };
+	int r = ovl_merge(OVL(dir), &d);
+
+	for (size_t i = (size_t)cookie; r == 0 && i < d.n; i++) {
+		if (d.e[i].whiteout)
+			continue;
+		if (fn(arg, d.e[i].name, strlen(d.e[i].name), d.e[i].ino,
+		    d.e[i].type, i + 1) != 0)
+			break;
+	}
+	dlist_free(&d);
+	return r;
+}
+
+/* True when the merged directory holds nothing but "." and "..". */
+static int
+ovl_empty(struct ovl *o)
+{
+	struct dlist d = { 0 };
+	int r = ovl_merge(o, &d);
+	bool empty = true;
+
+	for (size_t i = 0; r == 0 && i < d.n; i++)
+		if (!d.e[i].whiteout && strcmp(d.e[i].name, ".") != 0 &&
+		    strcmp(d.e[i].name, "..") != 0)
+			empty = false;
+	dlist_free(&d);
+	return r < 0 ? r : empty;
+}
+
+/* Remove the whiteout of name in upper, if there is one. */
+static int
+drop_whiteout(struct vnode *upper, const char *name, bool *wasp)
+{
+	struct vnode *vn;
+
+	*wasp = false;
+	if (upper->ops->lookup(upper, name, &vn) < 0)
+		return 0;
+	*wasp = is_whiteout(vn);
+	vnode_rel(vn);
+	return *wasp ? upper->ops->remove(upper, name, false) : -EEXIST;
+}
+
+static int
+ovl_create(struct vnode *dir, const char *name, uint32_t mode, uint64_t rdev,
+    const char *target, uint32_t uid, uint32_t gid, struct vnode **vpp)
+{
+	struct vnode *up = NULL, *probe;
+	bool was;
+	int r;
+
+	if (ovl_lookup(dir, name, &probe) == 0) {
+		vnode_rel(probe);
+		return -EEXIST;
+	}
+	if ((r = ovl_copy_up(dir)) < 0 ||
+	    (r = drop_whiteout(OVL(dir)->upper, name, &was)) < 0)
+		return r;
+	r = OVL(dir)->upper->ops->create(OVL(dir)->upper, name, mode, rdev,
+	    target, uid, gid, &up);
+	if (r < 0)
+		return r;
+	/* A new directory where a lower one was deleted must hide it. */
+	if (was && S_ISDIR(mode) && (r = tmpfs_set_opaque(up, true)) < 0) {
+		vnode_rel(up);
+		return r;
+	}
+	*vpp = ovl_get(dir->mount, dir, name, up, NULL);
+	return 0;
+}
+
+static int
+whiteout(struct vnode *upper, const char *name)
+{
+	struct vnode *wh;
+	int r = upper->ops->create(upper, name, S_IFCHR, 0, NULL, 0, 0, &wh);
+
+	if (r == 0)
+		vnode_rel(wh);
+	return r;
+}
+
+/* Empty an upper directory of its whiteouts, so that it can go. */
+static int
+clear_whiteouts(struct ovl *o)
+{
+	struct dlist d = { .dir = o->upper };
+	int r;
+
+	if (o->upper == NULL)
+		return 0;
+	r = o->upper->ops->readdir(o->upper, 0, dlist_add, &d);
+	for (size_t i = 0; r == 0 && i < d.n; i++)
+		if (d.e[i].whiteout)
+			r = o->upper->ops->remove(o->upper, d.e[i].name, false);
+	dlist_free(&d);
+	return r;
+}
+
+static int
+ovl_remove(struct vnode *dir, const char *name, bool rmdir)
+{
+	struct vnode *vn;
+	struct ovl *o;
+	int r;
+
+	if ((r = ovl_lookup(dir, name, &vn)) < 0)
+		return r;
+	o = OVL(vn);
+	if (rmdir && vn->type != VDIR)
+		r = -ENOTDIR;
+	else if (!rmdir && vn->type == VDIR)
+		r = -EISDIR;
+	else if (rmdir && (r = ovl_empty(o)) >= 0)
+		r = r ? 0 : -ENOTEMPTY;
+	if (r == 0)
+		r = ovl_copy_up(dir);
+	if (r == 0 && rmdir)
+		r = clear_whiteouts(o);
+	if (r == 0 && o->upper != NULL)
+		r = OVL(dir)->upper->ops->remove(OVL(dir)->upper, name, rmdir);
+	if (r == 0 && o->lower != NULL)
+		r = whiteout(OVL(dir)->upper, name);
+	vnode_rel(vn);
+	return r;
+}
+
+static int
+ovl_rename(struct vnode *fromdir, const char *from, struct vnode *todir,
+    const char *to, unsigned flags)
+{
+	struct vnode *src, *dst = NULL;
+	bool had_lower, was;
+	int r;
+
+	if ((r = ovl_lookup(fromdir, from, &src)) < 0)
+		return r;
+	had_lower = OVL(src)->lower != NULL;
+	if (ovl_lookup(todir, to, &dst) < 0)
+		dst = NULL;
+	if (src->type == VDIR && had_lower)
+		r = -EXDEV;   /* as overlayfs without redirect_dir */
+	else if (flags & VFS_RENAME_EXCHANGE)
+		r = -EXDEV;
+	else if (dst != NULL && dst->type == VDIR && (r = ovl_empty(OVL(dst)))
+	    >= 0)
+		r = r ? clear_whiteouts(OVL(dst)) : -ENOTEMPTY;
+	if (r == 0 && (r = ovl_copy_up(src)) == 0 &&
+	    (r = ovl_copy_up(todir)) == 0 &&
+	    (r = drop_whiteout(OVL(todir)->upper, to, &was)) == -EEXIST)
+		r = 0;
+	if (r == 0)
+		r = OVL(fromdir)->upper->ops->rename(OVL(fromdir)->upper, from,
+		    OVL(todir)->upper, to, flags);
+	if (r == 0 && had_lower)
+		r = whiteout(OVL(fromdir)->upper, from);
+	if (dst != NULL)
+		vnode_rel(dst);
+	vnode_rel(src);
+	return r;
+}
+
+static int
+ovl_link(struct vnode *dir, const char *name, struct vnode *vn)
+{
+	struct vnode *probe;
+	bool was;
+	int r;
+
+	if (ovl_lookup(dir, name, &probe) == 0) {
+		vnode_rel(probe);
+		return -EEXIST;
+	}
+	if ((r = ovl_copy_up(vn)) < 0 || (r = ovl_copy_up(dir)) < 0 ||
+	    (r = drop_whiteout(OVL(dir)->upper, name, &was)) < 0)
+		return r;
+	return OVL(dir)->upper->ops->link(OVL(dir)->upper, name,
+	    OVL(vn)->upper);
+}
+
+static const struct vnode_ops ovl_ops = {
+	.lookup = ovl_lookup,
+	.getattr = ovl_getattr,
+	.setattr = ovl_setattr,
+	.read = ovl_read,
+	.write = ovl_write,
+	.readdir = ovl_readdir,
+	.readlink = ovl_readlink,
+	.create = ovl_create,
+	.link = ovl_link,
+	.remove = ovl_remove,
+	.rename = ovl_rename,
+	.open = ovl_open,
+	.inactive = ovl_inactive,
+};
+
+int
+overlay_mount(struct vnode *upper, struct vnode *lower, struct mount **mpp)
+{
+	struct mount *mp = mount_alloc("overlay", "overlay", false);
+
+	mp->root = ovl_get(mp, NULL, "", upper, lower);
+	*mpp = mp;
+	return 0;
+}

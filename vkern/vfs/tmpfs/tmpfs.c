@@ -1,0 +1,1277 @@
+/*
+ * tmpfs: an in-memory tree of nodes.
+ *
+ * Each file is a struct tmpfs_node on the kernel heap.  A node lives while
+ * a directory entry names it (nlink > 0) or a vnode stands for it; the
+ * last of the two to go frees it, which is how an unlinked file that is
+ * still open keeps its data until the last close.  There is at most one
+ * vnode per node (node->vnode), made on demand by lookup and create and
+ * forgotten by inactive.
+ *
+ * A directory keeps its entries twice: in an array sorted by a sequence
+ * number that only grows (readdir's order, and its cookie), and in a hash
+ * table by name (lookup).  Because cookies are sequence numbers rather
+ * than positions, a walk resumed after entries were added or removed
+ * neither repeats nor skips the entries that stayed.
+ *
+ * The data of a regular file is a sparse array of RAM file offsets, one
+ * per 4 KiB page, kept in a radix tree of 512-slot nodes (a hole is
+ * VM_NORAM and reads as zeros).  Bytes of an allocated page beyond the
+ * file's size are always zero, so that growing a file never has to clear
+ * anything: truncation clears the tail of the last page instead.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "vkern/platform.h"
+#include "vkern/vfs/tmpfs/tmpfs.h"
+#include "vkern/vfs/vfs.h"
+#include "vkern/vk.h"
+#include "vkern/vm/vm_ram.h"
+
+#define TMPFS_NAME_MAX    255          /* Linux's NAME_MAX */
+#define TMPFS_SYMLINK_MAX 4095         /* PATH_MAX less the NUL */
+#define TMPFS_RW_MAX      0x7ffff000UL /* Linux's MAX_RW_COUNT */
+#define TMPFS_BOGO_DIRENT 20           /* Linux shmem's dir size unit */
+#define TMPFS_DAY_NS      (86400LL * 1000000000LL)
+
+/* The first cookie after "." (1) and ".." (2) is an entry's seq + 1. */
+#define TMPFS_FIRST_SEQ 2
+
+#define PGT_SHIFT  9
+#define PGT_FANOUT (1U << PGT_SHIFT)
+#define PGT_MASK   (PGT_FANOUT - 1)
+
+/* A radix tree node: child pointers inside, RAM offsets in the leaves. */
+struct pgt_node {
+	union {
+		struct pgt_node *child[PGT_FANOUT];
+		uint64_t page[PGT_FANOUT];
+	};
+};
+
+struct tmpfs_fs {
+	struct tmpfs_node *root;
+	uint64_t next_ino;
+	unsigned nvnodes;               /* live vnodes, for unmount */
+};
+
+struct tmpfs_dirent {
+	struct tmpfs_dirent *hnext;     /* hash chain */
+	struct tmpfs_node *node;
+	char *name;
+	size_t namelen;
+	uint64_t seq;                   /* readdir order; never reused */
+	uint32_t hash;
+};
+
+struct tmpfs_dir {
+	struct tmpfs_dirent **ents;     /* sorted by seq */
+	size_t nents, cap;
+	struct tmpfs_dirent **htab;     /* hsize buckets, a power of two */
+	size_t hsize;
+	uint64_t next_seq;
+	struct tmpfs_node *parent;      /* the root's own; NULL once removed */
+	uint64_t nsubdirs;
+	bool opaque;
+};
+
+struct tmpfs_file {
+	struct pgt_node *root;          /* NULL exactly when height is 0 */
+	unsigned height;                /* a leaf alone is height 1 */
+	uint64_t npages;                /* allocated, for st_blocks */
+};
+
+struct tmpfs_node {
+	struct tmpfs_fs *fs;
+	struct vnode *vnode;            /* while referenced, else NULL */
+	uint64_t ino, rdev, size;
+	uint64_t nlink;                 /* names; dirs: 1 linked, 0 removed */
+	uint32_t mode, uid, gid;
+	int64_t atime, mtime, ctime, btime;
+	union {
+		struct tmpfs_dir dir;
+		struct tmpfs_file reg;
+		char *target;           /* symlinks */
+	};
+};
+
+/* Contiguous RAM ranges freed together: one host discard per run. */
+struct ram_run {
+	uint64_t off, len;
+};
+
+/* What a rename works on, once looked up. */
+struct tmpfs_rename {
+	struct tmpfs_node *fdir, *tdir;
+	struct tmpfs_dirent *fde, *tde; /* tde is NULL when "to" is absent */
+	const char *to;
+	size_t tolen;
+	unsigned flags;
+};
+
+static const struct vnode_ops tmpfs_vnops;
+
+static void node_free(struct tmpfs_node *np);
+
+static int64_t
+tmpfs_now(void)
+{
+	return plat_clock_ns(CLOCK_REALTIME);
+}
+
+static bool
+node_isdir(const struct tmpfs_node *np)
+{
+	return S_ISDIR(np->mode);
+}
+
+/*
+ * The length of a name to look up or make, or -errno as Linux gives it:
+ * ENOENT for "", ENAMETOOLONG beyond NAME_MAX.  A '/' is a VFS bug that
+ * must still not make a file no path can reach.
+ */
+static long
+name_check(const char *name)
+{
+	size_t len;
+
+	if (name == NULL)
+		return -EINVAL;
+	len = strnlen(name, TMPFS_NAME_MAX + 1);
+	if (len == 0)
+		return -ENOENT;
+	if (len > TMPFS_NAME_MAX)
+		return -ENAMETOOLONG;
+	if (memchr(name, '/', len) != NULL)
+		return -EINVAL;
+	return (long)len;
+}
+
+static bool
+name_is_dot(const char *name)
+{
+	return strcmp(name, ".") == 0 || strcmp(name, "..") == 0;
+}
+
+/* FNV-1a: short names, no adversary worth a keyed hash here. */
+static uint32_t
+name_hash(const char *name, size_t len)
+{
+	uint32_t h = 2166136261U;
+
+	for (size_t i = 0; i < len; i++) {
+		h ^= (unsigned char)name[i];
+		h *= 16777619U;
+	}
+	return h;
+}
+
+/*
+ * --- Directory entries ---
+ */
+
+/* Index of the first entry whose seq is at least seq. */
+static size_t
+dir_index(const struct tmpfs_dir *d, uint64_t seq)
+{
+	size_t lo = 0, hi = d->nents;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (d->ents[mid]->seq < seq)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static void
+dir_hash_insert(struct tmpfs_dir *d, struct tmpfs_dirent *de)
+{
+	size_t b = de->hash & (d->hsize - 1);
+
+	de->hnext = d->htab[b];
+	d->htab[b] = de;
+}
+
+static void
+dir_hash_remove(struct tmpfs_dir *d, struct tmpfs_dirent *de)
+{
+	struct tmpfs_dirent **pp = &d->htab[de->hash & (d->hsize - 1)];
+
+	while (*pp != de) {
+		VK_ASSERT(*pp != NULL);
+		pp = &(*pp)->hnext;
+	}
+	*pp = de->hnext;
+}
+
+/* Double the buckets, keeping chains about one entry long. */
+static void
+dir_hash_grow(struct tmpfs_dir *d)
+{
+	d->hsize = d->hsize == 0 ? 8 : d->hsize * 2;
+	free(d->htab);
+	d->htab = vk_xcalloc(d->hsize, sizeof(*d->htab));
+	for (size_t i = 0; i < d->nents; i++)
+		dir_hash_insert(d, d->ents[i]);
+}
+
+static struct tmpfs_dirent *
+dir_find(const struct tmpfs_dir *d, const char *name, size_t len)
+{
+	uint32_t h;
+
+	if (d->hsize == 0)
+		return NULL;
+	h = name_hash(name, len);
+	for (struct tmpfs_dirent *de = d->htab[h & (d->hsize - 1)];
+	    de != NULL; de = de->hnext)
+		if (de->hash == h && de->namelen == len &&
+		    memcmp(de->name, name, len) == 0)
+			return de;
+	return NULL;
+}
+
+static void
+dirent_setname(struct tmpfs_dirent *de, const char *name, size_t len)
+{
+	de->name = vk_xmalloc(len + 1);
+	memcpy(de->name, name, len);
+	de->name[len] = '\0';
+	de->namelen = len;
+	de->hash = name_hash(name, len);
+}
+
+/* Append an entry for np; the caller accounts for the link. */
+static void
+dir_add(struct tmpfs_dir *d, const char *name, size_t len,
+    struct tmpfs_node *np)
+{
+	struct tmpfs_dirent *de = vk_xcalloc(1, sizeof(*de));
+
+	dirent_setname(de, name, len);
+	de->node = np;
+	de->seq = d->next_seq++;
+	if (d->nents >= d->hsize)
+		dir_hash_grow(d);
+	if (d->nents == d->cap) {
+		d->cap = d->cap == 0 ? 8 : d->cap * 2;
+		d->ents = vk_xrealloc(d->ents, d->cap * sizeof(*d->ents));
+	}
+	d->ents[d->nents++] = de;
+	dir_hash_insert(d, de);
+}
+
+/* Drop an entry; the caller accounts for the link. */
+static void
+dir_del(struct tmpfs_dir *d, struct tmpfs_dirent *de)
+{
+	size_t i = dir_index(d, de->seq);
+
+	VK_ASSERT(i < d->nents && d->ents[i] == de);
+	memmove(&d->ents[i], &d->ents[i + 1],
+	    (d->nents - i - 1) * sizeof(*d->ents));
+	d->nents--;
+	dir_hash_remove(d, de);
+	free(de->name);
+	free(de);
+}
+
+/* Rename in place: the entry keeps its seq, so a walk sees it once. */
+static void
+dir_rename_entry(struct tmpfs_dir *d, struct tmpfs_dirent *de,
+    const char *name, size_t len)
+{
+	dir_hash_remove(d, de);
+	free(de->name);
+	dirent_setname(de, name, len);
+	dir_hash_insert(d, de);
+}
+
+/*
+ * --- The page tree of a regular file ---
+ */
+
+/* Pages covered by a subtree of height h (h >= 0). */
+static uint64_t
+pgt_span(unsigned h)
+{
+	return 1ULL << (PGT_SHIFT * h);
+}
+
+static struct pgt_node *
+pgt_node_alloc(bool leaf)
+{
+	struct pgt_node *n = vk_xcalloc(1, sizeof(*n));
+
+	/* Offset 0 is a valid page, so a leaf's holes must be said. */
+	if (leaf)
+		for (unsigned i = 0; i < PGT_FANOUT; i++)
+			n->page[i] = VM_NORAM;
+	return n;
+}
+
+/* The RAM offset of page idx, or VM_NORAM for a hole. */
+static uint64_t
+pgt_lookup(const struct tmpfs_file *f, uint64_t idx)
+{
+	const struct pgt_node *n = f->root;
+
+	if (n == NULL || idx >= pgt_span(f->height))
+		return VM_NORAM;
+	for (unsigned h = f->height; h > 1; h--) {
+		n = n->child[(idx >> (PGT_SHIFT * (h - 1))) & PGT_MASK];
+		if (n == NULL)
+			return VM_NORAM;
+	}
+	return n->page[idx & PGT_MASK];
+}
+
+/* Add levels on top until the tree covers page idx. */
+static void
+pgt_grow(struct tmpfs_file *f, uint64_t idx)
+{
+	if (f->root == NULL) {
+		f->height = 1;
+		while (idx >= pgt_span(f->height))
+			f->height++;
+		f->root = pgt_node_alloc(f->height == 1);
+		return;
+	}
+	while (idx >= pgt_span(f->height)) {
+		struct pgt_node *n = pgt_node_alloc(false);
+
+		n->child[0] = f->root;
+		f->root = n;
+		f->height++;
+	}
+}
+
+/* The slot of page idx, made along with the nodes above it if need be. */
+static uint64_t *
+pgt_slot(struct tmpfs_file *f, uint64_t idx)
+{
+	struct pgt_node *n;
+
+	pgt_grow(f, idx);
+	n = f->root;
+	for (unsigned h = f->height; h > 1; h--) {
+		struct pgt_node **cp =
+		    &n->child[(idx >> (PGT_SHIFT * (h - 1))) & PGT_MASK];
+
+		if (*cp == NULL)
+			*cp = pgt_node_alloc(h == 2);
+		n = *cp;
+	}
+	return &n->page[idx & PGT_MASK];
+}
+
+static void
+ram_run_flush(struct ram_run *run)
+{
+	if (run->len > 0)
+		vm_ram_free(run->off, run->len);
+	run->len = 0;
+}
+
+/* Free a page, merged with the run before it when they touch. */
+static void
+ram_run_add(struct ram_run *run, uint64_t off)
+{
+	if (run->len > 0 && run->off + run->len == off) {
+		run->len += VK_PAGE_SIZE;
+		return;
+	}
+	ram_run_flush(run);
+	run->off = off;
+	run->len = VK_PAGE_SIZE;
+}
+
+/* Free the pages from first on of a leaf for pages [base, base + 512). */
+static bool
+pgt_trunc_leaf(struct tmpfs_file *f, struct pgt_node *n, uint64_t base,
+    uint64_t first, struct ram_run *run)
+{
+	bool empty = true;
+
+	for (unsigned i = 0; i < PGT_FANOUT; i++) {
+		if (n->page[i] == VM_NORAM)
+			continue;
+		if (base + i < first) {
+			empty = false;
+			continue;
+		}
+		ram_run_add(run, n->page[i]);
+		n->page[i] = VM_NORAM;
+		f->npages--;
+	}
+	return empty;
+}
+
+/*
+ * Free the pages from first on in the subtree n of height h whose first
+ * page is base, and the nodes left empty.  Returns whether n is empty.
+ */
+static bool
+pgt_trunc_node(struct tmpfs_file *f, struct pgt_node *n, unsigned h,
+    uint64_t base, uint64_t first, struct ram_run *run)
+{
+	uint64_t span = pgt_span(h - 1);
+	bool empty = true;
+
+	if (h == 1)
+		return pgt_trunc_leaf(f, n, base, first, run);
+	for (unsigned i = 0; i < PGT_FANOUT; i++) {
+		uint64_t sbase = base + i * span;
+
+		if (n->child[i] == NULL)
+			continue;
+		if (sbase + span <= first || !pgt_trunc_node(f, n->child[i],
+		    h - 1, sbase, first, run)) {
+			empty = false;
+			continue;
+		}
+		free(n->child[i]);
+		n->child[i] = NULL;
+	}
+	return empty;
+}
+
+/* Free every page at index first or above. */
+static void
+pgt_truncate(struct tmpfs_file *f, uint64_t first)
+{
+	struct ram_run run = { 0, 0 };
+
+	if (f->root == NULL)
+		return;
+	if (pgt_trunc_node(f, f->root, f->height, 0, first, &run)) {
+		free(f->root);
+		f->root = NULL;
+		f->height = 0;
+	}
+	ram_run_flush(&run);
+}
+
+/*
+ * --- Nodes and their vnodes ---
+ */
+
+static struct tmpfs_node *
+node_make(struct tmpfs_fs *fs, uint32_t mode, uint64_t rdev,
+    const char *target, uint32_t uid, uint32_t gid)
+{
+	struct tmpfs_node *np = vk_xcalloc(1, sizeof(*np));
+
+	np->fs = fs;
+	np->ino = fs->next_ino++;
+	np->mode = mode;
+	np->uid = uid;
+	np->gid = gid;
+	np->atime = np->mtime = np->ctime = np->btime = tmpfs_now();
+	if (S_ISCHR(mode) || S_ISBLK(mode))
+		np->rdev = rdev;
+	if (S_ISDIR(mode))
+		np->dir.next_seq = TMPFS_FIRST_SEQ;
+	if (S_ISLNK(mode)) {
+		np->target = strdup(target);
+		VK_ASSERT(np->target != NULL);
+		np->size = strlen(target);
+	}
+	return np;
+}
+
+static void
+node_free(struct tmpfs_node *np)
+{
+	VK_ASSERT(np->vnode == NULL && np->nlink == 0);
+	if (S_ISREG(np->mode))
+		pgt_truncate(&np->reg, 0);
+	if (S_ISDIR(np->mode)) {
+		VK_ASSERT(np->dir.nents == 0);
+		free(np->dir.ents);
+		free(np->dir.htab);
+	}
+	if (S_ISLNK(np->mode))
+		free(np->target);
+	free(np);
+}
+
+/* Free a node that neither a name nor a vnode holds any more. */
+static void
+node_release_if_dead(struct tmpfs_node *np)
+{
+	if (np->nlink == 0 && np->vnode == NULL)
+		node_free(np);
+}
+
+/* The node's vnode, referenced: the live one, or a new one. */
+static struct vnode *
+node_vnode(struct tmpfs_node *np, struct mount *mp)
+{
+	if (np->vnode != NULL) {
+		vnode_ref(np->vnode);
+		return np->vnode;
+	}
+	np->vnode = vnode_alloc(mp, vtype_from_mode(np->mode), &tmpfs_vnops,
+	    np);
+	np->fs->nvnodes++;
+	return np->vnode;
+}
+
+/* Move atime as Linux's default relatime does. */
+static void
+node_touch_atime(struct tmpfs_node *np)
+{
+	int64_t now = tmpfs_now();
+
+	if (np->atime <= np->mtime || np->atime <= np->ctime ||
+	    now - np->atime >= TMPFS_DAY_NS)
+		np->atime = now;
+}
+
+/* Note a change of dir's entries. */
+static void
+dir_changed(struct tmpfs_node *dp, int64_t now)
+{
+	dp->mtime = now;
+	dp->ctime = now;
+}
+
+/*
+ * Remove entry de of directory dp and drop the link it was.  Frees the
+ * node when that was its last link and no vnode holds it.
+ */
+static void
+entry_unlink(struct tmpfs_node *dp, struct tmpfs_dirent *de, int64_t now)
+{
+	struct tmpfs_node *np = de->node;
+
+	dir_del(&dp->dir, de);
+	if (node_isdir(np)) {
+		np->nlink = 0;
+		np->dir.parent = NULL;
+		dp->dir.nsubdirs--;
+	} else {
+		np->nlink--;
+	}
+	np->ctime = now;
+	dir_changed(dp, now);
+	node_release_if_dead(np);
+}
+
+/* dvn as a directory that can still hold entries, or -errno. */
+static int
+dir_live(struct vnode *dvn, struct tmpfs_node **dpp)
+{
+	struct tmpfs_node *dp = dvn->data;
+
+	if (dvn->type != VDIR)
+		return -ENOTDIR;
+	/* Linux answers ENOENT in a directory that was removed. */
+	if (dp->nlink == 0)
+		return -ENOENT;
+	*dpp = dp;
+	return 0;
+}
+
+/*
+ * --- Vnode ops: names ---
+ */
+
+static int
+tmpfs_lookup(struct vnode *dvn, const char *name, struct vnode **vpp)
+{
+	struct tmpfs_node *dp = dvn->data, *np;
+	struct tmpfs_dirent *de;
+	long len;
+
+	if (dvn->type != VDIR)
+		return -ENOTDIR;
+	if ((len = name_check(name)) < 0)
+		return (int)len;
+	if (strcmp(name, ".") == 0) {
+		np = dp;
+	} else if (strcmp(name, "..") == 0) {
+		np = dp->dir.parent;
+	} else {
+		de = dir_find(&dp->dir, name, (size_t)len);
+		np = de != NULL ? de->node : NULL;
+	}
+	if (np == NULL)
+		return -ENOENT;
+	*vpp = node_vnode(np, dvn->mount);
+	return 0;
+}
+
+/* Whether a new file of mode (and target) can be made, or -errno. */
+static int
+create_check_type(uint32_t mode, const char *target)
+{
+	size_t len;
+
+	switch (mode & S_IFMT) {
+	case S_IFREG:
+	case S_IFDIR:
+	case S_IFCHR:
+	case S_IFBLK:
+	case S_IFIFO:
+	case S_IFSOCK:
+		return 0;
+	case S_IFLNK:
+		if (target == NULL)
+			return -EINVAL;
+		len = strnlen(target, TMPFS_SYMLINK_MAX + 1);
+		/* symlink(2) with an empty target is ENOENT on Linux. */
+		if (len == 0)
+			return -ENOENT;
+		return len > TMPFS_SYMLINK_MAX ? -ENAMETOOLONG : 0;
+	}
+	return -EINVAL;
+}
+
+static int
+tmpfs_create(struct vnode *dvn, const char *name, uint32_t mode,
+    uint64_t rdev, const char *target, uint32_t uid, uint32_t gid,
+    struct vnode **vpp)
+{
+	struct tmpfs_node *dp, *np;
+	long len;
+	int r;
+
+	if ((r = dir_live(dvn, &dp)) < 0)
+		return r;
+	if ((len = name_check(name)) < 0)
+		return (int)len;
+	/* EEXIST before EROFS, as Linux's filename_create() orders them. */
+	if (name_is_dot(name) || dir_find(&dp->dir, name, (size_t)len) != NULL)
+		return -EEXIST;
+	if (dvn->mount->rdonly)
+		return -EROFS;
+	/* A type of 0 is a regular file, as for mknod(2). */
+	if ((mode & S_IFMT) == 0)
+		mode |= S_IFREG;
+	if ((r = create_check_type(mode, target)) < 0)
+		return r;
+	np = node_make(dp->fs, mode & (S_IFMT | 07777), rdev, target, uid,
+	    gid);
+	np->nlink = 1;
+	dir_add(&dp->dir, name, (size_t)len, np);
+	if (node_isdir(np)) {
+		np->dir.parent = dp;
+		dp->dir.nsubdirs++;
+	}
+	dir_changed(dp, np->ctime);
+	*vpp = node_vnode(np, dvn->mount);
+	return 0;
+}
+
+static int
+tmpfs_link(struct vnode *dvn, const char *name, struct vnode *vn)
+{
+	struct tmpfs_node *dp, *np = vn->data;
+	long len;
+	int r;
+
+	if ((r = dir_live(dvn, &dp)) < 0)
+		return r;
+	if ((len = name_check(name)) < 0)
+		return (int)len;
+	if (name_is_dot(name) || dir_find(&dp->dir, name, (size_t)len) != NULL)
+		return -EEXIST;
+	if (vn->mount != dvn->mount)
+		return -EXDEV;
+	if (dvn->mount->rdonly)
+		return -EROFS;
+	if (vn->type == VDIR)
+		return -EPERM;
+	/* An unlinked file cannot come back (Linux's vfs_link()). */
+	if (np->nlink == 0)
+		return -ENOENT;
+	dir_add(&dp->dir, name, (size_t)len, np);
+	np->nlink++;
+	np->ctime = tmpfs_now();
+	dir_changed(dp, np->ctime);
+	return 0;
+}
+
+static int
+tmpfs_remove(struct vnode *dvn, const char *name, bool rmdir)
+{
+	struct tmpfs_node *dp = dvn->data, *np;
+	struct tmpfs_dirent *de;
+	long len;
+
+	if (dvn->type != VDIR)
+		return -ENOTDIR;
+	if ((len = name_check(name)) < 0)
+		return (int)len;
+	if (dvn->mount->rdonly)
+		return -EROFS;
+	/* rmdir(2): "." is EINVAL and ".." ENOTEMPTY; unlink(2) EISDIR. */
+	if (strcmp(name, ".") == 0)
+		return rmdir ? -EINVAL : -EISDIR;
+	if (strcmp(name, "..") == 0)
+		return rmdir ? -ENOTEMPTY : -EISDIR;
+	if ((de = dir_find(&dp->dir, name, (size_t)len)) == NULL)
+		return -ENOENT;
+	np = de->node;
+	if (rmdir && !node_isdir(np))
+		return -ENOTDIR;
+	if (!rmdir && node_isdir(np))
+		return -EISDIR;
+	if (rmdir && np->dir.nents > 0)
+		return -ENOTEMPTY;
+	entry_unlink(dp, de, tmpfs_now());
+	return 0;
+}
+
+/*
+ * --- Rename ---
+ */
+
+/* Whether directory np is anc or inside it. */
+static bool
+node_within(const struct tmpfs_node *np, const struct tmpfs_node *anc)
+{
+	while (np != NULL) {
+		if (np == anc)
+			return true;
+		if (np->dir.parent == np)
+			return false;
+		np = np->dir.parent;
+	}
+	return false;
+}
+
+/* Find both entries and check the flags' conditions on them. */
+static int
+rename_lookup(struct tmpfs_rename *rn, const char *from)
+{
+	long flen, tlen;
+
+	if ((flen = name_check(from)) < 0)
+		return (int)flen;
+	if ((tlen = name_check(rn->to)) < 0)
+		return (int)tlen;
+	/* Linux's do_renameat2() refuses "." and ".." with EBUSY. */
+	if (name_is_dot(from) || name_is_dot(rn->to))
+		return -EBUSY;
+	if (rn->tdir->nlink == 0)
+		return -ENOENT;
+	rn->fde = dir_find(&rn->fdir->dir, from, (size_t)flen);
+	if (rn->fde == NULL)
+		return -ENOENT;
+	rn->tolen = (size_t)tlen;
+	rn->tde = dir_find(&rn->tdir->dir, rn->to, rn->tolen);
+	if ((rn->flags & VFS_RENAME_EXCHANGE) != 0 && rn->tde == NULL)
+		return -ENOENT;
+	if ((rn->flags & VFS_RENAME_NOREPLACE) != 0 && rn->tde != NULL)
+		return -EEXIST;
+	return 0;
+}
+
+/* Linux's rules for what may go where (rename(2), vfs_rename()). */
+static int
+rename_check(const struct tmpfs_rename *rn)
+{
+	struct tmpfs_node *src = rn->fde->node;
+	struct tmpfs_node *tgt = rn->tde != NULL ? rn->tde->node : NULL;
+	bool exchange = (rn->flags & VFS_RENAME_EXCHANGE) != 0;
+
+	/* A directory cannot move into its own subtree. */
+	if (node_isdir(src) && node_within(rn->tdir, src))
+		return -EINVAL;
+	if (tgt == NULL)
+		return 0;
+	/* Nor can a target be an ancestor of the source. */
+	if (node_isdir(tgt) && node_within(rn->fdir, tgt))
+		return exchange ? -EINVAL : -ENOTEMPTY;
+	if (exchange)
+		return 0;
+	if (node_isdir(src) && !node_isdir(tgt))
+		return -ENOTDIR;
+	if (!node_isdir(src) && node_isdir(tgt))
+		return -EISDIR;
+	if (node_isdir(tgt) && tgt->dir.nents > 0)
+		return -ENOTEMPTY;
+	return 0;
+}
+
+/* A directory changes parent: move its ".." and the subdir counts. */
+static void
+rename_reparent(struct tmpfs_node *np, struct tmpfs_node *from,
+    struct tmpfs_node *to)
+{
+	if (!node_isdir(np) || from == to)
+		return;
+	np->dir.parent = to;
+	from->dir.nsubdirs--;
+	to->dir.nsubdirs++;
+}
+
+static void
+rename_move(struct tmpfs_rename *rn, int64_t now)
+{
+	struct tmpfs_node *src = rn->fde->node;
+
+	if (rn->tde != NULL)
+		entry_unlink(rn->tdir, rn->tde, now);
+	if (rn->fdir == rn->tdir) {
+		dir_rename_entry(&rn->fdir->dir, rn->fde, rn->to, rn->tolen);
+	} else {
+		dir_del(&rn->fdir->dir, rn->fde);
+		dir_add(&rn->tdir->dir, rn->to, rn->tolen, src);
+		rename_reparent(src, rn->fdir, rn->tdir);
+	}
+	src->ctime = now;
+}
+
+static void
+rename_exchange(struct tmpfs_rename *rn, int64_t now)
+{
+	struct tmpfs_node *a = rn->fde->node, *b = rn->tde->node;
+
+	rn->fde->node = b;
+	rn->tde->node = a;
+	rename_reparent(a, rn->fdir, rn->tdir);
+	rename_reparent(b, rn->tdir, rn->fdir);
+	a->ctime = now;
+	b->ctime = now;
+}
+
+static int
+tmpfs_rename(struct vnode *fdvn, const char *from, struct vnode *tdvn,
+    const char *to, unsigned flags)
+{
+	const unsigned both = VFS_RENAME_NOREPLACE | VFS_RENAME_EXCHANGE;
+	struct tmpfs_rename rn = { .to = to, .flags = flags };
+	int64_t now;
+	int r;
+
+	if ((flags & ~both) != 0 || flags == both)
+		return -EINVAL;
+	if (fdvn->type != VDIR || tdvn->type != VDIR)
+		return -ENOTDIR;
+	if (fdvn->mount != tdvn->mount)
+		return -EXDEV;
+	if (fdvn->mount->rdonly)
+		return -EROFS;
+	rn.fdir = fdvn->data;
+	rn.tdir = tdvn->data;
+	if ((r = rename_lookup(&rn, from)) < 0)
+		return r;
+	/* Two names of one file: rename(2) does nothing and succeeds. */
+	if (rn.tde != NULL && rn.tde->node == rn.fde->node)
+		return 0;
+	if ((r = rename_check(&rn)) < 0)
+		return r;
+	now = tmpfs_now();
+	if ((flags & VFS_RENAME_EXCHANGE) != 0)
+		rename_exchange(&rn, now);
+	else
+		rename_move(&rn, now);
+	dir_changed(rn.fdir, now);
+	dir_changed(rn.tdir, now);
+	return 0;
+}
+
+/*
+ * --- Vnode ops: attributes ---
+ */
+
+static int
+tmpfs_getattr(struct vnode *vn, struct vattr *va)
+{
+	struct tmpfs_node *np = vn->data;
+
+	*va = (struct vattr){
+		.ino = np->ino,
+		.dev = vn->mount->dev,
+		.rdev = np->rdev,
+		.mode = np->mode,
+		.uid = np->uid,
+		.gid = np->gid,
+		.nlink = np->nlink,
+		.size = np->size,
+		.blksize = VK_PAGE_SIZE,
+		.atime_ns = np->atime,
+		.mtime_ns = np->mtime,
+		.ctime_ns = np->ctime,
+		.btime_ns = np->btime,
+	};
+	if (S_ISREG(np->mode))
+		va->blocks = np->reg.npages * (VK_PAGE_SIZE / 512);
+	if (node_isdir(np)) {
+		/* Its own "." and its name, and each subdirectory's "..". */
+		va->nlink = np->nlink == 0 ? 0 : 2 + np->dir.nsubdirs;
+		va->size = (np->dir.nents + 2) * TMPFS_BOGO_DIRENT;
+	}
+	return 0;
+}
+
+/* Clear the bytes of the last page beyond size (the tail invariant). */
+static void
+file_zero_tail(struct tmpfs_node *np, uint64_t size)
+{
+	uint64_t pgoff = size & VK_PAGE_MASK;
+	uint64_t ram;
+
+	if (pgoff == 0)
+		return;
+	ram = pgt_lookup(&np->reg, size / VK_PAGE_SIZE);
+	if (ram != VM_NORAM)
+		memset((char *)plat_ram_base() + ram + pgoff, 0,
+		    VK_PAGE_SIZE - pgoff);
+}
+
+/* Set the size of a regular file: a shrink frees, growth makes a hole. */
+static void
+file_resize(struct tmpfs_node *np, uint64_t size)
+{
+	if (size < np->size) {
+		pgt_truncate(&np->reg, VK_ROUND_UP(size, VK_PAGE_SIZE) /
+		    VK_PAGE_SIZE);
+		file_zero_tail(np, size);
+	}
+	np->size = size;
+}
+
+/* Whether setattr may change size to size, or -errno. */
+static int
+setattr_check_size(const struct vnode *vn, uint64_t size)
+{
+	if (vn->type == VDIR)
+		return -EISDIR;
+	if (vn->type != VREG)
+		return -EINVAL;
+	if (size > TMPFS_MAXFILESIZE)
+		return -EFBIG;
+	return 0;
+}
+
+static int
+tmpfs_setattr(struct vnode *vn, const struct vattr *va, unsigned mask)
+{
+	struct tmpfs_node *np = vn->data;
+	int64_t now;
+	int r;
+
+	if (vn->mount->rdonly)
+		return -EROFS;
+	/* Check what can fail first, so that a failure changes nothing. */
+	if ((mask & VA_SIZE) != 0 &&
+	    (r = setattr_check_size(vn, va->size)) < 0)
+		return r;
+	now = tmpfs_now();
+	if ((mask & VA_SIZE) != 0 && va->size != np->size) {
+		file_resize(np, va->size);
+		np->mtime = now;
+	}
+	if ((mask & VA_MODE) != 0)
+		np->mode = (np->mode & S_IFMT) | (va->mode & 07777);
+	if ((mask & VA_UID) != 0)
+		np->uid = va->uid;
+	if ((mask & VA_GID) != 0)
+		np->gid = va->gid;
+	if ((mask & VA_ATIME) != 0)
+		np->atime = va->atime_ns;
+	if ((mask & VA_MTIME) != 0)
+		np->mtime = va->mtime_ns;
+	np->ctime = now;
+	return 0;
+}
+
+/*
+ * --- Vnode ops: data ---
+ */
+
+/* Whether vn can be read or written as a regular file, or -errno. */
+static int
+io_check(const struct vnode *vn)
+{
+	if (vn->type == VDIR)
+		return -EISDIR;
+	return vn->type == VREG ? 0 : -EINVAL;
+}
+
+static long
+tmpfs_read(struct vnode *vn, void *buf, size_t len, uint64_t off)
+{
+	struct tmpfs_node *np = vn->data;
+	char *base = plat_ram_base(), *dst = buf;
+	size_t done = 0;
+	int r;
+
+	if ((r = io_check(vn)) < 0)
+		return r;
+	if (off >= np->size || len == 0)
+		return 0;
+	len = VK_MIN(len, VK_MIN(np->size - off, TMPFS_RW_MAX));
+	while (done < len) {
+		uint64_t pos = off + done;
+		size_t pgoff = pos & VK_PAGE_MASK;
+		size_t n = VK_MIN(len - done, VK_PAGE_SIZE - pgoff);
+		uint64_t ram = pgt_lookup(&np->reg, pos / VK_PAGE_SIZE);
+
+		if (ram == VM_NORAM)
+			memset(dst + done, 0, n);
+		else
+			memmove(dst + done, base + ram + pgoff, n);
+		done += n;
+	}
+	node_touch_atime(np);
+	return (long)done;
+}
+
+/*
+ * Copy into the file from off on, allocating pages for holes.  Returns
+ * the bytes copied: fewer than len when the RAM file is full.
+ */
+static size_t
+file_fill(struct tmpfs_node *np, const char *src, size_t len, uint64_t off)
+{
+	char *base = plat_ram_base();
+	size_t done = 0;
+
+	while (done < len) {
+		uint64_t pos = off + done;
+		size_t pgoff = pos & VK_PAGE_MASK;
+		size_t n = VK_MIN(len - done, VK_PAGE_SIZE - pgoff);
+		uint64_t *slot = pgt_slot(&np->reg, pos / VK_PAGE_SIZE);
+
+		if (*slot == VM_NORAM) {
+			if (vm_ram_alloc(VK_PAGE_SIZE, slot) < 0)
+				break;
+			np->reg.npages++;
+		}
+		/* memmove: the source may be a mapping of this very page. */
+		memmove(base + *slot + pgoff, src + done, n);
+		done += n;
+	}
+	return done;
+}
+
+static long
+tmpfs_write(struct vnode *vn, const void *buf, size_t len, uint64_t off)
+{
+	struct tmpfs_node *np = vn->data;
+	size_t done;
+	int r;
+
+	if ((r = io_check(vn)) < 0)
+		return r;
+	if (vn->mount->rdonly)
+		return -EROFS;
+	if (len == 0)
+		return 0;
+	/* As Linux's generic_write_check_limits(): EFBIG, or write short. */
+	if (off >= TMPFS_MAXFILESIZE)
+		return -EFBIG;
+	len = VK_MIN(len, VK_MIN(TMPFS_MAXFILESIZE - off, TMPFS_RW_MAX));
+	done = file_fill(np, buf, len, off);
+	if (done == 0)
+		return -ENOMEM;
+	if (off + done > np->size)
+		np->size = off + done;
+	np->mtime = np->ctime = tmpfs_now();
+	return (long)done;
+}
+
+static int
+tmpfs_readdir(struct vnode *dvn, uint64_t cookie, vfs_dirent_fn fn,
+    void *arg)
+{
+	struct tmpfs_node *dp;
+	struct tmpfs_dir *d;
+	int r;
+
+	if ((r = dir_live(dvn, &dp)) < 0)
+		return r;
+	d = &dp->dir;
+	if (cookie == 0 && fn(arg, ".", 1, dp->ino, VDIR, 1) != 0)
+		return 0;
+	/* fn may even have removed dvn: then ".." is dvn itself. */
+	if (cookie <= 1 && fn(arg, "..", 2, d->parent != NULL ?
+	    d->parent->ino : dp->ino, VDIR, 2) != 0)
+		return 0;
+	cookie = VK_MAX(cookie, TMPFS_FIRST_SEQ);
+	/*
+	 * Find the next entry afresh each time: fn may add or remove
+	 * entries, which moves them in the array but not in seq order.
+	 */
+	for (;;) {
+		size_t i = dir_index(d, cookie);
+		struct tmpfs_dirent *de;
+
+		if (i == d->nents)
+			break;
+		de = d->ents[i];
+		cookie = de->seq + 1;
+		if (fn(arg, de->name, de->namelen, de->node->ino,
+		    vtype_from_mode(de->node->mode), cookie) != 0)
+			break;
+	}
+	node_touch_atime(dp);
+	return 0;
+}
+
+static long
+tmpfs_readlink(struct vnode *vn, char *buf, size_t size)
+{
+	struct tmpfs_node *np = vn->data;
+	size_t n;
+
+	if (vn->type != VLNK)
+		return -EINVAL;
+	/* Like readlink(2): truncated silently, no NUL. */
+	n = VK_MIN(size, np->size);
+	if (n > 0)
+		memcpy(buf, np->target, n);
+	return (long)n;
+}
+
+static void
+tmpfs_inactive(struct vnode *vn)
+{
+	struct tmpfs_node *np = vn->data;
+
+	VK_ASSERT(np->vnode == vn);
+	np->vnode = NULL;
+	np->fs->nvnodes--;
+	node_release_if_dead(np);
+}
+
+static const struct vnode_ops tmpfs_vnops = {
+	.lookup = tmpfs_lookup,
+	.getattr = tmpfs_getattr,
+	.setattr = tmpfs_setattr,
+	.read = tmpfs_read,
+	.write = tmpfs_write,
+	.readdir = tmpfs_readdir,
+	.readlink = tmpfs_readlink,
+	.create = tmpfs_create,
+	.link = tmpfs_link,
+	.remove = tmpfs_remove,
+	.rename = tmpfs_rename,
+	.inactive = tmpfs_inactive,
+};
+
+/*
+ * --- Mounting ---
+ */
+
+int
+tmpfs_mount(bool rdonly, uint32_t root_mode, uint32_t uid, uint32_t gid,
+    struct mount **mpp)
+{
+	struct tmpfs_fs *fs = vk_xcalloc(1, sizeof(*fs));
+	struct mount *mp = mount_alloc("tmpfs", "tmpfs", rdonly);
+	struct tmpfs_node *root;
+
+	fs->next_ino = 1;
+	root = node_make(fs, S_IFDIR | (root_mode & 07777), 0, NULL, uid, gid);
+	/* The mount is the root's one link; its ".." is itself. */
+	root->nlink = 1;
+	root->dir.parent = root;
+	fs->root = root;
+	mp->root = node_vnode(root, mp);
+	*mpp = mp;
+	return 0;
+}
+
+/*
+ * Free the whole tree without recursion (a guest can nest directories
+ * deeper than the host stack): always take the last entry of the
+ * current directory, going down into a non-empty directory and coming
+ * back up, through its parent's last entry, once it is empty.
+ */
+static void
+tree_free(struct tmpfs_node *root)
+{
+	struct tmpfs_node *cur = root;
+
+	for (;;) {
+		struct tmpfs_dir *d = &cur->dir;
+		struct tmpfs_node *np;
+
+		if (d->nents == 0) {
+			if (cur == root)
+				break;
+			np = cur;
+			cur = np->dir.parent;
+			entry_unlink(cur, cur->dir.ents[cur->dir.nents - 1], 0);
+			continue;
+		}
+		np = d->ents[d->nents - 1]->node;
+		if (node_isdir(np) && np->dir.nents > 0) {
+			cur = np;
+			continue;
+		}
+		entry_unlink(cur, d->ents[d->nents - 1], 0);
+	}
+	root->nlink = 0;
+	node_free(root);
+}
+
+void
+tmpfs_unmount(struct mount *mp)
+{
+	struct tmpfs_node *root;
+	struct tmpfs_fs *fs;
+
+	VK_ASSERT(mp->root != NULL && tmpfs_is_tmpfs(mp->root));
+	root = mp->root->data;
+	fs = root->fs;
+	vnode_rel(mp->root);
+	mp->root = NULL;
+	/* A vnode still held would point at a freed node. */
+	VK_ASSERT(fs->nvnodes == 0);
+	tree_free(root);
+	free(fs);
+	free(mp->source);
+	free(mp->path);
+	free(mp);
+}
+
+bool
+tmpfs_is_tmpfs(const struct vnode *vn)
+{
+	return vn != NULL && vn->ops == &tmpfs_vnops;
+}
+
+int
+tmpfs_set_opaque(struct vnode *dir, bool on)
+{
+	struct tmpfs_node *np;
+
+	if (!tmpfs_is_tmpfs(dir))
+		return -EINVAL;
+	if (dir->type != VDIR)
+		return -ENOTDIR;
+	if (dir->mount->rdonly)
+		return -EROFS;
+	np = dir->data;
+	np->dir.opaque = on;
+	/* Linux keeps the mark in an xattr, and xattr changes move ctime. */
+	np->ctime = tmpfs_now();
+	return 0;
+}
+
+bool
+tmpfs_is_opaque(const struct vnode *dir)
+{
+	const struct tmpfs_node *np;
+
+	if (!tmpfs_is_tmpfs(dir) || dir->type != VDIR)
+		return false;
+	np = dir->data;
+	return np->dir.opaque;
+}

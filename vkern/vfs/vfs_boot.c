@@ -1,0 +1,131 @@
+/*
+ * The guest's file tree at boot.
+ *
+ * By default the root is the host's "/" read-only under a tmpfs overlay:
+ * the guest may change anything and nothing reaches the host.  devfs is
+ * mounted on /dev with a tmpfs on /dev/shm; binds and extra tmpfs mounts
+ * from the command line go where they say, their mount points made in the
+ * overlay when missing.  Lookups here run with root's credentials.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "vkern/kern/proc.h"
+#include "vkern/vfs/devfs/devfs.h"
+#include "vkern/vfs/hostfs/hostfs.h"
+#include "vkern/vfs/namei.h"
+#include "vkern/vfs/overlay/overlay.h"
+#include "vkern/vfs/tmpfs/tmpfs.h"
+#include "vkern/vfs/vfs.h"
+#include "vkern/vfs/vfs_boot.h"
+
+static struct proc boot_proc;
+
+/* Look up path as root, making missing directories on the way. */
+static int
+boot_mkdirs(const char *path, struct vnode **vpp)
+{
+	char part[VK_PATH_MAX];
+	struct nameidata nd;
+	size_t len = strlen(path);
+	int r;
+
+	if (path[0] != '/' || len >= sizeof(part))
+		return -EINVAL;
+	for (size_t i = 1; i <= len; i++) {
+		struct vnode *vn = NULL;
+
+		if (path[i] != '/' && path[i] != '\0')
+			continue;
+		memcpy(part, path, i);
+		part[i] = '\0';
+		if ((r = vfs_lookup(&boot_proc, AT_FDCWD, part,
+		    LOOKUP_PARENT | LOOKUP_FOLLOW, &nd)) < 0)
+			return r;
+		if (nd.vp == NULL)
+			r = nd.dvp->ops->create(nd.dvp, nd.last, S_IFDIR | 0755,
+			    0, NULL, 0, 0, &vn);
+		if (vn != NULL)
+			vnode_rel(vn);
+		nd_release(&nd);
+		if (r < 0)
+			return r;
+	}
+	if ((r = vfs_lookup(&boot_proc, AT_FDCWD, path, LOOKUP_FOLLOW,
+	    &nd)) < 0)
+		return r;
+	*vpp = nd.vp;
+	nd.vp = NULL;
+	nd_release(&nd);
+	return (*vpp)->type == VDIR ? 0 : -ENOTDIR;
+}
+
+static int
+boot_mount_at(struct mount *mp, const char *path)
+{
+	struct vnode *dir;
+	int r;
+
+	if ((r = boot_mkdirs(path, &dir)) < 0)
+		return r;
+	r = vfs_mount(mp, dir, path);
+	vnode_rel(dir);
+	return r;
+}
+
+int
+vfs_boot_root(const char *hostdir, bool overlay)
+{
+	struct mount *lower, *upper, *mp;
+	int r;
+
+	if ((r = hostfs_mount(hostdir, true, &lower)) < 0)
+		return r;
+	mp = lower;
+	if (overlay) {
+		tmpfs_mount(false, 0755, 0, 0, &upper);
+		vnode_ref(upper->root);
+		vnode_ref(lower->root);
+		overlay_mount(upper->root, lower->root, &mp);
+	}
+	if ((r = vfs_mount(mp, NULL, "/")) < 0)
+		return r;
+	boot_proc.root = boot_proc.cwd = vfs_root();
+	boot_proc.cwd_path = "/";
+	return 0;
+}
+
+int
+vfs_boot_std(void)
+{
+	struct mount *dev, *shm;
+	int r;
+
+	if ((r = devfs_mount(&dev)) < 0 || (r = boot_mount_at(dev, "/dev")) < 0)
+		return r;
+	tmpfs_mount(false, 01777, 0, 0, &shm);
+	return boot_mount_at(shm, "/dev/shm");
+}
+
+int
+vfs_boot_bind(const char *hostdir, const char *guestpath, bool rw)
+{
+	struct mount *mp;
+	int r;
+
+	if ((r = hostfs_mount(hostdir, !rw, &mp)) < 0)
+		return r;
+	return boot_mount_at(mp, guestpath);
+}
+
+int
+vfs_boot_tmpfs(const char *guestpath)
+{
+	struct mount *mp;
+
+	tmpfs_mount(false, 01777, 0, 0, &mp);
+	return boot_mount_at(mp, guestpath);
+}

@@ -1,0 +1,20 @@
+/*
+ * Building the guest's file tree at boot (vfs_boot.c).  Each returns 0 or
+ * -errno: the host's error for a bad host directory, ENOTDIR or ENOENT
+ * for a guest path that cannot be a mount point.
+ */
+#ifndef VK_VFS_BOOT_H
+#define VK_VFS_BOOT_H
+
+#include <stdbool.h>
+
+/* The root: the host directory, under a tmpfs overlay when overlay. */
+int vfs_boot_root(const char *hostdir, bool overlay);
+
+/* devfs on /dev and a tmpfs on /dev/shm. */
+int vfs_boot_std(void);
+
+int vfs_boot_bind(const char *hostdir, const char *guestpath, bool rw);
+int vfs_boot_tmpfs(const char *guestpath);
+
+#endif
