@@ -92,6 +92,8 @@ struct proc {
 	char *cwd_path;               /* canonical, below root */
 	uint32_t umask;
 	bool exiting;
+	bool undumpable, no_new_privs;
+	int pdeathsig;
 	int exit_status;	/* a wait(2) status */
 	char comm[16];
 	char *exe;                    /* the canonical path of the program */

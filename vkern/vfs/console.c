@@ -5,8 +5,10 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
+#include "arch/x86/abi.h"
 #include "vkern/platform.h"
 #include "vkern/vfs/console.h"
 #include "vkern/vfs/file.h"
@@ -72,4 +74,21 @@ console_file(int hostfd)
 	/* A redirected file seeks; a terminal or a pipe does not. */
 	fp->seekable = plat_console_lseek(hostfd, 0, SEEK_CUR) >= 0;
 	return fp;
+}
+
+struct file *
+console_open_tty(unsigned flags, const char *path)
+{
+	struct arch_termios tio;
+	struct file *fp;
+
+	for (int fd = 0; fd < 3; fd++) {
+		if (plat_console_ioctl(fd, TCGETS, &tio) < 0)
+			continue;
+		fp = file_alloc(&console_fileops, NULL, flags, path);
+		fp->console_fd = fd;
+		fp->seekable = false;
+		return fp;
+	}
+	return NULL;
 }

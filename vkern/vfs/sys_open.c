@@ -14,10 +14,13 @@
 #include <sys/file.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 
 #include "vkern/kern/kern.h"
 #include "vkern/kern/proc.h"
 #include "vkern/kern/syscall_gen.h"
+#include "vkern/vfs/console.h"
+#include "vkern/vfs/devfs/devfs.h"
 #include "vkern/vfs/file.h"
 #include "vkern/vfs/namei.h"
 #include "vkern/vfs/vfs.h"
@@ -99,6 +102,26 @@ open_truncate(struct vnode *vn, unsigned flags)
 	return vn->ops->setattr(vn, &va, VA_SIZE);
 }
 
+/*
+ * Files that are not their vnode: the terminal behind /dev/tty and
+ * /dev/console.  Returns NULL with *errp 0 for an ordinary file.
+ */
+static struct file *
+open_special(struct vnode *vn, unsigned flags, const char *path, int *errp)
+{
+	struct file *fp;
+	uint64_t rdev;
+
+	*errp = 0;
+	if (vn->type != VCHR || (flags & O_PATH) ||
+	    devfs_node_rdev(vn, &rdev) < 0 ||
+	    (rdev != makedev(5, 0) && rdev != makedev(5, 1)))
+		return NULL;
+	if ((fp = console_open_tty(flags & FILE_FLAGS, path)) == NULL)
+		*errp = -ENXIO;
+	return fp;
+}
+
 long
 kern_openat(struct proc *p, int dirfd, const char *path, unsigned flags,
     uint32_t mode)
@@ -129,9 +152,14 @@ kern_openat(struct proc *p, int dirfd, const char *path, unsigned flags,
 		nd_release(&nd);
 		return r;
 	}
-	fp = file_alloc(&vn_fileops, nd.vp, flags & FILE_FLAGS, nd.path);
-	nd.vp = NULL;
+	if ((fp = open_special(nd.vp, flags, nd.path, &r)) == NULL && r == 0) {
+		fp = file_alloc(&vn_fileops, nd.vp, flags & FILE_FLAGS,
+		    nd.path);
+		nd.vp = NULL;
+	}
 	nd_release(&nd);
+	if (fp == NULL)
+		return r;
 	if (!(flags & O_PATH) && fp->vn->ops->open != NULL &&
 	    (r = fp->vn->ops->open(fp->vn, fp)) < 0) {
 		file_rel(fp);

@@ -1,0 +1,142 @@
+/*
+ * Copying between files inside the kernel: sendfile, copy_file_range.
+ *
+ * Both move data through a kernel buffer, a chunk at a time; nothing
+ * passes through guest memory.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+
+#include "vkern/kern/proc.h"
+#include "vkern/kern/syscall_gen.h"
+#include "vkern/vfs/file.h"
+#include "vkern/vfs/vfs.h"
+#include "vkern/vm/copyio.h"
+
+#define XFER_CHUNK 65536
+#define MAX_RW_COUNT 0x7ffff000L
+
+/*
+ * Copy up to len bytes from in (at *inoff) to out (at *outoff).  Returns
+ * the count copied, or -errno when nothing was.
+ */
+static long
+xfer(struct file *in, uint64_t *inoff, struct file *out, uint64_t *outoff,
+    size_t len)
+{
+	char *buf = vk_xmalloc(XFER_CHUNK);
+	long done = 0, r = 0;
+
+	while ((size_t)done < len) {
+		size_t want = VK_MIN(len - (size_t)done, (size_t)XFER_CHUNK);
+		long w;
+
+		r = in->ops->read(in, buf, want, inoff);
+		if (r <= 0)
+			break;
+		w = out->ops->write(out, buf, (size_t)r, outoff);
+		if (w < 0) {
+			r = w;
+			break;
+		}
+		done += w;
+		if (w < r)
+			break;
+	}
+	free(buf);
+	return done > 0 ? done : r;
+}
+
+long
+sys_sendfile(struct thread *td, const struct sys_sendfile_args *a)
+{
+	struct fdtable *t = &td->proc->fdt;
+	struct file *out = fd_get(t, a->outfd), *in = fd_get(t, a->infd);
+	uint64_t pos;
+	int64_t off;
+	long r;
+
+	if (in == NULL || out == NULL || !file_readable(in) ||
+	    !file_writable(out))
+		return -EBADF;
+	if (in->vn == NULL || in->vn->type != VREG)
+		return -EINVAL;
+	if (out->flags & O_APPEND)
+		return -EINVAL;
+	if (a->offset.va == 0)
+		return xfer(in, &in->off, out, &out->off,
+		    VK_MIN(a->count, (size_t)MAX_RW_COUNT));
+	if ((r = copyin(td, a->offset, &off, sizeof(off))) < 0)
+		return r;
+	if (off < 0)
+		return -EINVAL;
+	pos = (uint64_t)off;
+	r = xfer(in, &pos, out, &out->off, VK_MIN(a->count,
+	    (size_t)MAX_RW_COUNT));
+	off = (int64_t)pos;
+	if (r >= 0 && copyout(td, &off, a->offset, sizeof(off)) < 0)
+		return -EFAULT;
+	return r;
+}
+
+static int
+cfr_offset(struct thread *td, uaddr_t u, struct file *fp, uint64_t *pos,
+    uint64_t **pp)
+{
+	int64_t off;
+	int r;
+
+	if (u.va == 0) {
+		*pp = &fp->off;
+		return 0;
+	}
+	if ((r = copyin(td, u, &off, sizeof(off))) < 0)
+		return r;
+	if (off < 0)
+		return -EINVAL;
+	*pos = (uint64_t)off;
+	*pp = pos;
+	return 0;
+}
+
+/* Write back an offset the caller gave, if it gave one. */
+static int
+cfr_offset_out(struct thread *td, uaddr_t u, uint64_t pos)
+{
+	int64_t off = (int64_t)pos;
+
+	return u.va == 0 ? 0 : copyout(td, &off, u, sizeof(off));
+}
+
+long
+sys_copy_file_range(struct thread *td,
+    const struct sys_copy_file_range_args *a)
+{
+	struct fdtable *t = &td->proc->fdt;
+	struct file *in = fd_get(t, a->infd), *out = fd_get(t, a->outfd);
+	uint64_t ipos, opos, *ip, *op;
+	long r;
+
+	if (a->flags != 0)
+		return -EINVAL;
+	if (in == NULL || out == NULL || !file_readable(in) ||
+	    !file_writable(out) || (out->flags & O_APPEND))
+		return -EBADF;
+	if (in->vn == NULL || out->vn == NULL)
+		return -EINVAL;
+	if (in->vn->type == VDIR || out->vn->type == VDIR)
+		return -EISDIR;
+	if (in->vn->type != VREG || out->vn->type != VREG)
+		return -EINVAL;
+	if ((r = cfr_offset(td, a->offin, in, &ipos, &ip)) < 0 ||
+	    (r = cfr_offset(td, a->offout, out, &opos, &op)) < 0)
+		return r;
+	if (in->vn == out->vn && *ip < *op + a->len && *op < *ip + a->len)
+		return -EINVAL;
+	r = xfer(in, ip, out, op, VK_MIN(a->len, (size_t)MAX_RW_COUNT));
+	if (r >= 0 && (cfr_offset_out(td, a->offin, ipos) < 0 ||
+	    cfr_offset_out(td, a->offout, opos) < 0))
+		return -EFAULT;
+	return r;
+}
