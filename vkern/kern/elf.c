@@ -122,7 +122,13 @@ elf_parse(const void *buf, size_t len, uint64_t filesize,
 				return r;
 			break;
 		case PT_INTERP:
+			if (ph[i].p_filesz < 2 || ph[i].p_filesz > 4096 ||
+			    ph[i].p_offset + ph[i].p_filesz < ph[i].p_offset ||
+			    ph[i].p_offset + ph[i].p_filesz > filesize)
+				return elf_fail(whyp, "bad ELF interpreter path");
 			ei->has_interp = 1;
+			ei->interp_off = ph[i].p_offset;
+			ei->interp_len = ph[i].p_filesz;
 			break;
 		case PT_PHDR:
 			ei->phdr_vaddr = ph[i].p_vaddr;

@@ -32,6 +32,7 @@ struct elf_info {
 	struct elf_seg seg[ELF_MAX_LOADS];
 	uint64_t lo, hi;           /* page range of all segments, unbiased */
 	int has_interp;
+	uint64_t interp_off, interp_len;   /* PT_INTERP's path in the file */
 	int stack_exec;
 };
 

@@ -108,7 +108,7 @@ exec_load_segments(struct vm_map *m, struct vnode *vn,
 
 static void
 exec_auxv(struct stack_args *sa, const struct proc *p,
-    const struct elf_info *ei, uint64_t bias)
+    const struct elf_info *ei, uint64_t bias, uint64_t interp_base)
 {
 	const struct cred *c = &p->cred;
 	unsigned n = 0;
@@ -123,7 +123,7 @@ exec_auxv(struct stack_args *sa, const struct proc *p,
 	AUX(AT_PHDR, ei->phdr_vaddr + bias);
 	AUX(AT_PHENT, sizeof(Elf64_Phdr));
 	AUX(AT_PHNUM, ei->phnum);
-	AUX(AT_BASE, 0);
+	AUX(AT_BASE, interp_base);
 	AUX(AT_FLAGS, 0);
 	AUX(AT_ENTRY, ei->entry + bias);
 	AUX(AT_UID, c->uid);
@@ -146,15 +146,37 @@ exec_stack_size(const struct proc *p)
 	return VK_ROUND_UP(cur, VK_PAGE_SIZE);
 }
 
-/* Map the stack and write argv, envp and auxv onto it. */
-static int
-exec_stack(struct proc *p, const struct elf_info *ei, uint64_t bias,
-    const char *path, char *const argv[], char *const envp[], uint64_t *spp)
+/*
+ * Where the stack goes and, a gap below it, where mmap's top-down area
+ * starts.  Returns the stack's top.
+ */
+static uint64_t
+exec_layout(struct proc *p, uint64_t size)
 {
 	struct vm_map *m = &p->vm;
-	uint64_t size = exec_stack_size(p);
 	uint64_t top = VK_ROUND_DOWN(m->max - rnd_pages(STACK_RND_PAGES / 64),
 	    VK_PAGE_SIZE);
+
+	m->mmap_base = VK_ROUND_DOWN(top - VK_MAX(size, MMAP_GAP_MIN) -
+	    rnd_pages(MMAP_RND_PAGES), VK_PAGE_SIZE);
+	return top;
+}
+
+struct exec_image {
+	struct elf_info ei;
+	uint64_t bias;
+	uint64_t interp_base;      /* AT_BASE: 0 without an interpreter */
+	uint64_t entry;            /* where the first instruction is */
+	uint64_t top;              /* the stack's top */
+};
+
+/* Map the stack and write argv, envp and auxv onto it. */
+static int
+exec_stack(struct proc *p, const struct exec_image *im, const char *path,
+    char *const argv[], char *const envp[], uint64_t *spp)
+{
+	struct vm_map *m = &p->vm;
+	uint64_t size = exec_stack_size(p), top = im->top;
 	struct stack_args sa = {
 		.argv = argv, .envp = envp, .execfn = path,
 		.platform = arch_platform(),
@@ -170,11 +192,11 @@ exec_stack(struct proc *p, const struct elf_info *ei, uint64_t bias,
 	if (!vm_map_range_free(m, top - size, top))
 		return -ENOMEM;
 	if ((r = vm_map_anon(m, top - size, size, PLAT_PROT_READ |
-	    PLAT_PROT_WRITE | (ei->stack_exec ? PLAT_PROT_EXEC : 0),
+	    PLAT_PROT_WRITE | (im->ei.stack_exec ? PLAT_PROT_EXEC : 0),
 	    VME_STACK)) < 0)
 		return r;
 	plat_random(sa.random, sizeof(sa.random));
-	exec_auxv(&sa, p, ei, bias);
+	exec_auxv(&sa, p, &im->ei, im->bias, im->interp_base);
 	buf = vk_xmalloc(need);
 	len = stack_build(&sa, top, buf, need);
 	if (len >= 0)
@@ -188,8 +210,6 @@ exec_stack(struct proc *p, const struct elf_info *ei, uint64_t bias,
 	p->arg_end = sa.arg_end;
 	p->env_start = sa.env_start;
 	p->env_end = sa.env_end;
-	m->mmap_base = VK_ROUND_DOWN(top - VK_MAX(size, MMAP_GAP_MIN) -
-	    rnd_pages(MMAP_RND_PAGES), VK_PAGE_SIZE);
 	return r;
 }
 
@@ -216,13 +236,15 @@ exec_read_headers(struct vnode *vn, uint64_t fsize, struct elf_info *ei,
  */
 static int
 exec_open(struct proc *p, const char *path, struct vnode **vpp,
-    struct vattr *va)
+    struct vattr *va, char **canonp)
 {
 	struct nameidata nd;
 	int r;
 
 	if ((r = vfs_lookup(p, AT_FDCWD, path, LOOKUP_FOLLOW, &nd)) < 0)
 		return r;
+	if (canonp != NULL)
+		*canonp = strdup(nd.path);
 	*vpp = nd.vp;
 	nd.vp = NULL;
 	nd_release(&nd);
@@ -230,8 +252,52 @@ exec_open(struct proc *p, const char *path, struct vnode **vpp,
 		r = -EACCES;
 	else if ((r = vfs_access(p, *vpp, 1, false)) == 0)
 		r = (*vpp)->ops->getattr(*vpp, va);
-	if (r < 0)
+	if (r < 0) {
 		vnode_rel(*vpp);
+		if (canonp != NULL)
+			free(*canonp);
+	}
+	return r;
+}
+
+/*
+ * Load the program interpreter (PT_INTERP) where mmap would put it and
+ * set the image's entry and AT_BASE to it.
+ */
+static int
+exec_interp(struct proc *p, struct vnode *vn, struct exec_image *im,
+    const char **whyp)
+{
+	char path[4097];
+	struct elf_info iei;
+	struct vnode *ivn;
+	struct vattr va;
+	uint64_t va0;
+	long n;
+	int r;
+
+	n = vn->ops->read(vn, path, (size_t)im->ei.interp_len,
+	    im->ei.interp_off);
+	if (n != (long)im->ei.interp_len || path[n - 1] != '\0' ||
+	    strlen(path) != (size_t)n - 1) {
+		*whyp = "bad ELF interpreter path";
+		return -ENOEXEC;
+	}
+	if ((r = exec_open(p, path, &ivn, &va, NULL)) < 0)
+		return r;
+	if ((r = exec_read_headers(ivn, va.size, &iei, whyp)) == 0 &&
+	    iei.has_interp) {
+		*whyp = "the ELF interpreter is itself dynamic";
+		r = -ENOEXEC;
+	}
+	if (r == 0 && (r = vm_map_find_space(&p->vm, iei.hi - iei.lo,
+	    p->vm.min, p->vm.mmap_base, &va0)) == 0)
+		r = exec_load_segments(&p->vm, ivn, &iei, va0 - iei.lo);
+	if (r == 0) {
+		im->interp_base = va0 - iei.lo;
+		im->entry = iei.entry + im->interp_base;
+	}
+	vnode_rel(ivn);
 	return r;
 }
 
@@ -239,43 +305,44 @@ int
 kern_exec_image(struct proc *p, const char *path, char *const argv[],
     char *const envp[], const char **whyp)
 {
+	struct exec_image im = { .interp_base = 0 };
+	struct elf_info *ei = &im.ei;
 	struct vattr va;
 	struct vnode *vn;
-	struct elf_info ei;
-	uint64_t bias = 0, sp = 0, brk;
+	uint64_t sp = 0, brk;
+	char *canon = NULL;
 	const char *base;
 	size_t namelen;
 	int r;
 
 	*whyp = NULL;
-	if ((r = exec_open(p, path, &vn, &va)) < 0)
+	if ((r = exec_open(p, path, &vn, &va, &canon)) < 0)
 		return r;
-	if ((r = exec_read_headers(vn, va.size, &ei, whyp)) < 0)
+	if ((r = exec_read_headers(vn, va.size, ei, whyp)) < 0)
 		goto out;
-	if (ei.has_interp) {
-		/* XXX: dynamic programs need the file system (#3, #4). */
-		*whyp = "dynamically linked programs are not supported yet";
-		r = -ENOEXEC;
+	if (ei->type == ET_DYN)
+		im.bias = ELF_ET_DYN_BASE - ei->lo + rnd_pages(MMAP_RND_PAGES);
+	im.entry = ei->entry + im.bias;
+	im.top = exec_layout(p, exec_stack_size(p));
+	if ((r = exec_load_segments(&p->vm, vn, ei, im.bias)) < 0 ||
+	    (ei->has_interp && (r = exec_interp(p, vn, &im, whyp)) < 0) ||
+	    (r = exec_stack(p, &im, path, argv, envp, &sp)) < 0)
 		goto out;
-	}
-	if (ei.type == ET_DYN)
-		bias = ELF_ET_DYN_BASE - ei.lo + rnd_pages(MMAP_RND_PAGES);
-	if ((r = exec_load_segments(&p->vm, vn, &ei, bias)) < 0 ||
-	    (r = exec_stack(p, &ei, bias, path, argv, envp, &sp)) < 0)
-		goto out;
-	brk = ei.hi + bias + rnd_pages(BRK_RND_RANGE / VK_PAGE_SIZE);
+	brk = ei->hi + im.bias + rnd_pages(BRK_RND_RANGE / VK_PAGE_SIZE);
 	p->vm.brk_start = p->vm.brk_cur = brk;
 	if ((r = plat_space_flush(p->space)) < 0)
 		goto out;
-	arch_exec_regs(&p->main->ctx, ei.entry + bias, sp);
+	arch_exec_regs(&p->main->ctx, im.entry, sp);
 	base = strrchr(path, '/');
 	base = base != NULL ? base + 1 : path;
 	namelen = strnlen(base, sizeof(p->comm) - 1);
 	memcpy(p->comm, base, namelen);
 	p->comm[namelen] = '\0';
 	free(p->exe);
-	p->exe = strdup(path);
+	p->exe = canon;
+	canon = NULL;
 out:
+	free(canon);
 	vnode_rel(vn);
 	return r;
 }
