@@ -260,89 +260,117 @@ exec_open(struct proc *p, const char *path, struct vnode **vpp,
 	return r;
 }
 
-/*
- * Load the program interpreter (PT_INTERP) where mmap would put it and
- * set the image's entry and AT_BASE to it.
- */
+/* Open and check the program interpreter (PT_INTERP) of prep's file. */
 static int
-exec_interp(struct proc *p, struct vnode *vn, struct exec_image *im,
-    const char **whyp)
+exec_interp_open(struct proc *p, struct exec_prep *prep, const char **whyp)
 {
 	char path[4097];
-	struct elf_info iei;
-	struct vnode *ivn;
 	struct vattr va;
-	uint64_t va0;
 	long n;
 	int r;
 
-	n = vn->ops->read(vn, path, (size_t)im->ei.interp_len,
-	    im->ei.interp_off);
-	if (n != (long)im->ei.interp_len || path[n - 1] != '\0' ||
+	n = prep->vn->ops->read(prep->vn, path, (size_t)prep->ei.interp_len,
+	    prep->ei.interp_off);
+	if (n != (long)prep->ei.interp_len || path[n - 1] != '\0' ||
 	    strlen(path) != (size_t)n - 1) {
 		*whyp = "bad ELF interpreter path";
 		return -ENOEXEC;
 	}
-	if ((r = exec_open(p, path, &ivn, &va, NULL)) < 0)
+	if ((r = exec_open(p, path, &prep->ivn, &va, NULL)) < 0)
 		return r;
-	if ((r = exec_read_headers(ivn, va.size, &iei, whyp)) == 0 &&
-	    iei.has_interp) {
+	if ((r = exec_read_headers(prep->ivn, va.size, &prep->iei, whyp)) == 0 &&
+	    prep->iei.has_interp) {
 		*whyp = "the ELF interpreter is itself dynamic";
 		r = -ENOEXEC;
 	}
-	if (r == 0 && (r = vm_map_find_space(&p->vm, iei.hi - iei.lo,
-	    p->vm.min, p->vm.mmap_base, &va0)) == 0)
-		r = exec_load_segments(&p->vm, ivn, &iei, va0 - iei.lo);
-	if (r == 0) {
-		im->interp_base = va0 - iei.lo;
-		im->entry = iei.entry + im->interp_base;
-	}
-	vnode_rel(ivn);
 	return r;
 }
 
 int
-kern_exec_image(struct proc *p, const char *path, char *const argv[],
-    char *const envp[], const char **whyp)
+exec_prepare(struct proc *p, const char *path, struct exec_prep *prep,
+    const char **whyp)
 {
-	struct exec_image im = { .interp_base = 0 };
-	struct elf_info *ei = &im.ei;
-	struct vattr va;
-	struct vnode *vn;
-	uint64_t sp = 0, brk;
-	char *canon = NULL;
-	const char *base;
-	size_t namelen;
 	int r;
 
+	memset(prep, 0, sizeof(*prep));
 	*whyp = NULL;
-	if ((r = exec_open(p, path, &vn, &va, &canon)) < 0)
+	if ((r = exec_open(p, path, &prep->vn, &prep->va, &prep->canon)) < 0)
 		return r;
-	if ((r = exec_read_headers(vn, va.size, ei, whyp)) < 0)
-		goto out;
+	if ((r = exec_read_headers(prep->vn, prep->va.size, &prep->ei,
+	    whyp)) == 0 && prep->ei.has_interp)
+		r = exec_interp_open(p, prep, whyp);
+	if (r < 0)
+		exec_prep_release(prep);
+	return r;
+}
+
+void
+exec_prep_release(struct exec_prep *prep)
+{
+	if (prep->vn != NULL)
+		vnode_rel(prep->vn);
+	if (prep->ivn != NULL)
+		vnode_rel(prep->ivn);
+	free(prep->canon);
+	memset(prep, 0, sizeof(*prep));
+}
+
+/* Load the interpreter where mmap would put it; returns its load bias. */
+static int
+exec_interp_load(struct proc *p, struct exec_prep *prep, uint64_t *biasp)
+{
+	uint64_t va0;
+	int r;
+
+	if ((r = vm_map_find_space(&p->vm, prep->iei.hi - prep->iei.lo,
+	    p->vm.min, p->vm.mmap_base, &va0)) < 0)
+		return r;
+	*biasp = va0 - prep->iei.lo;
+	return exec_load_segments(&p->vm, prep->ivn, &prep->iei, *biasp);
+}
+
+static void
+exec_set_comm(struct proc *p, const char *path)
+{
+	const char *base = strrchr(path, '/');
+	size_t n;
+
+	base = base != NULL ? base + 1 : path;
+	n = strnlen(base, sizeof(p->comm) - 1);
+	memcpy(p->comm, base, n);
+	p->comm[n] = '\0';
+}
+
+int
+exec_commit(struct proc *p, struct exec_prep *prep, const char *path,
+    char *const argv[], char *const envp[])
+{
+	struct exec_image im = { .ei = prep->ei };
+	struct elf_info *ei = &im.ei;
+	uint64_t sp = 0, brk;
+	int r;
+
 	if (ei->type == ET_DYN)
 		im.bias = ELF_ET_DYN_BASE - ei->lo + rnd_pages(MMAP_RND_PAGES);
 	im.entry = ei->entry + im.bias;
 	im.top = exec_layout(p, exec_stack_size(p));
-	if ((r = exec_load_segments(&p->vm, vn, ei, im.bias)) < 0 ||
-	    (ei->has_interp && (r = exec_interp(p, vn, &im, whyp)) < 0) ||
-	    (r = exec_stack(p, &im, path, argv, envp, &sp)) < 0)
-		goto out;
+	if ((r = exec_load_segments(&p->vm, prep->vn, ei, im.bias)) < 0)
+		return r;
+	if (prep->ivn != NULL) {
+		if ((r = exec_interp_load(p, prep, &im.interp_base)) < 0)
+			return r;
+		im.entry = prep->iei.entry + im.interp_base;
+	}
+	if ((r = exec_stack(p, &im, path, argv, envp, &sp)) < 0)
+		return r;
 	brk = ei->hi + im.bias + rnd_pages(BRK_RND_RANGE / VK_PAGE_SIZE);
 	p->vm.brk_start = p->vm.brk_cur = brk;
 	if ((r = plat_space_flush(p->space)) < 0)
-		goto out;
+		return r;
 	arch_exec_regs(&p->main->ctx, im.entry, sp);
-	base = strrchr(path, '/');
-	base = base != NULL ? base + 1 : path;
-	namelen = strnlen(base, sizeof(p->comm) - 1);
-	memcpy(p->comm, base, namelen);
-	p->comm[namelen] = '\0';
+	exec_set_comm(p, path);
 	free(p->exe);
-	p->exe = canon;
-	canon = NULL;
-out:
-	free(canon);
-	vnode_rel(vn);
-	return r;
+	p->exe = prep->canon;
+	prep->canon = NULL;
+	return 0;
 }

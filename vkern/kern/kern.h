@@ -9,6 +9,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "vkern/kern/elf.h"
+#include "vkern/vfs/vfs.h"
 #include "vkern/vk.h"
 
 struct proc;
@@ -69,9 +71,29 @@ int vm_fault(struct thread *td, uint64_t addr, int *codep);
 long kern_mmap(struct proc *p, uint64_t addr, uint64_t len, int prot,
     uint64_t flags);
 
-/* exec.c */
-int kern_exec_image(struct proc *p, const char *path, char *const argv[],
-    char *const envp[], const char **whyp);
+/* exec.c: prepare checks everything that can fail without harm (the
+ * file, its headers, its interpreter); commit builds the new image in
+ * the process's (empty) map. */
+struct exec_prep {
+	struct vnode *vn, *ivn;
+	struct vattr va;
+	struct elf_info ei, iei;
+	char *canon;
+};
+int exec_prepare(struct proc *p, const char *path, struct exec_prep *prep,
+    const char **whyp);
+int exec_commit(struct proc *p, struct exec_prep *prep, const char *path,
+    char *const argv[], char *const envp[]);
+void exec_prep_release(struct exec_prep *prep);
+/* sys_exec.c: string vectors, and exec with "#!" scripts resolved. */
+struct strvec {
+	char **v;       /* NULL-terminated */
+	size_t n, bytes;
+};
+void strvec_insert(struct strvec *sv, size_t at, const char *s);
+void strvec_free(struct strvec *sv);
+int kern_execve(struct proc *p, char *path, struct strvec *argv,
+    struct strvec *envp, bool replace, const char **whyp);
 
 /* vfs/sys_open.c */
 int proc_nofile(struct proc *p);

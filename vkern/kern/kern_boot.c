@@ -103,6 +103,7 @@ int
 kern_start(const char *name, char *const argv[], char *const envp[],
     const char **whyp)
 {
+	struct strvec av = { 0 }, ev = { 0 };
 	char path[VK_PATH_MAX];
 	struct proc *p;
 	int r;
@@ -112,7 +113,14 @@ kern_start(const char *name, char *const argv[], char *const envp[],
 		return r;
 	start_cwd(p);
 	start_path(p, name, envp, path, sizeof(path));
-	if ((r = kern_exec_image(p, path, argv, envp, whyp)) < 0) {
+	for (size_t i = 0; argv[i] != NULL; i++)
+		strvec_insert(&av, av.n, argv[i]);
+	for (size_t i = 0; envp[i] != NULL; i++)
+		strvec_insert(&ev, ev.n, envp[i]);
+	r = kern_execve(p, path, &av, &ev, false, whyp);
+	strvec_free(&av);
+	strvec_free(&ev);
+	if (r < 0) {
 		proc_exit(p, 0);
 		proc_free(p);
 		return r;

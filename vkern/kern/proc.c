@@ -129,11 +129,12 @@ proc_create(struct proc **pp)
 	p->start_ns = (uint64_t)plat_clock_ns(1);
 	vm_map_init(&p->vm, p->space, VM_MIN_ADDR,
 	    VK_MIN(info.reserved_start, ARCH_TASK_SIZE));
-	if (info.vdso_end > info.vdso_start &&
-	    info.vdso_start < p->vm.max)
-		vm_map_reserve(&p->vm, info.vdso_start,
-		    VK_MIN(info.vdso_end, p->vm.max));
 	p->vdso_base = info.vdso_base;
+	if (info.vdso_end > info.vdso_start && info.vdso_start < p->vm.max) {
+		p->vdso_start = info.vdso_start;
+		p->vdso_end = VK_MIN(info.vdso_end, p->vm.max);
+		vm_map_reserve(&p->vm, p->vdso_start, p->vdso_end);
+	}
 	proc_link(p);
 	*pp = p;
 	return 0;

@@ -82,7 +82,7 @@ struct proc {
 	int pid, ppid, pgid, sid;
 	struct vm_map vm;
 	struct plat_space *space;
-	uint64_t vdso_base;
+	uint64_t vdso_base, vdso_start, vdso_end;
 	struct thread *main;
 	struct sigact sigact[VK_NSIG];
 	struct rlim64 rlim[VK_RLIM_NLIMITS];
