@@ -14,6 +14,7 @@
 #include "vkern/kern/kern.h"
 #include "vkern/kern/proc.h"
 #include "vkern/platform.h"
+#include "vkern/vfs/procfs/procfs.h"
 
 static struct thread *runq_head, *runq_tail;
 static struct thread *parked;
@@ -97,6 +98,7 @@ sched_wakeup(struct thread *td)
 	VK_ASSERT(td->state == TD_PARKED);
 	sched_unpark(td);
 	td->state = TD_ONCPU;
+	procfs_set_current(td->proc);
 	r = td->wait.cont(td);
 	if (r == -EPARKED) {
 		sched_park(td);

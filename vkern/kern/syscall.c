@@ -17,6 +17,7 @@
 #include "vkern/kern/syscall.h"
 #include "vkern/kern/syscall_gen.h"
 #include "vkern/platform.h"
+#include "vkern/vfs/procfs/procfs.h"
 #include "vkern/vm/copyio.h"
 
 struct sys_stat {
@@ -205,6 +206,7 @@ syscall_enter(struct thread *td)
 	long r;
 
 	arch_syscall_args(&td->ctx, raw);
+	procfs_set_current(td->proc);
 	if (kern_cfg()->stats)
 		t0 = plat_clock_ns(1);
 	r = syscall_dispatch(td, nr, raw);

@@ -93,8 +93,13 @@ long
 sys_getcwd(struct thread *td, const struct sys_getcwd_args *a)
 {
 	size_t len = strlen(td->proc->cwd_path) + 1;
+	struct vattr va;
 	int r;
 
+	/* A removed working directory has no path (getcwd(3): ENOENT). */
+	if (td->proc->cwd->ops->getattr(td->proc->cwd, &va) == 0 &&
+	    va.nlink == 0)
+		return -ENOENT;
 	if (a->size < len)
 		return -ERANGE;
 	if ((r = copyout(td, td->proc->cwd_path, a->buf, len)) < 0)
@@ -157,6 +162,14 @@ kern_setattr(struct proc *p, struct vnode *vn, struct vattr *nva,
 	}
 	if ((mask & VA_MODE) && p->cred.fsuid != 0 && va.uid != p->cred.fsuid)
 		return -EPERM;
+	/* chown(2): a changed owner drops setuid, and setgid if group-x. */
+	if ((mask & (VA_UID | VA_GID)) && !(mask & VA_MODE) &&
+	    vn->type == VREG && (va.mode & (S_ISUID | S_ISGID))) {
+		nva->mode = va.mode & ~(uint32_t)S_ISUID;
+		if (va.mode & S_IXGRP)
+			nva->mode &= ~(uint32_t)S_ISGID;
+		mask |= VA_MODE;
+	}
 	if (mask & VA_MODE)
 		nva->mode = (va.mode & S_IFMT) | (nva->mode & 07777);
 	if (vn->ops->setattr == NULL)

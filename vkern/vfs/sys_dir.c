@@ -101,6 +101,8 @@ mknod_check(struct thread *td, uint32_t mode)
 	case S_IFBLK:
 		/* Device nodes take CAP_MKNOD, which the guest lacks. */
 		return td->proc->cred.euid == 0 ? 0 : -EPERM;
+	case S_IFDIR:
+		return -EPERM;
 	}
 	return -EINVAL;
 }
@@ -207,6 +209,9 @@ rename_check(struct thread *td, struct nameidata *from, struct nameidata *to,
 		return -EBUSY;
 	if (from->vp == NULL)
 		return -ENOENT;
+	if ((from->trailing_slash || to->trailing_slash) &&
+	    from->vp->type != VDIR)
+		return -ENOTDIR;
 	if (from->dvp->mount != to->dvp->mount)
 		return -EXDEV;
 	if ((flags & RENAME_NOREPLACE) && to->vp != NULL)
@@ -289,6 +294,8 @@ sys_linkat(struct thread *td, const struct sys_linkat_args *a)
 	}
 	if (old.vp->type == VDIR)
 		r = -EPERM;
+	else if (nw.vp == NULL && nw.trailing_slash)
+		r = -ENOENT;
 	else if (nw.vp != NULL || is_dot(nw.last))
 		r = -EEXIST;
 	else if (old.vp->mount != nw.dvp->mount)

@@ -146,7 +146,7 @@ kern_openat(struct proc *p, int dirfd, const char *path, unsigned flags,
 		r = -EEXIST;
 	if (r == 0)
 		r = open_check(p, nd.vp, flags);
-	if (r == 0 && !(flags & O_PATH) && nd.vp->ops->open == NULL)
+	if (r == 0 && !(flags & O_PATH))
 		r = open_truncate(nd.vp, flags);
 	if (r < 0) {
 		nd_release(&nd);
@@ -258,6 +258,8 @@ sys_close_range(struct thread *td, const struct sys_close_range_args *a)
 	return 0;
 }
 
+#define DUP_ANY (-1)	/* kern_dup's newfd: the lowest free fd >= minfd */
+
 static long
 kern_dup(struct proc *p, int oldfd, int newfd, int minfd, bool cloexec)
 {
@@ -266,7 +268,7 @@ kern_dup(struct proc *p, int oldfd, int newfd, int minfd, bool cloexec)
 	if (fp == NULL)
 		return -EBADF;
 	file_ref(fp);
-	if (newfd < 0)
+	if (newfd == DUP_ANY)
 		return fd_alloc(&p->fdt, fp, minfd, proc_nofile(p), cloexec);
 	return fd_install(&p->fdt, newfd, fp, cloexec, proc_nofile(p));
 }
@@ -274,7 +276,7 @@ kern_dup(struct proc *p, int oldfd, int newfd, int minfd, bool cloexec)
 long
 sys_dup(struct thread *td, const struct sys_dup_args *a)
 {
-	return kern_dup(td->proc, a->fd, -1, 0, false);
+	return kern_dup(td->proc, a->fd, DUP_ANY, 0, false);
 }
 
 long
@@ -284,6 +286,8 @@ sys_dup2(struct thread *td, const struct sys_dup2_args *a)
 		return -EBADF;
 	if (a->oldfd == a->newfd)
 		return a->newfd;
+	if (a->newfd < 0)
+		return -EBADF;
 	return kern_dup(td->proc, a->oldfd, a->newfd, 0, false);
 }
 
@@ -294,6 +298,8 @@ sys_dup3(struct thread *td, const struct sys_dup3_args *a)
 		return -EINVAL;
 	if (a->oldfd == a->newfd)
 		return -EINVAL;
+	if (a->newfd < 0)
+		return -EBADF;
 	return kern_dup(td->proc, a->oldfd, a->newfd, 0, a->flags != 0);
 }
 
@@ -345,7 +351,7 @@ sys_fcntl(struct thread *td, const struct sys_fcntl_args *a)
 	case F_DUPFD_CLOEXEC:
 		if (a->arg >= (uint64_t)proc_nofile(p))
 			return -EINVAL;
-		return kern_dup(p, a->fd, -1, (int)a->arg,
+		return kern_dup(p, a->fd, DUP_ANY, (int)a->arg,
 		    a->cmd == F_DUPFD_CLOEXEC);
 	case F_GETFD:
 		return p->fdt.cloexec[a->fd] ? FD_CLOEXEC : 0;

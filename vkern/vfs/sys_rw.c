@@ -266,6 +266,11 @@ sys_lseek(struct thread *td, const struct sys_lseek_args *a)
 		return plat_console_lseek(fp->console_fd, a->off, a->whence);
 	if (!fp->seekable)
 		return -ESPIPE;
+	/* Memory devices (null, zero, full, random) seek nowhere: 0. */
+	if (fp->vn != NULL && fp->vn->type == VCHR) {
+		fp->off = 0;
+		return 0;
+	}
 	switch (a->whence) {
 	case SEEK_SET:
 		base = 0;

@@ -3,7 +3,8 @@
  *
  * By default the root is the host's "/" read-only under a tmpfs overlay:
  * the guest may change anything and nothing reaches the host.  devfs is
- * mounted on /dev with a tmpfs on /dev/shm; binds and extra tmpfs mounts
+ * mounted on /dev with a tmpfs on /dev/shm, procfs on /proc, sysfs on
+ * /sys; binds and extra tmpfs mounts
  * from the command line go where they say, their mount points made in the
  * overlay when missing.  Lookups here run with root's credentials.
  */
@@ -18,6 +19,7 @@
 #include "vkern/vfs/hostfs/hostfs.h"
 #include "vkern/vfs/namei.h"
 #include "vkern/vfs/overlay/overlay.h"
+#include "vkern/vfs/procfs/procfs.h"
 #include "vkern/vfs/tmpfs/tmpfs.h"
 #include "vkern/vfs/vfs.h"
 #include "vkern/vfs/vfs_boot.h"
@@ -101,13 +103,20 @@ vfs_boot_root(const char *hostdir, bool overlay)
 int
 vfs_boot_std(void)
 {
-	struct mount *dev, *shm;
+	struct mount *dev, *shm, *proc, *sys;
 	int r;
 
 	if ((r = devfs_mount(&dev)) < 0 || (r = boot_mount_at(dev, "/dev")) < 0)
 		return r;
 	tmpfs_mount(false, 01777, 0, 0, &shm);
-	return boot_mount_at(shm, "/dev/shm");
+	if ((r = boot_mount_at(shm, "/dev/shm")) < 0)
+		return r;
+	if ((r = procfs_mount(&proc)) < 0 ||
+	    (r = boot_mount_at(proc, "/proc")) < 0)
+		return r;
+	if ((r = sysfs_mount(&sys)) < 0)
+		return r;
+	return boot_mount_at(sys, "/sys");
 }
 
 int

@@ -11,7 +11,7 @@
 /* The root: the host directory, under a tmpfs overlay when overlay. */
 int vfs_boot_root(const char *hostdir, bool overlay);
 
-/* devfs on /dev and a tmpfs on /dev/shm. */
+/* devfs on /dev, a tmpfs on /dev/shm, procfs on /proc, sysfs on /sys. */
 int vfs_boot_std(void);
 
 int vfs_boot_bind(const char *hostdir, const char *guestpath, bool rw);

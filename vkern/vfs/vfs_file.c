@@ -89,7 +89,8 @@ vn_file_write(struct file *fp, const void *buf, size_t len, uint64_t *offp)
 
 	if (fp->vn->ops->write == NULL)
 		return -EINVAL;
-	if ((fp->flags & O_APPEND) && offp == &fp->off) {
+	/* As Linux, O_APPEND appends even a pwrite (see pwrite(2), BUGS). */
+	if (fp->flags & O_APPEND) {
 		if ((r = fp->vn->ops->getattr(fp->vn, &va)) < 0)
 			return r;
 		*offp = va.size;

@@ -378,22 +378,86 @@ ovl_merge(struct ovl *o, struct dlist *d)
 	return r;
 }
 
-/* Cookies are indexes in the merged list, which is made anew each call. */
+/*
+ * readdir streams the upper layer, then the lower one with the names the
+ * upper layer has (or whites out) left out.  A cookie is the layer's own
+ * cookie, with the top bit set in the lower phase, so a walk resumes at
+ * the right place whatever was added or removed meanwhile.
+ */
+#define OVL_LOWER_PHASE (1ULL << 63)
+
+struct ovl_rd {
+	struct ovl *o;
+	vfs_dirent_fn fn;
+	void *arg;
+	bool lower, stopped;
+};
+
+static int
+ovl_rd_upper(void *arg, const char *name, size_t len, uint64_t ino,
+    enum vtype type, uint64_t next)
+{
+	struct ovl_rd *rd = arg;
+	struct vnode *vn;
+	bool wh = false;
+
+	if (type == VCHR && rd->o->upper->ops->lookup(rd->o->upper, name,
+	    &vn) == 0) {
+		wh = is_whiteout(vn);
+		vnode_rel(vn);
+	}
+	if (wh)
+		return 0;
+	if (rd->fn(rd->arg, name, len, ino, type, next) != 0) {
+		rd->stopped = true;
+		return 1;
+	}
+	return 0;
+}
+
+static int
+ovl_rd_lower(void *arg, const char *name, size_t len, uint64_t ino,
+    enum vtype type, uint64_t next)
+{
+	struct ovl_rd *rd = arg;
+	struct vnode *vn;
+
+	if ((len == 1 && name[0] == '.') ||
+	    (len == 2 && name[0] == '.' && name[1] == '.'))
+		return 0;
+	if (rd->o->upper != NULL && rd->o->upper->ops->lookup(rd->o->upper,
+	    name, &vn) == 0) {
+		vnode_rel(vn);
+		return 0;
+	}
+	if (rd->fn(rd->arg, name, len, ino, type, next | OVL_LOWER_PHASE)) {
+		rd->stopped = true;
+		return 1;
+	}
+	return 0;
+}
+
 static int
 ovl_readdir(struct vnode *dir, uint64_t cookie, vfs_dirent_fn fn, void *arg)
 {
-	struct dlist d = { 0 };
-	int r = ovl_merge(OVL(dir), &d);
+	struct ovl *o = OVL(dir);
+	struct ovl_rd rd = { .o = o, .fn = fn, .arg = arg };
+	bool merge = o->lower != NULL &&
+	    !(o->upper != NULL && tmpfs_is_opaque(o->upper));
+	int r = 0;
 
-	for (size_t i = (size_t)cookie; r == 0 && i < d.n; i++) {
-		if (d.e[i].whiteout)
-			continue;
-		if (fn(arg, d.e[i].name, strlen(d.e[i].name), d.e[i].ino,
-		    d.e[i].type, i + 1) != 0)
-			break;
+	if (o->upper == NULL)
+		return o->lower->ops->readdir(o->lower, cookie, fn, arg);
+	if (!(cookie & OVL_LOWER_PHASE)) {
+		r = o->upper->ops->readdir(o->upper, cookie, ovl_rd_upper, &rd);
+		if (r < 0 || rd.stopped || !merge)
+			return r;
+		cookie = OVL_LOWER_PHASE;
 	}
-	dlist_free(&d);
-	return r;
+	if (!merge)
+		return 0;
+	return o->lower->ops->readdir(o->lower, cookie & ~OVL_LOWER_PHASE,
+	    ovl_rd_lower, &rd);
 }
 
 /* True when the merged directory holds nothing but "." and "..". */
@@ -510,6 +574,19 @@ ovl_remove(struct vnode *dir, const char *name, bool rmdir)
 	return r;
 }
 
+/* RENAME_EXCHANGE: both exist, so both are copied up and swapped. */
+static int
+ovl_exchange(struct vnode *fromdir, const char *from, struct vnode *src,
+    struct vnode *todir, const char *to, struct vnode *dst)
+{
+	int r;
+
+	if ((r = ovl_copy_up(src)) < 0 || (r = ovl_copy_up(dst)) < 0)
+		return r;
+	return OVL(fromdir)->upper->ops->rename(OVL(fromdir)->upper, from,
+	    OVL(todir)->upper, to, VFS_RENAME_EXCHANGE);
+}
+
 static int
 ovl_rename(struct vnode *fromdir, const char *from, struct vnode *todir,
     const char *to, unsigned flags)
@@ -523,13 +600,17 @@ ovl_rename(struct vnode *fromdir, const char *from, struct vnode *todir,
 	had_lower = OVL(src)->lower != NULL;
 	if (ovl_lookup(todir, to, &dst) < 0)
 		dst = NULL;
-	if (src->type == VDIR && had_lower)
+	if ((src->type == VDIR && had_lower) || ((flags &
+	    VFS_RENAME_EXCHANGE) && dst != NULL && dst->type == VDIR &&
+	    OVL(dst)->lower != NULL))
 		r = -EXDEV;   /* as overlayfs without redirect_dir */
 	else if (flags & VFS_RENAME_EXCHANGE)
-		r = -EXDEV;
+		r = ovl_exchange(fromdir, from, src, todir, to, dst);
 	else if (dst != NULL && dst->type == VDIR && (r = ovl_empty(OVL(dst)))
 	    >= 0)
 		r = r ? clear_whiteouts(OVL(dst)) : -ENOTEMPTY;
+	if (r == 0 && (flags & VFS_RENAME_EXCHANGE))
+		goto out;
 	if (r == 0 && (r = ovl_copy_up(src)) == 0 &&
 	    (r = ovl_copy_up(todir)) == 0 &&
 	    (r = drop_whiteout(OVL(todir)->upper, to, &was)) == -EEXIST)
@@ -539,6 +620,7 @@ ovl_rename(struct vnode *fromdir, const char *from, struct vnode *todir,
 		    OVL(todir)->upper, to, flags);
 	if (r == 0 && had_lower)
 		r = whiteout(OVL(fromdir)->upper, from);
+out:
 	if (dst != NULL)
 		vnode_rel(dst);
 	vnode_rel(src);

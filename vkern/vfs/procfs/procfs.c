@@ -1,0 +1,227 @@
+/*
+ * procfs: the table of /proc, the calling process, and the mount.
+ *
+ * The tree is the table below (see pseudofs.h for how a table becomes a
+ * file system).  Rows are in readdir order; a row without a name is its
+ * directory's numbered entry: the processes of /proc, the fds of fd/ and
+ * fdinfo/, the threads of task/.  task/TID repeats the per-process files
+ * that make sense for one thread; with one thread per process for now
+ * they show the same as the process's own.
+ */
+#include <errno.h>
+#include <stdio.h>
+
+#include "vkern/kern/proc.h"
+#include "vkern/platform.h"
+#include "vkern/vfs/procfs/procfs.h"
+#include "vkern/vfs/procfs/procfs_impl.h"
+#include "vkern/vfs/procfs/pseudofs.h"
+#include "vkern/vk.h"
+
+static int procfs_gen_self(const struct pfs_ctx *, struct sbuf *);
+static int procfs_gen_thread_self(const struct pfs_ctx *, struct sbuf *);
+
+enum procfs_kind {
+	PK_ROOT,
+	PK_SELF, PK_THREAD_SELF, PK_MEMINFO, PK_CPUINFO, PK_STAT, PK_UPTIME,
+	PK_LOADAVG, PK_MOUNTS, PK_FILESYSTEMS, PK_VERSION,
+	PK_SYS, PK_SYS_KERNEL, PK_HOSTNAME, PK_OSRELEASE, PK_OSTYPE,
+	PK_PID_MAX, PK_CAP_LAST_CAP, PK_SYS_VM, PK_OVERCOMMIT, PK_SYS_FS,
+	PK_NR_OPEN,
+	PK_PID,
+	PK_P_STAT, PK_P_STATUS, PK_P_STATM, PK_P_CMDLINE, PK_P_ENVIRON,
+	PK_P_COMM, PK_P_MAPS, PK_P_EXE, PK_P_CWD, PK_P_ROOT, PK_P_FD,
+	PK_P_FDINFO, PK_P_MOUNTS, PK_P_MOUNTINFO, PK_P_TASK,
+	PK_FD, PK_FDINFO,
+	PK_TID,
+	PK_T_STAT, PK_T_STATUS, PK_T_STATM, PK_T_COMM, PK_T_CMDLINE,
+	PK_T_ENVIRON, PK_T_MAPS,
+	PK_NKINDS
+};
+
+/* What Linux would list for the file systems the kernel has. */
+static const char procfs_filesystems[] =
+    "nodev\tsysfs\n"
+    "nodev\ttmpfs\n"
+    "nodev\tproc\n"
+    "nodev\tdevtmpfs\n"
+    "nodev\toverlay\n"
+    "\thostfs\n";
+
+#define ROW(n, par, m, s, g) { .name = n, .parent = par, .mode = m, \
+	.scope = s, .gen = g }
+#define TEXT(n, par, m, t) { .name = n, .parent = par, .mode = m, \
+	.scope = PFS_GLOBAL, .text = t }
+
+/*
+ * Modes are Linux's: environ is the owner's only (it holds secrets), as
+ * are fd/ and fdinfo/; the fd links' own modes follow their files.
+ */
+static const struct pfs_spec procfs_specs[PK_NKINDS] = {
+	[PK_ROOT] = { .name = "", .mode = PFS_DIR, .numbered = PK_PID },
+	[PK_SELF] = ROW("self", PK_ROOT, PFS_LINK, PFS_GLOBAL,
+	    procfs_gen_self),
+	[PK_THREAD_SELF] = ROW("thread-self", PK_ROOT, PFS_LINK, PFS_GLOBAL,
+	    procfs_gen_thread_self),
+	[PK_MEMINFO] = ROW("meminfo", PK_ROOT, PFS_FILE, PFS_GLOBAL,
+	    procfs_gen_meminfo),
+	[PK_CPUINFO] = ROW("cpuinfo", PK_ROOT, PFS_FILE, PFS_GLOBAL,
+	    procfs_gen_cpuinfo),
+	[PK_STAT] = ROW("stat", PK_ROOT, PFS_FILE, PFS_GLOBAL,
+	    procfs_gen_stat),
+	[PK_UPTIME] = ROW("uptime", PK_ROOT, PFS_FILE, PFS_GLOBAL,
+	    procfs_gen_uptime),
+	[PK_LOADAVG] = ROW("loadavg", PK_ROOT, PFS_FILE, PFS_GLOBAL,
+	    procfs_gen_loadavg),
+	[PK_MOUNTS] = TEXT("mounts", PK_ROOT, PFS_LINK, "self/mounts"),
+	[PK_FILESYSTEMS] = TEXT("filesystems", PK_ROOT, PFS_FILE,
+	    procfs_filesystems),
+	[PK_VERSION] = ROW("version", PK_ROOT, PFS_FILE, PFS_GLOBAL,
+	    procfs_gen_version),
+	[PK_SYS] = TEXT("sys", PK_ROOT, PFS_DIR, NULL),
+	[PK_SYS_KERNEL] = TEXT("kernel", PK_SYS, PFS_DIR, NULL),
+	[PK_HOSTNAME] = TEXT("hostname", PK_SYS_KERNEL, PFS_FILE,
+	    "vkernel\n"),
+	[PK_OSRELEASE] = ROW("osrelease", PK_SYS_KERNEL, PFS_FILE,
+	    PFS_GLOBAL, procfs_gen_osrelease),
+	[PK_OSTYPE] = TEXT("ostype", PK_SYS_KERNEL, PFS_FILE, "Linux\n"),
+	[PK_PID_MAX] = TEXT("pid_max", PK_SYS_KERNEL, PFS_FILE,
+	    "4194304\n"),
+	/* libcap reads it to size capability sets (CAP_CHECKPOINT_RESTORE). */
+	[PK_CAP_LAST_CAP] = TEXT("cap_last_cap", PK_SYS_KERNEL, PFS_FILE,
+	    "40\n"),
+	[PK_SYS_VM] = TEXT("vm", PK_SYS, PFS_DIR, NULL),
+	[PK_OVERCOMMIT] = TEXT("overcommit_memory", PK_SYS_VM, PFS_FILE,
+	    "0\n"),
+	[PK_SYS_FS] = TEXT("fs", PK_SYS, PFS_DIR, NULL),
+	[PK_NR_OPEN] = TEXT("nr_open", PK_SYS_FS, PFS_FILE, "1048576\n"),
+
+	[PK_PID] = { .parent = PK_ROOT, .mode = PFS_DIR, .scope = PFS_PROC },
+	[PK_P_STAT] = ROW("stat", PK_PID, PFS_FILE, PFS_PROC,
+	    procfs_gen_pid_stat),
+	[PK_P_STATUS] = ROW("status", PK_PID, PFS_FILE, PFS_PROC,
+	    procfs_gen_pid_status),
+	[PK_P_STATM] = ROW("statm", PK_PID, PFS_FILE, PFS_PROC,
+	    procfs_gen_pid_statm),
+	[PK_P_CMDLINE] = ROW("cmdline", PK_PID, PFS_FILE, PFS_PROC,
+	    procfs_gen_pid_cmdline),
+	[PK_P_ENVIRON] = ROW("environ", PK_PID, S_IFREG | 0400, PFS_PROC,
+	    procfs_gen_pid_environ),
+	[PK_P_COMM] = ROW("comm", PK_PID, PFS_FILE, PFS_PROC,
+	    procfs_gen_pid_comm),
+	[PK_P_MAPS] = ROW("maps", PK_PID, PFS_FILE, PFS_PROC,
+	    procfs_gen_pid_maps),
+	[PK_P_EXE] = ROW("exe", PK_PID, PFS_LINK, PFS_PROC,
+	    procfs_gen_pid_exe),
+	[PK_P_CWD] = ROW("cwd", PK_PID, PFS_LINK, PFS_PROC,
+	    procfs_gen_pid_cwd),
+	[PK_P_ROOT] = { .name = "root", .parent = PK_PID, .mode = PFS_LINK,
+	    .scope = PFS_PROC, .text = "/" },
+	[PK_P_FD] = { .name = "fd", .parent = PK_PID, .mode = S_IFDIR | 0500,
+	    .scope = PFS_PROC, .numbered = PK_FD },
+	[PK_P_FDINFO] = { .name = "fdinfo", .parent = PK_PID,
+	    .mode = S_IFDIR | 0500, .scope = PFS_PROC,
+	    .numbered = PK_FDINFO },
+	[PK_P_MOUNTS] = ROW("mounts", PK_PID, PFS_FILE, PFS_PROC,
+	    procfs_gen_mounts),
+	[PK_P_MOUNTINFO] = ROW("mountinfo", PK_PID, PFS_FILE, PFS_PROC,
+	    procfs_gen_mountinfo),
+	[PK_P_TASK] = { .name = "task", .parent = PK_PID, .mode = PFS_DIR,
+	    .scope = PFS_PROC, .numbered = PK_TID },
+	[PK_FD] = ROW(NULL, PK_P_FD, PFS_LINK, PFS_FD, procfs_gen_fd_link),
+	[PK_FDINFO] = ROW(NULL, PK_P_FDINFO, PFS_FILE, PFS_FD,
+	    procfs_gen_fdinfo),
+
+	[PK_TID] = { .parent = PK_P_TASK, .mode = PFS_DIR,
+	    .scope = PFS_THREAD },
+	[PK_T_STAT] = ROW("stat", PK_TID, PFS_FILE, PFS_THREAD,
+	    procfs_gen_pid_stat),
+	[PK_T_STATUS] = ROW("status", PK_TID, PFS_FILE, PFS_THREAD,
+	    procfs_gen_pid_status),
+	[PK_T_STATM] = ROW("statm", PK_TID, PFS_FILE, PFS_THREAD,
+	    procfs_gen_pid_statm),
+	[PK_T_COMM] = ROW("comm", PK_TID, PFS_FILE, PFS_THREAD,
+	    procfs_gen_pid_comm),
+	[PK_T_CMDLINE] = ROW("cmdline", PK_TID, PFS_FILE, PFS_THREAD,
+	    procfs_gen_pid_cmdline),
+	[PK_T_ENVIRON] = ROW("environ", PK_TID, S_IFREG | 0400, PFS_THREAD,
+	    procfs_gen_pid_environ),
+	[PK_T_MAPS] = ROW("maps", PK_TID, PFS_FILE, PFS_THREAD,
+	    procfs_gen_pid_maps),
+};
+
+/* The pid of the current syscall's process; 0 before the first. */
+static int procfs_cur_pid;
+
+void
+procfs_set_current(struct proc *p)
+{
+	procfs_cur_pid = p != NULL ? p->pid : 0;
+}
+
+struct proc *
+procfs_current(void)
+{
+	struct proc *p = procfs_cur_pid != 0 ? proc_find(procfs_cur_pid) :
+	    NULL;
+
+	if (p != NULL && !p->exiting)
+		return p;
+	for (p = proc_first(); p != NULL; p = p->next)
+		if (!p->exiting)
+			return p;
+	return NULL;
+}
+
+uint64_t
+procfs_ticks(int64_t ns)
+{
+	return ns > 0 ? (uint64_t)ns / (1000000000 / PROCFS_HZ) : 0;
+}
+
+int64_t
+procfs_cputime(const struct proc *p)
+{
+	return p->space != NULL ? plat_space_cputime(p->space) : 0;
+}
+
+static int
+procfs_gen_self(const struct pfs_ctx *c, struct sbuf *sb)
+{
+	struct proc *p = procfs_current();
+
+	if (p == NULL)
+		return -ENOENT;
+	sbuf_printf(sb, "%d", p->pid);
+	return 0;
+}
+
+static int
+procfs_gen_thread_self(const struct pfs_ctx *c, struct sbuf *sb)
+{
+	struct proc *p = procfs_current();
+
+	if (p == NULL)
+		return -ENOENT;
+	sbuf_printf(sb, "%d/task/%d", p->pid,
+	    p->main != NULL ? p->main->tid : p->pid);
+	return 0;
+}
+
+int
+procfs_mount(struct mount **mpp)
+{
+	return pfs_mount("proc", procfs_specs, VK_NELEM(procfs_specs), mpp);
+}
+
+void
+procfs_unmount(struct mount *mp)
+{
+	pfs_unmount(mp);
+}
+
+struct file *
+procfs_fd_file(const struct vnode *vn)
+{
+	return pfs_fd_file(vn);
+}

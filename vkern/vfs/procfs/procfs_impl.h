@@ -1,0 +1,58 @@
+/*
+ * What the files of procfs share: the calling process, clock ticks, mount
+ * ids, and the generators of the table in procfs.c.  Each generator is a
+ * pfs_gen_fn (pseudofs.h): it writes one file's whole content, or one
+ * link's target, for the node described by its pfs_ctx.
+ */
+#ifndef VK_VFS_PROCFS_IMPL_H
+#define VK_VFS_PROCFS_IMPL_H
+
+#include <stdint.h>
+
+#include "vkern/vfs/procfs/pseudofs.h"
+
+struct mount;
+struct proc;
+
+/* USER_HZ: the unit of every tick count Linux's proc files show. */
+#define PROCFS_HZ 100
+
+/* procfs.c */
+
+/* The process of the current syscall (procfs_set_current), or NULL. */
+struct proc *procfs_current(void);
+
+/* ns as clock ticks. */
+uint64_t procfs_ticks(int64_t ns);
+
+/* The CPU time a process has had, in ns (0 without a platform space). */
+int64_t procfs_cputime(const struct proc *p);
+
+/* procfs_sys.c: the system-wide files. */
+int procfs_gen_meminfo(const struct pfs_ctx *c, struct sbuf *sb);
+int procfs_gen_cpuinfo(const struct pfs_ctx *c, struct sbuf *sb);
+int procfs_gen_stat(const struct pfs_ctx *c, struct sbuf *sb);
+int procfs_gen_uptime(const struct pfs_ctx *c, struct sbuf *sb);
+int procfs_gen_loadavg(const struct pfs_ctx *c, struct sbuf *sb);
+int procfs_gen_version(const struct pfs_ctx *c, struct sbuf *sb);
+int procfs_gen_osrelease(const struct pfs_ctx *c, struct sbuf *sb);
+int procfs_gen_mounts(const struct pfs_ctx *c, struct sbuf *sb);
+int procfs_gen_mountinfo(const struct pfs_ctx *c, struct sbuf *sb);
+
+/* The mountinfo id of mp: its place in the mount table from 21 on. */
+int procfs_mount_id(const struct mount *mp);
+
+/* procfs_pid.c: the files of /proc/PID and /proc/PID/task/TID. */
+int procfs_gen_pid_stat(const struct pfs_ctx *c, struct sbuf *sb);
+int procfs_gen_pid_status(const struct pfs_ctx *c, struct sbuf *sb);
+int procfs_gen_pid_statm(const struct pfs_ctx *c, struct sbuf *sb);
+int procfs_gen_pid_cmdline(const struct pfs_ctx *c, struct sbuf *sb);
+int procfs_gen_pid_environ(const struct pfs_ctx *c, struct sbuf *sb);
+int procfs_gen_pid_comm(const struct pfs_ctx *c, struct sbuf *sb);
+int procfs_gen_pid_maps(const struct pfs_ctx *c, struct sbuf *sb);
+int procfs_gen_pid_exe(const struct pfs_ctx *c, struct sbuf *sb);
+int procfs_gen_pid_cwd(const struct pfs_ctx *c, struct sbuf *sb);
+int procfs_gen_fd_link(const struct pfs_ctx *c, struct sbuf *sb);
+int procfs_gen_fdinfo(const struct pfs_ctx *c, struct sbuf *sb);
+
+#endif

@@ -1,0 +1,59 @@
+/*
+ * sysfs: the few files of /sys that programs read to count CPUs.
+ *
+ * glibc's get_nprocs() and sysconf(_SC_NPROCESSORS_ONLN) read
+ * /sys/devices/system/cpu/online, and libgomp, Go and Rust runtimes read
+ * possible and present as well; each is a CPU list in Linux's "%*pbl"
+ * format.  Every CPU the platform reports is possible, present and
+ * online.
+ */
+#include "vkern/platform.h"
+#include "vkern/vfs/procfs/procfs.h"
+#include "vkern/vfs/procfs/pseudofs.h"
+#include "vkern/vk.h"
+
+static int sysfs_gen_cpulist(const struct pfs_ctx *, struct sbuf *);
+
+enum sysfs_kind {
+	SK_ROOT, SK_DEVICES, SK_SYSTEM, SK_CPU, SK_ONLINE, SK_POSSIBLE,
+	SK_PRESENT, SK_NKINDS
+};
+
+#define SDIR(n, par) { .name = n, .parent = par, .mode = S_IFDIR | 0755 }
+#define SLIST(n) { .name = n, .parent = SK_CPU, .mode = PFS_FILE, \
+	.gen = sysfs_gen_cpulist }
+
+/* Directories are 0755 in Linux's sysfs, unlike procfs's. */
+static const struct pfs_spec sysfs_specs[SK_NKINDS] = {
+	[SK_ROOT] = SDIR("", SK_ROOT),
+	[SK_DEVICES] = SDIR("devices", SK_ROOT),
+	[SK_SYSTEM] = SDIR("system", SK_DEVICES),
+	[SK_CPU] = SDIR("cpu", SK_SYSTEM),
+	[SK_ONLINE] = SLIST("online"),
+	[SK_POSSIBLE] = SLIST("possible"),
+	[SK_PRESENT] = SLIST("present"),
+};
+
+static int
+sysfs_gen_cpulist(const struct pfs_ctx *c, struct sbuf *sb)
+{
+	int n = plat_ncpus();
+
+	if (n > 1)
+		sbuf_printf(sb, "0-%d\n", n - 1);
+	else
+		sbuf_printf(sb, "0\n");
+	return 0;
+}
+
+int
+sysfs_mount(struct mount **mpp)
+{
+	return pfs_mount("sysfs", sysfs_specs, VK_NELEM(sysfs_specs), mpp);
+}
+
+void
+sysfs_unmount(struct mount *mp)
+{
+	pfs_unmount(mp);
+}
