@@ -24,7 +24,9 @@
 #include <sys/ptrace.h>
 #include <sys/signalfd.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <sys/user.h>
+#include <elf.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -539,6 +541,26 @@ plat_thread_run(struct plat_thread *pt)
 	}
 	if (ptrace(PTRACE_SYSEMU, pt->tid, 0, 0) < 0)
 		return -errno;
+	return 0;
+}
+
+long
+plat_thread_fpu_get(struct plat_thread *pt, void *buf, size_t size)
+{
+	struct iovec iov = { buf, size };
+
+	if (ptrace(PTRACE_GETREGSET, pt->tid, NT_X86_XSTATE, &iov) < 0)
+		return -errno;
+	return (long)iov.iov_len;
+}
+
+int
+plat_thread_fpu_set(struct plat_thread *pt, const void *buf, size_t size)
+{
+	struct iovec iov = { (void *)buf, size };
+
+	if (ptrace(PTRACE_SETREGSET, pt->tid, NT_X86_XSTATE, &iov) < 0)
+		return errno == EFAULT ? -EINVAL : -errno;
 	return 0;
 }
 

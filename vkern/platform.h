@@ -97,6 +97,15 @@ int plat_space_flush(struct plat_space *sp);
 int plat_thread_run(struct plat_thread *pt);
 
 /*
+ * The thread's FPU/vector state as an XSAVE image (what signal frames
+ * hold): get returns its size (at most size) or -errno; set loads one
+ * back and returns 0, or -EINVAL when the host refuses the image.
+ */
+long plat_thread_fpu_get(struct plat_thread *pt, void *buf, size_t size);
+int plat_thread_fpu_set(struct plat_thread *pt, const void *buf,
+    size_t size);
+
+/*
  * --- Events ---
  */
 enum plat_event_kind {

@@ -306,6 +306,18 @@ plat_console_getfl(int fd)
 	return -EBADF;
 }
 
+long
+plat_thread_fpu_get(struct plat_thread *pt, void *buf, size_t size)
+{
+	return -EINVAL;
+}
+
+int
+plat_thread_fpu_set(struct plat_thread *pt, const void *buf, size_t size)
+{
+	return -EINVAL;
+}
+
 int64_t
 plat_space_cputime(struct plat_space *sp)
 {

@@ -51,6 +51,7 @@ void kern_stats_print(void);
 /* sched.c */
 void sched_setrun(struct thread *td);
 void sched_park(struct thread *td);
+void sched_unpark(struct thread *td);
 void sched_wakeup(struct thread *td);
 void sched_console_ready(int fd);
 int64_t sched_next_deadline(void);

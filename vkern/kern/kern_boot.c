@@ -130,33 +130,15 @@ kern_start(const char *name, char *const argv[], char *const envp[],
 	return 0;
 }
 
-static const char *
-sig_name(int signo)
-{
-	const char *n = sigabbrev_np(signo);
-
-	return n != NULL ? n : "?";
-}
-
-/*
- * A synchronous signal the guest caused.  XXX: handlers and their frames
- * come with #4; until then every such signal takes its default action,
- * which for these is to terminate with a core dump.
- */
+/* A synchronous signal the guest caused: forced, as Linux's force_sig. */
 static void
-sig_fatal(struct thread *td, int signo, int code, uint64_t addr)
+sig_fault(struct thread *td, int signo, int code, uint64_t addr)
 {
-	if (config.strace) {
-		char b[160];
-		int n = snprintf(b, sizeof(b), "[pid %d] --- SIG%s {si_signo="
-		    "SIG%s, si_code=%d, si_addr=%#lx} ---\n[pid %d] +++ "
-		    "killed by SIG%s (core dumped) +++\n", td->proc->pid,
-		    sig_name(signo), sig_name(signo), code,
-		    (unsigned long)addr, td->proc->pid, sig_name(signo));
+	uint8_t info[128];
 
-		plat_trace_write(b, (size_t)n);
-	}
-	proc_kill_sig(td->proc, signo, true);
+	sig_info_fault(info, signo, code, addr);
+	sig_post(td, signo, info, true);
+	sched_setrun(td);
 }
 
 static void
@@ -174,11 +156,11 @@ kern_handle(const struct plat_event *ev)
 		if (vm_fault(td, ev->addr, &code) == 0)
 			sched_setrun(td);
 		else
-			sig_fatal(td, ev->signo == SIGBUS ? SIGBUS : SIGSEGV,
+			sig_fault(td, ev->signo == SIGBUS ? SIGBUS : SIGSEGV,
 			    code, ev->addr);
 		break;
 	case PLAT_EV_TRAP:
-		sig_fatal(td, ev->signo, ev->code, ev->addr);
+		sig_fault(td, ev->signo, ev->code, ev->addr);
 		break;
 	case PLAT_EV_GONE:
 		proc_kill_sig(td->proc, SIGKILL, false);
@@ -205,6 +187,8 @@ kern_run(void)
 
 		while ((td = sched_next_runnable()) != NULL) {
 			td->state = TD_ONCPU;
+			if (!sig_deliver(td))
+				continue;
 			if (plat_thread_run(td->pt) < 0)
 				proc_kill_sig(td->proc, SIGKILL, false);
 		}

@@ -57,6 +57,7 @@ enum thread_state {
  */
 struct wait {
 	long (*cont)(struct thread *td);
+	void (*cancel)(struct thread *td);  /* a signal ends the wait early */
 	int64_t deadline;	/* CLOCK_MONOTONIC ns, or -1 */
 	int console_fd;		/* console fd to wait for readability, or -1 */
 	uint64_t arg[4];	/* the handler's own state */
@@ -72,6 +73,11 @@ struct thread {
 	uint64_t clear_child_tid;
 	uint64_t robust_list, robust_len;
 	uint64_t sigmask;
+	uint64_t saved_mask;        /* rt_sigsuspend's mask to restore */
+	bool has_saved_mask;
+	uint64_t altstack_sp, altstack_size;
+	int altstack_flags;
+	size_t fpu_size;            /* of the XSAVE image in signal frames */
 	struct thread *runq_next;
 	struct thread *park_next;
 	/* Fault bookkeeping: the last address refaulted, to catch loops. */
@@ -85,6 +91,8 @@ struct proc {
 	uint64_t vdso_base, vdso_start, vdso_end;
 	struct thread *main;
 	struct sigact sigact[VK_NSIG];
+	uint64_t sigpending;
+	uint8_t siginfo[VK_NSIG][128];
 	struct rlim64 rlim[VK_RLIM_NLIMITS];
 	struct cred cred;
 	struct fdtable fdt;
@@ -118,5 +126,32 @@ void proc_free(struct proc *p);
 
 /* Terminate the process because of signal signo (a default action). */
 void proc_kill_sig(struct proc *p, int signo, bool core);
+
+/* kern_sig.c */
+#define SIGBIT(s) (1ULL << ((s) - 1))
+#define VK_SA_RESTORER 0x04000000   /* x86-64's, not in libc's headers */
+/* The largest XSAVE image a signal frame holds (AMX needs ~11 KiB). */
+#define VK_FPU_MAX 32768
+#define SIG_UNBLOCKABLE (SIGBIT(9) | SIGBIT(19))
+
+/* A siginfo for a signal sent by a process (SI_USER, SI_TKILL). */
+void sig_info_user(uint8_t info[128], int signo, int code, int pid,
+    uint32_t uid);
+/* A siginfo for a fault at addr. */
+void sig_info_fault(uint8_t info[128], int signo, int code, uint64_t addr);
+
+/*
+ * Make signo pending for td's process.  force: a synchronous fault that
+ * cannot be blocked or ignored (it is unblocked and reset if it was).
+ * A thread parked in a syscall is interrupted.
+ */
+void sig_post(struct thread *td, int signo, const uint8_t info[128],
+    bool force);
+
+/*
+ * Before td runs: deliver its pending signals (take default actions or
+ * build a handler's frame).  Returns false when the process is gone.
+ */
+bool sig_deliver(struct thread *td);
 
 #endif

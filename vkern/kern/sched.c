@@ -56,7 +56,7 @@ sched_park(struct thread *td)
 		plat_console_watch(td->wait.console_fd, 1);
 }
 
-static void
+void
 sched_unpark(struct thread *td)
 {
 	struct thread **pp;

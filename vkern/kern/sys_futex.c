@@ -42,6 +42,16 @@ futex_unqueue(struct futex_waiter *w)
 	}
 }
 
+/* A signal ended the wait: forget the waiter. */
+static void
+futex_wait_cancel(struct thread *td)
+{
+	struct futex_waiter *w = (struct futex_waiter *)td->wait.arg[0];
+
+	futex_unqueue(w);
+	free(w);
+}
+
 /* The continuation of a wait: woken (0) or timed out (ETIMEDOUT). */
 static long
 futex_wait_done(struct thread *td)
@@ -87,7 +97,8 @@ futex_wait(struct thread *td, uint64_t uaddr, uint32_t val, uaddr_t utime,
 	    waiters };
 	waiters = w;
 	td->wait = (struct wait){ .cont = futex_wait_done,
-	    .deadline = deadline, .console_fd = -1 };
+	    .cancel = futex_wait_cancel, .deadline = deadline,
+	    .console_fd = -1 };
 	td->wait.arg[0] = (uint64_t)(uintptr_t)w;
 	return -EPARKED;
 }

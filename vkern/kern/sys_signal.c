@@ -7,21 +7,22 @@
  */
 #include <errno.h>
 #include <signal.h>
+#include <stdint.h>
 #include <string.h>
 
+#include "arch/x86/sigframe.h"
 #include "vkern/kern/proc.h"
 #include "vkern/kern/syscall_gen.h"
+#include "vkern/platform.h"
 #include "vkern/vm/copyio.h"
 
-#define SIGBIT(s) (1ULL << ((s) - 1))
-#define UNBLOCKABLE (SIGBIT(SIGKILL) | SIGBIT(SIGSTOP))
+#define UNBLOCKABLE SIG_UNBLOCKABLE
 
 /* The sa_flags bits x86-64 Linux keeps; it clears the rest (5.11+). */
 #define SA_EXPOSE_TAGBITS_ 0x00000800
-#define SA_RESTORER_ 0x04000000
 #define SA_KNOWN (SA_NOCLDSTOP | SA_NOCLDWAIT | SA_SIGINFO | SA_ONSTACK | \
     SA_RESTART | SA_NODEFER | SA_RESETHAND | SA_EXPOSE_TAGBITS_ | \
-    SA_RESTORER_)
+    VK_SA_RESTORER)
 
 long
 sys_rt_sigaction(struct thread *td, const struct sys_rt_sigaction_args *a)
@@ -80,4 +81,199 @@ sys_rt_sigprocmask(struct thread *td, const struct sys_rt_sigprocmask_args *a)
 	if (a->oset.va != 0)
 		return copyout(td, &old, a->oset, sizeof(old));
 	return 0;
+}
+
+/* --- sending --- */
+
+static long
+send_self(struct thread *td, int sig, int code)
+{
+	uint8_t info[128];
+
+	if (sig < 0 || sig > VK_NSIG)
+		return -EINVAL;
+	if (sig == 0)
+		return 0;
+	sig_info_user(info, sig, code, td->proc->pid, td->proc->cred.uid);
+	sig_post(td, sig, info, false);
+	return 0;
+}
+
+/*
+ * kill: until fork (#4) the only process a guest can name is itself:
+ * its pid, 0 and its group, and -1 (everyone it may signal).
+ */
+long
+sys_kill(struct thread *td, const struct sys_kill_args *a)
+{
+	struct proc *p = td->proc;
+
+	if (a->sig < 0 || a->sig > VK_NSIG)
+		return -EINVAL;
+	if (a->pid == INT32_MIN)
+		return -ESRCH;
+	if (a->pid == p->pid || a->pid == 0 || a->pid == -1 ||
+	    a->pid == -p->pgid)
+		return send_self(td, a->sig, SI_USER);
+	return -ESRCH;
+}
+
+long
+sys_tgkill(struct thread *td, const struct sys_tgkill_args *a)
+{
+	if (a->tgid <= 0 || a->tid <= 0 || a->sig < 0 || a->sig > VK_NSIG)
+		return -EINVAL;
+	if (a->tgid != td->proc->pid || a->tid != td->tid)
+		return -ESRCH;
+	return send_self(td, a->sig, SI_TKILL);
+}
+
+long
+sys_tkill(struct thread *td, const struct sys_tkill_args *a)
+{
+	if (a->tid <= 0 || a->sig < 0 || a->sig > VK_NSIG)
+		return -EINVAL;
+	if (a->tid != td->tid)
+		return -ESRCH;
+	return send_self(td, a->sig, SI_TKILL);
+}
+
+long
+sys_rt_sigqueueinfo(struct thread *td,
+    const struct sys_rt_sigqueueinfo_args *a)
+{
+	uint8_t info[128];
+	int code;
+	int r;
+
+	if (a->sig <= 0 || a->sig > VK_NSIG)
+		return -EINVAL;
+	if ((r = copyin(td, a->info, info, sizeof(info))) < 0)
+		return r;
+	memcpy(&code, info + 8, 4);
+	/* Only the kernel may claim to be the kernel (or a tkill). */
+	if ((code >= 0 || code == SI_TKILL) && td->proc->cred.euid != 0)
+		return -EPERM;
+	if (a->pid != td->proc->pid)
+		return -ESRCH;
+	memcpy(info, &a->sig, 4);
+	sig_post(td, a->sig, info, false);
+	return 0;
+}
+
+long
+sys_rt_sigpending(struct thread *td, const struct sys_rt_sigpending_args *a)
+{
+	uint64_t set = td->proc->sigpending;
+
+	if (a->sigsetsize > sizeof(uint64_t))
+		return -EINVAL;
+	return copyout(td, &set, a->set, a->sigsetsize);
+}
+
+/* --- waiting for a signal --- */
+
+static long
+sigsuspend_cont(struct thread *td)
+{
+	return -EPARKED;
+}
+
+long
+sys_rt_sigsuspend(struct thread *td, const struct sys_rt_sigsuspend_args *a)
+{
+	uint64_t mask;
+	int r;
+
+	if (a->sigsetsize != sizeof(uint64_t))
+		return -EINVAL;
+	if ((r = copyin(td, a->mask, &mask, sizeof(mask))) < 0)
+		return r;
+	td->saved_mask = td->sigmask;
+	td->has_saved_mask = true;
+	td->sigmask = mask & ~UNBLOCKABLE;
+	/* A signal already pending and now unblocked ends it at once. */
+	if (td->proc->sigpending & ~td->sigmask)
+		return -EINTR;
+	td->wait = (struct wait){ .cont = sigsuspend_cont, .deadline = -1,
+	    .console_fd = -1 };
+	return -EPARKED;
+}
+
+/* --- the alternate stack --- */
+
+#define SS_AUTODISARM_ (1U << 31)
+#define MINSIGSTKSZ_ 2048
+
+long
+sys_sigaltstack(struct thread *td, const struct sys_sigaltstack_args *a)
+{
+	struct arch_stack nw, old;
+	uint64_t sp = td->ctx.regs.rsp;
+	bool on = td->altstack_size != 0 && sp > td->altstack_sp &&
+	    sp <= td->altstack_sp + td->altstack_size;
+	int r;
+
+	old = (struct arch_stack){ td->altstack_sp, on ? SS_ONSTACK :
+	    (td->altstack_size == 0 ? SS_DISABLE : td->altstack_flags), 0,
+	    td->altstack_size };
+	if (a->ss.va != 0) {
+		if ((r = copyin(td, a->ss, &nw, sizeof(nw))) < 0)
+			return r;
+		if (on)
+			return -EPERM;
+		if (((unsigned)nw.ss_flags & ~SS_AUTODISARM_) != 0 &&
+		    nw.ss_flags != SS_DISABLE)
+			return -EINVAL;
+		if (nw.ss_flags == SS_DISABLE) {
+			td->altstack_sp = td->altstack_size = 0;
+			td->altstack_flags = SS_DISABLE;
+		} else {
+			if (nw.ss_size < MINSIGSTKSZ_)
+				return -ENOMEM;
+			td->altstack_sp = nw.ss_sp;
+			td->altstack_size = nw.ss_size;
+			td->altstack_flags = nw.ss_flags;
+		}
+	}
+	if (a->oss.va != 0)
+		return copyout(td, &old, a->oss, sizeof(old));
+	return 0;
+}
+
+/* --- returning from a handler --- */
+
+long
+sys_rt_sigreturn(struct thread *td, const struct sys_rt_sigreturn_args *a)
+{
+	static uint8_t fpu[VK_FPU_MAX];
+	struct arch_rt_sigframe frame;
+	uint64_t va = td->ctx.regs.rsp - 8;
+
+	/* A frame that cannot be read or restored costs the guest a SIGSEGV
+	 * (forced, so that it cannot loop); the vkernel is unharmed. */
+	if (copyin(td, UADDR(va), &frame, sizeof(frame)) < 0)
+		goto bad;
+	if (frame.uc.uc_mcontext.fpstate != 0 && td->fpu_size > 0 &&
+	    td->fpu_size <= sizeof(fpu) &&
+	    (copyin(td, UADDR(frame.uc.uc_mcontext.fpstate), fpu,
+	    td->fpu_size) < 0 ||
+	    plat_thread_fpu_set(td->pt, fpu, td->fpu_size) < 0))
+		goto bad;
+	arch_sigreturn_regs(&td->ctx, &frame);
+	td->sigmask = frame.uc.uc_sigmask & ~UNBLOCKABLE;
+	if (frame.uc.uc_stack.ss_flags != SS_ONSTACK) {
+		td->altstack_sp = frame.uc.uc_stack.ss_sp;
+		td->altstack_size = frame.uc.uc_stack.ss_size;
+		td->altstack_flags = frame.uc.uc_stack.ss_flags;
+	}
+	return (long)td->ctx.regs.rax;
+bad:
+	{
+		uint8_t info[128];
+
+		sig_info_fault(info, SIGSEGV, SI_KERNEL, 0);
+		sig_post(td, SIGSEGV, info, true);
+	}
+	return (long)td->ctx.regs.rax;
 }

@@ -49,18 +49,14 @@ span_write(void *arg, void *hp, size_t n)
 	return s->fp->ops->write(s->fp, hp, n, s->offp);
 }
 
-/*
- * A write whose reader has gone: SIGPIPE, whose default action ends the
- * process.  XXX: a handler for it runs with #4.
- */
+/* A write whose reader has gone: EPIPE, and SIGPIPE to the writer. */
 static long
 rw_epipe(struct thread *td)
 {
-	uint64_t h = td->proc->sigact[SIGPIPE - 1].handler;
+	uint8_t info[128];
 
-	if (h == (uint64_t)(uintptr_t)SIG_DFL &&
-	    !(td->sigmask & (1ULL << (SIGPIPE - 1))))
-		proc_kill_sig(td->proc, SIGPIPE, false);
+	sig_info_user(info, SIGPIPE, 0, td->proc->pid, td->proc->cred.uid);
+	sig_post(td, SIGPIPE, info, false);
 	return -EPIPE;
 }
 

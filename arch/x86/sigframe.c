@@ -1,0 +1,115 @@
+/*
+ * Building and unwinding x86-64 signal frames (see sigframe.h).
+ */
+#include <string.h>
+
+#include "arch/x86/sigframe.h"
+
+/* ucontext flags Linux sets on x86-64 frames. */
+#define UC_FP_XSTATE            0x1
+#define UC_SIGCONTEXT_SS        0x2
+#define UC_STRICT_RESTORE_SS    0x4
+#define FP_XSTATE_MAGIC1        0x46505853U
+#define FP_XSTATE_MAGIC2        0x46505845U
+
+/* The flags user mode may change: AC OF DF TF SF ZF AF PF CF RF. */
+#define EFLAGS_USER 0x50dd5ULL
+
+static void
+regs_to_sc(const struct arch_regs *r, struct arch_sigcontext *sc)
+{
+	sc->r8 = r->r8; sc->r9 = r->r9; sc->r10 = r->r10; sc->r11 = r->r11;
+	sc->r12 = r->r12; sc->r13 = r->r13; sc->r14 = r->r14;
+	sc->r15 = r->r15; sc->rdi = r->rdi; sc->rsi = r->rsi;
+	sc->rbp = r->rbp; sc->rbx = r->rbx; sc->rdx = r->rdx;
+	sc->rax = r->rax; sc->rcx = r->rcx; sc->rsp = r->rsp;
+	sc->rip = r->rip; sc->eflags = r->eflags;
+	sc->cs = (uint16_t)r->cs;
+	sc->ss = (uint16_t)r->ss;
+}
+
+uint64_t
+arch_sigframe_build(const struct arch_context *ctx,
+    const struct arch_sigsetup *ss, uint64_t sp,
+    struct arch_rt_sigframe *frame, uint64_t *fpu_va)
+{
+	struct arch_ucontext *uc = &frame->uc;
+	uint64_t fva = 0;
+
+	if (ss->on_altstack)
+		sp = ss->altstack.ss_sp + ss->altstack.ss_size;
+	else
+		sp -= ARCH_REDZONE;
+	if (ss->fpu != NULL) {
+		/* The image, then the magic word that ends it. */
+		fva = (sp - ss->fpu_size - 4) & ~63ULL;
+		sp = fva;
+	}
+	sp = ((sp - sizeof(*frame)) & ~15ULL) - 8;
+	memset(frame, 0, sizeof(*frame));
+	frame->pretcode = ss->restorer;
+	uc->uc_flags = UC_SIGCONTEXT_SS | UC_STRICT_RESTORE_SS |
+	    (ss->fpu != NULL ? UC_FP_XSTATE : 0);
+	uc->uc_stack = ss->altstack;
+	regs_to_sc(&ctx->regs, &uc->uc_mcontext);
+	uc->uc_mcontext.fpstate = fva;
+	uc->uc_mcontext.oldmask = ss->mask;
+	uc->uc_sigmask = ss->mask;
+	memcpy(frame->info, ss->info, sizeof(frame->info));
+	*fpu_va = fva;
+	return sp;
+}
+
+/*
+ * The software-reserved bytes of the FXSAVE area that tell a handler the
+ * image is an XSAVE one (struct _fpx_sw_bytes), and the end marker.
+ */
+void
+arch_fpu_frame_mark(uint8_t *img, size_t size, uint64_t features)
+{
+	uint32_t m1 = FP_XSTATE_MAGIC1, ext = (uint32_t)size + 4;
+	uint32_t xsz = (uint32_t)size, m2 = FP_XSTATE_MAGIC2;
+
+	memset(img + 464, 0, 48);
+	memcpy(img + 464, &m1, 4);
+	memcpy(img + 468, &ext, 4);
+	memcpy(img + 472, &features, 8);
+	memcpy(img + 480, &xsz, 4);
+	memcpy(img + size, &m2, 4);
+}
+
+void
+arch_sigframe_enter(struct arch_context *ctx, const struct arch_sigsetup *ss,
+    uint64_t frame_va)
+{
+	struct arch_regs *r = &ctx->regs;
+
+	r->rdi = (uint64_t)ss->signo;
+	r->rsi = frame_va + offsetof(struct arch_rt_sigframe, info);
+	r->rdx = frame_va + offsetof(struct arch_rt_sigframe, uc);
+	r->rax = 0;
+	r->rsp = frame_va;
+	r->rip = ss->handler;
+	/* As Linux: no direction flag, no trap flag into a handler. */
+	r->eflags &= ~(0x400ULL | 0x100ULL);
+	ctx->dirty |= ARCH_DIRTY_ALL;
+}
+
+void
+arch_sigreturn_regs(struct arch_context *ctx,
+    const struct arch_rt_sigframe *frame)
+{
+	const struct arch_sigcontext *sc = &frame->uc.uc_mcontext;
+	struct arch_regs *r = &ctx->regs;
+
+	r->r8 = sc->r8; r->r9 = sc->r9; r->r10 = sc->r10; r->r11 = sc->r11;
+	r->r12 = sc->r12; r->r13 = sc->r13; r->r14 = sc->r14;
+	r->r15 = sc->r15; r->rdi = sc->rdi; r->rsi = sc->rsi;
+	r->rbp = sc->rbp; r->rbx = sc->rbx; r->rdx = sc->rdx;
+	r->rax = sc->rax; r->rcx = sc->rcx; r->rsp = sc->rsp;
+	r->rip = sc->rip;
+	r->eflags = (r->eflags & ~EFLAGS_USER) | (sc->eflags & EFLAGS_USER);
+	/* cs and ss stay the user segments: a forged frame cannot change
+	 * them, and the host would refuse anything else anyway. */
+	ctx->dirty |= ARCH_DIRTY_ALL;
+}
