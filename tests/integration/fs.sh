@@ -1,0 +1,452 @@
+#!/bin/sh
+# Checks the vkernel's file system with real programs: busybox applets that
+# read the host tree (ls, cat, sha256sum, find, df, stat) must print under
+# "vkernel run --" what they print natively.  Then the safety rules: by
+# default the guest's writes land in an in-memory overlay and never on the
+# host; "--bind HOST:GUEST:rw" writes through, ":ro" refuses with EROFS;
+# "--root DIR" shows only DIR, and a bad --root is refused in one line.
+#
+# Each vkernel run is a fresh overlay, and busybox sh needs fork, which the
+# vkernel lacks yet: so each run is a single applet, and the multi-step
+# round trips (cp -a, tar, diff -r, mv, rm -r) are the guest program
+# tests/guest/fs_roundtrip.c.
+#
+# usage: fs.sh [-b BUSYBOX] [VKERNEL] [CASE...]
+#   VKERNEL defaults to $VKERNEL, BUSYBOX to $BUSYBOX or /bin/busybox, which
+#   must be statically linked (Debian's busybox-static).  With no CASE every
+#   case runs; "fs.sh -l" lists them.
+#
+# Exits 0 if all cases pass, 1 if any fails (each failure explained on
+# stderr), 77 (meson's "skipped") if there is no static busybox or every
+# case asked for was skipped, 2 on a usage error.
+
+set -u
+# C order for globs and sort, and the same locale natively and in the guest.
+LC_ALL=C
+export LC_ALL
+
+prog=fs.sh
+busybox=${BUSYBOX:-/bin/busybox}
+all_cases="ls_root cat_os_release sha256sum find_usr_include df_root
+stat_passwd host_untouched bind_rw bind_ro root_tree root_bad"
+
+if [ "${1:-}" = -l ]; then
+	echo $all_cases
+	exit 0
+fi
+if [ "${1:-}" = -b ]; then
+	[ $# -ge 2 ] || { echo "$prog: -b needs a path" >&2; exit 2; }
+	busybox=$2
+	shift 2
+fi
+vkernel=${1:-${VKERNEL:-}}
+[ $# -gt 0 ] && shift
+if [ -z "$vkernel" ]; then
+	echo "$prog: no vkernel given (argument or \$VKERNEL)" >&2
+	exit 2
+fi
+if [ ! -x "$vkernel" ]; then
+	echo "$prog: vkernel '$vkernel' is not an executable file" >&2
+	exit 2
+fi
+if [ ! -x "$busybox" ]; then
+	echo "$prog: no busybox at $busybox; skipped (install busybox-static)"
+	exit 77
+fi
+# A dynamic busybox names its loader near the start of the file.
+if head -c 4096 "$busybox" | tr -d '\000' | grep -q 'ld-linux'; then
+	echo "$prog: $busybox is dynamically linked; skipped" \
+	    "(need busybox-static)"
+	exit 77
+fi
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/vk-fs.XXXXXX") || exit 2
+trap 'rm -rf "$tmp"' EXIT
+# Runs start in /, which every --root tree has: the guest's cwd is ours.
+case $vkernel in /*) ;; *) vkernel=$PWD/$vkernel ;; esac
+case $busybox in /*) ;; *) busybox=$PWD/$busybox ;; esac
+case $tmp in /*) ;; *) tmp=$PWD/$tmp ;; esac
+cd / || exit 2
+# The guest's bind mount point, and a name no one else will use in it.
+mnt=/mnt
+token=vk-fs-$$
+
+failed=0
+skipped=0
+current=
+
+fail()
+{
+	echo "FAIL: fs $current: $*" >&2
+	failed=1
+}
+
+skip()
+{
+	echo "skip: fs $current: $*"
+	skipped=1
+}
+
+# Prints the first lines of a file on stderr, for a failure report.
+show()
+{
+	echo "--- $1 (first 10 lines) ---" >&2
+	head -n 10 "$2" >&2
+}
+
+# Prints the number of lines in $1, a last line without newline included.
+count_lines()
+{
+	n=$(wc -l <"$1" | tr -d ' ')
+	[ -z "$(tail -c 1 "$1")" ] || n=$((n + 1))
+	echo "$n"
+}
+
+# vk ARG...: runs "vkernel run ARG..." with stdin /dev/null, leaving stdout
+# and stderr in $tmp/vk.out and $tmp/vk.err and the status in $vk_status.
+vk()
+{
+	"$vkernel" run "$@" </dev/null >"$tmp/vk.out" 2>"$tmp/vk.err"
+	vk_status=$?
+}
+
+# run_both APPLET ARG...: runs the applet natively and in the vkernel,
+# leaving stdout in $tmp/native.out and $tmp/vk.out and the statuses in
+# $native_status and $vk_status.  Returns 1, after a failure, unless both
+# exit 0: a native failure means the test is wrong for this machine.
+run_both()
+{
+	"$busybox" "$@" </dev/null >"$tmp/native.out" 2>"$tmp/native.err"
+	native_status=$?
+	vk -- "$busybox" "$@"
+	if [ "$native_status" -ne 0 ]; then
+		fail "natively '$*' exits $native_status: the test is wrong" \
+		    "for this machine"
+		show "native stderr" "$tmp/native.err"
+		return 1
+	fi
+	if [ "$vk_status" -ne 0 ]; then
+		fail "'$*' exits $vk_status under vkernel, 0 natively"
+		show "vkernel stderr" "$tmp/vk.err"
+		return 1
+	fi
+	return 0
+}
+
+# same WHAT NATIVE VK: the two files must be identical.
+same()
+{
+	if ! cmp -s "$2" "$3"; then
+		fail "$1 differs from the native run"
+		echo "--- diff native vkernel (first 20 lines) ---" >&2
+		"$busybox" diff "$2" "$3" | head -n 20 >&2
+		show "vkernel stderr" "$tmp/vk.err"
+	fi
+}
+
+# compare APPLET ARG...: same status 0 and byte-identical stdout.
+compare()
+{
+	run_both "$@" || return
+	same "stdout of '$*'" "$tmp/native.out" "$tmp/vk.out"
+}
+
+# Prints the names of an "ls -la" listing, with " -> target" for links,
+# sorted; the "total" line is not a name.
+ls_names()
+{
+	awk '$1 != "total" {
+		name = $9
+		for (i = 10; i <= NF; i++)
+			name = name " " $i
+		print name
+	}' "$1" | sort
+}
+
+# Prints the lines of an "ls -la" listing that are regular files, sorted.
+ls_files()
+{
+	awk '$1 ~ /^-/' "$1" | sort
+}
+
+case_ls_root()
+{
+	run_both ls -la / || return
+	ls_names "$tmp/native.out" >"$tmp/native.names"
+	ls_names "$tmp/vk.out" >"$tmp/vk.names"
+	same "the set of names in /" "$tmp/native.names" "$tmp/vk.names"
+	# Mount points (/dev, /proc, /tmp) may differ; plain files may not.
+	ls_files "$tmp/native.out" >"$tmp/native.files"
+	ls_files "$tmp/vk.out" >"$tmp/vk.files"
+	same "the regular files in / (mode, links, owner, size, date)" \
+	    "$tmp/native.files" "$tmp/vk.files"
+}
+
+case_cat_os_release()
+{
+	compare cat /etc/os-release
+}
+
+case_sha256sum()
+{
+	# The first 50 regular files of /usr/bin (in C order: see LC_ALL).
+	set -- "$busybox" /etc/passwd
+	n=0
+	for f in /usr/bin/*; do
+		[ "$n" -lt 50 ] || break
+		if [ -f "$f" ] && [ -r "$f" ]; then
+			set -- "$@" "$f"
+			n=$((n + 1))
+		fi
+	done
+	compare sha256sum "$@"
+}
+
+case_find_usr_include()
+{
+	if [ ! -d /usr/include ]; then
+		skip "no /usr/include"
+		return
+	fi
+	run_both find /usr/include || return
+	# Directory order may differ; the count and the set may not.
+	native_n=$(count_lines "$tmp/native.out")
+	vk_n=$(count_lines "$tmp/vk.out")
+	[ "$native_n" -eq "$vk_n" ] ||
+	    fail "find /usr/include: $vk_n lines under vkernel, $native_n" \
+		"natively"
+	sort "$tmp/native.out" >"$tmp/native.sorted"
+	sort "$tmp/vk.out" >"$tmp/vk.sorted"
+	same "the set of names under /usr/include" "$tmp/native.sorted" \
+	    "$tmp/vk.sorted"
+}
+
+case_df_root()
+{
+	vk -- "$busybox" df /
+	if [ "$vk_status" -ne 0 ]; then
+		fail "df / exits $vk_status"
+		show "vkernel stderr" "$tmp/vk.err"
+		return
+	fi
+	head -n 1 "$tmp/vk.out" | grep -q '^Filesystem ' ||
+	    fail "df / prints no 'Filesystem' header line"
+	[ "$(count_lines "$tmp/vk.out")" -ge 2 ] ||
+	    fail "df / prints no line for /"
+	[ "$failed" -eq 0 ] || show "vkernel stdout" "$tmp/vk.out"
+}
+
+# Prints the fields of a busybox "stat" output that must not change under
+# the vkernel: Size, Inode, Links, and the first Access line (mode and
+# owners; the second is the access time).
+stat_fields()
+{
+	awk '
+	{
+		for (i = 1; i < NF; i++)
+			if ($i == "Size:" || $i == "Inode:" || $i == "Links:")
+				print $i, $(i + 1)
+	}
+	/^Access: \(/ && !done { print; done = 1 }' "$1"
+}
+
+case_stat_passwd()
+{
+	run_both stat /etc/passwd || return
+	stat_fields "$tmp/native.out" >"$tmp/native.fields"
+	stat_fields "$tmp/vk.out" >"$tmp/vk.fields"
+	if [ "$(count_lines "$tmp/native.fields")" -ne 4 ]; then
+		fail "cannot find Size, Inode, Links and Access in the" \
+		    "native output: the test is wrong for this busybox"
+		show "native stdout" "$tmp/native.out"
+		return
+	fi
+	same "Size, Inode, Links or Access of /etc/passwd" \
+	    "$tmp/native.fields" "$tmp/vk.fields"
+}
+
+# guest_ok WHAT ARG...: "vkernel run ARG..." must exit 0.
+guest_ok()
+{
+	what=$1
+	shift
+	vk "$@"
+	if [ "$vk_status" -ne 0 ]; then
+		fail "$what: exit status $vk_status, want 0"
+		show "vkernel stderr" "$tmp/vk.err"
+	fi
+}
+
+# guest_refused WHAT ARG...: "vkernel run ARG..." must fail, by an exit
+# status below 128 (a refusal, not a crash).
+guest_refused()
+{
+	what=$1
+	shift
+	vk "$@"
+	if [ "$vk_status" -eq 0 ] || [ "$vk_status" -ge 128 ]; then
+		fail "$what: exit status $vk_status, want a failure below 128"
+		show "vkernel stderr" "$tmp/vk.err"
+	fi
+}
+
+# The file in the host's $mnt that a guest escaping its bind would write:
+# if it is there, the test fails and removes it, since the test made it.
+check_no_escape()
+{
+	if [ -e "$mnt/$token" ]; then
+		fail "the guest wrote $mnt/$token on the host, not in the bind"
+		rm -f "$mnt/$token"
+	fi
+}
+
+case_host_untouched()
+{
+	h=$tmp/host
+	mkdir "$h" "$h/tree" && echo keep >"$h/f" && echo data >"$h/g" &&
+	    echo leaf >"$h/tree/leaf" && chmod 644 "$h/g" ||
+	    { fail "cannot make $h"; return; }
+	# Each change succeeds in the guest, in its overlay, and none of it
+	# reaches the host.
+	guest_ok "rm $h/f" -- "$busybox" rm "$h/f"
+	[ "$(cat "$h/f" 2>/dev/null)" = keep ] ||
+	    fail "the guest's rm removed the host's $h/f"
+	guest_ok "mkdir $h/new" -- "$busybox" mkdir "$h/new"
+	[ ! -e "$h/new" ] || fail "the guest's mkdir made $h/new on the host"
+	guest_ok "cp /etc/passwd $h/copy" -- "$busybox" cp /etc/passwd \
+	    "$h/copy"
+	[ ! -e "$h/copy" ] || fail "the guest's cp made $h/copy on the host"
+	guest_ok "truncate -s 0 $h/g" -- "$busybox" truncate -s 0 "$h/g"
+	[ "$(cat "$h/g" 2>/dev/null)" = data ] ||
+	    fail "the guest's truncate emptied the host's $h/g"
+	guest_ok "chmod 600 $h/g" -- "$busybox" chmod 600 "$h/g"
+	[ "$("$busybox" stat -c %a "$h/g" 2>/dev/null)" = 644 ] ||
+	    fail "the guest's chmod changed the host's $h/g"
+	guest_ok "mv $h/g $h/g2" -- "$busybox" mv "$h/g" "$h/g2"
+	[ -f "$h/g" ] && [ ! -e "$h/g2" ] ||
+	    fail "the guest's mv moved the host's $h/g"
+	guest_ok "rm -r $h/tree" -- "$busybox" rm -r "$h/tree"
+	[ -f "$h/tree/leaf" ] ||
+	    fail "the guest's rm -r removed the host's $h/tree"
+}
+
+case_bind_rw()
+{
+	h=$tmp/bind-rw
+	mkdir "$h" && echo host >"$h/f" || { fail "cannot make $h"; return; }
+	if [ -e "$mnt/$token" ]; then
+		fail "the host already has $mnt/$token"
+		return
+	fi
+	guest_ok "touch $mnt/$token" --bind "$h:$mnt:rw" -- \
+	    "$busybox" touch "$mnt/$token"
+	check_no_escape
+	[ -f "$h/$token" ] || fail "touch in the rw bind made no $h/$token"
+	guest_ok "cp /etc/passwd" --bind "$h:$mnt:rw" -- \
+	    "$busybox" cp /etc/passwd "$mnt/$token"
+	check_no_escape
+	cmp -s /etc/passwd "$h/$token" ||
+	    fail "cp through the rw bind did not write /etc/passwd's bytes"
+	guest_ok "rm $mnt/f" --bind "$h:$mnt:rw" -- "$busybox" rm "$mnt/f"
+	[ ! -e "$h/f" ] || fail "rm in the rw bind left the host's $h/f"
+}
+
+case_bind_ro()
+{
+	h=$tmp/bind-ro
+	mkdir "$h" && echo host >"$h/f" || { fail "cannot make $h"; return; }
+	if [ -e "$mnt/$token" ]; then
+		fail "the host already has $mnt/$token"
+		return
+	fi
+	# The bind is there, and readable...
+	guest_ok "cat $mnt/f" --bind "$h:$mnt:ro" -- "$busybox" cat "$mnt/f"
+	[ "$(cat "$tmp/vk.out")" = host ] ||
+	    fail "cat $mnt/f in the ro bind does not say 'host'"
+	# ...but every write is refused with EROFS, and nothing appears.
+	guest_refused "touch $mnt/$token" --bind "$h:$mnt:ro" -- \
+	    "$busybox" touch "$mnt/$token"
+	grep -iq 'read-only file system' "$tmp/vk.err" ||
+	    fail "touch in the ro bind does not say 'Read-only file system'"
+	check_no_escape
+	[ ! -e "$h/$token" ] || fail "touch in the ro bind made $h/$token"
+	guest_refused "rm $mnt/f" --bind "$h:$mnt:ro" -- "$busybox" rm "$mnt/f"
+	[ -f "$h/f" ] || fail "rm in the ro bind removed the host's $h/f"
+	guest_refused "mkdir $mnt/d" --bind "$h:$mnt:ro" -- \
+	    "$busybox" mkdir "$mnt/d"
+	[ ! -e "$h/d" ] || fail "mkdir in the ro bind made $h/d"
+}
+
+case_root_tree()
+{
+	r=$tmp/root
+	# The mount points a root has: the vkernel mounts devfs, procfs and
+	# sysfs there, and would make them in its overlay if they were missing.
+	mkdir -p "$r/bin" "$r/etc" "$r/dev" "$r/proc" "$r/sys" "$r/tmp" &&
+	    cp "$busybox" "$r/bin/busybox" &&
+	    echo "vk-fs root marker" >"$r/etc/marker" ||
+	    { fail "cannot make $r"; return; }
+	"$busybox" ls "$r" >"$tmp/want" 2>&1
+	guest_ok "--root $r ls /" --root "$r" -- /bin/busybox ls /
+	if ! cmp -s "$tmp/want" "$tmp/vk.out"; then
+		fail "ls / with --root lists more or less than the tree"
+		show "want" "$tmp/want"
+		show "vkernel stdout" "$tmp/vk.out"
+	fi
+	guest_ok "--root $r cat /etc/marker" --root "$r" -- \
+	    /bin/busybox cat /etc/marker
+	[ "$(cat "$tmp/vk.out")" = "vk-fs root marker" ] ||
+	    fail "cat /etc/marker with --root does not read the tree's file"
+}
+
+# refused_once ERE ARG...: "vkernel run ARG..." must fail below 128 with
+# exactly one stderr line, matching ERE (case-insensitive) once the paths
+# under $tmp are taken out.
+refused_once()
+{
+	ere=$1
+	shift
+	guest_refused "run $*" "$@"
+	lines=$(count_lines "$tmp/vk.err")
+	sed -e "s|$tmp/[A-Za-z0-9_.-]*||g" "$tmp/vk.err" >"$tmp/msg"
+	if [ "$lines" -ne 1 ]; then
+		fail "'run $*' prints $lines lines on stderr, want exactly 1"
+		show "vkernel stderr" "$tmp/vk.err"
+	elif ! grep -Eiq -- "$ere" "$tmp/msg"; then
+		fail "'run $*' says '$(cat "$tmp/vk.err")', which does not" \
+		    "match /$ere/"
+	fi
+}
+
+case_root_bad()
+{
+	: >"$tmp/plain"
+	refused_once 'no such file' --root "$tmp/missing" -- "$busybox" true
+	refused_once 'not a directory' --root "$tmp/plain" -- "$busybox" true
+}
+
+[ $# -gt 0 ] || set -- $all_cases
+for c in "$@"; do
+	case " $(echo $all_cases) " in
+	*" $c "*) ;;
+	*) echo "$prog: no case '$c' (try -l)" >&2; exit 2 ;;
+	esac
+done
+any_failed=0
+all_skipped=1
+for c in "$@"; do
+	current=$c
+	failed=0
+	skipped=0
+	"case_$c"
+	if [ "$failed" -ne 0 ]; then
+		any_failed=1
+		all_skipped=0
+	elif [ "$skipped" -eq 0 ]; then
+		echo "ok: fs $c"
+		all_skipped=0
+	fi
+done
+[ "$any_failed" -eq 0 ] || exit 1
+[ "$all_skipped" -eq 0 ] || exit 77
+exit 0
