@@ -20,10 +20,17 @@
 #   BENCH_CC=            compiler to try before musl-gcc and gcc
 #   VK_EXE=              the executable whose RSS is the vkernel's, when VKERNEL
 #                        is a wrapper script (default: VKERNEL itself)
+#   FS_DIR=              where the file-system fixtures (a 64 MiB file, a
+#                        10,000-entry directory) are made on the host
+#                        (default: fs/ in this run's results directory)
+#   FS_KEEP=0            1 keeps the fixtures after the run
+#   SHM_DIR=/dev/shm     the tmpfs directory tmpfswrite writes in (host and guest)
 #
 # Every cell is the median of REPS runs.  The in-program benchmarks time
 # themselves with CLOCK_MONOTONIC inside the guest, so vkernel start-up is
-# excluded from them; the start-up row is timed from outside.  A run that
+# excluded from them; the start-up row is timed from outside.  A second
+# table has the file-system benchmarks, on fixtures made on the host
+# before the runs.  A run that
 # fails, times out or prints no result makes its cell FAILED, and the
 # script goes on with the next one.  Raw output of every invocation is
 # kept in bench/results/<stamp>/.
@@ -42,8 +49,10 @@ TIMEOUT=${BENCH_TIMEOUT:-300}
 VK_OPTS=${VK_OPTS:-}
 PEERS=${PEERS-strace proot}
 FLOOR_CROSS=${FLOOR_CROSS:-0}
+FS_KEEP=${FS_KEEP:-0}
+SHM_DIR=${SHM_DIR:-/dev/shm}
 
-GUEST_PROGS="getpid pagetouch true_static sleeper"
+GUEST_PROGS="getpid pagetouch true_static sleeper openclose statfile fileread tmpfswrite getdents"
 HOST_PROGS="sysemu_floor startup"
 CFLAGS="-O2 -std=c17 -Wall -Wextra -Wno-unused-parameter"
 
@@ -52,6 +61,16 @@ TARGET_FLOOR_RATIO=1.3
 TARGET_PAGE_RATIO=1.3
 TARGET_STARTUP_NS=5000000
 TARGET_RSS_KIB=4096
+TARGET_OPENCLOSE_RATIO=4	# vkernel/native, time per open+close
+TARGET_STAT_RATIO=4		# vkernel/native, time per stat
+TARGET_READ_TPUT=0.5		# vkernel/native, throughput
+TARGET_WRITE_TPUT=0.5		# vkernel/native, throughput
+TARGET_GETDENTS_RATIO=3		# vkernel/native, time per listing
+
+# The file-system fixtures.  FS_FILE is what openclose and statfile use.
+FS_FILE=/etc/passwd
+FS_READ_MIB=64
+FS_DIR_ENTRIES=10000
 
 declare -A R		# "bench:col" -> space-separated per-rep values, or FAILED
 declare -A WHY		# "bench:col" -> where to look when it FAILED
@@ -240,12 +259,16 @@ le() {
 
 # ---------------------------------------------------------------- benchmarks
 
-# In-program benchmarks: getpid and pagetouch in every column, the floor
-# natively.  Columns alternate inside each rep, so slow drifts of the
-# machine's load hit all columns alike.
+# In-program benchmarks: bench_inprog NAME KEY UNIT PROG [ARGS...] runs
+# PROG ARGS in every column (the floors natively) and records the number
+# in front of UNIT on its "KEY:" line.  Columns alternate inside each rep,
+# so slow drifts of the machine's load hit all columns alike.
 bench_inprog() {
 	local name=$1 key=$2 unit=$3 prog=$4 rep col tag v
+	local -a args
 
+	shift 4
+	args=("$@")
 	for rep in $(seq 1 "$REPS"); do
 		for col in native vkernel $PEER_COLS; do
 			skip_cell "$name" "$col" && continue
@@ -253,7 +276,8 @@ bench_inprog() {
 			tag=$name.$col.$rep
 			log "$name: $col (rep $rep/$REPS)"
 			v=
-			if run_logged "$tag" ${PFX[@]+"${PFX[@]}"} "$BINDIR/$prog"; then
+			if run_logged "$tag" ${PFX[@]+"${PFX[@]}"} "$BINDIR/$prog" \
+			    ${args[@]+"${args[@]}"}; then
 				v=$(field "$RESDIR/$tag.out" "$key" "$unit")
 			fi
 			record "$name" "$col" "$v" "$tag"
@@ -514,6 +538,56 @@ bench_rss() {
 	done
 }
 
+# ---------------------------------------------------------------- file system
+
+# The type of the file system PATH is on, on the host.
+fs_type() {
+	stat -f -c %T "$1" 2>/dev/null || echo unknown
+}
+
+# Make the fixtures on the host, where the guest sees them through the
+# overlay's read-only lower layer: FS_READ_FILE, FS_READ_MIB MiB of
+# random bytes (synced, so its writeback cannot disturb later runs), and
+# FS_LIST_DIR with FS_DIR_ENTRIES empty files.  Fixtures of the right
+# size already there (a given FS_DIR) are reused.  One that cannot be
+# made is only logged: its program then fails and the cell says why.
+make_fixtures() {
+	FS_READ_FILE=$FS_DIR/read${FS_READ_MIB}m
+	FS_LIST_DIR=$FS_DIR/dir$FS_DIR_ENTRIES
+	mkdir -p "$FS_DIR" || { log "cannot make $FS_DIR"; return 1; }
+	if [ "$(stat -c %s "$FS_READ_FILE" 2>/dev/null)" != $((FS_READ_MIB << 20)) ]; then
+		log "making $FS_READ_FILE ($FS_READ_MIB MiB)"
+		{ dd if=/dev/urandom of="$FS_READ_FILE" bs=1M count="$FS_READ_MIB" \
+		    status=none && sync "$FS_READ_FILE"; } ||
+		    log "cannot make $FS_READ_FILE"
+	fi
+	# shellcheck disable=SC2012	# the names are ours, f00000 and on
+	if [ "$(ls -A "$FS_LIST_DIR" 2>/dev/null | wc -l)" != "$FS_DIR_ENTRIES" ]; then
+		log "making $FS_LIST_DIR ($FS_DIR_ENTRIES empty files)"
+		rm -rf "$FS_LIST_DIR"
+		{ mkdir -p "$FS_LIST_DIR" && (cd "$FS_LIST_DIR" &&
+		    seq -f 'f%05.0f' 0 $((FS_DIR_ENTRIES - 1)) | xargs touch); } ||
+		    log "cannot make $FS_LIST_DIR"
+	fi
+	[ "$(fs_type "$SHM_DIR")" = tmpfs ] ||
+	    log "warning: $SHM_DIR is $(fs_type "$SHM_DIR"), not tmpfs, on the host"
+}
+
+# Fixtures made in this run's results directory go at exit, unless
+# FS_KEEP=1; a given FS_DIR is kept for the next run.
+remove_fixtures() {
+	[ "$FS_KEEP" = 1 ] || [ -z "${FS_MADE:-}" ] || rm -rf "$FS_MADE"
+}
+
+bench_fs() {
+	bench_inprog openclose openclose ns/op openclose auto "$FS_FILE"
+	bench_inprog statfile statfile ns/op statfile auto "$FS_FILE"
+	bench_inprog fileread fileread MB/s fileread "$FS_READ_FILE"
+	bench_inprog tmpfswrite tmpfswrite MB/s tmpfswrite "$SHM_DIR"
+	bench_inprog getdents getdents ns/op getdents "$FS_LIST_DIR" auto \
+	    $((FS_DIR_ENTRIES + 2))
+}
+
 # ---------------------------------------------------------------- report
 
 peer_cell() {	# VALUE NATIVE FORMATTER
@@ -522,6 +596,17 @@ peer_cell() {	# VALUE NATIVE FORMATTER
 	FAILED) echo FAILED ;;
 	*) echo "$($3 "$1") ($(ratio "$1" "$2"))" ;;
 	esac
+}
+
+# met_ge VALUE LIMIT: like met, for throughputs, where more is better.
+met_ge() {
+	if ! isnum "${1:-}"; then
+		echo "no (${1:-not run})"
+	elif le "$2" "$1"; then
+		echo yes
+	else
+		echo "**no**"
+	fi
 }
 
 met() {	# VALUE LIMIT
@@ -550,6 +635,78 @@ rnum() {
 fmt_page() {
 	isnum "${1:-}" || { fmt_ns "${1:-}"; return; }
 	echo "$(fmt_ns "$1") ($(fmt_ns "$(awk -v x="$1" 'BEGIN { printf "%.0f", x * 16384 }')")/64 MiB)"
+}
+
+# A throughput cell: MB/s, and the time per 64 KiB chunk in parentheses.
+fmt_mbs() {
+	isnum "${1:-}" || { echo "${1:-–}"; return; }
+	echo "$(awk -v x="$1" 'BEGIN { printf "%.0f MB/s", x }') ($(fmt_ns "$(awk -v x="$1" 'BEGIN { if (x > 0) printf "%.0f", 65536e3 / x; else print 0 }')")/chunk)"
+}
+
+# A directory-listing cell: per listing, and per entry in parentheses.
+fmt_list() {
+	isnum "${1:-}" || { fmt_ns "${1:-}"; return; }
+	echo "$(fmt_ns "$1") ($(fmt_ns "$(awk -v x="$1" -v n=$((FS_DIR_ENTRIES + 2)) 'BEGIN { printf "%.1f", x / n }')")/entry)"
+}
+
+# fs_row LABEL BENCH FORMATTER TARGET-TEXT le|ge LIMIT: one row of the
+# file-system table.  le: vkernel/native must be at most LIMIT (times);
+# ge: at least LIMIT (throughputs, where the ratio is of MB/s).
+fs_row() {
+	local nat vk pc p m
+
+	nat=$(cell "$2" native) vk=$(cell "$2" vkernel)
+	pc=
+	for p in $PEER_COLS; do
+		pc="$pc $(peer_cell "$(cell "$2" "$p")" "$nat" "$3") |"
+	done
+	if [ "$5" = ge ]; then
+		m=$(met_ge "$(rnum "$vk" "$nat")" "$6")
+	else
+		m=$(met "$(rnum "$vk" "$nat")" "$6")
+	fi
+	echo "| $1 | $($3 "$nat") | $($3 "$vk") | $(ratio "$vk" "$nat") |$pc $4 | $m |"
+}
+
+fs_table() {
+	local p hdr sep
+
+	hdr="| file system | native | vkernel | vkernel/native |"
+	sep="|---|---:|---:|---:|"
+	for p in $PEER_COLS; do
+		set_prefix "$p"
+		hdr="$hdr $(printf '%s' "${PFX[*]}" | sed 's| -o /dev/null||') |"
+		sep="$sep---:|"
+	done
+	echo "$hdr target | met |"
+	echo "$sep---|---|"
+	fs_row "open+close of $FS_FILE (raw openat O_RDONLY\|O_CLOEXEC), per pair" openclose fmt_ns \
+	    "vkernel ≤ ${TARGET_OPENCLOSE_RATIO}x native" le "$TARGET_OPENCLOSE_RATIO"
+	fs_row "stat (raw newfstatat) of $FS_FILE, per call" statfile fmt_ns \
+	    "vkernel ≤ ${TARGET_STAT_RATIO}x native" le "$TARGET_STAT_RATIO"
+	fs_row "sequential read of a $FS_READ_MIB MiB host file in 64 KiB chunks, lseek 0 per pass (ratio of MB/s)" \
+	    fileread fmt_mbs "vkernel ≥ ${TARGET_READ_TPUT}x native" ge "$TARGET_READ_TPUT"
+	fs_row "write of 64 MiB to a new file in $SHM_DIR (tmpfs) in 64 KiB chunks, ftruncate 0 per pass (ratio of MB/s)" \
+	    tmpfswrite fmt_mbs "vkernel ≥ ${TARGET_WRITE_TPUT}x native" ge "$TARGET_WRITE_TPUT"
+	fs_row "getdents64 listing of a $FS_DIR_ENTRIES-file host directory (32 KiB buffer, open to close), per listing" \
+	    getdents fmt_list "vkernel ≤ ${TARGET_GETDENTS_RATIO}x native" le "$TARGET_GETDENTS_RATIO"
+}
+
+# The notes on the file-system table.
+fs_notes() {
+	local gvk gnat oc st
+
+	echo "- File system: openclose and statfile use $FS_FILE; fileread reads \`${FS_READ_FILE#"$ROOT"/}\` ($FS_READ_MIB MiB from /dev/urandom on the host's $(fs_type "$FS_DIR"), in the page cache after the first pass); getdents lists \`${FS_LIST_DIR#"$ROOT"/}\` ($FS_DIR_ENTRIES empty files, $((FS_DIR_ENTRIES + 2)) entries with . and ..), which the guest sees through the overlay's read-only host layer; tmpfswrite writes in $SHM_DIR, on the host a $(fs_type "$SHM_DIR"), in the vkernel guest vkernel's own tmpfs. MB = 10^6 bytes. The fixtures were $( [ "$FS_KEEP" = 1 ] || [ -z "${FS_MADE:-}" ] && echo kept || echo "removed after the run")."
+	gvk=$(cell getpid vkernel) gnat=$(cell getpid native)
+	oc=$(cell openclose vkernel) st=$(cell statfile vkernel)
+	if isnum "$gvk" && isnum "$gnat"; then
+		if isnum "$oc"; then
+			echo "- open+close under vkernel is two trapped calls: 2 × its getpid ($(fmt_ns "$(awk -v g="$gvk" 'BEGIN { print 2 * g }')")) is interception, $(fmt_ns "$(awk -v o="$oc" -v g="$gvk" 'BEGIN { printf "%.0f", o - 2 * g }')") is left for vkernel's own open and close (natively the pair is $(fmt_ns "$(cell openclose native)") in all)."
+		fi
+		if isnum "$st"; then
+			echo "- stat under vkernel is one trapped call: $(fmt_ns "$gvk") is interception, $(fmt_ns "$(awk -v s="$st" -v g="$gvk" 'BEGIN { printf "%.0f", s - g }')") is left for vkernel's own lookup and stat (natively $(fmt_ns "$(cell statfile native)") in all)."
+		fi
+	fi
 }
 
 table() {
@@ -610,6 +767,7 @@ notes() {
 	echo "- Every cell is the median of $REPS runs; in-program numbers are timed inside the guest (CLOCK_MONOTONIC), start-up from outside."
 	echo "- SYSEMU floor: \`sysemu_floor\`, a tracer that only resumes a raw-getpid tracee with PTRACE_SYSEMU, ${FLOOR_WHERE:-same-core}."
 	echo "- Programs: $(for p in $GUEST_PROGS $HOST_PROGS; do printf '%s: %s; ' "$p" "${BUILT_WITH[$p]:-?}"; done)"
+	fs_notes
 	for c in native vkernel $PEER_COLS; do
 		[ -n "${NOTE[rss:$c]:-}" ] && echo "- RSS $c: ${NOTE[rss:$c]} (last rep)."
 	done
@@ -641,6 +799,13 @@ main() {
 	RESDIR=$HERE/results/$(date +%Y%m%d-%H%M%S)-$$
 	mkdir -p "$RESDIR" || exit 1
 	build_programs || { log "cannot build the benchmark programs"; exit 1; }
+	if [ -n "${FS_DIR:-}" ]; then
+		case $FS_DIR in /*) ;; *) FS_DIR=$PWD/$FS_DIR ;; esac
+	else
+		FS_DIR=$RESDIR/fs FS_MADE=$RESDIR/fs
+	fi
+	trap remove_fixtures EXIT
+	make_fixtures
 
 	PEER_COLS=
 	for p in $PEERS; do
@@ -661,8 +826,9 @@ main() {
 	bench_inprog pagetouch pagetouch ns/page pagetouch
 	bench_startup
 	bench_rss
+	bench_fs
 
-	table_md=$(table)
+	table_md=$(table; printf '\n### File system\n\n'; fs_table)
 	out=$(printf '%s\n%s\n' "$table_md" "$(notes)")
 	echo
 	echo "$out"
