@@ -54,6 +54,7 @@ void sched_park(struct thread *td);
 void sched_unpark(struct thread *td);
 void sched_wakeup(struct thread *td);
 void sched_console_ready(int fd);
+void sched_wake_chan(const void *chan);
 int64_t sched_next_deadline(void);
 void sched_expire(int64_t now);
 struct thread *sched_next_runnable(void);

@@ -60,6 +60,7 @@ struct wait {
 	void (*cancel)(struct thread *td);  /* a signal ends the wait early */
 	int64_t deadline;	/* CLOCK_MONOTONIC ns, or -1 */
 	int console_fd;		/* console fd to wait for readability, or -1 */
+	const void *chan;	/* a kernel object whose change wakes it */
 	uint64_t arg[4];	/* the handler's own state */
 };
 

@@ -126,6 +126,19 @@ sched_console_ready(int fd)
 		plat_console_watch(fd, 0);
 }
 
+/* Wake every thread waiting on chan (sched_park with wait.chan set). */
+void
+sched_wake_chan(const void *chan)
+{
+	struct thread *td, *next;
+
+	for (td = parked; td != NULL; td = next) {
+		next = td->park_next;
+		if (td->wait.chan == chan)
+			sched_wakeup(td);
+	}
+}
+
 int64_t
 sched_next_deadline(void)
 {

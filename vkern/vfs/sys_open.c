@@ -22,6 +22,7 @@
 #include "vkern/vfs/console.h"
 #include "vkern/vfs/devfs/devfs.h"
 #include "vkern/vfs/file.h"
+#include "vkern/vfs/pipe.h"
 #include "vkern/vfs/namei.h"
 #include "vkern/vfs/vfs.h"
 #include "vkern/vm/copyio.h"
@@ -364,11 +365,16 @@ sys_fcntl(struct thread *td, const struct sys_fcntl_args *a)
 		fp->flags = (fp->flags & ~(unsigned)SETFL_FLAGS) |
 		    ((unsigned)a->arg & SETFL_FLAGS);
 		return 0;
+	case F_GETPIPE_SZ:
+	case F_SETPIPE_SZ:
+		if (!file_is_pipe(fp))
+			return -EBADF;
+		return pipe_fcntl_size(fp, a->cmd == F_SETPIPE_SZ, a->arg);
 	case F_GETLK: case F_SETLK: case F_SETLKW:
 	case F_OFD_GETLK: case F_OFD_SETLK: case F_OFD_SETLKW:
 		return fcntl_lock(td, fp, a->cmd, UADDR(a->arg));
 	}
-	/* XXX: pipe sizes, seals, leases and signals come with #4. */
+	/* XXX: seals, leases and owner signals are still to come. */
 	return -EINVAL;
 }
 

@@ -19,6 +19,7 @@
 #include "vkern/kern/syscall_gen.h"
 #include "vkern/platform.h"
 #include "vkern/vfs/file.h"
+#include "vkern/vfs/pipe.h"
 #include "vkern/vfs/vfs.h"
 #include "vkern/vm/copyio.h"
 
@@ -60,6 +61,7 @@ rw_epipe(struct thread *td)
 	return -EPIPE;
 }
 
+/* Wait for the console's host fd, or for a pipe to change; then retry. */
 static long
 rw_park(struct thread *td, struct file *fp)
 {
@@ -67,6 +69,7 @@ rw_park(struct thread *td, struct file *fp)
 		.cont = syscall_redispatch,
 		.deadline = -1,
 		.console_fd = fp->console_fd,
+		.chan = file_is_pipe(fp) ? pipe_chan(fp) : NULL,
 	};
 	return -EPARKED;
 }
@@ -75,7 +78,8 @@ rw_park(struct thread *td, struct file *fp)
 static long
 rw_result(struct thread *td, struct file *fp, long r)
 {
-	if (r == -EAGAIN && fp->console_fd >= 0 && !(fp->flags & O_NONBLOCK))
+	if (r == -EAGAIN && !(fp->flags & O_NONBLOCK) &&
+	    (fp->console_fd >= 0 || file_is_pipe(fp)))
 		return rw_park(td, fp);
 	if (r == -EPIPE)
 		return rw_epipe(td);

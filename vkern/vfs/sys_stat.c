@@ -17,6 +17,7 @@
 #include "vkern/kern/syscall_gen.h"
 #include "vkern/platform.h"
 #include "vkern/vfs/file.h"
+#include "vkern/vfs/pipe.h"
 #include "vkern/vfs/namei.h"
 #include "vkern/vfs/vfs.h"
 #include "vkern/vm/copyio.h"
@@ -405,6 +406,11 @@ sys_ioctl(struct thread *td, const struct sys_ioctl_args *a)
 		fp->flags = one ? fp->flags | O_NONBLOCK :
 		    fp->flags & ~(unsigned)O_NONBLOCK;
 		return 0;
+	case FIONREAD:
+		if (!file_is_pipe(fp))
+			break;
+		one = (int)pipe_nread(fp);
+		return copyout(td, &one, UADDR(a->arg), sizeof(one));
 	}
 	if (fp->console_fd < 0)
 		return -ENOTTY;

@@ -1,0 +1,207 @@
+/*
+ * Pipes: pipe, pipe2, and the pipe side of fcntl (F_GETPIPE_SZ,
+ * F_SETPIPE_SZ) and ioctl (FIONREAD).
+ *
+ * A pipe is a ring buffer on the kernel heap (64 KiB unless resized)
+ * with a reader and a writer count.  A read of an empty pipe with
+ * writers, or a write to a full one, parks the thread on the pipe; every
+ * change wakes the parked threads, which retry their call.  Writes of at
+ * most PIPE_BUF bytes go in whole or not at all.  With no readers left a
+ * write gets EPIPE (and SIGPIPE, in sys_rw.c); with no writers left an
+ * empty pipe reads as end of file.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "vkern/kern/kern.h"
+#include "vkern/kern/proc.h"
+#include "vkern/kern/syscall_gen.h"
+#include "vkern/platform.h"
+#include "vkern/vfs/file.h"
+#include "vkern/vfs/pipe.h"
+#include "vkern/vfs/vfs.h"
+#include "vkern/vm/copyio.h"
+
+#define PIPE_BUF_ATOMIC 4096
+#define PIPE_DEFAULT    65536
+#define PIPE_MAX_SIZE   1048576   /* /proc/sys/fs/pipe-max-size */
+
+struct pipe {
+	uint8_t *buf;
+	size_t size, head, len;   /* ring: len bytes from head */
+	int readers, writers;
+	uint64_t ino;
+	int64_t ctime_ns;
+};
+
+static uint64_t pipe_ino = 1000;
+
+static struct pipe *
+pipe_of(struct file *fp)
+{
+	return fp->data;
+}
+
+static long
+pipe_read(struct file *fp, void *buf, size_t len, uint64_t *offp)
+{
+	struct pipe *pp = pipe_of(fp);
+	size_t n = VK_MIN(len, pp->len), first;
+
+	if (pp->len == 0)
+		return pp->writers == 0 ? 0 : -EAGAIN;
+	first = VK_MIN(n, pp->size - pp->head);
+	memcpy(buf, pp->buf + pp->head, first);
+	memcpy((uint8_t *)buf + first, pp->buf, n - first);
+	pp->head = (pp->head + n) % pp->size;
+	pp->len -= n;
+	sched_wake_chan(pp);
+	return (long)n;
+}
+
+static long
+pipe_write(struct file *fp, const void *buf, size_t len, uint64_t *offp)
+{
+	struct pipe *pp = pipe_of(fp);
+	size_t room = pp->size - pp->len, n, tail, first;
+
+	if (pp->readers == 0)
+		return -EPIPE;
+	/* PIPE_BUF atomicity: a small write waits until it fits whole. */
+	if (room == 0 || (len <= PIPE_BUF_ATOMIC && room < len))
+		return -EAGAIN;
+	n = VK_MIN(len, room);
+	tail = (pp->head + pp->len) % pp->size;
+	first = VK_MIN(n, pp->size - tail);
+	memcpy(pp->buf + tail, buf, first);
+	memcpy(pp->buf, (const uint8_t *)buf + first, n - first);
+	pp->len += n;
+	sched_wake_chan(pp);
+	return (long)n;
+}
+
+static int
+pipe_stat(struct file *fp, struct vattr *va)
+{
+	struct pipe *pp = pipe_of(fp);
+
+	*va = (struct vattr){ .ino = pp->ino, .dev = 0x0c, .mode = S_IFIFO |
+	    0600, .nlink = 1, .blksize = 4096, .atime_ns = pp->ctime_ns,
+	    .mtime_ns = pp->ctime_ns, .ctime_ns = pp->ctime_ns };
+	return 0;
+}
+
+static void
+pipe_close(struct file *fp)
+{
+	struct pipe *pp = pipe_of(fp);
+
+	if (file_readable(fp))
+		pp->readers--;
+	if (file_writable(fp))
+		pp->writers--;
+	sched_wake_chan(pp);
+	if (pp->readers == 0 && pp->writers == 0) {
+		free(pp->buf);
+		free(pp);
+	}
+}
+
+const struct file_ops pipe_fileops = {
+	.read = pipe_read,
+	.write = pipe_write,
+	.stat = pipe_stat,
+	.close = pipe_close,
+};
+
+bool
+file_is_pipe(const struct file *fp)
+{
+	return fp->ops == &pipe_fileops;
+}
+
+const void *
+pipe_chan(const struct file *fp)
+{
+	return fp->data;
+}
+
+long
+pipe_fcntl_size(struct file *fp, bool set, uint64_t arg)
+{
+	struct pipe *pp = pipe_of(fp);
+	size_t want = 4096;
+	uint8_t *nb;
+
+	if (!set)
+		return (long)pp->size;
+	if (arg > PIPE_MAX_SIZE)
+		return -EPERM;
+	while (want < arg)
+		want *= 2;
+	if (want < pp->len)
+		return -EBUSY;
+	nb = vk_xmalloc(want);
+	for (size_t i = 0; i < pp->len; i++)
+		nb[i] = pp->buf[(pp->head + i) % pp->size];
+	free(pp->buf);
+	pp->buf = nb;
+	pp->size = want;
+	pp->head = 0;
+	return (long)want;
+}
+
+long
+pipe_nread(struct file *fp)
+{
+	return (long)pipe_of(fp)->len;
+}
+
+long
+sys_pipe2(struct thread *td, const struct sys_pipe2_args *a)
+{
+	struct proc *p = td->proc;
+	struct pipe *pp;
+	struct file *rf, *wf;
+	int fds[2], r;
+
+	if (a->flags & ~(unsigned)(O_CLOEXEC | O_NONBLOCK | O_DIRECT))
+		return -EINVAL;
+	pp = vk_xcalloc(1, sizeof(*pp));
+	pp->size = PIPE_DEFAULT;
+	pp->buf = vk_xmalloc(pp->size);
+	pp->readers = pp->writers = 1;
+	pp->ino = pipe_ino++;
+	pp->ctime_ns = plat_clock_ns(0);
+	rf = file_alloc(&pipe_fileops, NULL, O_RDONLY | (a->flags &
+	    O_NONBLOCK), "pipe:");
+	wf = file_alloc(&pipe_fileops, NULL, O_WRONLY | (a->flags &
+	    (O_NONBLOCK | O_DIRECT)), "pipe:");
+	rf->data = wf->data = pp;
+	if ((fds[0] = fd_alloc(&p->fdt, rf, 0, proc_nofile(p),
+	    a->flags & O_CLOEXEC)) < 0) {
+		file_rel(wf);
+		return fds[0];
+	}
+	if ((fds[1] = fd_alloc(&p->fdt, wf, 0, proc_nofile(p),
+	    a->flags & O_CLOEXEC)) < 0) {
+		fd_close(&p->fdt, fds[0]);
+		return fds[1];
+	}
+	if ((r = copyout(td, fds, a->fds, sizeof(fds))) < 0) {
+		fd_close(&p->fdt, fds[0]);
+		fd_close(&p->fdt, fds[1]);
+	}
+	return r;
+}
+
+long
+sys_pipe(struct thread *td, const struct sys_pipe_args *a)
+{
+	struct sys_pipe2_args b = { a->fds, 0 };
+
+	return sys_pipe2(td, &b);
+}

@@ -1,0 +1,15 @@
+#ifndef VK_VFS_PIPE_H
+#define VK_VFS_PIPE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct file;
+
+bool file_is_pipe(const struct file *fp);
+/* What a thread parks on to wait for the pipe to change. */
+const void *pipe_chan(const struct file *fp);
+long pipe_fcntl_size(struct file *fp, bool set, uint64_t arg);
+long pipe_nread(struct file *fp);
+
+#endif
