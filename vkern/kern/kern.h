@@ -60,6 +60,10 @@ void sched_expire(int64_t now);
 struct thread *sched_next_runnable(void);
 void sched_forget(struct thread *td);
 
+/* sys_timer.c */
+int64_t timers_next(void);
+void timers_expire(int64_t now);
+
 /* syscall.c */
 void syscall_enter(struct thread *td);
 void syscall_finish(struct thread *td, long r);

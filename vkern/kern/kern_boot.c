@@ -174,6 +174,15 @@ kern_handle(const struct plat_event *ev)
 	}
 }
 
+/* The earlier of two deadlines, where -1 is none. */
+static int64_t
+earliest(int64_t a, int64_t b)
+{
+	if (a < 0)
+		return b;
+	return b < 0 || a < b ? a : b;
+}
+
 struct kern_result
 kern_run(void)
 {
@@ -194,12 +203,16 @@ kern_run(void)
 		}
 		if (initproc->exiting)
 			break;
-		deadline = sched_next_deadline();
+		deadline = earliest(sched_next_deadline(), timers_next());
 		if (plat_event_wait(&ev, deadline) < 0)
 			break;
 		kern_handle(&ev);
-		if (deadline >= 0)
-			sched_expire(plat_clock_ns(CLOCK_MONOTONIC));
+		if (earliest(sched_next_deadline(), timers_next()) >= 0) {
+			int64_t now = plat_clock_ns(CLOCK_MONOTONIC);
+
+			timers_expire(now);
+			sched_expire(now);
+		}
 	}
 	res.status = initproc->exit_status;
 	proc_free(initproc);

@@ -127,6 +127,7 @@ proc_create(struct proc **pp)
 	proc_init_files(p);
 	proc_default_limits(p);
 	p->start_ns = (uint64_t)plat_clock_ns(1);
+	p->itimer_deadline = -1;
 	vm_map_init(&p->vm, p->space, VM_MIN_ADDR,
 	    VK_MIN(info.reserved_start, ARCH_TASK_SIZE));
 	p->vdso_base = info.vdso_base;

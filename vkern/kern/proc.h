@@ -93,6 +93,7 @@ struct proc {
 	struct thread *main;
 	struct sigact sigact[VK_NSIG];
 	uint64_t sigpending;
+	int64_t itimer_deadline, itimer_interval;   /* ITIMER_REAL, ns */
 	uint8_t siginfo[VK_NSIG][128];
 	struct rlim64 rlim[VK_RLIM_NLIMITS];
 	struct cred cred;

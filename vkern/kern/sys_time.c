@@ -127,20 +127,34 @@ sleep_done(struct thread *td)
 	return 0;
 }
 
+/* A signal ended a relative sleep early: tell the guest what was left. */
+static void
+sleep_cancel(struct thread *td)
+{
+	int64_t left = td->wait.arg[1] - plat_clock_ns(CLOCK_MONOTONIC);
+	struct ktimespec rem = ns_to_ts(left > 0 ? left : 0);
+
+	if (td->wait.arg[0] != 0)
+		(void)copyout(td, &rem, UADDR(td->wait.arg[0]), sizeof(rem));
+}
+
 /*
- * Park td until the monotonic clock reaches deadline.
- * XXX: rem is written when a signal interrupts the sleep (#4).
+ * Park td until the monotonic clock reaches deadline; rem (or 0) is
+ * where an interrupted sleep reports the time left.
  */
 static long
-sleep_until(struct thread *td, int64_t deadline)
+sleep_until(struct thread *td, int64_t deadline, uaddr_t rem)
 {
 	if (deadline <= plat_clock_ns(CLOCK_MONOTONIC))
 		return 0;
 	td->wait = (struct wait){
 		.cont = sleep_done,
+		.cancel = sleep_cancel,
 		.deadline = deadline,
 		.console_fd = -1,
 	};
+	td->wait.arg[0] = rem.va;
+	td->wait.arg[1] = (uint64_t)deadline;
 	return -EPARKED;
 }
 
@@ -175,7 +189,7 @@ sys_nanosleep(struct thread *td, const struct sys_nanosleep_args *a)
 
 	if ((r = timespec_in(td, a->req, &ns)) < 0)
 		return r;
-	return sleep_until(td, deadline_add(now, ns));
+	return sleep_until(td, deadline_add(now, ns), a->rem);
 }
 
 long
@@ -191,11 +205,13 @@ sys_clock_nanosleep(struct thread *td,
 	if ((r = timespec_in(td, a->req, &ns)) < 0)
 		return r;
 	if (!(a->flags & TIMER_ABSTIME))
-		return sleep_until(td, deadline_add(mono, ns));
+		return sleep_until(td, deadline_add(mono, ns), a->rem);
 	/*
 	 * An absolute time on another clock: turn it into a monotonic
 	 * deadline now.  XXX: a later jump of the wall clock is not seen.
 	 */
 	ns -= plat_clock_ns(a->clk);
-	return sleep_until(td, ns <= 0 ? mono : deadline_add(mono, ns));
+	/* An absolute sleep has nothing to report in rem. */
+	return sleep_until(td, ns <= 0 ? mono : deadline_add(mono, ns),
+	    UADDR(0));
 }
