@@ -103,7 +103,7 @@ int kern_execve(struct proc *p, char *path, struct strvec *argv,
 
 /* vfs/sys_open.c */
 int proc_nofile(struct proc *p);
-long kern_openat(struct proc *p, int dirfd, const char *path,
+long kern_openat(struct thread *td, int dirfd, const char *path,
     unsigned flags, uint32_t mode);
 
 /* sys_proc.c */

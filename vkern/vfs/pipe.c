@@ -33,9 +33,14 @@ struct pipe {
 	uint8_t *buf;
 	size_t size, head, len;   /* ring: len bytes from head */
 	int readers, writers;
+	int wait_readers, wait_writers;   /* FIFO opens waiting for a peer */
 	uint64_t ino;
 	int64_t ctime_ns;
+	struct vnode *fifo;       /* the FIFO it belongs to (referenced) */
+	struct pipe *next;        /* the open FIFOs */
 };
+
+static struct pipe *fifos;
 
 static uint64_t pipe_ino = 1000;
 
@@ -43,6 +48,37 @@ static struct pipe *
 pipe_of(struct file *fp)
 {
 	return fp->data;
+}
+
+static struct pipe *
+pipe_new(void)
+{
+	struct pipe *pp = vk_xcalloc(1, sizeof(*pp));
+
+	pp->size = PIPE_DEFAULT;
+	pp->buf = vk_xmalloc(pp->size);
+	pp->ino = pipe_ino++;
+	pp->ctime_ns = plat_clock_ns(0);
+	return pp;
+}
+
+/* A FIFO's data goes when its last open file does, as Linux's. */
+static void
+pipe_free(struct pipe *pp)
+{
+	if (pp->wait_readers > 0 || pp->wait_writers > 0)
+		return;
+	if (pp->fifo != NULL) {
+		for (struct pipe **q = &fifos; *q != NULL; q = &(*q)->next) {
+			if (*q == pp) {
+				*q = pp->next;
+				break;
+			}
+		}
+		vnode_rel(pp->fifo);
+	}
+	free(pp->buf);
+	free(pp);
 }
 
 static long
@@ -88,6 +124,9 @@ pipe_stat(struct file *fp, struct vattr *va)
 {
 	struct pipe *pp = pipe_of(fp);
 
+	if (fp->vn != NULL)
+		return fp->vn->ops->getattr(fp->vn, va);
+
 	*va = (struct vattr){ .ino = pp->ino, .dev = 0x0c, .mode = S_IFIFO |
 	    0600, .nlink = 1, .blksize = 4096, .atime_ns = pp->ctime_ns,
 	    .mtime_ns = pp->ctime_ns, .ctime_ns = pp->ctime_ns };
@@ -104,10 +143,8 @@ pipe_close(struct file *fp)
 	if (file_writable(fp))
 		pp->writers--;
 	sched_wake_chan(pp);
-	if (pp->readers == 0 && pp->writers == 0) {
-		free(pp->buf);
-		free(pp);
-	}
+	if (pp->readers == 0 && pp->writers == 0)
+		pipe_free(pp);
 }
 
 const struct file_ops pipe_fileops = {
@@ -170,12 +207,8 @@ sys_pipe2(struct thread *td, const struct sys_pipe2_args *a)
 
 	if (a->flags & ~(unsigned)(O_CLOEXEC | O_NONBLOCK | O_DIRECT))
 		return -EINVAL;
-	pp = vk_xcalloc(1, sizeof(*pp));
-	pp->size = PIPE_DEFAULT;
-	pp->buf = vk_xmalloc(pp->size);
+	pp = pipe_new();
 	pp->readers = pp->writers = 1;
-	pp->ino = pipe_ino++;
-	pp->ctime_ns = plat_clock_ns(0);
 	rf = file_alloc(&pipe_fileops, NULL, O_RDONLY | (a->flags &
 	    O_NONBLOCK), "pipe:");
 	wf = file_alloc(&pipe_fileops, NULL, O_WRONLY | (a->flags &
@@ -204,4 +237,118 @@ sys_pipe(struct thread *td, const struct sys_pipe_args *a)
 	struct sys_pipe2_args b = { a->fds, 0 };
 
 	return sys_pipe2(td, &b);
+}
+
+/* --- FIFOs --- */
+
+static struct pipe *
+fifo_pipe(struct vnode *vn)
+{
+	struct pipe *pp;
+
+	for (pp = fifos; pp != NULL; pp = pp->next)
+		if (pp->fifo == vn)
+			return pp;
+	pp = pipe_new();
+	vnode_ref(vn);
+	pp->fifo = vn;
+	pp->next = fifos;
+	fifos = pp;
+	return pp;
+}
+
+/* Make the open file for a FIFO whose peer is there (or not needed). */
+static long
+fifo_file(struct proc *p, struct pipe *pp, unsigned flags, const char *path,
+    bool cloexec)
+{
+	unsigned acc = flags & O_ACCMODE;
+	struct file *fp;
+
+	if (acc != O_WRONLY)
+		pp->readers++;
+	if (acc != O_RDONLY)
+		pp->writers++;
+	vnode_ref(pp->fifo);
+	fp = file_alloc(&pipe_fileops, pp->fifo, flags, path);
+	fp->seekable = false;
+	fp->data = pp;
+	sched_wake_chan(pp);
+	return fd_alloc(&p->fdt, fp, 0, proc_nofile(p), cloexec);
+}
+
+static bool
+fifo_peer(const struct pipe *pp, unsigned acc)
+{
+	return acc == O_RDONLY ? pp->writers + pp->wait_writers > 0 :
+	    pp->readers + pp->wait_readers > 0;
+}
+
+static void
+fifo_unwait(struct pipe *pp, unsigned acc)
+{
+	if (acc == O_RDONLY)
+		pp->wait_readers--;
+	else
+		pp->wait_writers--;
+}
+
+/* A blocked FIFO open: arg[0] the pipe, arg[1] flags, arg[2] path. */
+static long
+fifo_open_cont(struct thread *td)
+{
+	struct pipe *pp = (struct pipe *)(uintptr_t)td->wait.arg[0];
+	unsigned flags = (unsigned)td->wait.arg[1];
+	char *path = (char *)(uintptr_t)td->wait.arg[2];
+	long r;
+
+	if (!fifo_peer(pp, flags & O_ACCMODE))
+		return -EPARKED;
+	fifo_unwait(pp, flags & O_ACCMODE);
+	r = fifo_file(td->proc, pp, flags & ~(unsigned)O_CLOEXEC, path,
+	    flags & O_CLOEXEC);
+	free(path);
+	return r;
+}
+
+static void
+fifo_open_cancel(struct thread *td)
+{
+	struct pipe *pp = (struct pipe *)(uintptr_t)td->wait.arg[0];
+
+	fifo_unwait(pp, (unsigned)td->wait.arg[1] & O_ACCMODE);
+	free((char *)(uintptr_t)td->wait.arg[2]);
+	if (pp->readers == 0 && pp->writers == 0)
+		pipe_free(pp);
+}
+
+long
+fifo_open(struct thread *td, struct vnode *vn, unsigned flags,
+    const char *path)
+{
+	struct pipe *pp = fifo_pipe(vn);
+	unsigned acc = flags & O_ACCMODE;
+
+	/* fifo(7): O_RDWR never waits; a lone non-blocking writer: ENXIO. */
+	if (acc == O_RDWR || fifo_peer(pp, acc) ||
+	    (acc == O_RDONLY && (flags & O_NONBLOCK)))
+		return fifo_file(td->proc, pp, flags & ~(unsigned)O_CLOEXEC,
+		    path, flags & O_CLOEXEC);
+	if (flags & O_NONBLOCK) {
+		if (pp->readers == 0 && pp->writers == 0)
+			pipe_free(pp);
+		return -ENXIO;
+	}
+	if (acc == O_RDONLY)
+		pp->wait_readers++;
+	else
+		pp->wait_writers++;
+	sched_wake_chan(pp);
+	td->wait = (struct wait){ .cont = fifo_open_cont,
+	    .cancel = fifo_open_cancel, .deadline = -1, .console_fd = -1,
+	    .chan = pp };
+	td->wait.arg[0] = (uint64_t)(uintptr_t)pp;
+	td->wait.arg[1] = flags;
+	td->wait.arg[2] = (uint64_t)(uintptr_t)strdup(path);
+	return -EPARKED;
 }

@@ -5,6 +5,15 @@
 #include <stdint.h>
 
 struct file;
+struct thread;
+struct vnode;
+
+/*
+ * Open FIFO vn: the fd, -ENXIO (a non-blocking writer with no reader),
+ * or -EPARKED until a peer opens the other end.
+ */
+long fifo_open(struct thread *td, struct vnode *vn, unsigned flags,
+    const char *path);
 
 bool file_is_pipe(const struct file *fp);
 /* What a thread parks on to wait for the pipe to change. */

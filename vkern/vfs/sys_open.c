@@ -86,9 +86,6 @@ open_check(struct proc *p, struct vnode *vn, unsigned flags)
 	if ((want & 2) && vn->mount != NULL && vn->mount->rdonly &&
 	    (vn->type == VREG || vn->type == VDIR))
 		return -EROFS;
-	/* XXX: FIFOs block at open until a peer comes: with pipes (#4). */
-	if (vn->type == VFIFO)
-		return -ENXIO;
 	return 0;
 }
 
@@ -124,9 +121,10 @@ open_special(struct vnode *vn, unsigned flags, const char *path, int *errp)
 }
 
 long
-kern_openat(struct proc *p, int dirfd, const char *path, unsigned flags,
+kern_openat(struct thread *td, int dirfd, const char *path, unsigned flags,
     uint32_t mode)
 {
+	struct proc *p = td->proc;
 	struct nameidata nd;
 	unsigned lf = LOOKUP_FOLLOW;
 	struct file *fp;
@@ -149,6 +147,12 @@ kern_openat(struct proc *p, int dirfd, const char *path, unsigned flags,
 		r = open_check(p, nd.vp, flags);
 	if (r == 0 && !(flags & O_PATH))
 		r = open_truncate(nd.vp, flags);
+	if (r == 0 && nd.vp->type == VFIFO && !(flags & O_PATH)) {
+		r = (int)fifo_open(td, nd.vp, flags & (FILE_FLAGS | O_CLOEXEC),
+		    nd.path);
+		nd_release(&nd);
+		return r;
+	}
 	if (r < 0) {
 		nd_release(&nd);
 		return r;
@@ -179,7 +183,7 @@ open_user(struct thread *td, int dirfd, uaddr_t upath, uint64_t flags,
 	if ((n = copyinstr(td, upath, path, sizeof(path))) < 0)
 		return n;
 	/* Unknown bits are ignored by open(2), as Linux does. */
-	return kern_openat(td->proc, dirfd, path, (unsigned)flags & OPEN_VALID,
+	return kern_openat(td, dirfd, path, (unsigned)flags & OPEN_VALID,
 	    mode);
 }
 
