@@ -172,6 +172,7 @@ proc_free(struct proc *p)
 	free(p->main);
 	free(p->exe);
 	free(p->cwd_path);
+	free(p->groups);
 	free(p);
 }
 

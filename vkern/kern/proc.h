@@ -97,6 +97,8 @@ struct proc {
 	uint8_t siginfo[VK_NSIG][128];
 	struct rlim64 rlim[VK_RLIM_NLIMITS];
 	struct cred cred;
+	uint32_t *groups;             /* supplementary groups */
+	int ngroups;
 	struct fdtable fdt;
 	struct vnode *root, *cwd;     /* referenced */
 	char *cwd_path;               /* canonical, below root */

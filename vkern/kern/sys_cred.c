@@ -1,11 +1,15 @@
 /*
- * Credentials: getuid, geteuid, getgid, getegid.
+ * Credentials: the get and set calls for user and group ids (real,
+ * effective, saved, fs), supplementary groups and capabilities.
  *
- * The guest's ids are the invoking user's unless the command line says
- * otherwise; the set* calls come with #4.
+ * The guest's ids start as the invoking user's.
  */
+#include <errno.h>
+#include <stdlib.h>
+
 #include "vkern/kern/proc.h"
 #include "vkern/kern/syscall_gen.h"
+#include "vkern/vm/copyio.h"
 
 long
 sys_getuid(struct thread *td, const struct sys_getuid_args *a)
@@ -29,4 +33,281 @@ long
 sys_getegid(struct thread *td, const struct sys_getegid_args *a)
 {
 	return td->proc->cred.egid;
+}
+
+/*
+ * Changing credentials, as credentials(7) and setresuid(2) describe:
+ * root (euid 0) may set any id; anyone else may only set an id to one of
+ * its real, effective or saved ids.  The fs ids follow the effective
+ * ones.  -1 leaves an id unchanged.
+ */
+#define NOCHANGE ((uint32_t)-1)
+
+static bool
+id_allowed(const uint32_t cur[3], uint32_t id, bool privileged)
+{
+	return privileged || id == NOCHANGE || id == cur[0] || id == cur[1] ||
+	    id == cur[2];
+}
+
+static long
+kern_setres(uint32_t *r, uint32_t *e, uint32_t *s, uint32_t *fs,
+    uint32_t nr, uint32_t ne, uint32_t ns, bool privileged)
+{
+	const uint32_t cur[3] = { *r, *e, *s };
+
+	if (!id_allowed(cur, nr, privileged) || !id_allowed(cur, ne,
+	    privileged) || !id_allowed(cur, ns, privileged))
+		return -EPERM;
+	if (nr != NOCHANGE)
+		*r = nr;
+	if (ne != NOCHANGE)
+		*e = ne;
+	if (ns != NOCHANGE)
+		*s = ns;
+	*fs = *e;
+	return 0;
+}
+
+long
+sys_setresuid(struct thread *td, const struct sys_setresuid_args *a)
+{
+	struct cred *c = &td->proc->cred;
+
+	return kern_setres(&c->uid, &c->euid, &c->suid, &c->fsuid, a->ruid,
+	    a->euid, a->suid, c->euid == 0);
+}
+
+long
+sys_setresgid(struct thread *td, const struct sys_setresgid_args *a)
+{
+	struct cred *c = &td->proc->cred;
+
+	return kern_setres(&c->gid, &c->egid, &c->sgid, &c->fsgid, a->rgid,
+	    a->egid, a->sgid, c->euid == 0);
+}
+
+/* setreuid(2): a changed real id, or an effective one not equal to the
+ * old real id, also sets the saved id to the new effective id. */
+long
+sys_setreuid(struct thread *td, const struct sys_setreuid_args *a)
+{
+	struct cred *c = &td->proc->cred;
+	uint32_t ne = a->euid == NOCHANGE ? c->euid : a->euid;
+	uint32_t ns = (a->ruid != NOCHANGE || ne != c->uid) ? ne : NOCHANGE;
+
+	if (c->euid != 0 && a->ruid != NOCHANGE && a->ruid != c->uid &&
+	    a->ruid != c->euid)
+		return -EPERM;
+	return kern_setres(&c->uid, &c->euid, &c->suid, &c->fsuid, a->ruid,
+	    a->euid, ns, c->euid == 0);
+}
+
+long
+sys_setregid(struct thread *td, const struct sys_setregid_args *a)
+{
+	struct cred *c = &td->proc->cred;
+	uint32_t ne = a->egid == NOCHANGE ? c->egid : a->egid;
+	uint32_t ns = (a->rgid != NOCHANGE || ne != c->gid) ? ne : NOCHANGE;
+
+	if (c->euid != 0 && a->rgid != NOCHANGE && a->rgid != c->gid &&
+	    a->rgid != c->egid)
+		return -EPERM;
+	return kern_setres(&c->gid, &c->egid, &c->sgid, &c->fsgid, a->rgid,
+	    a->egid, ns, c->euid == 0);
+}
+
+/* setuid(2): root sets all three; others only the effective id. */
+long
+sys_setuid(struct thread *td, const struct sys_setuid_args *a)
+{
+	struct cred *c = &td->proc->cred;
+
+	if (c->euid == 0)
+		return kern_setres(&c->uid, &c->euid, &c->suid, &c->fsuid,
+		    a->uid, a->uid, a->uid, true);
+	return kern_setres(&c->uid, &c->euid, &c->suid, &c->fsuid, NOCHANGE,
+	    a->uid, NOCHANGE, false);
+}
+
+long
+sys_setgid(struct thread *td, const struct sys_setgid_args *a)
+{
+	struct cred *c = &td->proc->cred;
+
+	if (c->euid == 0)
+		return kern_setres(&c->gid, &c->egid, &c->sgid, &c->fsgid,
+		    a->gid, a->gid, a->gid, true);
+	return kern_setres(&c->gid, &c->egid, &c->sgid, &c->fsgid, NOCHANGE,
+	    a->gid, NOCHANGE, false);
+}
+
+static long
+getres_out(struct thread *td, uaddr_t ur, uaddr_t ue, uaddr_t us,
+    uint32_t r, uint32_t e, uint32_t s)
+{
+	int err;
+
+	if ((err = copyout(td, &r, ur, 4)) < 0 ||
+	    (err = copyout(td, &e, ue, 4)) < 0)
+		return err;
+	return copyout(td, &s, us, 4);
+}
+
+long
+sys_getresuid(struct thread *td, const struct sys_getresuid_args *a)
+{
+	const struct cred *c = &td->proc->cred;
+
+	return getres_out(td, a->ruid, a->euid, a->suid, c->uid, c->euid,
+	    c->suid);
+}
+
+long
+sys_getresgid(struct thread *td, const struct sys_getresgid_args *a)
+{
+	const struct cred *c = &td->proc->cred;
+
+	return getres_out(td, a->rgid, a->egid, a->sgid, c->gid, c->egid,
+	    c->sgid);
+}
+
+/* setfsuid(2): returns the old id; a refused change changes nothing. */
+long
+sys_setfsuid(struct thread *td, const struct sys_setfsuid_args *a)
+{
+	struct cred *c = &td->proc->cred;
+	uint32_t old = c->fsuid;
+	const uint32_t cur[3] = { c->uid, c->euid, c->suid };
+
+	if (id_allowed(cur, a->uid, c->euid == 0) || a->uid == c->fsuid)
+		c->fsuid = a->uid;
+	return old;
+}
+
+long
+sys_setfsgid(struct thread *td, const struct sys_setfsgid_args *a)
+{
+	struct cred *c = &td->proc->cred;
+	uint32_t old = c->fsgid;
+	const uint32_t cur[3] = { c->gid, c->egid, c->sgid };
+
+	if (id_allowed(cur, a->gid, c->euid == 0) || a->gid == c->fsgid)
+		c->fsgid = a->gid;
+	return old;
+}
+
+#define NGROUPS_MAX_ 65536
+
+long
+sys_getgroups(struct thread *td, const struct sys_getgroups_args *a)
+{
+	struct proc *p = td->proc;
+	int r;
+
+	if (a->size < 0)
+		return -EINVAL;
+	if (a->size == 0)
+		return p->ngroups;
+	if (a->size < p->ngroups)
+		return -EINVAL;
+	if ((r = copyout(td, p->groups, a->list, (size_t)p->ngroups * 4)) < 0)
+		return r;
+	return p->ngroups;
+}
+
+long
+sys_setgroups(struct thread *td, const struct sys_setgroups_args *a)
+{
+	struct proc *p = td->proc;
+	uint32_t *g;
+	int r;
+
+	if (p->cred.euid != 0)
+		return -EPERM;   /* CAP_SETGID */
+	if (a->size < 0 || a->size > NGROUPS_MAX_)
+		return -EINVAL;
+	g = vk_xcalloc((size_t)a->size + 1, 4);
+	if ((r = copyin(td, a->list, g, (size_t)a->size * 4)) < 0) {
+		free(g);
+		return r;
+	}
+	free(p->groups);
+	p->groups = g;
+	p->ngroups = a->size;
+	return 0;
+}
+
+/* --- capabilities: a guest has all of them as root, none otherwise --- */
+
+#define CAP_V1 0x19980330U
+#define CAP_V2 0x20071026U
+#define CAP_V3 0x20080522U
+
+struct cap_header {
+	uint32_t version;
+	int pid;
+};
+
+struct cap_data {
+	uint32_t effective, permitted, inheritable;
+};
+
+static int
+cap_header_in(struct thread *td, uaddr_t uh, struct cap_header *h,
+    int *ndata)
+{
+	int r;
+
+	if ((r = copyin(td, uh, h, sizeof(*h))) < 0)
+		return r;
+	if (h->version != CAP_V1 && h->version != CAP_V2 &&
+	    h->version != CAP_V3) {
+		/* Tell the caller which version we speak, as Linux does. */
+		h->version = CAP_V3;
+		(void)copyout(td, h, uh, sizeof(*h));
+		return -EINVAL;
+	}
+	*ndata = h->version == CAP_V1 ? 1 : 2;
+	if (h->pid < 0)
+		return -EINVAL;
+	if (h->pid != 0 && h->pid != td->proc->pid)
+		return -ESRCH;
+	return 0;
+}
+
+long
+sys_capget(struct thread *td, const struct sys_capget_args *a)
+{
+	struct cap_header h;
+	struct cap_data d[2];
+	uint32_t all = td->proc->cred.euid == 0 ? 0xffffffffU : 0;
+	int n, r;
+
+	if ((r = cap_header_in(td, a->header, &h, &n)) < 0)
+		return r;
+	if (a->data.va == 0)
+		return 0;
+	d[0] = (struct cap_data){ all, all, 0 };
+	d[1] = (struct cap_data){ all & 0x1ff, all & 0x1ff, 0 };
+	return copyout(td, d, a->data, (size_t)n * sizeof(d[0]));
+}
+
+/* capset: a guest may keep or drop what it has; it may never gain. */
+long
+sys_capset(struct thread *td, const struct sys_capset_args *a)
+{
+	struct cap_header h;
+	struct cap_data d[2];
+	int n, r;
+
+	if ((r = cap_header_in(td, a->header, &h, &n)) < 0)
+		return r;
+	if ((r = copyin(td, a->data, d, (size_t)n * sizeof(d[0]))) < 0)
+		return r;
+	if (td->proc->cred.euid != 0 && (d[0].permitted || d[0].effective ||
+	    (n == 2 && (d[1].permitted || d[1].effective))))
+		return -EPERM;
+	/* XXX: dropped capabilities are not remembered yet (#4). */
+	return 0;
 }

@@ -9,10 +9,16 @@
  */
 #include <errno.h>
 #include <linux/futex.h>
+#include <linux/wait.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
 
 #include "vkern/kern/kern.h"
 #include "vkern/kern/proc.h"
 #include "vkern/kern/syscall_gen.h"
+#include "vkern/platform.h"
+#include "vkern/vm/copyio.h"
 
 void
 kern_exit_group(struct thread *td, int status)
@@ -69,4 +75,147 @@ sys_set_robust_list(struct thread *td, const struct sys_set_robust_list_args *a)
 	td->robust_list = a->head.va;
 	td->robust_len = a->len;
 	return 0;
+}
+
+/* --- process groups and sessions --- */
+
+long
+sys_getpgrp(struct thread *td, const struct sys_getpgrp_args *a)
+{
+	return td->proc->pgid;
+}
+
+static struct proc *
+proc_arg(struct thread *td, int pid)
+{
+	return pid == 0 ? td->proc : proc_find(pid);
+}
+
+long
+sys_getpgid(struct thread *td, const struct sys_getpgid_args *a)
+{
+	struct proc *p;
+
+	if (a->pid < 0 || (p = proc_arg(td, a->pid)) == NULL || p->exiting)
+		return -ESRCH;
+	return p->pgid;
+}
+
+long
+sys_getsid(struct thread *td, const struct sys_getsid_args *a)
+{
+	struct proc *p;
+
+	if (a->pid < 0 || (p = proc_arg(td, a->pid)) == NULL || p->exiting)
+		return -ESRCH;
+	return p->sid;
+}
+
+/*
+ * setpgid(2): a process may move itself (or, later, a child that has
+ * not exec'd) into a group of its own session; a session leader cannot.
+ */
+long
+sys_setpgid(struct thread *td, const struct sys_setpgid_args *a)
+{
+	struct proc *p = td->proc, *t;
+	int pgid = a->pgid == 0 ? (a->pid == 0 ? p->pid : a->pid) : a->pgid;
+
+	if (a->pid < 0 || a->pgid < 0)
+		return -EINVAL;
+	if ((t = proc_arg(td, a->pid)) == NULL || t->exiting)
+		return -ESRCH;
+	if (t != p && t->ppid != p->pid)
+		return -ESRCH;
+	if (t->sid == t->pid)
+		return -EPERM;
+	if (pgid != t->pid) {
+		bool found = false;
+
+		for (struct proc *q = proc_first(); q != NULL; q = q->next)
+			if (q->pgid == pgid && q->sid == t->sid)
+				found = true;
+		if (!found)
+			return -EPERM;
+	}
+	t->pgid = pgid;
+	return 0;
+}
+
+long
+sys_setsid(struct thread *td, const struct sys_setsid_args *a)
+{
+	struct proc *p = td->proc;
+
+	/* A process group leader may not start a session. */
+	for (struct proc *q = proc_first(); q != NULL; q = q->next)
+		if (q->pgid == p->pid)
+			return -EPERM;
+	p->sid = p->pgid = p->pid;
+	return p->sid;
+}
+
+/* --- waiting: until fork (#4) a process has no children --- */
+
+long
+sys_wait4(struct thread *td, const struct sys_wait4_args *a)
+{
+	unsigned valid = WNOHANG | WUNTRACED | WCONTINUED | __WALL |
+	    __WCLONE | __WNOTHREAD;
+
+	if (a->options & ~valid)
+		return -EINVAL;
+	return -ECHILD;
+}
+
+long
+sys_waitid(struct thread *td, const struct sys_waitid_args *a)
+{
+	unsigned valid = WNOHANG | WEXITED | WSTOPPED | WCONTINUED |
+	    WNOWAIT | __WALL | __WCLONE | __WNOTHREAD;
+
+	if (a->idtype < P_ALL || a->idtype > P_PIDFD)
+		return -EINVAL;
+	if ((a->options & ~valid) ||
+	    !(a->options & (WEXITED | WSTOPPED | WCONTINUED)))
+		return -EINVAL;
+	return -ECHILD;
+}
+
+/* --- resource usage --- */
+
+struct krusage {
+	int64_t utime_sec, utime_usec, stime_sec, stime_usec;
+	int64_t rest[14];
+};
+
+long
+sys_getrusage(struct thread *td, const struct sys_getrusage_args *a)
+{
+	struct krusage ru;
+	int64_t ns;
+
+	if (a->who != RUSAGE_SELF && a->who != RUSAGE_CHILDREN &&
+	    a->who != RUSAGE_THREAD)
+		return -EINVAL;
+	memset(&ru, 0, sizeof(ru));
+	if (a->who != RUSAGE_CHILDREN) {
+		/* XXX: the stub's CPU time, all of it counted as user time. */
+		ns = plat_space_cputime(td->proc->space);
+		ru.utime_sec = ns / 1000000000;
+		ru.utime_usec = (ns % 1000000000) / 1000;
+	}
+	return copyout(td, &ru, a->ru, sizeof(ru));
+}
+
+long
+sys_times(struct thread *td, const struct sys_times_args *a)
+{
+	int64_t t[4] = { plat_space_cputime(td->proc->space) / 10000000, 0,
+	    0, 0 };
+	int r;
+
+	if (a->buf.va != 0 && (r = copyout(td, t, a->buf, sizeof(t))) < 0)
+		return r;
+	return (long)(plat_clock_ns(CLOCK_BOOTTIME) / 10000000);
 }
