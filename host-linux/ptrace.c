@@ -49,6 +49,7 @@ struct plat_thread {
 	void *cookie;
 	struct arch_context *ctx;
 	bool regs_valid;          /* the host's registers equal *ctx */
+	bool interrupted;         /* PTRACE_INTERRUPT sent, stop not seen */
 	struct plat_thread *hnext;
 };
 
@@ -60,6 +61,7 @@ struct plat_space {
 	int error;                /* a failed batch not yet reported */
 	struct arch_regs tmpl;    /* the stub's own registers */
 	struct plat_thread *main;
+	pid_t forked;             /* the child of an injected fork */
 };
 
 #define HASH_SIZE 256
@@ -201,6 +203,8 @@ stub_child(int syncfd)
 
 	setsid();
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	/* Stubs forked from this one are reaped by the host at once. */
+	signal(SIGCHLD, SIG_IGN);
 	prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
 	/* Its own namespaces where the host allows: nothing to share. */
 	unshare(CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWIPC |
@@ -268,8 +272,28 @@ stub_call(struct plat_thread *pt, struct arch_regs *r)
 		return e;
 	if (ptrace(PTRACE_CONT, pt->tid, 0, 0) < 0)
 		return -errno;
-	if ((e = stub_wait(pt->tid, &st)) < 0)
-		return e;
+	for (;;) {
+		if ((e = stub_wait(pt->tid, &st)) < 0)
+			return e;
+		if ((st >> 8) == (SIGTRAP | (PTRACE_EVENT_FORK << 8))) {
+			/* An injected fork: note the child, go on. */
+			unsigned long child;
+
+			if (ptrace(PTRACE_GETEVENTMSG, pt->tid, 0, &child) < 0)
+				return -errno;
+			pt->sp->forked = (pid_t)child;
+		} else if ((st >> 16) != PTRACE_EVENT_STOP) {
+			break;
+		}
+		/*
+		 * An interrupt meant for the guest thread stops the stub's
+		 * own code instead: the kernel already has the thread, so
+		 * the stop has done its job.
+		 */
+		pt->interrupted = false;
+		if (ptrace(PTRACE_CONT, pt->tid, 0, 0) < 0)
+			return -errno;
+	}
 	if (WSTOPSIG(st) != SIGTRAP || (st >> 16) != 0)
 		return -EFAULT;
 	return getregs(pt->tid, r);
@@ -342,7 +366,8 @@ stub_start(struct plat_space *sp, struct plat_thread *pt)
 	sp->pid = pt->tid = pid;
 	e = 0;
 	if (ptrace(PTRACE_SEIZE, pid, 0, PTRACE_O_EXITKILL |
-	    PTRACE_O_TRACESYSGOOD | PTRACE_O_TRACEEXEC) < 0)
+	    PTRACE_O_TRACESYSGOOD | PTRACE_O_TRACEEXEC |
+	    PTRACE_O_TRACEFORK) < 0)
 		e = -errno;
 	if (write(sync[1], "g", 1) != 1 && e == 0)
 		e = -errno;
@@ -366,6 +391,18 @@ stub_start(struct plat_space *sp, struct plat_thread *pt)
 	return 0;
 }
 
+/* Map a stub's own batch page over whatever is at its address. */
+static int
+stub_map_batch(struct plat_thread *pt, uint64_t ctloff)
+{
+	long r = stub_syscall(pt, SYS_mmap, STUB_BATCH_PAGE, VK_PAGE_SIZE,
+	    PROT_READ, MAP_SHARED | MAP_FIXED, STUB_RAM_FD, ctloff);
+
+	if (r < 0)
+		return (int)r;
+	return r == (long)STUB_BATCH_PAGE ? 0 : -EIO;
+}
+
 /* Drop the stub's host stack and map its batch page. */
 static int
 stub_prepare(struct plat_space *sp, struct plat_thread *pt, uint64_t ctloff)
@@ -376,11 +413,7 @@ stub_prepare(struct plat_space *sp, struct plat_thread *pt, uint64_t ctloff)
 	r = stub_syscall(pt, SYS_munmap, sp0 - (1 << 20), 2 << 20, 0, 0, 0, 0);
 	if (r < 0)
 		return (int)r;
-	r = stub_syscall(pt, SYS_mmap, STUB_BATCH_PAGE, VK_PAGE_SIZE,
-	    PROT_READ, MAP_SHARED | MAP_FIXED, STUB_RAM_FD, ctloff);
-	if (r < 0)
-		return (int)r;
-	return r == (long)STUB_BATCH_PAGE ? 0 : -EIO;
+	return stub_map_batch(pt, ctloff);
 }
 
 int
@@ -421,6 +454,52 @@ plat_space_create(void *cookie, struct arch_context *ctx,
 	info->vdso_base = vdso;
 	info->vdso_start = vdso ? vdso + (uint64_t)vdso_lo_off : 0;
 	info->vdso_end = vdso ? vdso + (uint64_t)vdso_hi_off : 0;
+	*spp = sp;
+	*ptp = pt;
+	return 0;
+}
+
+int
+plat_space_fork(struct plat_space *parent, void *cookie,
+    struct arch_context *ctx, struct plat_space **spp,
+    struct plat_thread **ptp)
+{
+	struct plat_space *sp;
+	struct plat_thread *pt;
+	uint64_t ctloff;
+	int slot, e, st;
+	long r;
+
+	if ((e = plat_space_flush(parent)) < 0)
+		return e;
+	if ((slot = slot_alloc()) < 0)
+		return -EAGAIN;
+	parent->forked = 0;
+	r = stub_syscall(parent->main, SYS_fork, 0, 0, 0, 0, 0, 0);
+	if (r < 0 || parent->forked <= 0) {
+		slot_used[slot] = false;
+		return r < 0 ? (int)r : -EAGAIN;
+	}
+	sp = vk_xcalloc(1, sizeof(*sp));
+	pt = vk_xcalloc(1, sizeof(*pt));
+	sp->pid = pt->tid = parent->forked;
+	sp->slot = (unsigned)slot;
+	sp->batch = ram_ctl_page(sp->slot, &ctloff);
+	sp->tmpl = parent->tmpl;
+	sp->main = pt;
+	pt->sp = sp;
+	pt->cookie = cookie;
+	pt->ctx = ctx;
+	/* The child starts stopped (auto-attached); give it its own page. */
+	if ((e = stub_wait(pt->tid, &st)) < 0 ||
+	    (e = stub_map_batch(pt, ctloff)) < 0) {
+		stub_reap(sp->pid);
+		slot_used[slot] = false;
+		free(pt);
+		free(sp);
+		return e;
+	}
+	thash_add(pt);
 	*spp = sp;
 	*ptp = pt;
 	return 0;
@@ -544,6 +623,13 @@ plat_thread_run(struct plat_thread *pt)
 	return 0;
 }
 
+void
+plat_thread_interrupt(struct plat_thread *pt)
+{
+	if (ptrace(PTRACE_INTERRUPT, pt->tid, 0, 0) == 0)
+		pt->interrupted = true;
+}
+
 long
 plat_thread_fpu_get(struct plat_thread *pt, void *buf, size_t size)
 {
@@ -594,6 +680,12 @@ stop_to_event(struct plat_thread *pt, int st, struct plat_event *ev)
 	if (sig == (SIGTRAP | 0x80)) {
 		load_regs(pt);
 		ev->kind = PLAT_EV_SYSCALL;
+		return true;
+	}
+	if ((st >> 16) == PTRACE_EVENT_STOP && pt->interrupted) {
+		pt->interrupted = false;
+		load_regs(pt);
+		ev->kind = PLAT_EV_STOPPED;
 		return true;
 	}
 	if ((st >> 16) != 0 ||

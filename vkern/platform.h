@@ -71,6 +71,16 @@ int plat_space_create(void *cookie, struct arch_context *ctx,
     struct plat_space **spp, struct plat_thread **ptp,
     struct plat_space_info *info);
 
+/*
+ * A copy of parent for a forked process, with one thread whose registers
+ * live in ctx (as plat_space_create).  Its host mappings start as the
+ * parent's were at the call (same RAM file ranges, same protections).
+ * Returns 0 or -EAGAIN.  May block briefly.
+ */
+int plat_space_fork(struct plat_space *parent, void *cookie,
+    struct arch_context *ctx, struct plat_space **spp,
+    struct plat_thread **ptp);
+
 /* Kill the stub and free the space and all its threads. */
 void plat_space_destroy(struct plat_space *sp);
 
@@ -106,6 +116,12 @@ int plat_thread_fpu_set(struct plat_thread *pt, const void *buf,
     size_t size);
 
 /*
+ * Stop a running thread soon: a PLAT_EV_STOPPED follows (or whatever stop
+ * it reaches first).  For delivering a signal to a thread that runs.
+ */
+void plat_thread_interrupt(struct plat_thread *pt);
+
+/*
  * --- Events ---
  */
 enum plat_event_kind {
@@ -116,6 +132,7 @@ enum plat_event_kind {
 	PLAT_EV_GONE,      /* the host took the thread away (killed) */
 	PLAT_EV_CONSOLE,   /* a watched console fd became ready */
 	PLAT_EV_TIMEOUT,   /* the deadline passed */
+	PLAT_EV_STOPPED,   /* stopped by plat_thread_interrupt; context loaded */
 };
 
 struct plat_event {

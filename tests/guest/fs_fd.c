@@ -8,10 +8,9 @@
 #include <sys/stat.h>
 
 #include <fcntl.h>
-#include <ftw.h>
-#include <stdlib.h>
 
 #include "guest.h"
+#include "fs_common.h"
 
 /* Older headers lack them; the values are the Linux UAPI ones. */
 #ifndef SYS_close_range
@@ -20,66 +19,6 @@
 #define FS_CLOSE_RANGE_CLOEXEC	(1U << 2)
 /* Linux adds it on 64-bit opens; libc headers define O_LARGEFILE as 0. */
 #define FS_O_LARGEFILE		0100000
-
-/*
- * The scratch directory: made under /tmp by mkdtemp(3), the cwd while the
- * checks run, and removed with everything in it at the end.
- */
-static char scratch[] = "/tmp/vk-fs_fd.XXXXXX";
-
-/* Makes the scratch directory the cwd, with umask 022; false on failure. */
-static bool
-scratch_enter(void)
-{
-	umask(022);
-	return mkdtemp(scratch) != NULL && chdir(scratch) == 0;
-}
-
-static int
-scratch_remove_one(const char *path, const struct stat *st, int type,
-    struct FTW *ftw)
-{
-	(void)st;
-	(void)type;
-	(void)ftw;
-	return remove(path);
-}
-
-/* Removes the scratch tree; tells whether it is gone. */
-static bool
-scratch_leave(void)
-{
-	return chdir("/") == 0 && nftw(scratch, scratch_remove_one, 16,
-	    FTW_DEPTH | FTW_PHYS) == 0;
-}
-
-/* Names the file-system errnos that guest_errno_name() does not know. */
-static const char *
-fs_errno_name(int e)
-{
-	switch (e) {
-	case ENOTDIR:		return "ENOTDIR";
-	case EISDIR:		return "EISDIR";
-	case ELOOP:		return "ELOOP";
-	case ENAMETOOLONG:	return "ENAMETOOLONG";
-	case ENOTEMPTY:		return "ENOTEMPTY";
-	case ENOSPC:		return "ENOSPC";
-	case EXDEV:		return "EXDEV";
-	case EMFILE:		return "EMFILE";
-	}
-	return guest_errno_name(e);
-}
-
-/* CHECK_ERR, naming the file-system errnos in the failure line. */
-#define FS_CHECK_ERR(call, err)						\
-	({								\
-		errno = 0;						\
-		long r_ = (long)(call);					\
-		int e_ = errno;						\
-		guest_check_(r_ == -1 && e_ == (err), e_, __FILE__,	\
-		    __LINE__, "%s: want -1 %s, got %ld %s", #call,	\
-		    fs_errno_name(err), r_, fs_errno_name(e_));		\
-	})
 
 static long
 sys_fcntl(int fd, int cmd, long arg)

@@ -7,75 +7,14 @@
 #include <sys/stat.h>
 
 #include <fcntl.h>
-#include <ftw.h>
-#include <stdlib.h>
 
 #include "guest.h"
+#include "fs_common.h"
 
 /* musl 1.2.3 lacks them; the values are the Linux UAPI ones. */
 #define FS_RENAME_NOREPLACE	(1U << 0)
 #define FS_RENAME_EXCHANGE	(1U << 1)
 #define FS_RENAME_BOGUS		(1U << 7)
-
-/*
- * The scratch directory: made under /tmp by mkdtemp(3), the cwd while the
- * checks run, and removed with everything in it at the end.
- */
-static char scratch[] = "/tmp/vk-fs_rename.XXXXXX";
-
-/* Makes the scratch directory the cwd, with umask 022; false on failure. */
-static bool
-scratch_enter(void)
-{
-	umask(022);
-	return mkdtemp(scratch) != NULL && chdir(scratch) == 0;
-}
-
-static int
-scratch_remove_one(const char *path, const struct stat *st, int type,
-    struct FTW *ftw)
-{
-	(void)st;
-	(void)type;
-	(void)ftw;
-	return remove(path);
-}
-
-/* Removes the scratch tree; tells whether it is gone. */
-static bool
-scratch_leave(void)
-{
-	return chdir("/") == 0 && nftw(scratch, scratch_remove_one, 16,
-	    FTW_DEPTH | FTW_PHYS) == 0;
-}
-
-/* Names the file-system errnos that guest_errno_name() does not know. */
-static const char *
-fs_errno_name(int e)
-{
-	switch (e) {
-	case ENOTDIR:		return "ENOTDIR";
-	case EISDIR:		return "EISDIR";
-	case ELOOP:		return "ELOOP";
-	case ENAMETOOLONG:	return "ENAMETOOLONG";
-	case ENOTEMPTY:		return "ENOTEMPTY";
-	case ENOSPC:		return "ENOSPC";
-	case EXDEV:		return "EXDEV";
-	case EMFILE:		return "EMFILE";
-	}
-	return guest_errno_name(e);
-}
-
-/* CHECK_ERR, naming the file-system errnos in the failure line. */
-#define FS_CHECK_ERR(call, err)						\
-	({								\
-		errno = 0;						\
-		long r_ = (long)(call);					\
-		int e_ = errno;						\
-		guest_check_(r_ == -1 && e_ == (err), e_, __FILE__,	\
-		    __LINE__, "%s: want -1 %s, got %ld %s", #call,	\
-		    fs_errno_name(err), r_, fs_errno_name(e_));		\
-	})
 
 static long
 sys_renameat2(int olddir, const char *old, int newdir, const char *new,
@@ -110,24 +49,6 @@ has_text(const char *path, const char *text)
 	n = read(fd, buf, sizeof(buf));
 	close(fd);
 	return n == (ssize_t)strlen(text) && memcmp(buf, text, (size_t)n) == 0;
-}
-
-/* The inode number of path, not following a last symlink, or 0. */
-static uint64_t
-ino_of(const char *path)
-{
-	struct stat st;
-
-	return lstat(path, &st) == 0 ? st.st_ino : 0;
-}
-
-/* Tells whether path does not exist at all (lstat gives ENOENT). */
-static bool
-gone(const char *path)
-{
-	struct stat st;
-
-	return lstat(path, &st) == -1 && errno == ENOENT;
 }
 
 static void

@@ -9,54 +9,13 @@
 #include <sys/stat.h>
 
 #include <fcntl.h>
-#include <ftw.h>
 #include <stdlib.h>
 
 #include "guest.h"
+#include "fs_common.h"
 
 #define BIG_SIZE	(300 * 1024 + 17)
 #define NMANY		100
-
-/*
- * The scratch directory: made under /tmp by mkdtemp(3), the cwd while the
- * checks run, and removed with everything in it at the end.
- */
-static char scratch[] = "/tmp/vk-fs_roundtrip.XXXXXX";
-
-/* Makes the scratch directory the cwd, with umask 022; false on failure. */
-static bool
-scratch_enter(void)
-{
-	umask(022);
-	return mkdtemp(scratch) != NULL && chdir(scratch) == 0;
-}
-
-static int
-scratch_remove_one(const char *path, const struct stat *st, int type,
-    struct FTW *ftw)
-{
-	(void)st;
-	(void)type;
-	(void)ftw;
-	return remove(path);
-}
-
-/* Removes the scratch tree; tells whether it is gone. */
-static bool
-scratch_leave(void)
-{
-	return chdir("/") == 0 && nftw(scratch, scratch_remove_one, 16,
-	    FTW_DEPTH | FTW_PHYS) == 0;
-}
-
-/* struct linux_dirent64, as getdents64(2) returns it. */
-struct fs_dirent64 {
-	uint64_t	d_ino;
-	int64_t		d_off;
-	uint16_t	d_reclen;
-	uint8_t		d_type;
-	char		d_name[];
-};
 
 /* The names in a directory, without "." and "..", sorted. */
 struct names {
@@ -545,15 +504,6 @@ remove_tree(const char *path)
 	if (S_ISDIR(st.st_mode))
 		return remove_dir(path);
 	return syscall(SYS_unlink, path) == 0;
-}
-
-/* Tells whether path does not exist at all. */
-static bool
-gone(const char *path)
-{
-	struct stat st;
-
-	return lstat(path, &st) == -1 && errno == ENOENT;
 }
 
 static void

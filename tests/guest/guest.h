@@ -66,11 +66,14 @@ guest_errno_name(int e)
 		{ E2BIG, "E2BIG" }, { ENOEXEC, "ENOEXEC" }, { EBADF, "EBADF" },
 		{ EAGAIN, "EAGAIN" }, { ENOMEM, "ENOMEM" },
 		{ EACCES, "EACCES" }, { EFAULT, "EFAULT" }, { EBUSY, "EBUSY" },
-		{ EEXIST, "EEXIST" }, { ENODEV, "ENODEV" },
-		{ EINVAL, "EINVAL" }, { ENOTTY, "ENOTTY" },
+		{ EEXIST, "EEXIST" }, { EXDEV, "EXDEV" }, { ENODEV, "ENODEV" },
+		{ ENOTDIR, "ENOTDIR" }, { EISDIR, "EISDIR" },
+		{ EINVAL, "EINVAL" }, { EMFILE, "EMFILE" },
+		{ ENOTTY, "ENOTTY" }, { ENOSPC, "ENOSPC" },
 		{ ESPIPE, "ESPIPE" }, { ERANGE, "ERANGE" },
-		{ ENOSYS, "ENOSYS" }, { EOVERFLOW, "EOVERFLOW" },
-		{ EOPNOTSUPP, "EOPNOTSUPP" },
+		{ ENAMETOOLONG, "ENAMETOOLONG" }, { ENOSYS, "ENOSYS" },
+		{ ENOTEMPTY, "ENOTEMPTY" }, { ELOOP, "ELOOP" },
+		{ EOVERFLOW, "EOVERFLOW" }, { EOPNOTSUPP, "EOPNOTSUPP" },
 	};
 
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)

@@ -306,6 +306,19 @@ plat_console_getfl(int fd)
 	return -EBADF;
 }
 
+void
+plat_thread_interrupt(struct plat_thread *pt)
+{
+}
+
+int
+plat_space_fork(struct plat_space *parent, void *cookie,
+    struct arch_context *ctx, struct plat_space **spp,
+    struct plat_thread **ptp)
+{
+	return -EAGAIN;
+}
+
 long
 plat_thread_fpu_get(struct plat_thread *pt, void *buf, size_t size)
 {

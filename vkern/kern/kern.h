@@ -64,6 +64,9 @@ void sched_forget(struct thread *td);
 int64_t timers_next(void);
 void timers_expire(int64_t now);
 
+/* kern_sig.c */
+extern struct thread *curthread;
+
 /* syscall.c */
 void syscall_enter(struct thread *td);
 void syscall_finish(struct thread *td, long r);

@@ -147,6 +147,7 @@ kern_handle(const struct plat_event *ev)
 	struct thread *td = ev->cookie;
 	int code;
 
+	curthread = td;
 	switch (ev->kind) {
 	case PLAT_EV_SYSCALL:
 		td->last_fault = 0;
@@ -167,6 +168,11 @@ kern_handle(const struct plat_event *ev)
 		break;
 	case PLAT_EV_CONSOLE:
 		sched_console_ready(ev->fd);
+		break;
+	case PLAT_EV_STOPPED:
+		/* Stopped for a signal: deliver it, then go on. */
+		if (td->state == TD_ONCPU)
+			sched_setrun(td);
 		break;
 	case PLAT_EV_TIMEOUT:
 	case PLAT_EV_NONE:
@@ -207,6 +213,8 @@ kern_run(void)
 		if (plat_event_wait(&ev, deadline) < 0)
 			break;
 		kern_handle(&ev);
+		curthread = NULL;
+		proc_reap_orphans();
 		if (earliest(sched_next_deadline(), timers_next()) >= 0) {
 			int64_t now = plat_clock_ns(CLOCK_MONOTONIC);
 
@@ -215,7 +223,11 @@ kern_run(void)
 		}
 	}
 	res.status = initproc->exit_status;
-	proc_free(initproc);
+	/* pid 1 is gone: so is the sandbox, and everything left in it. */
+	for (struct proc *p = proc_first(); p != NULL; p = p->next)
+		proc_exit(p, SIGKILL);
+	while (proc_first() != NULL)
+		proc_free(proc_first());
 	initproc = NULL;
 	return res;
 }

@@ -23,6 +23,9 @@
 
 enum sigdfl { DFL_TERM, DFL_CORE, DFL_IGN, DFL_STOP };
 
+/* The thread whose syscall or fault the kernel is handling, if any. */
+struct thread *curthread;
+
 static enum sigdfl
 sig_default(int sig)
 {
@@ -106,9 +109,12 @@ sig_post(struct thread *td, int signo, const uint8_t info[128], bool force)
 	if (!(p->sigpending & bit))
 		memcpy(p->siginfo[signo - 1], info, 128);
 	p->sigpending |= bit;
-	if (td->state == TD_PARKED && (!(td->sigmask & bit) ||
-	    signo == SIGKILL))
-		sig_interrupt(td, signo);
+	if (!(td->sigmask & bit) || signo == SIGKILL) {
+		if (td->state == TD_PARKED)
+			sig_interrupt(td, signo);
+		else if (td->state == TD_ONCPU && td != curthread)
+			plat_thread_interrupt(td->pt);
+	}
 }
 
 static void

@@ -12,6 +12,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <sys/resource.h>
 
 #include "vkern/kern/kern.h"
@@ -141,6 +142,45 @@ proc_create(struct proc **pp)
 	return 0;
 }
 
+/* Tell the parent: SIGCHLD (or the clone exit signal) and a wake-up. */
+static void
+proc_notify_parent(struct proc *p, int status)
+{
+	struct proc *pp = proc_find(p->ppid);
+	uint8_t info[128];
+	int code, st;
+
+	if (pp == NULL || pp->exiting) {
+		p->reaped_by_host = p->pid != 1;
+		return;
+	}
+	if (pp->sigact[SIGCHLD - 1].handler == (uint64_t)(uintptr_t)SIG_IGN ||
+	    (pp->sigact[SIGCHLD - 1].flags & SA_NOCLDWAIT))
+		p->reaped_by_host = true;
+	code = (status & 0x7f) == 0 ? CLD_EXITED :
+	    (status & 0x80) ? CLD_DUMPED : CLD_KILLED;
+	st = (status & 0x7f) == 0 ? (status >> 8) & 0xff : status & 0x7f;
+	if (p->exit_signal > 0) {
+		sig_info_user(info, p->exit_signal, code, p->pid, p->cred.uid);
+		memcpy(info + 24, &st, 4);
+		sig_post(pp->main, p->exit_signal, info, false);
+	}
+	sched_wake_chan(pp);
+}
+
+/* Children of an exiting process go to init, as Linux reparents them. */
+static void
+proc_reparent(struct proc *p)
+{
+	for (struct proc *c = proc_first(); c != NULL; c = c->next) {
+		if (c->ppid != p->pid)
+			continue;
+		c->ppid = 1;
+		if (c->exiting)
+			sched_wake_chan(proc_find(1));
+	}
+}
+
 void
 proc_exit(struct proc *p, int status)
 {
@@ -150,6 +190,8 @@ proc_exit(struct proc *p, int status)
 		return;
 	p->exiting = true;
 	p->exit_status = status;
+	if (td->state == TD_PARKED && td->wait.cancel != NULL)
+		td->wait.cancel(td);
 	sched_forget(td);
 	td->state = TD_DEAD;
 	fd_close_all(&p->fdt);
@@ -162,6 +204,107 @@ proc_exit(struct proc *p, int status)
 	p->space = NULL;
 	p->vm.space = NULL;
 	vm_map_destroy(&p->vm);
+	p->vfork_done = true;
+	sched_wake_chan(p);
+	proc_reparent(p);
+	proc_notify_parent(p, status);
+}
+
+void
+proc_reap_orphans(void)
+{
+	struct proc *p, *next;
+
+	for (p = proc_first(); p != NULL; p = next) {
+		next = p->next;
+		if (p->exiting && p->reaped_by_host && p->pid != 1)
+			proc_free(p);
+	}
+}
+
+static void
+proc_copy_files(struct proc *c, const struct proc *p)
+{
+	for (int fd = 0; fd < p->fdt.n; fd++) {
+		if (p->fdt.files[fd] == NULL)
+			continue;
+		file_ref(p->fdt.files[fd]);
+		fd_install(&c->fdt, fd, p->fdt.files[fd], p->fdt.cloexec[fd],
+		    p->fdt.n);
+	}
+	c->root = p->root;
+	c->cwd = p->cwd;
+	vnode_ref(c->root);
+	vnode_ref(c->cwd);
+	c->cwd_path = strdup(p->cwd_path);
+	c->umask = p->umask;
+}
+
+static void
+proc_copy_state(struct proc *c, const struct proc *p)
+{
+	c->ppid = p->pid;
+	c->pgid = p->pgid;
+	c->sid = p->sid;
+	c->cred = p->cred;
+	if (p->ngroups > 0) {
+		c->groups = vk_xcalloc((size_t)p->ngroups, 4);
+		memcpy(c->groups, p->groups, (size_t)p->ngroups * 4);
+		c->ngroups = p->ngroups;
+	}
+	memcpy(c->sigact, p->sigact, sizeof(c->sigact));
+	memcpy(c->rlim, p->rlim, sizeof(c->rlim));
+	memcpy(c->comm, p->comm, sizeof(c->comm));
+	c->exe = strdup(p->exe != NULL ? p->exe : "");
+	c->vdso_base = p->vdso_base;
+	c->vdso_start = p->vdso_start;
+	c->vdso_end = p->vdso_end;
+	c->arg_start = p->arg_start;
+	c->arg_end = p->arg_end;
+	c->env_start = p->env_start;
+	c->env_end = p->env_end;
+	c->undumpable = p->undumpable;
+	c->no_new_privs = p->no_new_privs;
+	c->itimer_deadline = -1;
+	c->start_ns = (uint64_t)plat_clock_ns(1);
+	c->exit_signal = SIGCHLD;
+}
+
+int
+proc_fork(struct thread *td, struct proc **cp)
+{
+	struct proc *p = td->proc;
+	struct proc *c = vk_xcalloc(1, sizeof(*c));
+	struct thread *ct = vk_xcalloc(1, sizeof(*ct));
+	int r;
+
+	ct->proc = c;
+	ct->state = TD_ONCPU;
+	ct->wait.console_fd = -1;
+	ct->ctx = td->ctx;
+	ct->sigmask = td->sigmask;
+	ct->altstack_sp = td->altstack_sp;
+	ct->altstack_size = td->altstack_size;
+	ct->altstack_flags = td->altstack_flags;
+	c->main = ct;
+	vm_map_init(&c->vm, NULL, p->vm.min, p->vm.max);
+	vm_map_fork(&p->vm, &c->vm);
+	if ((r = plat_space_fork(p->space, ct, &ct->ctx, &c->space,
+	    &ct->pt)) < 0) {
+		vm_map_destroy(&c->vm);
+		free(ct);
+		free(c);
+		return r;
+	}
+	c->vm.space = c->space;
+	c->pid = ct->tid = nextpid++;
+	proc_copy_state(c, p);
+	proc_copy_files(c, p);
+	arch_syscall_set_ret(&ct->ctx, 0);
+	ct->ctx.dirty |= ARCH_DIRTY_ALL;
+	proc_link(c);
+	*cp = c;
+	return 0;
 }
 
 void

@@ -104,6 +104,9 @@ struct proc {
 	char *cwd_path;               /* canonical, below root */
 	uint32_t umask;
 	bool exiting;
+	bool reaped_by_host;          /* no parent will wait: free at once */
+	bool vfork_done;              /* a vfork child exec'd or exited */
+	int exit_signal;              /* sent to the parent at exit */
 	bool undumpable, no_new_privs;
 	int pdeathsig;
 	int exit_status;	/* a wait(2) status */
@@ -127,6 +130,16 @@ void proc_exit(struct proc *p, int status);
 
 /* Free what proc_exit left (the struct itself). */
 void proc_free(struct proc *p);
+
+/*
+ * fork: a copy of parent (memory copy-on-write, fds shared, signal
+ * actions copied) with one thread whose registers are td's.  Returns 0
+ * with *cp set, or -EAGAIN / -ENOMEM.
+ */
+int proc_fork(struct thread *td, struct proc **cp);
+
+/* Free the zombies nobody will wait for. */
+void proc_reap_orphans(void);
 
 /* Terminate the process because of signal signo (a default action). */
 void proc_kill_sig(struct proc *p, int signo, bool core);

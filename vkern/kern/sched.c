@@ -126,17 +126,18 @@ sched_console_ready(int fd)
 		plat_console_watch(fd, 0);
 }
 
-/* Wake every thread waiting on chan (sched_park with wait.chan set). */
+/*
+ * Wake every thread waiting on chan.  The wake-up runs after the current
+ * event is handled (its deadline becomes "now"), never in the middle of
+ * another thread's syscall: a woken wait4 may free the very process that
+ * is exiting.
+ */
 void
 sched_wake_chan(const void *chan)
 {
-	struct thread *td, *next;
-
-	for (td = parked; td != NULL; td = next) {
-		next = td->park_next;
+	for (struct thread *td = parked; td != NULL; td = td->park_next)
 		if (td->wait.chan == chan)
-			sched_wakeup(td);
-	}
+			td->wait.deadline = 0;
 }
 
 int64_t

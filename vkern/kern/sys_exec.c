@@ -180,6 +180,9 @@ kern_execve(struct proc *p, char *path, struct strvec *argv,
 	exec_prep_release(&prep);
 	if (r < 0 && replace)
 		proc_kill_sig(p, SIGSEGV, false);
+	/* A vfork parent may go on once the child has its own image. */
+	p->vfork_done = true;
+	sched_wake_chan(p);
 	return r;
 }
 

@@ -155,33 +155,6 @@ sys_setsid(struct thread *td, const struct sys_setsid_args *a)
 	return p->sid;
 }
 
-/* --- waiting: until fork (#4) a process has no children --- */
-
-long
-sys_wait4(struct thread *td, const struct sys_wait4_args *a)
-{
-	unsigned valid = WNOHANG | WUNTRACED | WCONTINUED | __WALL |
-	    __WCLONE | __WNOTHREAD;
-
-	if (a->options & ~valid)
-		return -EINVAL;
-	return -ECHILD;
-}
-
-long
-sys_waitid(struct thread *td, const struct sys_waitid_args *a)
-{
-	unsigned valid = WNOHANG | WEXITED | WSTOPPED | WCONTINUED |
-	    WNOWAIT | __WALL | __WCLONE | __WNOTHREAD;
-
-	if (a->idtype < P_ALL || a->idtype > P_PIDFD)
-		return -EINVAL;
-	if ((a->options & ~valid) ||
-	    !(a->options & (WEXITED | WSTOPPED | WCONTINUED)))
-		return -EINVAL;
-	return -ECHILD;
-}
-
 /* --- resource usage --- */
 
 struct krusage {

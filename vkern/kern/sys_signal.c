@@ -99,23 +99,57 @@ send_self(struct thread *td, int sig, int code)
 	return 0;
 }
 
+/* kill(2)'s permission: root, or a real or effective uid that matches. */
+static bool
+may_signal(const struct proc *from, const struct proc *to)
+{
+	return from->cred.euid == 0 || from->cred.uid == to->cred.uid ||
+	    from->cred.uid == to->cred.suid ||
+	    from->cred.euid == to->cred.uid ||
+	    from->cred.euid == to->cred.suid;
+}
+
+static int
+send_proc(struct thread *td, struct proc *to, int sig)
+{
+	uint8_t info[128];
+
+	if (!may_signal(td->proc, to))
+		return -EPERM;
+	if (sig == 0)
+		return 0;
+	sig_info_user(info, sig, SI_USER, td->proc->pid, td->proc->cred.uid);
+	sig_post(to->main, sig, info, false);
+	return 0;
+}
+
 /*
- * kill: until fork (#4) the only process a guest can name is itself:
- * its pid, 0 and its group, and -1 (everyone it may signal).
+ * kill: one process, a process group (0 is the caller's), or with -1
+ * every process the caller may signal but init.
  */
 long
 sys_kill(struct thread *td, const struct sys_kill_args *a)
 {
-	struct proc *p = td->proc;
+	struct proc *p = td->proc, *t;
+	int pgid = a->pid == 0 ? p->pgid : -a->pid, sent = 0, r = -ESRCH;
 
 	if (a->sig < 0 || a->sig > VK_NSIG)
 		return -EINVAL;
 	if (a->pid == INT32_MIN)
 		return -ESRCH;
-	if (a->pid == p->pid || a->pid == 0 || a->pid == -1 ||
-	    a->pid == -p->pgid)
-		return send_self(td, a->sig, SI_USER);
-	return -ESRCH;
+	if (a->pid > 0) {
+		t = proc_find(a->pid);
+		return t == NULL || t->exiting ? -ESRCH :
+		    send_proc(td, t, a->sig);
+	}
+	for (t = proc_first(); t != NULL; t = t->next) {
+		if (t->exiting || (a->pid == -1 ? t->pid == 1 && t != p :
+		    t->pgid != pgid))
+			continue;
+		if ((r = send_proc(td, t, a->sig)) == 0)
+			sent++;
+	}
+	return sent > 0 ? 0 : r;
 }
 
 long

@@ -28,6 +28,16 @@ vm_fault(struct thread *td, uint64_t addr, int *codep)
 		*codep = SEGV_MAPERR;
 		return -EFAULT;
 	}
+	/* A write to copy-on-write memory: the page gets its own copy. */
+	if ((e->flags & VME_COW) && (e->prot & PLAT_PROT_WRITE)) {
+		td->last_fault = 0;
+		if (vm_map_cow(&p->vm, addr) < 0 ||
+		    plat_space_flush(p->space) < 0) {
+			*codep = SEGV_MAPERR;
+			return -EFAULT;
+		}
+		return 0;
+	}
 	/*
 	 * A second fault on the same page with nothing in between means the
 	 * host mapping is current and the protection forbids the access.

@@ -23,6 +23,35 @@ static void vm_map_insert_at(struct vm_map *, unsigned,
 static void vm_map_delete_at(struct vm_map *, unsigned, unsigned);
 static void vm_map_merge_around(struct vm_map *, uint64_t, uint64_t);
 
+static void
+obj_rel(struct vm_obj *obj)
+{
+	VK_ASSERT(obj->refs > 0);
+	if (--obj->refs > 0)
+		return;
+	vm_ram_free(obj->ramoff, obj->len);
+	free(obj);
+}
+
+/* Give back what an entry holds of RAM: its own, or its share. */
+static void
+entry_release(struct vm_entry *e)
+{
+	if (e->obj != NULL)
+		obj_rel(e->obj);
+	else if (e->ramoff != VM_NORAM)
+		vm_ram_free(e->ramoff, e->end - e->start);
+	e->obj = NULL;
+	e->ramoff = VM_NORAM;
+}
+
+/* What the host may allow: copy-on-write memory is read-only there. */
+static int
+host_prot(const struct vm_entry *e)
+{
+	return (e->flags & VME_COW) ? e->prot & ~PLAT_PROT_WRITE : e->prot;
+}
+
 void
 vm_map_init(struct vm_map *m, struct plat_space *sp, uint64_t min,
     uint64_t max)
@@ -37,12 +66,8 @@ vm_map_init(struct vm_map *m, struct plat_space *sp, uint64_t min,
 void
 vm_map_destroy(struct vm_map *m)
 {
-	for (unsigned i = 0; i < m->n; i++) {
-		struct vm_entry *e = &m->ent[i];
-
-		if (e->ramoff != VM_NORAM)
-			vm_ram_free(e->ramoff, e->end - e->start);
-	}
+	for (unsigned i = 0; i < m->n; i++)
+		entry_release(&m->ent[i]);
 	free(m->ent);
 	m->ent = NULL;
 	m->n = m->cap = 0;
@@ -166,6 +191,8 @@ vm_map_clip(struct vm_map *m, uint64_t va)
 	tail.start = va;
 	if (tail.ramoff != VM_NORAM)
 		tail.ramoff += va - m->ent[i].start;
+	if (tail.obj != NULL)
+		tail.obj->refs++;
 	m->ent[i].end = va;
 	vm_map_insert_at(m, i + 1, &tail);
 }
@@ -173,7 +200,8 @@ vm_map_clip(struct vm_map *m, uint64_t va)
 static bool
 vm_entry_mergeable(const struct vm_entry *a, const struct vm_entry *b)
 {
-	if (a->end != b->start || a->prot != b->prot || a->flags != b->flags)
+	if (a->end != b->start || a->prot != b->prot || a->flags != b->flags ||
+	    a->obj != b->obj)
 		return false;
 	if (a->ramoff == VM_NORAM || b->ramoff == VM_NORAM)
 		return a->ramoff == b->ramoff;
@@ -191,6 +219,8 @@ vm_map_merge_around(struct vm_map *m, uint64_t start, uint64_t end)
 	while (i + 1 < m->n && m->ent[i].start <= end) {
 		if (vm_entry_mergeable(&m->ent[i], &m->ent[i + 1])) {
 			m->ent[i].end = m->ent[i + 1].end;
+			if (m->ent[i + 1].obj != NULL)
+				obj_rel(m->ent[i + 1].obj);
 			vm_map_delete_at(m, i + 1, 1);
 		} else {
 			i++;
@@ -202,8 +232,8 @@ static void
 vm_entry_host_map(struct vm_map *m, const struct vm_entry *e)
 {
 	if (m->space != NULL && e->ramoff != VM_NORAM)
-		plat_space_map(m->space, e->start, e->end - e->start, e->prot,
-		    e->ramoff);
+		plat_space_map(m->space, e->start, e->end - e->start,
+		    host_prot(e), e->ramoff);
 }
 
 int
@@ -257,10 +287,9 @@ vm_map_remove(struct vm_map *m, uint64_t start, uint64_t end)
 	for (; j < m->n && m->ent[j].start < end; j++) {
 		struct vm_entry *e = &m->ent[j];
 
-		if (e->ramoff != VM_NORAM) {
-			vm_ram_free(e->ramoff, e->end - e->start);
+		if (e->ramoff != VM_NORAM)
 			host = true;
-		}
+		entry_release(e);
 	}
 	vm_map_delete_at(m, i, j - i);
 	if (host && m->space != NULL)
@@ -290,7 +319,8 @@ vm_map_protect(struct vm_map *m, uint64_t start, uint64_t end, int prot)
 		}
 		e->prot = prot;
 		if (e->ramoff != VM_NORAM && m->space != NULL)
-			plat_space_protect(m->space, e->start, len, prot);
+			plat_space_protect(m->space, e->start, len,
+			    host_prot(e));
 	}
 	vm_map_merge_around(m, start, end);
 	return r;
@@ -303,7 +333,17 @@ vm_map_discard(struct vm_map *m, uint64_t start, uint64_t end)
 	    i < m->n && m->ent[i].start < end; i++) {
 		struct vm_entry *e = &m->ent[i];
 		uint64_t s = VK_MAX(e->start, start), t = VK_MIN(e->end, end);
+		int prot = e->prot;
+		unsigned flags = e->flags & ~VME_COW;
 
+		if (e->obj != NULL) {
+			/* Shared pages stay the other side's: map fresh ones. */
+			vm_map_remove(m, s, t);
+			if (vm_map_anon(m, s, t - s, prot, flags) < 0)
+				return;
+			i = vm_map_search(m, t) - 1;
+			continue;
+		}
 		if (e->ramoff != VM_NORAM)
 			plat_ram_discard(e->ramoff + (s - e->start), t - s);
 	}
@@ -325,9 +365,9 @@ vm_map_move(struct vm_map *m, uint64_t old, uint64_t oldlen, uint64_t newva,
 		    e->ramoff + (old - e->start);
 	ne.start = newva;
 	ne.end = newva + newlen;
-	if (ne.ramoff != VM_NORAM && newlen > oldlen &&
+	if (ne.ramoff != VM_NORAM && (ne.obj != NULL || (newlen > oldlen &&
 	    (newva != old || old + oldlen != e->end ||
-	    vm_ram_extend(ne.ramoff, oldlen, newlen - oldlen) < 0)) {
+	    vm_ram_extend(ne.ramoff, oldlen, newlen - oldlen) < 0)))) {
 		/* Cannot grow the extent where it is: copy to a new one. */
 		uint64_t off;
 
@@ -337,6 +377,8 @@ vm_map_move(struct vm_map *m, uint64_t old, uint64_t oldlen, uint64_t newva,
 		    (char *)plat_ram_base() + ne.ramoff, keep);
 		vm_map_remove(m, old, old + oldlen);
 		ne.ramoff = off;
+		ne.obj = NULL;
+		ne.flags &= ~VME_COW;
 	} else {
 		/* The extent moves with the entry: detach it, then free the
 		 * part beyond the new length, if any. */
@@ -362,6 +404,14 @@ vm_map_hostptr(struct vm_map *m, uint64_t va, uint64_t len, int need,
 {
 	struct vm_entry *e = vm_map_lookup(m, va);
 
+	/* A kernel write into copy-on-write memory copies the page first. */
+	if (e != NULL && (e->flags & VME_COW) && (need & PLAT_PROT_WRITE) &&
+	    (e->prot & PLAT_PROT_WRITE)) {
+		if (vm_map_cow(m, va) < 0)
+			return -EFAULT;
+		e = vm_map_lookup(m, va);
+	}
+
 	if (e == NULL || e->ramoff == VM_NORAM || (e->flags & VME_RESERVED))
 		return -EFAULT;
 	if ((e->prot & need) != need || (need != 0 && e->prot == 0))
@@ -377,4 +427,85 @@ vm_map_attach(struct vm_map *m, struct plat_space *sp)
 	m->space = sp;
 	for (unsigned i = 0; i < m->n; i++)
 		vm_entry_host_map(m, &m->ent[i]);
+}
+
+void
+vm_map_fork(struct vm_map *src, struct vm_map *dst)
+{
+	dst->min = src->min;
+	dst->max = src->max;
+	dst->mmap_base = src->mmap_base;
+	dst->brk_start = src->brk_start;
+	dst->brk_cur = src->brk_cur;
+	for (unsigned i = 0; i < src->n; i++) {
+		struct vm_entry *e = &src->ent[i];
+
+		if (e->ramoff != VM_NORAM) {
+			if (e->obj == NULL) {
+				e->obj = vk_xcalloc(1, sizeof(*e->obj));
+				e->obj->refs = 1;
+				e->obj->ramoff = e->ramoff;
+				e->obj->len = e->end - e->start;
+			}
+			e->obj->refs++;
+			if ((e->prot & PLAT_PROT_WRITE) &&
+			    !(e->flags & VME_COW) && src->space != NULL)
+				plat_space_protect(src->space, e->start,
+				    e->end - e->start, e->prot &
+				    ~PLAT_PROT_WRITE);
+			e->flags |= VME_COW;
+		}
+		vm_map_insert_at(dst, dst->n, e);
+	}
+}
+
+/*
+ * The only sharer left owns its RAM again: the rest of the object's
+ * extent, which no entry maps any more, goes back to the allocator.
+ */
+static void
+cow_take_all(struct vm_map *m, struct vm_entry *e)
+{
+	struct vm_obj *obj = e->obj;
+	uint64_t head = e->ramoff - obj->ramoff;
+	uint64_t tail = obj->ramoff + obj->len - (e->ramoff + e->end -
+	    e->start);
+
+	if (head > 0)
+		vm_ram_free(obj->ramoff, head);
+	if (tail > 0)
+		vm_ram_free(obj->ramoff + obj->len - tail, tail);
+	free(obj);
+	e->obj = NULL;
+	e->flags &= ~VME_COW;
+	if (m->space != NULL)
+		plat_space_protect(m->space, e->start, e->end - e->start,
+		    e->prot);
+}
+
+int
+vm_map_cow(struct vm_map *m, uint64_t va)
+{
+	uint64_t page = VK_ROUND_DOWN(va, VK_PAGE_SIZE), off;
+	struct vm_entry *e = vm_map_lookup(m, page);
+	char *ram = plat_ram_base();
+	int r;
+
+	VK_ASSERT(e != NULL && (e->flags & VME_COW) && e->obj != NULL);
+	if (e->obj->refs == 1) {
+		cow_take_all(m, e);
+		return 0;
+	}
+	if ((r = vm_ram_alloc(VK_PAGE_SIZE, &off)) < 0)
+		return r;
+	memcpy(ram + off, ram + e->ramoff + (page - e->start), VK_PAGE_SIZE);
+	vm_map_clip(m, page);
+	vm_map_clip(m, page + VK_PAGE_SIZE);
+	e = vm_map_lookup(m, page);
+	obj_rel(e->obj);
+	e->obj = NULL;
+	e->ramoff = off;
+	e->flags &= ~VME_COW;
+	vm_entry_host_map(m, e);
+	return 0;
 }

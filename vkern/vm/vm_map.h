@@ -23,12 +23,23 @@ struct plat_space;
 #define VME_RESERVED 0x1   /* the platform's (vdso): the guest may not touch */
 #define VME_STACK    0x2   /* the initial stack */
 #define VME_HEAP     0x4   /* made by brk */
+#define VME_COW      0x8   /* shares RAM after fork: copy before writing */
+
+/*
+ * RAM shared by entries after fork: an extent freed when the last entry
+ * that maps any of it goes.  refs counts those entries.
+ */
+struct vm_obj {
+	int refs;
+	uint64_t ramoff, len;
+};
 
 struct vm_entry {
 	uint64_t start, end;
 	uint64_t ramoff;   /* RAM file offset of start, or VM_NORAM */
 	int prot;          /* PLAT_PROT_* */
 	unsigned flags;
+	struct vm_obj *obj;   /* NULL: the entry owns its RAM outright */
 };
 
 struct vm_map {
@@ -107,5 +118,18 @@ int vm_map_hostptr(struct vm_map *m, uint64_t va, uint64_t len, int need,
 
 /* Mirror every entry into a fresh platform space (after exec). */
 void vm_map_attach(struct vm_map *m, struct plat_space *sp);
+
+/*
+ * fork: make dst (empty, with no space yet) a copy-on-write copy of src.
+ * src's writable private memory is write-protected on its host side; the
+ * first write to a page by either side copies that page.
+ */
+void vm_map_fork(struct vm_map *src, struct vm_map *dst);
+
+/*
+ * Give the page at va a private copy (the write fault of copy-on-write).
+ * Returns 0, or -ENOMEM.
+ */
+int vm_map_cow(struct vm_map *m, uint64_t va);
 
 #endif

@@ -1,0 +1,264 @@
+/*
+ * Making processes: fork, vfork, clone, clone3 (without CLONE_THREAD),
+ * and waiting for them: wait4, waitid.
+ *
+ * A child is a new stub forked from the parent's, with the parent's
+ * memory shared copy-on-write (vm_map_fork), its fds and signal actions.
+ * A vfork parent waits until the child execs or exits.  An exited child
+ * is a zombie until its parent waits for it; a parent waiting parks on
+ * itself and every child's exit wakes it.
+ * XXX: CLONE_VM without CLONE_VFORK (and so threads) comes with #5; a
+ * CLONE_VM|CLONE_VFORK child (posix_spawn) gets a copy, not the parent's
+ * memory, so the exec error posix_spawn reports through it is lost.
+ */
+#include <errno.h>
+#include <linux/sched.h>
+#include <linux/wait.h>
+#include <signal.h>
+#include <string.h>
+
+#include "vkern/kern/kern.h"
+#include "vkern/kern/proc.h"
+#include "vkern/kern/syscall_gen.h"
+#include "vkern/platform.h"
+#include "vkern/vm/copyio.h"
+
+#define CLONE_SUPPORTED (CLONE_VM | CLONE_VFORK | CLONE_PARENT_SETTID | \
+    CLONE_CHILD_SETTID | CLONE_CHILD_CLEARTID | CLONE_SETTLS | \
+    CLONE_FS | CLONE_FILES | CLONE_SIGHAND | CLONE_SYSVSEM | \
+    CLONE_CLEAR_SIGHAND)
+
+struct clone_req {
+	uint64_t flags;
+	int exit_signal;
+	uint64_t stack;        /* the child's rsp, or 0 */
+	uint64_t tls;
+	uaddr_t parent_tid, child_tid;
+};
+
+/* A vfork parent's wait: until the child exec'd or exited. */
+static long
+vfork_cont(struct thread *td)
+{
+	struct proc *c = proc_find((int)td->wait.arg[0]);
+
+	if (c != NULL && !c->vfork_done)
+		return -EPARKED;
+	return (long)td->wait.arg[0];
+}
+
+static long
+kern_clone(struct thread *td, const struct clone_req *cr)
+{
+	struct proc *c;
+	int r, pid;
+
+	if (cr->flags & CLONE_THREAD) {
+		vk_log("threads (CLONE_THREAD) are not supported yet");
+		return -ENOSYS;
+	}
+	if ((cr->flags & ~(uint64_t)CLONE_SUPPORTED) ||
+	    ((cr->flags & CLONE_VM) && !(cr->flags & CLONE_VFORK)) ||
+	    ((cr->flags & CLONE_SIGHAND) && !(cr->flags & CLONE_VM)))
+		return -EINVAL;
+	if (cr->exit_signal < 0 || cr->exit_signal > VK_NSIG)
+		return -EINVAL;
+	if ((r = proc_fork(td, &c)) < 0)
+		return r;
+	pid = c->pid;
+	c->exit_signal = cr->exit_signal;
+	if (cr->flags & CLONE_CLEAR_SIGHAND)
+		for (int s = 0; s < VK_NSIG; s++)
+			if (c->sigact[s].handler !=
+			    (uint64_t)(uintptr_t)SIG_IGN)
+				c->sigact[s] = (struct sigact){ 0 };
+	if (cr->stack != 0)
+		c->main->ctx.regs.rsp = cr->stack;
+	if (cr->flags & CLONE_SETTLS)
+		c->main->ctx.regs.fs_base = cr->tls;
+	if (cr->flags & CLONE_CHILD_CLEARTID)
+		c->main->clear_child_tid = cr->child_tid.va;
+	if ((cr->flags & CLONE_PARENT_SETTID) &&
+	    copyout(td, &pid, cr->parent_tid, sizeof(pid)) < 0)
+		return -EFAULT;
+	if (cr->flags & CLONE_CHILD_SETTID)
+		(void)copyout(c->main, &pid, cr->child_tid, sizeof(pid));
+	sched_setrun(c->main);
+	if (!(cr->flags & CLONE_VFORK))
+		return pid;
+	td->wait = (struct wait){ .cont = vfork_cont, .deadline = -1,
+	    .console_fd = -1, .chan = c };
+	td->wait.arg[0] = (uint64_t)pid;
+	return -EPARKED;
+}
+
+long
+sys_fork(struct thread *td, const struct sys_fork_args *a)
+{
+	struct clone_req cr = { .exit_signal = SIGCHLD };
+
+	return kern_clone(td, &cr);
+}
+
+long
+sys_vfork(struct thread *td, const struct sys_vfork_args *a)
+{
+	struct clone_req cr = { .flags = CLONE_VM | CLONE_VFORK,
+	    .exit_signal = SIGCHLD };
+
+	return kern_clone(td, &cr);
+}
+
+long
+sys_clone(struct thread *td, const struct sys_clone_args *a)
+{
+	struct clone_req cr = {
+		.flags = a->flags & ~0xffULL, .exit_signal = (int)(a->flags &
+		0xff), .stack = a->stack.va, .tls = a->tls,
+		.parent_tid = a->ptid, .child_tid = a->ctid,
+	};
+
+	return kern_clone(td, &cr);
+}
+
+long
+sys_clone3(struct thread *td, const struct sys_clone3_args *a)
+{
+	struct clone_args ca;
+	struct clone_req cr;
+	int r;
+
+	if (a->size < CLONE_ARGS_SIZE_VER0 || a->size > 4096)
+		return -EINVAL;
+	memset(&ca, 0, sizeof(ca));
+	if ((r = copyin(td, a->args, &ca, VK_MIN(a->size,
+	    sizeof(ca)))) < 0)
+		return r;
+	if (ca.set_tid != 0 || ca.set_tid_size != 0 || ca.cgroup != 0 ||
+	    (ca.flags & CLONE_PIDFD) || ca.exit_signal > VK_NSIG)
+		return -EINVAL;
+	cr = (struct clone_req){
+		.flags = ca.flags, .exit_signal = (int)ca.exit_signal,
+		.stack = ca.stack != 0 ? ca.stack + ca.stack_size : 0,
+		.tls = ca.tls, .parent_tid = UADDR(ca.parent_tid),
+		.child_tid = UADDR(ca.child_tid),
+	};
+	return kern_clone(td, &cr);
+}
+
+/* --- waiting --- */
+
+static bool
+wait_match(const struct proc *self, const struct proc *c, int idtype,
+    int id)
+{
+	if (c->ppid != self->pid)
+		return false;
+	switch (idtype) {
+	case P_ALL:
+		return true;
+	case P_PID:
+		return c->pid == id;
+	case P_PGID:
+		return c->pgid == (id == 0 ? self->pgid : id);
+	}
+	return false;
+}
+
+/*
+ * Find a child to report: a zombie (or, with no zombie, -EAGAIN when
+ * some child matches, -ECHILD when none does).
+ */
+static long
+wait_find(struct proc *self, int idtype, int id, struct proc **zp)
+{
+	bool any = false;
+
+	for (struct proc *c = proc_first(); c != NULL; c = c->next) {
+		if (!wait_match(self, c, idtype, id))
+			continue;
+		any = true;
+		if (c->exiting && !c->reaped_by_host) {
+			*zp = c;
+			return 0;
+		}
+	}
+	return any ? -EAGAIN : -ECHILD;
+}
+
+static long
+wait_park(struct thread *td)
+{
+	td->wait = (struct wait){ .cont = syscall_redispatch, .deadline = -1,
+	    .console_fd = -1, .chan = td->proc };
+	return -EPARKED;
+}
+
+long
+sys_wait4(struct thread *td, const struct sys_wait4_args *a)
+{
+	unsigned valid = WNOHANG | WUNTRACED | WCONTINUED | __WALL |
+	    __WCLONE | __WNOTHREAD;
+	int idtype = a->pid == -1 ? P_ALL : a->pid > 0 ? P_PID : P_PGID;
+	int id = a->pid < -1 ? -a->pid : a->pid > 0 ? a->pid : 0;
+	struct proc *z;
+	long r;
+	int pid, st;
+
+	if ((a->options & ~valid) || a->pid == INT32_MIN)
+		return -EINVAL;
+	r = wait_find(td->proc, idtype, id, &z);
+	if (r == -EAGAIN)
+		return (a->options & WNOHANG) ? 0 : wait_park(td);
+	if (r < 0)
+		return r;
+	pid = z->pid;
+	st = z->exit_status;
+	if (a->status.va != 0 && copyout(td, &st, a->status, sizeof(st)) < 0)
+		return -EFAULT;
+	if (a->rusage.va != 0) {
+		uint8_t ru[144] = { 0 };
+
+		if (copyout(td, ru, a->rusage, sizeof(ru)) < 0)
+			return -EFAULT;
+	}
+	proc_free(z);
+	return pid;
+}
+
+long
+sys_waitid(struct thread *td, const struct sys_waitid_args *a)
+{
+	unsigned valid = WNOHANG | WEXITED | WSTOPPED | WCONTINUED |
+	    WNOWAIT | __WALL | __WCLONE | __WNOTHREAD;
+	uint8_t info[128];
+	struct proc *z;
+	int code, st;
+	long r;
+
+	if (a->idtype != P_ALL && a->idtype != P_PID && a->idtype != P_PGID)
+		return a->idtype == P_PIDFD ? -EINVAL : -EINVAL;
+	if ((a->options & ~valid) ||
+	    !(a->options & (WEXITED | WSTOPPED | WCONTINUED)))
+		return -EINVAL;
+	r = wait_find(td->proc, a->idtype, a->id, &z);
+	if (r == -EAGAIN) {
+		if (!(a->options & WNOHANG))
+			return wait_park(td);
+		memset(info, 0, sizeof(info));
+		return a->info.va != 0 ? copyout(td, info, a->info, 128) : 0;
+	}
+	if (r < 0 || !(a->options & WEXITED))
+		return r < 0 ? r : -ECHILD;
+	st = z->exit_status;
+	code = (st & 0x7f) == 0 ? CLD_EXITED : (st & 0x80) ? CLD_DUMPED :
+	    CLD_KILLED;
+	sig_info_user(info, SIGCHLD, code, z->pid, z->cred.uid);
+	st = (st & 0x7f) == 0 ? (st >> 8) & 0xff : st & 0x7f;
+	memcpy(info + 24, &st, 4);
+	if (a->info.va != 0 && copyout(td, info, a->info, 128) < 0)
+		return -EFAULT;
+	if (!(a->options & WNOWAIT))
+		proc_free(z);
+	return 0;
+}
