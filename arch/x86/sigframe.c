@@ -53,6 +53,9 @@ arch_sigframe_build(const struct arch_context *ctx,
 	uc->uc_stack = ss->altstack;
 	regs_to_sc(&ctx->regs, &uc->uc_mcontext);
 	uc->uc_mcontext.fpstate = fva;
+	uc->uc_mcontext.trapno = ss->trapno;
+	uc->uc_mcontext.err = ss->err;
+	uc->uc_mcontext.cr2 = ss->cr2;
 	uc->uc_mcontext.oldmask = ss->mask;
 	uc->uc_sigmask = ss->mask;
 	memcpy(frame->info, ss->info, sizeof(frame->info));
@@ -112,4 +115,19 @@ arch_sigreturn_regs(struct arch_context *ctx,
 	/* cs and ss stay the user segments: a forged frame cannot change
 	 * them, and the host would refuse anything else anyway. */
 	ctx->dirty |= ARCH_DIRTY_ALL;
+}
+
+void
+arch_fpu_init_image(uint8_t *img, size_t size)
+{
+	uint16_t fcw = 0x37f;
+	uint32_t mxcsr = 0x1f80, mask;
+
+	memcpy(&mask, img + 28, 4);   /* MXCSR_MASK: the CPU's, kept */
+	memset(img, 0, size);
+	memcpy(img, &fcw, 2);
+	memcpy(img + 24, &mxcsr, 4);
+	memcpy(img + 28, &mask, 4);
+	/* XSTATE_BV: x87 and SSE as given, everything else in init state. */
+	img[512] = 0x3;
 }

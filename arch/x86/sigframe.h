@@ -59,7 +59,14 @@ struct arch_sigsetup {
 	const uint8_t *fpu;           /* the XSAVE image, or NULL */
 	size_t fpu_size;
 	uint64_t fpu_features;
+	uint64_t trapno, err, cr2;    /* the CPU exception, for faults */
 };
+
+/*
+ * Reset an XSAVE image to the state a handler starts with: x87 and SSE
+ * in their initial state (FCW 0x37f, MXCSR 0x1f80), no other component.
+ */
+void arch_fpu_init_image(uint8_t *img, size_t size);
 
 /*
  * Lay out the frame for ctx's registers under sp; fill frame (and put the

@@ -66,6 +66,8 @@ void timers_expire(int64_t now);
 
 /* kern_sig.c */
 extern struct thread *curthread;
+long kern_sigtimedwait(struct thread *td, uint64_t set, uaddr_t uinfo,
+    int64_t deadline);
 
 /* syscall.c */
 void syscall_enter(struct thread *td);

@@ -130,14 +130,37 @@ kern_start(const char *name, char *const argv[], char *const envp[],
 	return 0;
 }
 
-/* A synchronous signal the guest caused: forced, as Linux's force_sig. */
+/*
+ * A synchronous signal the guest caused: forced, as Linux's force_sig,
+ * with the CPU exception a handler finds in its frame.
+ */
 static void
 sig_fault(struct thread *td, int signo, int code, uint64_t addr)
 {
 	uint8_t info[128];
 
+	switch (signo) {
+	case SIGSEGV:
+	case SIGBUS:
+		/* A general protection fault (SI_KERNEL) has no address. */
+		td->fault_trapno = code == SI_KERNEL ? 13 : 14;
+		td->fault_cr2 = code == SI_KERNEL ? 0 : addr;
+		break;
+	case SIGFPE:
+		td->fault_trapno = 0;
+		td->fault_cr2 = 0;
+		break;
+	case SIGILL:
+		td->fault_trapno = 6;
+		td->fault_cr2 = 0;
+		break;
+	default:
+		td->fault_trapno = 3;
+		td->fault_cr2 = 0;
+	}
+	td->fault_err = 0;
 	sig_info_fault(info, signo, code, addr);
-	sig_post(td, signo, info, true);
+	sig_post(td, signo, info, SIGPOST_FORCE | SIGPOST_THREAD);
 	sched_setrun(td);
 }
 
@@ -154,8 +177,12 @@ kern_handle(const struct plat_event *ev)
 		syscall_enter(td);
 		break;
 	case PLAT_EV_FAULT:
-		if (vm_fault(td, ev->addr, &code) == 0)
+		if (ev->code == SI_KERNEL)
+			sig_fault(td, ev->signo, SI_KERNEL, 0);
+		else if (vm_fault(td, ev->addr, &code) == 0)
 			sched_setrun(td);
+		else if (code < 0)   /* vm_fault's way of saying SIGBUS */
+			sig_fault(td, SIGBUS, -code, ev->addr);
 		else
 			sig_fault(td, ev->signo == SIGBUS ? SIGBUS : SIGSEGV,
 			    code, ev->addr);

@@ -13,13 +13,18 @@
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <time.h>
 
 #include "arch/x86/sigframe.h"
 #include "vkern/kern/kern.h"
 #include "vkern/kern/proc.h"
 #include "vkern/platform.h"
 #include "vkern/vm/copyio.h"
+
+#define SS_AUTODISARM_ (1U << 31)
 
 enum sigdfl { DFL_TERM, DFL_CORE, DFL_IGN, DFL_STOP };
 
@@ -93,22 +98,126 @@ sig_interrupt(struct thread *td, int sig)
 	syscall_finish(td, -EINTR);
 }
 
+#define SIGRTMIN_ 32
+
+static void
+sigpend_add(struct proc *p, struct sigpend *sp, int signo,
+    const uint8_t info[128])
+{
+	struct sigq *q, **tail;
+
+	if (sp->set & SIGBIT(signo) && signo < SIGRTMIN_)
+		return;    /* a standard signal is pending once */
+	if (signo >= SIGRTMIN_) {
+		if ((uint64_t)p->nqueued >= p->rlim[RLIMIT_SIGPENDING].cur)
+			return;
+		p->nqueued++;
+	}
+	q = vk_xcalloc(1, sizeof(*q));
+	q->signo = signo;
+	memcpy(q->info, info, 128);
+	for (tail = &sp->head; *tail != NULL; tail = &(*tail)->next)
+		;
+	*tail = q;
+	sp->set |= SIGBIT(signo);
+}
+
+/* Take the first queued signo off sp; false when there is none. */
+static bool
+sigpend_take(struct proc *p, struct sigpend *sp, int signo,
+    uint8_t info[128])
+{
+	struct sigq **qp, *q;
+	bool more = false;
+
+	for (qp = &sp->head; *qp != NULL && (*qp)->signo != signo;
+	    qp = &(*qp)->next)
+		;
+	if ((q = *qp) == NULL)
+		return false;
+	*qp = q->next;
+	memcpy(info, q->info, 128);
+	if (signo >= SIGRTMIN_)
+		p->nqueued--;
+	free(q);
+	for (q = sp->head; q != NULL; q = q->next)
+		more = more || q->signo == signo;
+	if (!more)
+		sp->set &= ~SIGBIT(signo);
+	return true;
+}
+
 void
-sig_post(struct thread *td, int signo, const uint8_t info[128], bool force)
+sig_discard(struct proc *p, int signo)
+{
+	uint8_t info[128];
+
+	if (!sig_ignored(p, signo))
+		return;
+	while (sigpend_take(p, &p->pending, signo, info))
+		;
+	while (sigpend_take(p, &p->main->pending, signo, info))
+		;
+}
+
+void
+sig_flush(struct sigpend *sp)
+{
+	while (sp->head != NULL) {
+		struct sigq *q = sp->head;
+
+		sp->head = q->next;
+		free(q);
+	}
+	sp->set = 0;
+}
+
+uint64_t
+sig_pending_set(const struct thread *td)
+{
+	return td->pending.set | td->proc->pending.set;
+}
+
+bool
+sig_dequeue(struct thread *td, uint64_t set, int *signop, uint8_t info[128])
+{
+	struct proc *p = td->proc;
+	struct sigpend *sp = (td->pending.set & set) ? &td->pending :
+	    &p->pending;
+	uint64_t ready = sp->set & set;
+
+	if (ready == 0)
+		return false;
+	*signop = __builtin_ctzll(ready) + 1;
+	return sigpend_take(p, sp, *signop, info);
+}
+
+/* A thread in rt_sigtimedwait for one of the signals in its set. */
+static long sigwait_cont(struct thread *td);
+
+void
+sig_post(struct thread *td, int signo, const uint8_t info[128], unsigned how)
 {
 	struct proc *p = td->proc;
 	uint64_t bit = SIGBIT(signo);
 
-	if (force && ((td->sigmask & bit) || p->sigact[signo - 1].handler ==
-	    (uint64_t)(uintptr_t)SIG_IGN)) {
+	if ((how & SIGPOST_FORCE) && ((td->sigmask & bit) ||
+	    p->sigact[signo - 1].handler == (uint64_t)(uintptr_t)SIG_IGN)) {
 		td->sigmask &= ~bit;
 		p->sigact[signo - 1].handler = (uint64_t)(uintptr_t)SIG_DFL;
 	}
-	if (sig_ignored(p, signo) && signo != SIGKILL)
+	/* An ignored signal is dropped at once unless blocked (signal(7)). */
+	if (sig_ignored(p, signo) && signo != SIGKILL &&
+	    !(td->sigmask & bit) && !(td->state == TD_PARKED && td->wait.cont == sigwait_cont &&
+	    (td->wait.arg[0] & bit)))
 		return;
-	if (!(p->sigpending & bit))
-		memcpy(p->siginfo[signo - 1], info, 128);
-	p->sigpending |= bit;
+	sigpend_add(p, (how & SIGPOST_THREAD) ? &td->pending : &p->pending,
+	    signo, info);
+	if (td->state == TD_PARKED && td->wait.cont == sigwait_cont &&
+	    (td->wait.arg[0] & bit)) {
+		td->wait.deadline = 0;
+		return;
+	}
 	if (!(td->sigmask & bit) || signo == SIGKILL) {
 		if (td->state == TD_PARKED)
 			sig_interrupt(td, signo);
@@ -132,14 +241,16 @@ sig_trace(struct thread *td, int sig, const char *what)
 
 /* Write the frame for sig's handler; false when it cannot be written. */
 static bool
-sig_frame(struct thread *td, int sig, const struct sigact *sa)
+sig_frame(struct thread *td, int sig, const struct sigact *sa,
+    const uint8_t info[128])
 {
 	struct arch_sigsetup ss = {
 		.handler = sa->handler, .restorer = sa->restorer,
-		.signo = sig, .info = td->proc->siginfo[sig - 1],
+		.signo = sig, .info = info,
 		.mask = td->has_saved_mask ? td->saved_mask : td->sigmask,
-		.altstack = { td->altstack_sp, td->altstack_flags, 0,
-		    td->altstack_size },
+		/* uc_stack: the settings, never SS_ONSTACK (as Linux). */
+		.altstack = { td->altstack_sp, td->altstack_size == 0 ?
+		    SS_DISABLE : td->altstack_flags, 0, td->altstack_size },
 	};
 	static uint8_t fpu[VK_FPU_MAX + 4];
 	struct arch_rt_sigframe frame;
@@ -148,6 +259,12 @@ sig_frame(struct thread *td, int sig, const struct sigact *sa)
 
 	if (!(sa->flags & VK_SA_RESTORER))
 		return false;
+	if (sig == SIGSEGV || sig == SIGBUS || sig == SIGFPE || sig == SIGILL ||
+	    sig == SIGTRAP) {
+		ss.trapno = td->fault_trapno;
+		ss.err = td->fault_err;
+		ss.cr2 = td->fault_cr2;
+	}
 	if (n > 512) {
 		uint64_t bv;
 
@@ -161,20 +278,28 @@ sig_frame(struct thread *td, int sig, const struct sigact *sa)
 	    !(td->altstack_flags & SS_DISABLE) &&
 	    !(rsp > td->altstack_sp && rsp <= td->altstack_sp +
 	    td->altstack_size);
-	if (ss.on_altstack)
-		ss.altstack.ss_flags = 0;
 	va = arch_sigframe_build(&td->ctx, &ss, rsp, &frame, &fva);
 	if (copyout(td, &frame, UADDR(va), sizeof(frame)) < 0 ||
 	    (ss.fpu != NULL && copyout(td, fpu, UADDR(fva), ss.fpu_size + 4) <
 	    0))
 		return false;
 	arch_sigframe_enter(&td->ctx, &ss, va);
+	/* The handler starts with a clean FPU, as Linux's does. */
+	if (ss.fpu != NULL) {
+		arch_fpu_init_image(fpu, ss.fpu_size);
+		(void)plat_thread_fpu_set(td->pt, fpu, ss.fpu_size);
+	}
+	/* SS_AUTODISARM: the stack is off until the handler returns. */
+	if (ss.on_altstack && (td->altstack_flags & SS_AUTODISARM_)) {
+		td->altstack_sp = td->altstack_size = 0;
+		td->altstack_flags = SS_DISABLE;
+	}
 	return true;
 }
 
 /* Take sig's action; false when the process ends. */
 static bool
-sig_act(struct thread *td, int sig)
+sig_act(struct thread *td, int sig, const uint8_t info[128])
 {
 	struct proc *p = td->proc;
 	struct sigact *sa = &p->sigact[sig - 1];
@@ -197,7 +322,7 @@ sig_act(struct thread *td, int sig)
 		}
 	}
 	sig_trace(td, sig, "delivered");
-	if (!sig_frame(td, sig, sa)) {
+	if (!sig_frame(td, sig, sa, info)) {
 		/* As Linux's force_sigsegv: a frame that cannot be built. */
 		proc_kill_sig(p, SIGSEGV, true);
 		return false;
@@ -213,20 +338,50 @@ sig_act(struct thread *td, int sig)
 bool
 sig_deliver(struct thread *td)
 {
-	struct proc *p = td->proc;
-	uint64_t ready;
+	uint8_t info[128];
+	int sig;
 
-	while ((ready = p->sigpending & ~(td->sigmask & ~SIG_UNBLOCKABLE)) !=
-	    0) {
-		int sig = __builtin_ctzll(ready) + 1;
-
-		p->sigpending &= ~SIGBIT(sig);
-		if (!sig_act(td, sig))
+	/* Each handler's mask applies to the signals after it. */
+	while (sig_dequeue(td, ~(td->sigmask & ~SIG_UNBLOCKABLE), &sig, info))
+		if (!sig_act(td, sig, info))
 			return false;
-	}
 	if (td->has_saved_mask) {
 		td->sigmask = td->saved_mask;
 		td->has_saved_mask = false;
 	}
 	return true;
+}
+
+/* --- rt_sigtimedwait --- */
+
+static long
+sigwait_cont(struct thread *td)
+{
+	uint8_t info[128];
+	int sig;
+
+	if (sig_dequeue(td, td->wait.arg[0], &sig, info)) {
+		if (td->wait.arg[1] != 0 &&
+		    copyout(td, info, UADDR(td->wait.arg[1]), 128) < 0)
+			return -EFAULT;
+		return sig;
+	}
+	if (td->wait.arg[2] != 0 &&
+	    plat_clock_ns(CLOCK_MONOTONIC) >= (int64_t)td->wait.arg[2])
+		return -EAGAIN;
+	if (td->wait.arg[2] != 0)
+		td->wait.deadline = (int64_t)td->wait.arg[2];
+	return -EPARKED;
+}
+
+long
+kern_sigtimedwait(struct thread *td, uint64_t set, uaddr_t uinfo,
+    int64_t deadline)
+{
+	td->wait = (struct wait){ .cont = sigwait_cont, .deadline = deadline,
+	    .console_fd = -1 };
+	td->wait.arg[0] = set & ~SIG_UNBLOCKABLE;
+	td->wait.arg[1] = uinfo.va;
+	td->wait.arg[2] = deadline < 0 ? 0 : (uint64_t)deadline;
+	return sigwait_cont(td);
 }

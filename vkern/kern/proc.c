@@ -163,7 +163,7 @@ proc_notify_parent(struct proc *p, int status)
 	if (p->exit_signal > 0) {
 		sig_info_user(info, p->exit_signal, code, p->pid, p->cred.uid);
 		memcpy(info + 24, &st, 4);
-		sig_post(pp->main, p->exit_signal, info, false);
+		sig_post(pp->main, p->exit_signal, info, 0);
 	}
 	sched_wake_chan(pp);
 }
@@ -312,6 +312,8 @@ proc_free(struct proc *p)
 {
 	VK_ASSERT(p->exiting);
 	proc_unlink(p);
+	sig_flush(&p->pending);
+	sig_flush(&p->main->pending);
 	free(p->main);
 	free(p->exe);
 	free(p->cwd_path);

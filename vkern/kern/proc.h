@@ -24,6 +24,18 @@ struct thread;
 #define VK_NSIG     64
 #define VK_RLIM_NLIMITS 16
 
+/* Pending signals: standard ones once each, real-time ones queued. */
+struct sigq {
+	struct sigq *next;
+	int signo;
+	uint8_t info[128];
+};
+
+struct sigpend {
+	uint64_t set;
+	struct sigq *head;
+};
+
 /* A syscall handler returns this to park the thread; see sched.h. */
 #define EPARKED 600
 
@@ -74,11 +86,13 @@ struct thread {
 	uint64_t clear_child_tid;
 	uint64_t robust_list, robust_len;
 	uint64_t sigmask;
+	struct sigpend pending;     /* directed at this thread */
 	uint64_t saved_mask;        /* rt_sigsuspend's mask to restore */
 	bool has_saved_mask;
 	uint64_t altstack_sp, altstack_size;
 	int altstack_flags;
 	size_t fpu_size;            /* of the XSAVE image in signal frames */
+	uint64_t fault_trapno, fault_err, fault_cr2;  /* the last fault */
 	struct thread *runq_next;
 	struct thread *park_next;
 	/* Fault bookkeeping: the last address refaulted, to catch loops. */
@@ -92,9 +106,9 @@ struct proc {
 	uint64_t vdso_base, vdso_start, vdso_end;
 	struct thread *main;
 	struct sigact sigact[VK_NSIG];
-	uint64_t sigpending;
+	struct sigpend pending;       /* directed at the process */
+	int nqueued;                  /* real-time signals queued, all told */
 	int64_t itimer_deadline, itimer_interval;   /* ITIMER_REAL, ns */
-	uint8_t siginfo[VK_NSIG][128];
 	struct rlim64 rlim[VK_RLIM_NLIMITS];
 	struct cred cred;
 	uint32_t *groups;             /* supplementary groups */
@@ -158,12 +172,28 @@ void sig_info_user(uint8_t info[128], int signo, int code, int pid,
 void sig_info_fault(uint8_t info[128], int signo, int code, uint64_t addr);
 
 /*
- * Make signo pending for td's process.  force: a synchronous fault that
- * cannot be blocked or ignored (it is unblocked and reset if it was).
- * A thread parked in a syscall is interrupted.
+ * Make signo pending for td (SIGPOST_THREAD) or its process.
+ * SIGPOST_FORCE: a synchronous fault that cannot be blocked or ignored
+ * (it is unblocked and reset if it was).  A thread parked in a syscall is
+ * interrupted, one running is stopped to take it.
  */
+#define SIGPOST_FORCE  0x1
+#define SIGPOST_THREAD 0x2
 void sig_post(struct thread *td, int signo, const uint8_t info[128],
-    bool force);
+    unsigned how);
+
+/* Take the lowest pending signal of td (or its process) in set. */
+bool sig_dequeue(struct thread *td, uint64_t set, int *signop,
+    uint8_t info[128]);
+
+/* Signals pending for td, directed at it or its process. */
+uint64_t sig_pending_set(const struct thread *td);
+
+/* Setting SIG_IGN (or an ignoring default) drops what is pending. */
+void sig_discard(struct proc *p, int signo);
+
+/* Free queued signals (at exit). */
+void sig_flush(struct sigpend *sp);
 
 /*
  * Before td runs: deliver its pending signals (take default actions or

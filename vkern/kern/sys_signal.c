@@ -9,8 +9,10 @@
 #include <signal.h>
 #include <stdint.h>
 #include <string.h>
+#include <time.h>
 
 #include "arch/x86/sigframe.h"
+#include "vkern/kern/kern.h"
 #include "vkern/kern/proc.h"
 #include "vkern/kern/syscall_gen.h"
 #include "vkern/platform.h"
@@ -46,6 +48,7 @@ sys_rt_sigaction(struct thread *td, const struct sys_rt_sigaction_args *a)
 		nw.mask &= ~UNBLOCKABLE;
 		nw.flags &= SA_KNOWN;
 		p->sigact[a->sig - 1] = nw;
+		sig_discard(p, a->sig);
 	}
 	if (a->oact.va != 0)
 		return copyout(td, &old, a->oact, sizeof(old));
@@ -95,7 +98,7 @@ send_self(struct thread *td, int sig, int code)
 	if (sig == 0)
 		return 0;
 	sig_info_user(info, sig, code, td->proc->pid, td->proc->cred.uid);
-	sig_post(td, sig, info, false);
+	sig_post(td, sig, info, code == SI_TKILL ? SIGPOST_THREAD : 0);
 	return 0;
 }
 
@@ -119,7 +122,7 @@ send_proc(struct thread *td, struct proc *to, int sig)
 	if (sig == 0)
 		return 0;
 	sig_info_user(info, sig, SI_USER, td->proc->pid, td->proc->cred.uid);
-	sig_post(to->main, sig, info, false);
+	sig_post(to->main, sig, info, 0);
 	return 0;
 }
 
@@ -191,14 +194,14 @@ sys_rt_sigqueueinfo(struct thread *td,
 	if (a->pid != td->proc->pid)
 		return -ESRCH;
 	memcpy(info, &a->sig, 4);
-	sig_post(td, a->sig, info, false);
+	sig_post(td, a->sig, info, 0);
 	return 0;
 }
 
 long
 sys_rt_sigpending(struct thread *td, const struct sys_rt_sigpending_args *a)
 {
-	uint64_t set = td->proc->sigpending;
+	uint64_t set = sig_pending_set(td) & td->sigmask;
 
 	if (a->sigsetsize > sizeof(uint64_t))
 		return -EINVAL;
@@ -227,7 +230,7 @@ sys_rt_sigsuspend(struct thread *td, const struct sys_rt_sigsuspend_args *a)
 	td->has_saved_mask = true;
 	td->sigmask = mask & ~UNBLOCKABLE;
 	/* A signal already pending and now unblocked ends it at once. */
-	if (td->proc->sigpending & ~td->sigmask)
+	if (sig_pending_set(td) & ~td->sigmask)
 		return -EINTR;
 	td->wait = (struct wait){ .cont = sigsuspend_cont, .deadline = -1,
 	    .console_fd = -1 };
@@ -307,7 +310,45 @@ bad:
 		uint8_t info[128];
 
 		sig_info_fault(info, SIGSEGV, SI_KERNEL, 0);
-		sig_post(td, SIGSEGV, info, true);
+		sig_post(td, SIGSEGV, info, SIGPOST_FORCE | SIGPOST_THREAD);
 	}
 	return (long)td->ctx.regs.rax;
+}
+
+long
+sys_rt_sigtimedwait(struct thread *td,
+    const struct sys_rt_sigtimedwait_args *a)
+{
+	struct { int64_t sec, nsec; } ts;
+	int64_t deadline = -1;
+	uint64_t set;
+	int r;
+
+	if (a->sigsetsize != sizeof(uint64_t))
+		return -EINVAL;
+	if ((r = copyin(td, a->set, &set, sizeof(set))) < 0)
+		return r;
+	if (a->timeout.va != 0) {
+		if ((r = copyin(td, a->timeout, &ts, sizeof(ts))) < 0)
+			return r;
+		if (ts.sec < 0 || ts.nsec < 0 || ts.nsec >= 1000000000)
+			return -EINVAL;
+		deadline = plat_clock_ns(CLOCK_MONOTONIC) + ts.sec *
+		    1000000000LL + ts.nsec;
+	}
+	return kern_sigtimedwait(td, set, a->info, deadline);
+}
+
+static long
+pause_cont(struct thread *td)
+{
+	return -EPARKED;
+}
+
+long
+sys_pause(struct thread *td, const struct sys_pause_args *a)
+{
+	td->wait = (struct wait){ .cont = pause_cont, .deadline = -1,
+	    .console_fd = -1 };
+	return -EPARKED;
 }

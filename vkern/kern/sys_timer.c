@@ -48,7 +48,7 @@ timers_expire(int64_t now)
 		p->itimer_deadline = p->itimer_interval > 0 ?
 		    now + p->itimer_interval : -1;
 		sig_info_user(info, SIGALRM, SI_KERNEL, 0, 0);
-		sig_post(p->main, SIGALRM, info, false);
+		sig_post(p->main, SIGALRM, info, 0);
 	}
 }
 

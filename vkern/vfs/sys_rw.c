@@ -57,7 +57,7 @@ rw_epipe(struct thread *td)
 	uint8_t info[128];
 
 	sig_info_user(info, SIGPIPE, 0, td->proc->pid, td->proc->cred.uid);
-	sig_post(td, SIGPIPE, info, false);
+	sig_post(td, SIGPIPE, info, SIGPOST_THREAD);
 	return -EPIPE;
 }
 

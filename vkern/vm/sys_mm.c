@@ -16,6 +16,8 @@
 #include "vkern/kern/syscall_gen.h"
 #include "vkern/platform.h"
 #include "vkern/vfs/file.h"
+#include "vkern/vfs/overlay/overlay.h"
+#include "vkern/vfs/tmpfs/tmpfs.h"
 #include "vkern/vfs/vfs.h"
 #include "vkern/vm/vm_map.h"
 
@@ -59,15 +61,16 @@ mmap_place(struct vm_map *m, uint64_t hint, uint64_t len, uint64_t flags,
 	return vm_map_find_space(m, len, m->min, m->mmap_base, vap);
 }
 
-long
-kern_mmap(struct proc *p, uint64_t addr, uint64_t len, int prot,
-    uint64_t flags)
+/* Choose (or clear, for MAP_FIXED) the range a new mapping goes in. */
+static long
+mmap_range(struct proc *p, uint64_t addr, uint64_t len, uint64_t flags,
+    uint64_t *vap)
 {
 	struct vm_map *m = &p->vm;
 	uint64_t va;
 	int r;
 
-	if ((len = len_round(len)) == 0)
+	if (len == 0)
 		return -ENOMEM;
 	if (flags & (MAP_FIXED | MAP_FIXED_NOREPLACE)) {
 		if (!VK_PAGE_ALIGNED(addr))
@@ -85,7 +88,21 @@ kern_mmap(struct proc *p, uint64_t addr, uint64_t len, int prot,
 	} else if ((r = mmap_place(m, addr, len, flags, &va)) < 0) {
 		return r;
 	}
-	if ((r = vm_map_anon(m, va, len, prot, 0)) < 0)
+	*vap = va;
+	return 0;
+}
+
+long
+kern_mmap(struct proc *p, uint64_t addr, uint64_t len, int prot,
+    uint64_t flags)
+{
+	unsigned vflags = (flags & MAP_TYPE) == MAP_PRIVATE ? 0 : VME_SHARED;
+	uint64_t va;
+	long r;
+
+	if ((r = mmap_range(p, addr, len_round(len), flags, &va)) < 0)
+		return r;
+	if ((r = vm_map_anon(&p->vm, va, len_round(len), prot, vflags)) < 0)
 		return vm_sync(p, r);
 	return vm_sync(p, (long)va);
 }
@@ -118,10 +135,35 @@ mmap_fill(struct vm_map *m, struct vnode *vn, uint64_t va, uint64_t len,
 }
 
 /*
- * A file mapping.  XXX: private mappings are copies made at mmap time;
- * a page cache shared between processes, and MAP_SHARED file mappings,
- * are still to come (#3).  Pages past the end of the file read zero
- * where Linux raises SIGBUS.
+ * MAP_SHARED of a file: tmpfs files (memfds, /dev/shm, the overlay's
+ * upper layer) map their own pages.  XXX: shared mappings of host files
+ * need write-back (ENODEV until then).
+ */
+static long
+mmap_file_shared(struct thread *td, const struct sys_mmap_args *a,
+    struct file *fp)
+{
+	struct proc *p = td->proc;
+	bool wr = (a->prot & PROT_WRITE) != 0;
+	struct vnode *vn = overlay_upper(fp->vn, wr);
+	uint64_t len = len_round(a->len), va;
+	long r;
+
+	if (wr && !file_writable(fp))
+		return -EACCES;
+	if (vn == NULL || !tmpfs_is_tmpfs(vn))
+		return -ENODEV;
+	if ((r = mmap_range(p, a->addr.va, len, a->flags, &va)) < 0)
+		return r;
+	r = vm_map_file_shared(&p->vm, va, len, (int)(a->prot & PROT_VALID),
+	    vn, (uint64_t)a->off);
+	return vm_sync(p, r < 0 ? r : (long)va);
+}
+
+/*
+ * A private file mapping.  XXX: a copy made at mmap time; a page cache
+ * shared between processes is still to come.  Pages past the end of the
+ * file read zero where Linux raises SIGBUS.
  */
 static long
 mmap_file(struct thread *td, const struct sys_mmap_args *a, uint64_t type)
@@ -137,7 +179,7 @@ mmap_file(struct thread *td, const struct sys_mmap_args *a, uint64_t type)
 	if (!file_readable(fp))
 		return -EACCES;
 	if (type != MAP_PRIVATE)
-		return -ENODEV;
+		return mmap_file_shared(td, a, fp);
 	va = kern_mmap(td->proc, a->addr.va, a->len, (int)(a->prot &
 	    PROT_VALID), a->flags);
 	if (vk_is_err(va))
@@ -167,10 +209,6 @@ sys_mmap(struct thread *td, const struct sys_mmap_args *a)
 		return -EINVAL;
 	if (!(a->flags & MAP_ANONYMOUS))
 		return mmap_file(td, a, type);
-	/*
-	 * XXX: MAP_SHARED anonymous memory is private until fork exists
-	 * (#4); with one process the two cannot be told apart.
-	 */
 	return kern_mmap(td->proc, a->addr.va, a->len, (int)(a->prot &
 	    PROT_VALID), a->flags);
 }
@@ -253,6 +291,9 @@ sys_mremap(struct thread *td, const struct sys_mremap_args *a)
 	e = vm_map_lookup(m, old);
 	if (e == NULL || (e->flags & VME_RESERVED) || old + oldlen > e->end)
 		return -EFAULT;
+	/* XXX: moving shared mappings is not done yet. */
+	if (e->flags & VME_SHARED)
+		return -EINVAL;
 	eprot = e->prot;
 	eflags = e->flags;
 	if (a->flags & MREMAP_FIXED) {

@@ -28,6 +28,16 @@ vm_fault(struct thread *td, uint64_t addr, int *codep)
 		*codep = SEGV_MAPERR;
 		return -EFAULT;
 	}
+	/* A shared file page with no RAM: the file may have grown to it. */
+	if ((e->flags & VME_SHARED) && e->ramoff == VM_NORAM &&
+	    e->obj != NULL && e->prot != 0) {
+		if (vm_map_file_fault(&p->vm, addr) < 0 ||
+		    plat_space_flush(p->space) < 0) {
+			*codep = -BUS_ADRERR;   /* SIGBUS: past the end */
+			return -EFAULT;
+		}
+		return 0;
+	}
 	/* A write to copy-on-write memory: the page gets its own copy. */
 	if ((e->flags & VME_COW) && (e->prot & PLAT_PROT_WRITE)) {
 		td->last_fault = 0;

@@ -15,6 +15,8 @@
 #include "vkern/vk.h"
 #include "vkern/vm/vm_map.h"
 #include "vkern/vm/vm_ram.h"
+#include "vkern/vfs/tmpfs/tmpfs.h"
+#include "vkern/vfs/vfs.h"
 
 static unsigned vm_map_search(const struct vm_map *, uint64_t);
 static void vm_map_clip(struct vm_map *, uint64_t);
@@ -29,7 +31,12 @@ obj_rel(struct vm_obj *obj)
 	VK_ASSERT(obj->refs > 0);
 	if (--obj->refs > 0)
 		return;
-	vm_ram_free(obj->ramoff, obj->len);
+	if (obj->vn != NULL) {
+		tmpfs_map_pin(obj->vn, false);
+		vnode_rel(obj->vn);
+	} else {
+		vm_ram_free(obj->ramoff, obj->len);
+	}
 	free(obj);
 }
 
@@ -191,6 +198,7 @@ vm_map_clip(struct vm_map *m, uint64_t va)
 	tail.start = va;
 	if (tail.ramoff != VM_NORAM)
 		tail.ramoff += va - m->ent[i].start;
+	tail.foff += va - m->ent[i].start;
 	if (tail.obj != NULL)
 		tail.obj->refs++;
 	m->ent[i].end = va;
@@ -336,6 +344,8 @@ vm_map_discard(struct vm_map *m, uint64_t start, uint64_t end)
 		int prot = e->prot;
 		unsigned flags = e->flags & ~VME_COW;
 
+		if (e->flags & VME_SHARED)
+			continue;   /* the pages are the file's or shared */
 		if (e->obj != NULL) {
 			/* Shared pages stay the other side's: map fresh ones. */
 			vm_map_remove(m, s, t);
@@ -440,7 +450,17 @@ vm_map_fork(struct vm_map *src, struct vm_map *dst)
 	for (unsigned i = 0; i < src->n; i++) {
 		struct vm_entry *e = &src->ent[i];
 
-		if (e->ramoff != VM_NORAM) {
+		if (e->flags & VME_SHARED) {
+			/* Shared memory stays shared: the child maps it too. */
+			if (e->obj == NULL && e->ramoff != VM_NORAM) {
+				e->obj = vk_xcalloc(1, sizeof(*e->obj));
+				e->obj->refs = 1;
+				e->obj->ramoff = e->ramoff;
+				e->obj->len = e->end - e->start;
+			}
+			if (e->obj != NULL)
+				e->obj->refs++;
+		} else if (e->ramoff != VM_NORAM) {
 			if (e->obj == NULL) {
 				e->obj = vk_xcalloc(1, sizeof(*e->obj));
 				e->obj->refs = 1;
@@ -506,6 +526,64 @@ vm_map_cow(struct vm_map *m, uint64_t va)
 	e->obj = NULL;
 	e->ramoff = off;
 	e->flags &= ~VME_COW;
+	vm_entry_host_map(m, e);
+	return 0;
+}
+
+int
+vm_map_file_shared(struct vm_map *m, uint64_t start, uint64_t len, int prot,
+    struct vnode *vn, uint64_t off)
+{
+	struct vm_obj *obj = vk_xcalloc(1, sizeof(*obj));
+
+	VK_ASSERT(VK_PAGE_ALIGNED(start) && VK_PAGE_ALIGNED(len) && len > 0);
+	VK_ASSERT(vm_map_range_free(m, start, start + len));
+	vnode_ref(vn);
+	tmpfs_map_pin(vn, true);
+	obj->vn = vn;
+	obj->ramoff = VM_NORAM;
+	for (uint64_t va = start; va < start + len; va += VK_PAGE_SIZE) {
+		struct vm_entry e = {
+			.start = va, .end = va + VK_PAGE_SIZE, .prot = prot,
+			.flags = VME_SHARED, .obj = obj,
+			.foff = off + (va - start), .ramoff = VM_NORAM,
+		};
+		int r = tmpfs_page(vn, e.foff / VK_PAGE_SIZE, &e.ramoff);
+
+		if (r < 0 && r != -ENXIO) {
+			/* Undo: the entries made so far hold the object. */
+			obj->refs++;
+			vm_map_remove(m, start, va);
+			obj_rel(obj);
+			return r;
+		}
+		if (r < 0)
+			e.ramoff = VM_NORAM;
+		obj->refs++;
+		vm_map_insert_at(m, vm_map_search(m, va), &e);
+		vm_entry_host_map(m, &e);
+	}
+	vm_map_merge_around(m, start, start + len);
+	return 0;
+}
+
+int
+vm_map_file_fault(struct vm_map *m, uint64_t va)
+{
+	uint64_t page = VK_ROUND_DOWN(va, VK_PAGE_SIZE), ram;
+	struct vm_entry *e = vm_map_lookup(m, page);
+	int r;
+
+	if (e == NULL || e->obj == NULL || e->obj->vn == NULL ||
+	    e->ramoff != VM_NORAM)
+		return -ENXIO;
+	if ((r = tmpfs_page(e->obj->vn, (e->foff + (page - e->start)) /
+	    VK_PAGE_SIZE, &ram)) < 0)
+		return -ENXIO;
+	vm_map_clip(m, page);
+	vm_map_clip(m, page + VK_PAGE_SIZE);
+	e = vm_map_lookup(m, page);
+	e->ramoff = ram;
 	vm_entry_host_map(m, e);
 	return 0;
 }

@@ -24,6 +24,7 @@ struct plat_space;
 #define VME_STACK    0x2   /* the initial stack */
 #define VME_HEAP     0x4   /* made by brk */
 #define VME_COW      0x8   /* shares RAM after fork: copy before writing */
+#define VME_SHARED   0x10  /* MAP_SHARED: stays shared across fork */
 
 /*
  * RAM shared by entries after fork: an extent freed when the last entry
@@ -32,6 +33,7 @@ struct plat_space;
 struct vm_obj {
 	int refs;
 	uint64_t ramoff, len;
+	struct vnode *vn;     /* a MAP_SHARED file: its pages are the file's */
 };
 
 struct vm_entry {
@@ -40,6 +42,7 @@ struct vm_entry {
 	int prot;          /* PLAT_PROT_* */
 	unsigned flags;
 	struct vm_obj *obj;   /* NULL: the entry owns its RAM outright */
+	uint64_t foff;        /* file offset of start, for file mappings */
 };
 
 struct vm_map {
@@ -115,6 +118,21 @@ int vm_map_move(struct vm_map *m, uint64_t old, uint64_t oldlen,
  */
 int vm_map_hostptr(struct vm_map *m, uint64_t va, uint64_t len, int need,
     void **hpp, uint64_t *np);
+
+/*
+ * Map [start, start + len) shared onto the tmpfs file vn from offset off
+ * (page aligned): the file's own pages, so writes show in read() and in
+ * every other mapping.  Pages past the end of the file are mapped to
+ * nothing and raise SIGBUS.  Returns 0 or -ENOMEM.
+ */
+int vm_map_file_shared(struct vm_map *m, uint64_t start, uint64_t len,
+    int prot, struct vnode *vn, uint64_t off);
+
+/*
+ * A fault in a shared file mapping's page that had no RAM: map the file's
+ * page if the file has grown to it.  Returns 0, or -ENXIO (SIGBUS).
+ */
+int vm_map_file_fault(struct vm_map *m, uint64_t va);
 
 /* Mirror every entry into a fresh platform space (after exec). */
 void vm_map_attach(struct vm_map *m, struct plat_space *sp);

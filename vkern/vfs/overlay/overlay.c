@@ -17,6 +17,7 @@
 #include "vkern/vfs/tmpfs/tmpfs.h"
 #include "vkern/vfs/vfs.h"
 #include "vkern/vk.h"
+#include <stdbool.h>
 
 struct ovl {
 	struct vnode *upper, *lower;    /* referenced, or NULL */
@@ -669,4 +670,14 @@ overlay_mount(struct vnode *upper, struct vnode *lower, struct mount **mpp)
 	mp->root = ovl_get(mp, NULL, "", upper, lower);
 	*mpp = mp;
 	return 0;
+}
+
+struct vnode *
+overlay_upper(struct vnode *vn, bool copy_up)
+{
+	if (vn->ops != &ovl_ops)
+		return vn;
+	if (copy_up && ovl_copy_up(vn) < 0)
+		return NULL;
+	return OVL(vn)->upper != NULL ? OVL(vn)->upper : OVL(vn)->lower;
 }

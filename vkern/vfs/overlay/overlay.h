@@ -18,4 +18,11 @@ struct vnode;
 int overlay_mount(struct vnode *upper, struct vnode *lower,
     struct mount **mpp);
 
+/*
+ * The layer file behind vn (vn itself when it is no overlay vnode),
+ * copied up first when copy_up; NULL when the copy-up failed.
+ */
+#include <stdbool.h>
+struct vnode *overlay_upper(struct vnode *vn, bool copy_up);
+
 #endif

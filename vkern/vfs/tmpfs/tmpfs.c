@@ -83,6 +83,7 @@ struct tmpfs_file {
 	struct pgt_node *root;          /* NULL exactly when height is 0 */
 	unsigned height;                /* a leaf alone is height 1 */
 	uint64_t npages;                /* allocated, for st_blocks */
+	unsigned mapped;                /* MAP_SHARED mappings of it */
 };
 
 struct tmpfs_node {
@@ -932,16 +933,58 @@ file_zero_tail(struct tmpfs_node *np, uint64_t size)
 		    VK_PAGE_SIZE - pgoff);
 }
 
-/* Set the size of a regular file: a shrink frees, growth makes a hole. */
+/*
+ * Set the size of a regular file: a shrink frees, growth makes a hole.
+ * A mapped file keeps its pages (a stub may still map them) and has them
+ * zeroed instead, so nothing stale comes back if it grows again.
+ */
 static void
 file_resize(struct tmpfs_node *np, uint64_t size)
 {
-	if (size < np->size) {
-		pgt_truncate(&np->reg, VK_ROUND_UP(size, VK_PAGE_SIZE) /
-		    VK_PAGE_SIZE);
+	uint64_t first = VK_ROUND_UP(size, VK_PAGE_SIZE) / VK_PAGE_SIZE;
+
+	if (size < np->size && np->reg.mapped > 0) {
+		for (uint64_t i = first; i * VK_PAGE_SIZE < np->size; i++) {
+			uint64_t ram = pgt_lookup(&np->reg, i);
+
+			if (ram != VM_NORAM)
+				memset((char *)plat_ram_base() + ram, 0,
+				    VK_PAGE_SIZE);
+		}
+		file_zero_tail(np, size);
+	} else if (size < np->size) {
+		pgt_truncate(&np->reg, first);
 		file_zero_tail(np, size);
 	}
 	np->size = size;
+}
+
+void
+tmpfs_map_pin(struct vnode *vn, bool on)
+{
+	struct tmpfs_node *np = vn->data;
+
+	VK_ASSERT(vn->type == VREG && (on || np->reg.mapped > 0));
+	np->reg.mapped += on ? 1 : -1;
+}
+
+int
+tmpfs_page(struct vnode *vn, uint64_t idx, uint64_t *ramoff)
+{
+	struct tmpfs_node *np = vn->data;
+	uint64_t *slot;
+	int r;
+
+	if (idx >= VK_ROUND_UP(np->size, VK_PAGE_SIZE) / VK_PAGE_SIZE)
+		return -ENXIO;
+	slot = pgt_slot(&np->reg, idx);
+	if (*slot == VM_NORAM) {
+		if ((r = vm_ram_alloc(VK_PAGE_SIZE, slot)) < 0)
+			return r;
+		np->reg.npages++;
+	}
+	*ramoff = *slot;
+	return 0;
 }
 
 /* Whether setattr may change size to size, or -errno. */

@@ -50,6 +50,19 @@ bool tmpfs_is_tmpfs(const struct vnode *vn);
  */
 int tmpfs_set_opaque(struct vnode *dir, bool on);
 
+/*
+ * MAP_SHARED of a regular file: pin (on) or unpin it.  While pinned, a
+ * truncation zeroes the pages beyond the end instead of freeing them,
+ * so a mapping never points at RAM that went elsewhere.
+ */
+void tmpfs_map_pin(struct vnode *vn, bool on);
+
+/*
+ * The RAM offset of page idx of a regular file, allocated if it was a
+ * hole.  Returns 0, -ENXIO beyond the end of the file, or -ENOMEM.
+ */
+int tmpfs_page(struct vnode *vn, uint64_t idx, uint64_t *ramoff);
+
 /* Whether dir is a tmpfs directory marked opaque. */
 bool tmpfs_is_opaque(const struct vnode *dir);
 
