@@ -1,0 +1,67 @@
+#!/bin/bash
+# Real programs with processes inside vkernel against native runs: shell
+# pipelines, subshells, command substitution, background jobs and wait,
+# traps, find | xargs, tar with gzip, perl, and gcc compiling, linking and
+# running a program.  Usage: proc.sh VKERNEL CASE
+set -u
+vk=$1
+case_=$2
+work=$(mktemp -d /tmp/vk-proc.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+
+# Run the same bash script natively and inside vkernel; compare stdout
+# and the exit status.
+same() {
+	local script=$1 want got ws gs
+	want=$(bash -c "$script" 2>/dev/null); ws=$?
+	got=$("$vk" run -- bash -c "$script" 2>/dev/null); gs=$?
+	if [ "$want" != "$got" ] || [ "$ws" != "$gs" ]; then
+		echo "FAIL: $case_: status native $ws, vkernel $gs" >&2
+		diff <(echo "$want") <(echo "$got") | head -20 >&2
+		exit 1
+	fi
+	echo "ok: $case_"
+}
+
+case $case_ in
+pipeline)
+	same 'for f in /etc/*.conf; do wc -l "$f"; done | sort -n | tail -3' ;;
+subshell)
+	same 'x=$(echo a; (echo b; exit 3); echo "st=$?"); echo "$x"; (cd /etc && pwd); echo $((6 * 7))' ;;
+jobs)
+	same 'sleep 0.2 & a=$!; (echo child; exit 4) & b=$!; wait $b; echo "b=$?"; wait $a; echo "a=$?"' ;;
+trap)
+	same 'trap "echo caught USR1" USR1; kill -USR1 $$; trap "echo bye" EXIT; echo body' ;;
+exit_status)
+	same 'sh -c "exit 7"; echo $?; sh -c "kill -TERM \$\$"; echo $?' ;;
+find_xargs)
+	same 'find /etc -maxdepth 1 -name "*.conf" | sort | xargs -n 4 echo | head -5' ;;
+tar_gzip)
+	same 'cd /tmp && rm -rf tz && mkdir -p tz/a/b && echo hi > tz/a/b/f && seq 1 2000 > tz/n && tar -czf tz.tgz tz && rm -rf tz && tar -xzf tz.tgz && cat tz/a/b/f && sha256sum tz/n | cut -c1-16 && rm -rf tz tz.tgz' ;;
+perl)
+	command -v perl >/dev/null || { echo "no perl"; exit 77; }
+	same 'perl -e "print join(q(,), map { \$_ * \$_ } 1..10), qq(\n)"' ;;
+coreutils)
+	same 'seq 1 100 | paste -sd+ | bc 2>/dev/null || seq 1 100 | awk "{s+=\$1} END {print s}"; printf "b\na\nc\n" | sort | tr a-z A-Z; echo hello | sed s/l/L/g; grep -c root /etc/passwd' ;;
+gcc)
+	command -v gcc >/dev/null || { echo "no gcc"; exit 77; }
+	cat > "$work/hello.c" <<'C'
+#include <stdio.h>
+int main(void) { printf("hello from a program built in the sandbox\n"); return 3; }
+C
+	out=$("$vk" run -- bash -c "gcc -O1 $work/hello.c -o /tmp/hello && /tmp/hello" 2>/dev/null)
+	st=$?
+	if [ "$st" != 3 ] || [ "$out" != "hello from a program built in the sandbox" ]; then
+		echo "FAIL: gcc: status $st, output '$out'" >&2
+		exit 1
+	fi
+	# The binary was written in the sandbox's memory, not on the host.
+	if [ -e /tmp/hello ] && [ /tmp/hello -nt "$work/hello.c" ]; then
+		echo "FAIL: gcc: the sandbox wrote /tmp/hello on the host" >&2
+		exit 1
+	fi
+	echo "ok: gcc" ;;
+*)
+	echo "unknown case $case_" >&2
+	exit 2 ;;
+esac
