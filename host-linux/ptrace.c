@@ -73,6 +73,34 @@ static int cpu_pinned = -1;
 static int64_t vdso_lo_off, vdso_hi_off;
 static bool watched[3];
 
+/*
+ * Signals the host sends vkernel itself (a terminal's Ctrl-C, a kill):
+ * the handler only notes them; the event loop hands them to the kernel.
+ * The handlers leave out SA_RESTART, so a blocking wait for the stubs
+ * returns at once.  XXX: one that lands between the check and the wait
+ * waits for the next guest stop.
+ */
+static const int host_sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGWINCH };
+static volatile sig_atomic_t host_pending;
+
+static void
+host_sig_note(int sig)
+{
+	host_pending |= 1 << sig;
+}
+
+static int
+host_sig_take(void)
+{
+	for (unsigned i = 0; i < VK_NELEM(host_sigs); i++) {
+		if (host_pending & (1 << host_sigs[i])) {
+			host_pending &= ~(1 << host_sigs[i]);
+			return host_sigs[i];
+		}
+	}
+	return 0;
+}
+
 /* --- the pid table --- */
 
 static void
@@ -181,6 +209,14 @@ ptrace_init(struct vk_error **err)
 	 * One CPU for the kernel and every stub: a ptrace stop wakes the
 	 * other side, and across CPUs that costs ten times more here.
 	 */
+	for (unsigned i = 0; i < VK_NELEM(host_sigs); i++) {
+		struct sigaction sa = { .sa_handler = host_sig_note };
+
+		sigemptyset(&sa.sa_mask);
+		if (sigaction(host_sigs[i], &sa, NULL) < 0)
+			return vk_error_make(err, errno, "catch signal %d",
+			    host_sigs[i]);
+	}
 	cpu_pinned = sched_getcpu();
 	if (cpu_pinned >= 0) {
 		CPU_ZERO(&set);
@@ -780,6 +816,10 @@ plat_event_wait(struct plat_event *ev, int64_t deadline)
 		int st, r;
 		pid_t pid;
 
+		if ((ev->signo = host_sig_take()) != 0) {
+			ev->kind = PLAT_EV_HOSTSIG;
+			return 0;
+		}
 		pid = waitpid(-1, &st, __WALL | (slow ? WNOHANG : 0));
 		if (pid < 0) {
 			if (errno == EINTR)

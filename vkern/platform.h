@@ -133,6 +133,7 @@ enum plat_event_kind {
 	PLAT_EV_CONSOLE,   /* a watched console fd became ready */
 	PLAT_EV_TIMEOUT,   /* the deadline passed */
 	PLAT_EV_STOPPED,   /* stopped by plat_thread_interrupt; context loaded */
+	PLAT_EV_HOSTSIG,   /* the host sent the kernel a signal (signo) */
 };
 
 struct plat_event {

@@ -164,6 +164,32 @@ sig_fault(struct thread *td, int signo, int code, uint64_t addr)
 	sched_setrun(td);
 }
 
+/*
+ * A signal the host sent vkernel: SIGINT, SIGQUIT and SIGWINCH go to the
+ * console's foreground process group (pid 1's group: job control comes
+ * with #5), SIGTERM and SIGHUP to pid 1; a second SIGTERM ends the
+ * sandbox at once.
+ */
+static void
+kern_hostsig(int sig)
+{
+	static int nterm;
+	uint8_t info[128];
+
+	sig_info_user(info, sig, SI_KERNEL, 0, 0);
+	if (sig == SIGTERM && ++nterm > 1) {
+		proc_kill_sig(initproc, SIGKILL, false);
+		return;
+	}
+	if (sig == SIGTERM || sig == SIGHUP) {
+		sig_post(initproc->main, sig, info, 0);
+		return;
+	}
+	for (struct proc *p = proc_first(); p != NULL; p = p->next)
+		if (!p->exiting && p->pgid == initproc->pgid)
+			sig_post(p->main, sig, info, 0);
+}
+
 static void
 kern_handle(const struct plat_event *ev)
 {
@@ -195,6 +221,10 @@ kern_handle(const struct plat_event *ev)
 		break;
 	case PLAT_EV_CONSOLE:
 		sched_console_ready(ev->fd);
+		break;
+	case PLAT_EV_HOSTSIG:
+		curthread = NULL;
+		kern_hostsig(ev->signo);
 		break;
 	case PLAT_EV_STOPPED:
 		/* Stopped for a signal: deliver it, then go on. */
