@@ -104,6 +104,14 @@ plat_console_lseek(int fd, int64_t off, int whence)
 	return r < 0 ? -errno : (int64_t)r;
 }
 
+short
+plat_console_poll(int fd, short events)
+{
+	struct pollfd p = { .fd = fd, .events = events };
+
+	return poll(&p, 1, 0) > 0 ? p.revents : 0;
+}
+
 int
 plat_console_getfl(int fd)
 {

@@ -168,6 +168,9 @@ long plat_console_pread(int fd, void *buf, size_t len, int64_t off);
 long plat_console_pwrite(int fd, const void *buf, size_t len, int64_t off);
 int64_t plat_console_lseek(int fd, int64_t off, int whence);
 
+/* poll(2) of the host fd with no wait: its revents (POLLIN, POLLOUT). */
+short plat_console_poll(int fd, short events);
+
 /* The host fd's status flags (O_APPEND, O_NONBLOCK, access mode). */
 int plat_console_getfl(int fd);
 

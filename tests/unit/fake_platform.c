@@ -300,6 +300,12 @@ plat_console_lseek(int fd, int64_t off, int whence)
 	return -EBADF;
 }
 
+short
+plat_console_poll(int fd, short events)
+{
+	return 0;
+}
+
 int
 plat_console_getfl(int fd)
 {

@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
 
@@ -53,10 +54,17 @@ console_stat(struct file *fp, struct vattr *va)
 	return 0;
 }
 
+static short
+console_poll(struct file *fp)
+{
+	return plat_console_poll(fp->console_fd, POLLIN | POLLOUT);
+}
+
 const struct file_ops console_fileops = {
 	.read = console_read,
 	.write = console_write,
 	.stat = console_stat,
+	.poll = console_poll,
 };
 
 struct file *

@@ -25,7 +25,12 @@ struct file_ops {
 	    uint64_t *offp);
 	int (*stat)(struct file *fp, struct vattr *va);
 	void (*close)(struct file *fp);
+	/* Readiness now, as poll(2)'s revents; NULL: always ready. */
+	short (*poll)(struct file *fp);
 };
+
+/* The channel every file kind wakes when its readiness may change. */
+extern const int poll_chan;
 
 struct file {
 	int refs;

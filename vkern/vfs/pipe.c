@@ -12,6 +12,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -41,6 +42,14 @@ struct pipe {
 };
 
 static struct pipe *fifos;
+
+/* The pipe changed: wake who waits on it, and every poller. */
+static void
+pipe_wake(struct pipe *pp)
+{
+	sched_wake_chan(pp);
+	sched_wake_chan(&poll_chan);
+}
 
 static uint64_t pipe_ino = 1000;
 
@@ -94,7 +103,7 @@ pipe_read(struct file *fp, void *buf, size_t len, uint64_t *offp)
 	memcpy((uint8_t *)buf + first, pp->buf, n - first);
 	pp->head = (pp->head + n) % pp->size;
 	pp->len -= n;
-	sched_wake_chan(pp);
+	pipe_wake(pp);
 	return (long)n;
 }
 
@@ -115,7 +124,7 @@ pipe_write(struct file *fp, const void *buf, size_t len, uint64_t *offp)
 	memcpy(pp->buf + tail, buf, first);
 	memcpy(pp->buf, (const uint8_t *)buf + first, n - first);
 	pp->len += n;
-	sched_wake_chan(pp);
+	pipe_wake(pp);
 	return (long)n;
 }
 
@@ -142,9 +151,30 @@ pipe_close(struct file *fp)
 		pp->readers--;
 	if (file_writable(fp))
 		pp->writers--;
-	sched_wake_chan(pp);
+	pipe_wake(pp);
 	if (pp->readers == 0 && pp->writers == 0)
 		pipe_free(pp);
+}
+
+static short
+pipe_poll(struct file *fp)
+{
+	struct pipe *pp = pipe_of(fp);
+	short r = 0;
+
+	if (file_readable(fp)) {
+		if (pp->len > 0)
+			r |= POLLIN;
+		if (pp->writers == 0)
+			r |= POLLHUP;
+	}
+	if (file_writable(fp)) {
+		if (pp->readers == 0)
+			r |= POLLERR;
+		else if (pp->size - pp->len >= PIPE_BUF_ATOMIC)
+			r |= POLLOUT;
+	}
+	return r;
 }
 
 const struct file_ops pipe_fileops = {
@@ -152,6 +182,7 @@ const struct file_ops pipe_fileops = {
 	.write = pipe_write,
 	.stat = pipe_stat,
 	.close = pipe_close,
+	.poll = pipe_poll,
 };
 
 bool
@@ -273,7 +304,7 @@ fifo_file(struct proc *p, struct pipe *pp, unsigned flags, const char *path,
 	fp = file_alloc(&pipe_fileops, pp->fifo, flags, path);
 	fp->seekable = false;
 	fp->data = pp;
-	sched_wake_chan(pp);
+	pipe_wake(pp);
 	return fd_alloc(&p->fdt, fp, 0, proc_nofile(p), cloexec);
 }
 
@@ -343,7 +374,7 @@ fifo_open(struct thread *td, struct vnode *vn, unsigned flags,
 		pp->wait_readers++;
 	else
 		pp->wait_writers++;
-	sched_wake_chan(pp);
+	pipe_wake(pp);
 	td->wait = (struct wait){ .cont = fifo_open_cont,
 	    .cancel = fifo_open_cancel, .deadline = -1, .console_fd = -1,
 	    .chan = pp };
