@@ -11,6 +11,7 @@
  * 126 for one that cannot run, 1 for anything else.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
@@ -333,9 +334,23 @@ run(int argc, char **argv)
 	return 128 + sig;
 }
 
+/*
+ * fds 0-2 must be taken before anything is opened: were one closed, the
+ * RAM file or a host directory could land there and become the guest's
+ * console.
+ */
+static void
+fill_std_fds(void)
+{
+	for (int fd = 0; fd < 3; fd++)
+		if (fcntl(fd, F_GETFD) < 0 && open("/dev/null", O_RDWR) != fd)
+			exit(1);
+}
+
 int
 main(int argc, char **argv)
 {
+	fill_std_fds();
 	if (argc < 2) {
 		usage(stderr);
 		return 2;

@@ -64,6 +64,9 @@ void sched_forget(struct thread *td);
 int64_t timers_next(void);
 void timers_expire(int64_t now);
 
+/* sys_pidfd.c: the pid a pidfd names, or -EBADF. */
+int pidfd_pid(struct thread *td, int fd);
+
 /* kern_sig.c */
 extern struct thread *curthread;
 long kern_sigtimedwait(struct thread *td, uint64_t set, uaddr_t uinfo,

@@ -168,16 +168,32 @@ proc_notify_parent(struct proc *p, int status)
 	sched_wake_chan(pp);
 }
 
-/* Children of an exiting process go to init, as Linux reparents them. */
+/*
+ * Children of an exiting process go to its nearest living ancestor that
+ * is a subreaper (PR_SET_CHILD_SUBREAPER), or else to init, as Linux's
+ * find_new_reaper() does.
+ */
+static int
+proc_new_parent(const struct proc *p)
+{
+	for (struct proc *a = proc_find(p->ppid); a != NULL && a->pid != 1;
+	    a = proc_find(a->ppid))
+		if (a->subreaper && !a->exiting)
+			return a->pid;
+	return 1;
+}
+
 static void
 proc_reparent(struct proc *p)
 {
+	int np = proc_new_parent(p);
+
 	for (struct proc *c = proc_first(); c != NULL; c = c->next) {
 		if (c->ppid != p->pid)
 			continue;
-		c->ppid = 1;
+		c->ppid = np;
 		if (c->exiting)
-			sched_wake_chan(proc_find(1));
+			sched_wake_chan(proc_find(np));
 	}
 }
 
@@ -206,6 +222,7 @@ proc_exit(struct proc *p, int status)
 	vm_map_destroy(&p->vm);
 	p->vfork_done = true;
 	sched_wake_chan(p);
+	sched_wake_chan(&poll_chan);   /* pidfds poll readable now */
 	proc_reparent(p);
 	proc_notify_parent(p, status);
 }

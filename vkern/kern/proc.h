@@ -122,6 +122,7 @@ struct proc {
 	bool vfork_done;              /* a vfork child exec'd or exited */
 	int exit_signal;              /* sent to the parent at exit */
 	bool undumpable, no_new_privs;
+	bool subreaper;               /* PR_SET_CHILD_SUBREAPER */
 	int pdeathsig;
 	int exit_status;	/* a wait(2) status */
 	char comm[16];

@@ -236,12 +236,20 @@ sys_waitid(struct thread *td, const struct sys_waitid_args *a)
 	int code, st;
 	long r;
 
-	if (a->idtype != P_ALL && a->idtype != P_PID && a->idtype != P_PGID)
-		return a->idtype == P_PIDFD ? -EINVAL : -EINVAL;
+	int idtype = a->idtype, id = a->id;
+
+	if (idtype != P_ALL && idtype != P_PID && idtype != P_PGID &&
+	    idtype != P_PIDFD)
+		return -EINVAL;
 	if ((a->options & ~valid) ||
 	    !(a->options & (WEXITED | WSTOPPED | WCONTINUED)))
 		return -EINVAL;
-	r = wait_find(td->proc, a->idtype, a->id, &z);
+	if (idtype == P_PIDFD) {
+		if ((id = pidfd_pid(td, a->id)) < 0)
+			return id;
+		idtype = P_PID;
+	}
+	r = wait_find(td->proc, idtype, id, &z);
 	if (r == -EAGAIN) {
 		if (!(a->options & WNOHANG))
 			return wait_park(td);

@@ -68,6 +68,14 @@ sys_prctl(struct thread *td, const struct sys_prctl_args *a)
 	case PR_GET_PDEATHSIG:
 		return copyout(td, &p->pdeathsig, UADDR(a->arg2),
 		    sizeof(p->pdeathsig));
+	case PR_SET_CHILD_SUBREAPER:
+		p->subreaper = a->arg2 != 0;
+		return 0;
+	case PR_GET_CHILD_SUBREAPER: {
+		int v = p->subreaper;
+
+		return copyout(td, &v, UADDR(a->arg2), sizeof(v));
+	}
 	case PR_CAPBSET_READ:
 		if (a->arg2 > CAP_LAST_CAP)
 			return -EINVAL;

@@ -1,0 +1,123 @@
+/*
+ * pidfds: pidfd_open, pidfd_send_signal, and waitid's P_PIDFD.
+ *
+ * A pidfd names a process by its pid, looked up again on each use, so it
+ * never holds a freed process; it polls readable once the process has
+ * exited, as Linux's do.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "vkern/kern/kern.h"
+#include "vkern/kern/proc.h"
+#include "vkern/kern/syscall_gen.h"
+#include "vkern/vfs/file.h"
+#include "vkern/vfs/vfs.h"
+#include "vkern/vm/copyio.h"
+
+#define PIDFD_NONBLOCK_ O_NONBLOCK
+
+static long
+pidfd_read(struct file *fp, void *buf, size_t len, uint64_t *offp)
+{
+	return -EINVAL;
+}
+
+static long
+pidfd_write(struct file *fp, const void *buf, size_t len, uint64_t *offp)
+{
+	return -EINVAL;
+}
+
+static int
+pidfd_stat(struct file *fp, struct vattr *va)
+{
+	*va = (struct vattr){ .mode = S_IFREG | 0600, .nlink = 1,
+	    .ino = (uint64_t)(uintptr_t)fp->data, .blksize = 4096 };
+	return 0;
+}
+
+static short
+pidfd_poll(struct file *fp)
+{
+	struct proc *p = proc_find((int)(intptr_t)fp->data);
+
+	return p == NULL || p->exiting ? POLLIN : 0;
+}
+
+static const struct file_ops pidfd_fileops = {
+	.read = pidfd_read,
+	.write = pidfd_write,
+	.stat = pidfd_stat,
+	.poll = pidfd_poll,
+};
+
+int
+pidfd_pid(struct thread *td, int fd)
+{
+	struct file *fp = fd_get(&td->proc->fdt, fd);
+
+	if (fp == NULL)
+		return -EBADF;
+	/* As Linux's pidfd_to_pid(): any other file is a bad pidfd. */
+	if (fp->ops != &pidfd_fileops)
+		return -EBADF;
+	return (int)(intptr_t)fp->data;
+}
+
+long
+sys_pidfd_open(struct thread *td, const struct sys_pidfd_open_args *a)
+{
+	struct proc *p;
+	struct file *fp;
+
+	if (a->flags & ~(unsigned)PIDFD_NONBLOCK_)
+		return -EINVAL;
+	if (a->pid <= 0)
+		return -EINVAL;
+	if ((p = proc_find(a->pid)) == NULL || p->exiting)
+		return -ESRCH;
+	fp = file_alloc(&pidfd_fileops, NULL, O_RDWR | (a->flags &
+	    PIDFD_NONBLOCK_), "anon_inode:[pidfd]");
+	fp->data = (void *)(intptr_t)a->pid;
+	return fd_alloc(&td->proc->fdt, fp, 0, proc_nofile(td->proc), true);
+}
+
+long
+sys_pidfd_send_signal(struct thread *td,
+    const struct sys_pidfd_send_signal_args *a)
+{
+	struct proc *to;
+	uint8_t info[128];
+	int pid, r;
+
+	if (a->flags != 0)
+		return -EINVAL;
+	if ((pid = pidfd_pid(td, a->pidfd)) < 0)
+		return pid;
+	if (a->sig < 0 || a->sig > VK_NSIG)
+		return -EINVAL;
+	if ((to = proc_find(pid)) == NULL || to->exiting)
+		return -ESRCH;
+	if (a->info.va != 0) {
+		int code;
+
+		if ((r = copyin(td, a->info, info, sizeof(info))) < 0)
+			return r;
+		memcpy(&code, info + 8, 4);
+		if ((code >= 0 || code == SI_TKILL) && td->proc->cred.euid != 0)
+			return -EPERM;
+		memcpy(info, &a->sig, 4);
+	} else {
+		sig_info_user(info, a->sig, SI_USER, td->proc->pid,
+		    td->proc->cred.uid);
+	}
+	if (a->sig == 0)
+		return 0;
+	sig_post(to->main, a->sig, info, 0);
+	return 0;
+}
