@@ -223,6 +223,20 @@ pipe_fcntl_size(struct file *fp, bool set, uint64_t arg)
 }
 
 long
+pipe_peek(struct file *fp, void *buf, size_t len)
+{
+	struct pipe *pp = pipe_of(fp);
+	size_t n = VK_MIN(len, pp->len), first;
+
+	if (pp->len == 0)
+		return pp->writers == 0 ? 0 : -EAGAIN;
+	first = VK_MIN(n, pp->size - pp->head);
+	memcpy(buf, pp->buf + pp->head, first);
+	memcpy((uint8_t *)buf + first, pp->buf, n - first);
+	return (long)n;
+}
+
+long
 pipe_nread(struct file *fp)
 {
 	return (long)pipe_of(fp)->len;

@@ -113,6 +113,38 @@ kern_rw1(struct thread *td, struct file *fp, uaddr_t buf, size_t len,
 	    write ? span_write : span_read, &s);
 }
 
+/*
+ * A blocking write to a pipe goes on until all of it is written, as
+ * pipe(7) says; arg[0] fd, arg[1] buffer, arg[2] length, arg[3] done.
+ * XXX: a signal in between loses the count written so far.
+ */
+static long
+pipe_write_more(struct thread *td)
+{
+	int fdno = (int)td->wait.arg[0];
+	struct file *fp = fd_get(&td->proc->fdt, fdno);
+	uint64_t buf = td->wait.arg[1], len = td->wait.arg[2];
+	uint64_t done = td->wait.arg[3];
+	long r;
+
+	if (fp == NULL)
+		return done > 0 ? (long)done : -EBADF;
+	r = kern_rw1(td, fp, UADDR(buf + done), len - done, -1, true);
+	if (r < 0 && r != -EAGAIN)
+		return done > 0 ? (long)done : rw_result(td, fp, r);
+	if (r > 0)
+		done += (uint64_t)r;
+	if (done == len)
+		return (long)done;
+	td->wait = (struct wait){ .cont = pipe_write_more, .deadline = -1,
+	    .console_fd = -1, .chan = pipe_chan(fp) };
+	td->wait.arg[0] = (uint64_t)fdno;
+	td->wait.arg[1] = buf;
+	td->wait.arg[2] = len;
+	td->wait.arg[3] = done;
+	return -EPARKED;
+}
+
 static long
 kern_rw(struct thread *td, int fd, uaddr_t buf, size_t len, int64_t off,
     bool positioned, bool write)
@@ -128,8 +160,17 @@ kern_rw(struct thread *td, int fd, uaddr_t buf, size_t len, int64_t off,
 		return -ESPIPE;
 	if ((fp = rw_file(td, fd, write, &err)) == NULL)
 		return err;
-	return rw_result(td, fp, kern_rw1(td, fp, buf, len,
-	    positioned ? off : -1, write));
+	err = kern_rw1(td, fp, buf, len, positioned ? off : -1, write);
+	if (write && err > 0 && (size_t)err < VK_MIN(len,
+	    (size_t)MAX_RW_COUNT) && file_is_pipe(fp) &&
+	    !(fp->flags & O_NONBLOCK)) {
+		td->wait.arg[0] = (uint64_t)fd;
+		td->wait.arg[1] = buf.va;
+		td->wait.arg[2] = VK_MIN(len, (size_t)MAX_RW_COUNT);
+		td->wait.arg[3] = (uint64_t)err;
+		return pipe_write_more(td);
+	}
+	return rw_result(td, fp, err);
 }
 
 long

@@ -1,8 +1,10 @@
 /*
- * Copying between files inside the kernel: sendfile, copy_file_range.
+ * Copying between files inside the kernel: sendfile, copy_file_range,
+ * splice, tee.
  *
- * Both move data through a kernel buffer, a chunk at a time; nothing
- * passes through guest memory.
+ * All move data through a kernel buffer, a chunk at a time; nothing
+ * passes through guest memory.  splice and tee need a pipe on one side
+ * (both, for tee) and wait on it as read(2) and write(2) would.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -10,7 +12,9 @@
 
 #include "vkern/kern/proc.h"
 #include "vkern/kern/syscall_gen.h"
+#include "vkern/kern/kern.h"
 #include "vkern/vfs/file.h"
+#include "vkern/vfs/pipe.h"
 #include "vkern/vfs/vfs.h"
 #include "vkern/vm/copyio.h"
 
@@ -139,4 +143,82 @@ sys_copy_file_range(struct thread *td,
 	    cfr_offset_out(td, a->offout, opos) < 0))
 		return -EFAULT;
 	return r;
+}
+
+#define SPLICE_F_NONBLOCK_ 0x02
+#define SPLICE_VALID 0x0f
+
+/* A splice or tee that found its input pipe empty: wait and retry. */
+static long
+splice_wait(struct thread *td, struct file *in)
+{
+	td->wait = (struct wait){ .cont = syscall_redispatch, .deadline = -1,
+	    .console_fd = in->console_fd, .chan = file_is_pipe(in) ?
+	    pipe_chan(in) : NULL };
+	return -EPARKED;
+}
+
+long
+sys_splice(struct thread *td, const struct sys_splice_args *a)
+{
+	struct fdtable *t = &td->proc->fdt;
+	struct file *in = fd_get(t, a->infd), *out = fd_get(t, a->outfd);
+	uint64_t ipos, opos, *ip, *op;
+	long r;
+
+	if (in == NULL || out == NULL || !file_readable(in) ||
+	    !file_writable(out))
+		return -EBADF;
+	if (a->flags & ~(unsigned)SPLICE_VALID)
+		return -EINVAL;
+	if (!file_is_pipe(in) && !file_is_pipe(out))
+		return -EINVAL;
+	if ((file_is_pipe(in) && a->offin.va != 0) ||
+	    (file_is_pipe(out) && a->offout.va != 0))
+		return -ESPIPE;
+	if (in == out)
+		return -EINVAL;
+	if (a->len == 0)
+		return 0;
+	if ((r = cfr_offset(td, a->offin, in, &ipos, &ip)) < 0 ||
+	    (r = cfr_offset(td, a->offout, out, &opos, &op)) < 0)
+		return r;
+	r = xfer(in, ip, out, op, VK_MIN(a->len, (size_t)MAX_RW_COUNT));
+	if (r == -EAGAIN && !(a->flags & SPLICE_F_NONBLOCK_) &&
+	    !(in->flags & O_NONBLOCK))
+		return splice_wait(td, in);
+	if (r >= 0 && (cfr_offset_out(td, a->offin, ipos) < 0 ||
+	    cfr_offset_out(td, a->offout, opos) < 0))
+		return -EFAULT;
+	return r;
+}
+
+long
+sys_tee(struct thread *td, const struct sys_tee_args *a)
+{
+	struct fdtable *t = &td->proc->fdt;
+	struct file *in = fd_get(t, a->infd), *out = fd_get(t, a->outfd);
+	char *buf;
+	long n, w;
+
+	if (in == NULL || out == NULL || !file_readable(in) ||
+	    !file_writable(out))
+		return -EBADF;
+	if (a->flags & ~(unsigned)SPLICE_VALID)
+		return -EINVAL;
+	if (!file_is_pipe(in) || !file_is_pipe(out) ||
+	    pipe_chan(in) == pipe_chan(out))
+		return -EINVAL;
+	if (a->len == 0)
+		return 0;
+	buf = vk_xmalloc(XFER_CHUNK);
+	n = pipe_peek(in, buf, VK_MIN(a->len, (size_t)XFER_CHUNK));
+	w = n > 0 ? out->ops->write(out, buf, (size_t)n, &out->off) : n;
+	free(buf);
+	if (w == -EAGAIN && n > 0)
+		w = -EAGAIN;
+	if (n == -EAGAIN && !(a->flags & SPLICE_F_NONBLOCK_) &&
+	    !(in->flags & O_NONBLOCK))
+		return splice_wait(td, in);
+	return w;
 }

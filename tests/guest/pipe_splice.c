@@ -1,0 +1,74 @@
+/* splice and tee move pipe data; a large blocking pipe write is whole. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "guest.h"
+
+static void
+test_splice_tee(void)
+{
+	char path[] = "/tmp/vk-splice.XXXXXX", x[16];
+	int a[2], b[2], fd;
+	off64_t off = 1;
+
+	CHECK_OK(pipe(a));
+	CHECK_OK(pipe(b));
+	CHECK_EQ(write(a[1], "hello", 5), 5);
+	CHECK_EQ(tee(a[0], b[1], 100, 0), 5);
+	memset(x, 0, sizeof(x));
+	CHECK_EQ(read(b[0], x, sizeof(x)), 5);
+	CHECK(memcmp(x, "hello", 5) == 0, "tee copied: %.5s", x);
+	fd = (int)CHECK_OK(mkstemp(path));
+	CHECK_EQ(splice(a[0], NULL, fd, NULL, 100, 0), 5);
+	CHECK_EQ(splice(fd, &off, b[1], NULL, 3, 0), 3);
+	CHECK_EQ(off, 4);
+	memset(x, 0, sizeof(x));
+	CHECK_EQ(read(b[0], x, sizeof(x)), 3);
+	CHECK(memcmp(x, "ell", 3) == 0, "spliced from the file: %.3s", x);
+	CHECK_ERR(splice(fd, NULL, fd, NULL, 1, 0), EINVAL);
+	CHECK_ERR(splice(a[0], &off, fd, NULL, 1, 0), ESPIPE);
+	CHECK_ERR(tee(a[0], fd, 1, 0), EINVAL);
+	CHECK_EQ(splice(a[0], NULL, b[1], NULL, 1, SPLICE_F_NONBLOCK), -1);
+	CHECK_EQ(errno, EAGAIN);
+	unlink(path);
+	close(fd);
+}
+
+static void
+test_big_write(void)
+{
+	size_t n = 1 << 20, got = 0;
+	char *buf = malloc(n);
+	int p[2], st;
+	pid_t c;
+
+	memset(buf, 'x', n);
+	CHECK_OK(pipe(p));
+	if ((c = fork()) == 0) {
+		char r[7000];
+		ssize_t k;
+
+		close(p[1]);
+		while ((k = read(p[0], r, sizeof(r))) > 0)
+			got += (size_t)k;
+		_exit(got == n ? 0 : 1);
+	}
+	close(p[0]);
+	CHECK_EQ(write(p[1], buf, n), (long)n);
+	close(p[1]);
+	CHECK_EQ(waitpid(c, &st, 0), c);
+	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0, "reader got it all");
+	free(buf);
+}
+
+int
+main(void)
+{
+	test_splice_tee();
+	test_big_write();
+	return guest_done();
+}
