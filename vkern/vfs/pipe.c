@@ -90,10 +90,10 @@ pipe_free(struct pipe *pp)
 	free(pp);
 }
 
+/* Copy out up to len bytes from the head: the count, 0 at EOF, -EAGAIN. */
 static long
-pipe_read(struct file *fp, void *buf, size_t len, uint64_t *offp)
+pipe_copyout(struct pipe *pp, void *buf, size_t len)
 {
-	struct pipe *pp = pipe_of(fp);
 	size_t n = VK_MIN(len, pp->len), first;
 
 	if (pp->len == 0)
@@ -101,10 +101,21 @@ pipe_read(struct file *fp, void *buf, size_t len, uint64_t *offp)
 	first = VK_MIN(n, pp->size - pp->head);
 	memcpy(buf, pp->buf + pp->head, first);
 	memcpy((uint8_t *)buf + first, pp->buf, n - first);
-	pp->head = (pp->head + n) % pp->size;
-	pp->len -= n;
-	pipe_wake(pp);
 	return (long)n;
+}
+
+static long
+pipe_read(struct file *fp, void *buf, size_t len, uint64_t *offp)
+{
+	struct pipe *pp = pipe_of(fp);
+	long n = pipe_copyout(pp, buf, len);
+
+	if (n > 0) {
+		pp->head = (pp->head + (size_t)n) % pp->size;
+		pp->len -= (size_t)n;
+		pipe_wake(pp);
+	}
+	return n;
 }
 
 static long
@@ -225,15 +236,7 @@ pipe_fcntl_size(struct file *fp, bool set, uint64_t arg)
 long
 pipe_peek(struct file *fp, void *buf, size_t len)
 {
-	struct pipe *pp = pipe_of(fp);
-	size_t n = VK_MIN(len, pp->len), first;
-
-	if (pp->len == 0)
-		return pp->writers == 0 ? 0 : -EAGAIN;
-	first = VK_MIN(n, pp->size - pp->head);
-	memcpy(buf, pp->buf + pp->head, first);
-	memcpy((uint8_t *)buf + first, pp->buf, n - first);
-	return (long)n;
+	return pipe_copyout(pipe_of(fp), buf, len);
 }
 
 long
