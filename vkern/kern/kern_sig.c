@@ -195,6 +195,71 @@ sig_dequeue(struct thread *td, uint64_t set, int *signop, uint8_t info[128])
 /* A thread in rt_sigtimedwait for one of the signals in its set. */
 static long sigwait_cont(struct thread *td);
 
+/* Tell the parent a child stopped or continued (unless SA_NOCLDSTOP). */
+static void
+sig_notify_stop(struct proc *p, int code, int status)
+{
+	struct proc *pp = proc_find(p->ppid);
+	uint8_t info[128];
+
+	if (pp == NULL || pp->exiting)
+		return;
+	sched_wake_chan(pp);
+	if (pp->sigact[SIGCHLD - 1].flags & SA_NOCLDSTOP)
+		return;
+	sig_info_user(info, SIGCHLD, code, p->pid, p->cred.uid);
+	memcpy(info + 24, &status, 4);
+	sig_post(pp->main, SIGCHLD, info, 0);
+}
+
+/* A stop signal's default action: the process stops where it is. */
+static void
+proc_stop(struct proc *p, int sig)
+{
+	uint8_t info[128];
+
+	if (p->stopped)
+		return;
+	p->stopped = true;
+	p->stopsig = sig;
+	p->stop_report = true;
+	p->cont_report = false;
+	while (sigpend_take(p, &p->pending, SIGCONT, info))
+		;
+	sig_notify_stop(p, CLD_STOPPED, sig);
+}
+
+/* SIGCONT: a stopped process goes on, whatever SIGCONT's action. */
+static void
+proc_continue(struct proc *p)
+{
+	uint8_t info[128];
+	struct thread *td = p->main;
+
+	for (int s = 1; s <= VK_NSIG; s++)
+		if (sig_default(s) == DFL_STOP)
+			while (sigpend_take(p, &p->pending, s, info) ||
+			    sigpend_take(p, &td->pending, s, info))
+				;
+	if (!p->stopped)
+		return;
+	p->stopped = false;
+	p->stop_report = false;
+	p->cont_report = true;
+	if (td->state == TD_STOPPED) {
+		td->state = TD_ONCPU;
+		sched_setrun(td);
+	}
+	sig_notify_stop(p, CLD_CONTINUED, SIGCONT);
+}
+
+static bool
+sig_stops(const struct proc *p, int sig)
+{
+	return p->sigact[sig - 1].handler == (uint64_t)(uintptr_t)SIG_DFL &&
+	    sig_default(sig) == DFL_STOP;
+}
+
 void
 sig_post(struct thread *td, int signo, const uint8_t info[128], unsigned how)
 {
@@ -206,11 +271,20 @@ sig_post(struct thread *td, int signo, const uint8_t info[128], unsigned how)
 		td->sigmask &= ~bit;
 		p->sigact[signo - 1].handler = (uint64_t)(uintptr_t)SIG_DFL;
 	}
+	/* SIGCONT continues a stopped process whatever its action. */
+	if (signo == SIGCONT)
+		proc_continue(p);
 	/* An ignored signal is dropped at once unless blocked (signal(7)). */
 	if (sig_ignored(p, signo) && signo != SIGKILL &&
 	    !(td->sigmask & bit) && !(td->state == TD_PARKED && td->wait.cont == sigwait_cont &&
 	    (td->wait.arg[0] & bit)))
 		return;
+	/* A stop takes effect at once, even for a thread in a syscall. */
+	if (sig_stops(p, signo) && !(td->sigmask & bit) &&
+	    td->state == TD_PARKED) {
+		proc_stop(p, signo);
+		return;
+	}
 	sigpend_add(p, (how & SIGPOST_THREAD) ? &td->pending : &p->pending,
 	    signo, info);
 	if (td->state == TD_PARKED && td->wait.cont == sigwait_cont &&
@@ -218,7 +292,19 @@ sig_post(struct thread *td, int signo, const uint8_t info[128], unsigned how)
 		td->wait.deadline = 0;
 		return;
 	}
+	if (signo == SIGKILL && td->state == TD_STOPPED) {
+		td->state = TD_ONCPU;
+		sched_setrun(td);
+		return;
+	}
 	if (!(td->sigmask & bit) || signo == SIGKILL) {
+		/*
+		 * A wait already satisfied (woken, not yet run) completes
+		 * first and the handler runs on its return, as on Linux.
+		 */
+		if (td->state == TD_PARKED && td->wait.deadline == 0 &&
+		    signo != SIGKILL)
+			return;
 		if (td->state == TD_PARKED)
 			sig_interrupt(td, signo);
 		else if (td->state == TD_ONCPU && td != curthread)
@@ -309,8 +395,11 @@ sig_act(struct thread *td, int sig, const uint8_t info[128])
 	if (sa->handler == (uint64_t)(uintptr_t)SIG_DFL) {
 		switch (sig_default(sig)) {
 		case DFL_IGN:
-		case DFL_STOP:  /* XXX: stopping comes with job control (#5) */
 			return true;
+		case DFL_STOP:
+			proc_stop(p, sig);
+			td->state = TD_STOPPED;
+			return false;
 		case DFL_CORE:
 			sig_trace(td, sig, "killed (core dumped)");
 			proc_kill_sig(p, sig, true);
@@ -335,6 +424,31 @@ sig_act(struct thread *td, int sig, const uint8_t info[128])
 	return true;
 }
 
+void
+sig_recheck(struct thread *td)
+{
+	struct proc *p = td->proc;
+	uint64_t ready = sig_pending_set(td) & ~(td->sigmask &
+	    ~SIG_UNBLOCKABLE);
+	uint8_t info[128];
+	int sig;
+
+	if (ready == 0 || td->state != TD_PARKED)
+		return;
+	sig = __builtin_ctzll(ready) + 1;
+	if (sig_stops(p, sig)) {
+		if (sigpend_take(p, &td->pending, sig, info) ||
+		    sigpend_take(p, &p->pending, sig, info))
+			proc_stop(p, sig);
+		return;
+	}
+	sig_interrupt(td, sig);
+}
+
+/*
+ * Before td runs: deliver, or find it must not run (stopped, dead).
+ * Returns false when the thread is not to run now.
+ */
 bool
 sig_deliver(struct thread *td)
 {
@@ -348,6 +462,11 @@ sig_deliver(struct thread *td)
 	if (td->has_saved_mask) {
 		td->sigmask = td->saved_mask;
 		td->has_saved_mask = false;
+	}
+	/* Stopped while its syscall was parked: wait for SIGCONT now. */
+	if (td->proc->stopped) {
+		td->state = TD_STOPPED;
+		return false;
 	}
 	return true;
 }

@@ -160,12 +160,13 @@ proc_notify_parent(struct proc *p, int status)
 	code = (status & 0x7f) == 0 ? CLD_EXITED :
 	    (status & 0x80) ? CLD_DUMPED : CLD_KILLED;
 	st = (status & 0x7f) == 0 ? (status >> 8) & 0xff : status & 0x7f;
+	/* Wake a waiting parent first: its wait4 completes, then SIGCHLD. */
+	sched_wake_chan(pp);
 	if (p->exit_signal > 0) {
 		sig_info_user(info, p->exit_signal, code, p->pid, p->cred.uid);
 		memcpy(info + 24, &st, 4);
 		sig_post(pp->main, p->exit_signal, info, 0);
 	}
-	sched_wake_chan(pp);
 }
 
 /*

@@ -60,6 +60,7 @@ enum thread_state {
 	TD_RUNNABLE,	/* on the run queue: to be resumed */
 	TD_ONCPU,	/* running on the host until its next stop */
 	TD_PARKED,	/* waiting for an event or a deadline */
+	TD_STOPPED,	/* its process is stopped (SIGSTOP): not resumed */
 	TD_DEAD,
 };
 
@@ -123,6 +124,9 @@ struct proc {
 	int exit_signal;              /* sent to the parent at exit */
 	bool undumpable, no_new_privs;
 	bool subreaper;               /* PR_SET_CHILD_SUBREAPER */
+	bool stopped;                 /* by a stop signal, until SIGCONT */
+	int stopsig;
+	bool stop_report, cont_report;   /* for wait's WUNTRACED, WCONTINUED */
 	int pdeathsig;
 	int exit_status;	/* a wait(2) status */
 	char comm[16];
@@ -189,6 +193,12 @@ bool sig_dequeue(struct thread *td, uint64_t set, int *signop,
 
 /* Signals pending for td, directed at it or its process. */
 uint64_t sig_pending_set(const struct thread *td);
+
+/*
+ * td just parked: a signal that came while it ran (and so was meant to
+ * stop it) takes effect now, interrupting or stopping as sig_post would.
+ */
+void sig_recheck(struct thread *td);
 
 /* Setting SIG_IGN (or an ignoring default) drops what is pending. */
 void sig_discard(struct proc *p, int signo);

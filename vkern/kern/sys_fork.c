@@ -165,12 +165,17 @@ wait_match(const struct proc *self, const struct proc *c, int idtype,
 	return false;
 }
 
+enum wait_what { WAIT_EXITED, WAIT_STOPPED, WAIT_CONTINUED };
+
 /*
- * Find a child to report: a zombie (or, with no zombie, -EAGAIN when
- * some child matches, -ECHILD when none does).
+ * Find a child to report: a zombie, or with stopped (WUNTRACED,
+ * WSTOPPED) or continued (WCONTINUED) a child that changed so and was
+ * not reported yet.  Else -EAGAIN when some child matches, -ECHILD when
+ * none does.
  */
 static long
-wait_find(struct proc *self, int idtype, int id, struct proc **zp)
+wait_find(struct proc *self, int idtype, int id, bool exited, bool stopped,
+    bool continued, struct proc **zp, enum wait_what *whatp)
 {
 	bool any = false;
 
@@ -178,8 +183,17 @@ wait_find(struct proc *self, int idtype, int id, struct proc **zp)
 		if (!wait_match(self, c, idtype, id))
 			continue;
 		any = true;
-		if (c->exiting && !c->reaped_by_host) {
-			*zp = c;
+		*zp = c;
+		if (exited && c->exiting && !c->reaped_by_host) {
+			*whatp = WAIT_EXITED;
+			return 0;
+		}
+		if (stopped && !c->exiting && c->stopped && c->stop_report) {
+			*whatp = WAIT_STOPPED;
+			return 0;
+		}
+		if (continued && !c->exiting && c->cont_report) {
+			*whatp = WAIT_CONTINUED;
 			return 0;
 		}
 	}
@@ -201,19 +215,26 @@ sys_wait4(struct thread *td, const struct sys_wait4_args *a)
 	    __WCLONE | __WNOTHREAD;
 	int idtype = a->pid == -1 ? P_ALL : a->pid > 0 ? P_PID : P_PGID;
 	int id = a->pid < -1 ? -a->pid : a->pid > 0 ? a->pid : 0;
+	enum wait_what what;
 	struct proc *z;
 	long r;
 	int pid, st;
 
 	if ((a->options & ~valid) || a->pid == INT32_MIN)
 		return -EINVAL;
-	r = wait_find(td->proc, idtype, id, &z);
+	r = wait_find(td->proc, idtype, id, true, a->options & WUNTRACED,
+	    a->options & WCONTINUED, &z, &what);
 	if (r == -EAGAIN)
 		return (a->options & WNOHANG) ? 0 : wait_park(td);
 	if (r < 0)
 		return r;
 	pid = z->pid;
-	st = z->exit_status;
+	st = what == WAIT_EXITED ? z->exit_status : what == WAIT_STOPPED ?
+	    (z->stopsig << 8) | 0x7f : 0xffff;
+	if (what == WAIT_STOPPED)
+		z->stop_report = false;
+	if (what == WAIT_CONTINUED)
+		z->cont_report = false;
 	if (a->status.va != 0 && copyout(td, &st, a->status, sizeof(st)) < 0)
 		return -EFAULT;
 	if (a->rusage.va != 0) {
@@ -222,7 +243,8 @@ sys_wait4(struct thread *td, const struct sys_wait4_args *a)
 		if (copyout(td, ru, a->rusage, sizeof(ru)) < 0)
 			return -EFAULT;
 	}
-	proc_free(z);
+	if (what == WAIT_EXITED)
+		proc_free(z);
 	return pid;
 }
 
@@ -232,6 +254,7 @@ sys_waitid(struct thread *td, const struct sys_waitid_args *a)
 	unsigned valid = WNOHANG | WEXITED | WSTOPPED | WCONTINUED |
 	    WNOWAIT | __WALL | __WCLONE | __WNOTHREAD;
 	uint8_t info[128];
+	enum wait_what what;
 	struct proc *z;
 	int code, st;
 	long r;
@@ -249,24 +272,39 @@ sys_waitid(struct thread *td, const struct sys_waitid_args *a)
 			return id;
 		idtype = P_PID;
 	}
-	r = wait_find(td->proc, idtype, id, &z);
+	r = wait_find(td->proc, idtype, id, a->options & WEXITED,
+	    a->options & WSTOPPED, a->options & WCONTINUED, &z, &what);
 	if (r == -EAGAIN) {
 		if (!(a->options & WNOHANG))
 			return wait_park(td);
 		memset(info, 0, sizeof(info));
 		return a->info.va != 0 ? copyout(td, info, a->info, 128) : 0;
 	}
-	if (r < 0 || !(a->options & WEXITED))
-		return r < 0 ? r : -ECHILD;
+	if (r < 0)
+		return r;
 	st = z->exit_status;
-	code = (st & 0x7f) == 0 ? CLD_EXITED : (st & 0x80) ? CLD_DUMPED :
-	    CLD_KILLED;
+	if (what == WAIT_STOPPED) {
+		code = CLD_STOPPED;
+		st = z->stopsig;
+	} else if (what == WAIT_CONTINUED) {
+		code = CLD_CONTINUED;
+		st = SIGCONT;
+	} else {
+		code = (st & 0x7f) == 0 ? CLD_EXITED : (st & 0x80) ?
+		    CLD_DUMPED : CLD_KILLED;
+		st = (st & 0x7f) == 0 ? (st >> 8) & 0xff : st & 0x7f;
+	}
 	sig_info_user(info, SIGCHLD, code, z->pid, z->cred.uid);
-	st = (st & 0x7f) == 0 ? (st >> 8) & 0xff : st & 0x7f;
 	memcpy(info + 24, &st, 4);
 	if (a->info.va != 0 && copyout(td, info, a->info, 128) < 0)
 		return -EFAULT;
-	if (!(a->options & WNOWAIT))
-		proc_free(z);
+	if (!(a->options & WNOWAIT)) {
+		if (what == WAIT_EXITED)
+			proc_free(z);
+		else if (what == WAIT_STOPPED)
+			z->stop_report = false;
+		else
+			z->cont_report = false;
+	}
 	return 0;
 }

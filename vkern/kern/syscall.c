@@ -216,6 +216,7 @@ syscall_enter(struct thread *td)
 	}
 	if (r == -EPARKED) {
 		sched_park(td);
+		sig_recheck(td);
 		return;
 	}
 	syscall_finish(td, r);
