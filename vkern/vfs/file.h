@@ -41,6 +41,7 @@ struct file {
 	char *path;             /* the guest path it was opened by */
 	int console_fd;         /* the host fd a console file reads, or -1 */
 	bool seekable;
+	const void *chan;       /* what a blocked read or write waits on */
 	void *data;
 };
 

@@ -262,6 +262,7 @@ sys_pipe2(struct thread *td, const struct sys_pipe2_args *a)
 	wf = file_alloc(&pipe_fileops, NULL, O_WRONLY | (a->flags &
 	    (O_NONBLOCK | O_DIRECT)), "pipe:");
 	rf->data = wf->data = pp;
+	rf->chan = wf->chan = pp;
 	if ((fds[0] = fd_alloc(&p->fdt, rf, 0, proc_nofile(p),
 	    a->flags & O_CLOEXEC)) < 0) {
 		file_rel(wf);
@@ -321,6 +322,7 @@ fifo_file(struct proc *p, struct pipe *pp, unsigned flags, const char *path,
 	fp = file_alloc(&pipe_fileops, pp->fifo, flags, path);
 	fp->seekable = false;
 	fp->data = pp;
+	fp->chan = pp;
 	pipe_wake(pp);
 	return fd_alloc(&p->fdt, fp, 0, proc_nofile(p), cloexec);
 }

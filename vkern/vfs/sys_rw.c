@@ -69,7 +69,7 @@ rw_park(struct thread *td, struct file *fp)
 		.cont = syscall_redispatch,
 		.deadline = -1,
 		.console_fd = fp->console_fd,
-		.chan = file_is_pipe(fp) ? pipe_chan(fp) : NULL,
+		.chan = fp->chan,
 	};
 	return -EPARKED;
 }
@@ -79,7 +79,7 @@ static long
 rw_result(struct thread *td, struct file *fp, long r)
 {
 	if (r == -EAGAIN && !(fp->flags & O_NONBLOCK) &&
-	    (fp->console_fd >= 0 || file_is_pipe(fp)))
+	    (fp->console_fd >= 0 || fp->chan != NULL))
 		return rw_park(td, fp);
 	if (r == -EPIPE)
 		return rw_epipe(td);
