@@ -223,7 +223,7 @@ proc_exit(struct proc *p, int status)
 	vm_map_destroy(&p->vm);
 	p->vfork_done = true;
 	sched_wake_chan(p);
-	sched_wake_chan(&poll_chan);   /* pidfds poll readable now */
+	poll_wake();   /* pidfds poll readable now */
 	proc_reparent(p);
 	proc_notify_parent(p, status);
 }

@@ -30,7 +30,7 @@ static void
 efd_wake(struct file *fp)
 {
 	sched_wake_chan(fp->chan);
-	sched_wake_chan(&poll_chan);
+	poll_wake();
 }
 
 static long

@@ -29,8 +29,16 @@ struct file_ops {
 	short (*poll)(struct file *fp);
 };
 
-/* The channel every file kind wakes when its readiness may change. */
+/*
+ * The channel every file kind wakes, through poll_wake(), when its
+ * readiness may change; poll_generation counts those changes.
+ */
 extern const int poll_chan;
+extern uint64_t poll_generation;
+void poll_wake(void);
+
+/* fp's readiness for events (POLLERR and POLLHUP always count). */
+short file_poll(struct file *fp, short events);
 
 struct file {
 	int refs;

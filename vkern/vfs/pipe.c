@@ -48,7 +48,7 @@ static void
 pipe_wake(struct pipe *pp)
 {
 	sched_wake_chan(pp);
-	sched_wake_chan(&poll_chan);
+	poll_wake();
 }
 
 static uint64_t pipe_ino = 1000;

@@ -23,28 +23,42 @@
 #include "vkern/vm/copyio.h"
 
 const int poll_chan;
+uint64_t poll_generation;
+
+void
+poll_wake(void)
+{
+	poll_generation++;
+	sched_wake_chan(&poll_chan);
+}
 
 struct kpollfd {
 	int fd;
 	short events, revents;
 };
 
-static short
-fd_revents(struct thread *td, int fd, short events)
+short
+file_poll(struct file *fp, short events)
 {
-	struct file *fp;
-	short r;
+	short r = fp->ops->poll != NULL ? fp->ops->poll(fp) : POLLIN | POLLOUT;
 
-	if (fd < 0)
-		return 0;
-	if ((fp = fd_get(&td->proc->fdt, fd)) == NULL)
-		return POLLNVAL;
-	r = fp->ops->poll != NULL ? fp->ops->poll(fp) : POLLIN | POLLOUT;
 	if (r & POLLIN)
 		r |= POLLRDNORM;
 	if (r & POLLOUT)
 		r |= POLLWRNORM;
 	return r & (events | POLLERR | POLLHUP | POLLNVAL);
+}
+
+static short
+fd_revents(struct thread *td, int fd, short events)
+{
+	struct file *fp;
+
+	if (fd < 0)
+		return 0;
+	if ((fp = fd_get(&td->proc->fdt, fd)) == NULL)
+		return POLLNVAL;
+	return file_poll(fp, events);
 }
 
 /* The first console fd of the set: what to watch while parked. */
