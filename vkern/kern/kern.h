@@ -60,6 +60,10 @@ void sched_expire(int64_t now);
 struct thread *sched_next_runnable(void);
 void sched_forget(struct thread *td);
 
+/* vfs/timerfd.c */
+int64_t timerfd_next(void);
+void timerfd_expire(int64_t now);
+
 /* sys_timer.c */
 int64_t timers_next(void);
 void timers_expire(int64_t now);

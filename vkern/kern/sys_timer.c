@@ -27,7 +27,7 @@ struct kitimerval {
 int64_t
 timers_next(void)
 {
-	int64_t d = -1;
+	int64_t d = timerfd_next();
 
 	for (struct proc *p = proc_first(); p != NULL; p = p->next)
 		if (!p->exiting && p->itimer_deadline >= 0 &&
@@ -41,6 +41,7 @@ timers_expire(int64_t now)
 {
 	uint8_t info[128];
 
+	timerfd_expire(now);
 	for (struct proc *p = proc_first(); p != NULL; p = p->next) {
 		if (p->exiting || p->itimer_deadline < 0 ||
 		    p->itimer_deadline > now)
