@@ -22,6 +22,7 @@
 #include "vkern/kern/kern.h"
 #include "vkern/kern/proc.h"
 #include "vkern/platform.h"
+#include "vkern/vfs/file.h"
 #include "vkern/vm/copyio.h"
 
 #define SS_AUTODISARM_ (1U << 31)
@@ -287,6 +288,7 @@ sig_post(struct thread *td, int signo, const uint8_t info[128], unsigned how)
 	}
 	sigpend_add(p, (how & SIGPOST_THREAD) ? &td->pending : &p->pending,
 	    signo, info);
+	poll_wake();    /* signalfd readers and pollers */
 	if (td->state == TD_PARKED && td->wait.cont == sigwait_cont &&
 	    (td->wait.arg[0] & bit)) {
 		td->wait.deadline = 0;

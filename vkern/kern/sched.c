@@ -99,7 +99,9 @@ sched_wakeup(struct thread *td)
 	sched_unpark(td);
 	td->state = TD_ONCPU;
 	procfs_set_current(td->proc);
+	curthread = td;
 	r = td->wait.cont(td);
+	curthread = NULL;
 	if (r == -EPARKED) {
 		sched_park(td);
 		return;
