@@ -113,6 +113,12 @@ void strvec_free(struct strvec *sv);
 int kern_execve(struct proc *p, char *path, struct strvec *argv,
     struct strvec *envp, bool replace, const char **whyp);
 
+/*
+ * vfs/sys_poll.c: a guest relative timespec as a monotonic deadline
+ * (-1 for a NULL pointer).  Returns 0, -EFAULT or -EINVAL.
+ */
+int ts_deadline(struct thread *td, uaddr_t uts, int64_t *deadline);
+
 /* vfs/sys_open.c */
 int proc_nofile(struct proc *p);
 long kern_openat(struct thread *td, int dirfd, const char *path,

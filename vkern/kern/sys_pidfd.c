@@ -21,26 +21,6 @@
 
 #define PIDFD_NONBLOCK_ O_NONBLOCK
 
-static long
-pidfd_read(struct file *fp, void *buf, size_t len, uint64_t *offp)
-{
-	return -EINVAL;
-}
-
-static long
-pidfd_write(struct file *fp, const void *buf, size_t len, uint64_t *offp)
-{
-	return -EINVAL;
-}
-
-static int
-pidfd_stat(struct file *fp, struct vattr *va)
-{
-	*va = (struct vattr){ .mode = S_IFREG | 0600, .nlink = 1,
-	    .ino = (uint64_t)(uintptr_t)fp->data, .blksize = 4096 };
-	return 0;
-}
-
 static short
 pidfd_poll(struct file *fp)
 {
@@ -50,9 +30,9 @@ pidfd_poll(struct file *fp)
 }
 
 static const struct file_ops pidfd_fileops = {
-	.read = pidfd_read,
-	.write = pidfd_write,
-	.stat = pidfd_stat,
+	.read = anon_read_einval,
+	.write = anon_write_einval,
+	.stat = anon_stat,
 	.poll = pidfd_poll,
 };
 

@@ -319,8 +319,7 @@ long
 sys_rt_sigtimedwait(struct thread *td,
     const struct sys_rt_sigtimedwait_args *a)
 {
-	struct { int64_t sec, nsec; } ts;
-	int64_t deadline = -1;
+	int64_t deadline;
 	uint64_t set;
 	int r;
 
@@ -328,14 +327,8 @@ sys_rt_sigtimedwait(struct thread *td,
 		return -EINVAL;
 	if ((r = copyin(td, a->set, &set, sizeof(set))) < 0)
 		return r;
-	if (a->timeout.va != 0) {
-		if ((r = copyin(td, a->timeout, &ts, sizeof(ts))) < 0)
-			return r;
-		if (ts.sec < 0 || ts.nsec < 0 || ts.nsec >= 1000000000)
-			return -EINVAL;
-		deadline = plat_clock_ns(CLOCK_MONOTONIC) + ts.sec *
-		    1000000000LL + ts.nsec;
-	}
+	if ((r = ts_deadline(td, a->timeout, &deadline)) < 0)
+		return r;
 	return kern_sigtimedwait(td, set, a->info, deadline);
 }
 

@@ -92,26 +92,6 @@ epoll_poll(struct file *fp)
 	return 0;
 }
 
-static long
-epoll_read(struct file *fp, void *buf, size_t len, uint64_t *offp)
-{
-	return -EINVAL;
-}
-
-static long
-epoll_write(struct file *fp, const void *buf, size_t len, uint64_t *offp)
-{
-	return -EINVAL;
-}
-
-static int
-epoll_stat(struct file *fp, struct vattr *va)
-{
-	*va = (struct vattr){ .mode = S_IFREG | 0600, .nlink = 1,
-	    .blksize = 4096 };
-	return 0;
-}
-
 static void
 epoll_close(struct file *fp)
 {
@@ -122,9 +102,9 @@ epoll_close(struct file *fp)
 }
 
 static const struct file_ops epoll_fileops = {
-	.read = epoll_read,
-	.write = epoll_write,
-	.stat = epoll_stat,
+	.read = anon_read_einval,
+	.write = anon_write_einval,
+	.stat = anon_stat,
 	.poll = epoll_poll,
 	.close = epoll_close,
 };
@@ -330,18 +310,11 @@ sys_epoll_pwait(struct thread *td, const struct sys_epoll_pwait_args *a)
 long
 sys_epoll_pwait2(struct thread *td, const struct sys_epoll_pwait2_args *a)
 {
-	struct { int64_t sec, nsec; } ts;
-	int64_t deadline = -1;
+	int64_t deadline;
 	int r;
 
-	if (a->timeout.va != 0) {
-		if ((r = copyin(td, a->timeout, &ts, sizeof(ts))) < 0)
-			return r;
-		if (ts.sec < 0 || ts.nsec < 0 || ts.nsec >= 1000000000)
-			return -EINVAL;
-		deadline = plat_clock_ns(CLOCK_MONOTONIC) + ts.sec *
-		    1000000000LL + ts.nsec;
-	}
+	if ((r = ts_deadline(td, a->timeout, &deadline)) < 0)
+		return r;
 	return kern_epoll_wait(td, a->epfd, a->events, a->maxevents,
 	    deadline, a->sigmask, a->sigsetsize);
 }

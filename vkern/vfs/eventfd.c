@@ -68,14 +68,6 @@ efd_write(struct file *fp, const void *buf, size_t len, uint64_t *offp)
 	return sizeof(v);
 }
 
-static int
-efd_stat(struct file *fp, struct vattr *va)
-{
-	*va = (struct vattr){ .mode = S_IFREG | 0600, .nlink = 1,
-	    .blksize = 4096 };
-	return 0;
-}
-
 static short
 efd_poll(struct file *fp)
 {
@@ -94,7 +86,7 @@ efd_close(struct file *fp)
 static const struct file_ops efd_fileops = {
 	.read = efd_read,
 	.write = efd_write,
-	.stat = efd_stat,
+	.stat = anon_stat,
 	.poll = efd_poll,
 	.close = efd_close,
 };

@@ -37,6 +37,16 @@ extern const int poll_chan;
 extern uint64_t poll_generation;
 void poll_wake(void);
 
+/*
+ * For the kinds of file that are no file (eventfd, timerfd, signalfd,
+ * epoll, pidfd): what they answer to the calls they do not serve.
+ */
+long anon_read_einval(struct file *fp, void *buf, size_t len,
+    uint64_t *offp);
+long anon_write_einval(struct file *fp, const void *buf, size_t len,
+    uint64_t *offp);
+int anon_stat(struct file *fp, struct vattr *va);
+
 /* fp's readiness for events (POLLERR and POLLHUP always count). */
 short file_poll(struct file *fp, short events);
 

@@ -70,20 +70,6 @@ sfd_read(struct file *fp, void *buf, size_t len, uint64_t *offp)
 	return done > 0 ? (long)done : -EAGAIN;
 }
 
-static long
-sfd_write(struct file *fp, const void *buf, size_t len, uint64_t *offp)
-{
-	return -EINVAL;
-}
-
-static int
-sfd_stat(struct file *fp, struct vattr *va)
-{
-	*va = (struct vattr){ .mode = S_IFREG | 0600, .nlink = 1,
-	    .blksize = 4096 };
-	return 0;
-}
-
 static short
 sfd_poll(struct file *fp)
 {
@@ -101,8 +87,8 @@ sfd_close(struct file *fp)
 
 static const struct file_ops sfd_fileops = {
 	.read = sfd_read,
-	.write = sfd_write,
-	.stat = sfd_stat,
+	.write = anon_write_einval,
+	.stat = anon_stat,
 	.poll = sfd_poll,
 	.close = sfd_close,
 };

@@ -129,7 +129,7 @@ kern_poll(struct thread *td, uaddr_t ufds, uint64_t nfds, int64_t deadline)
 	return poll_cont(td);
 }
 
-static int
+int
 ts_deadline(struct thread *td, uaddr_t uts, int64_t *deadline)
 {
 	struct { int64_t sec, nsec; } ts;

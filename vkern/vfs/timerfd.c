@@ -98,20 +98,6 @@ tfd_read(struct file *fp, void *buf, size_t len, uint64_t *offp)
 	return sizeof(t->count);
 }
 
-static long
-tfd_write(struct file *fp, const void *buf, size_t len, uint64_t *offp)
-{
-	return -EINVAL;
-}
-
-static int
-tfd_stat(struct file *fp, struct vattr *va)
-{
-	*va = (struct vattr){ .mode = S_IFREG | 0600, .nlink = 1,
-	    .blksize = 4096 };
-	return 0;
-}
-
 static short
 tfd_poll(struct file *fp)
 {
@@ -137,8 +123,8 @@ tfd_close(struct file *fp)
 
 static const struct file_ops tfd_fileops = {
 	.read = tfd_read,
-	.write = tfd_write,
-	.stat = tfd_stat,
+	.write = anon_write_einval,
+	.stat = anon_stat,
 	.poll = tfd_poll,
 	.close = tfd_close,
 };

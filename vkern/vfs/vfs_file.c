@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "vkern/vfs/file.h"
 #include "vkern/vfs/vfs.h"
@@ -212,4 +213,28 @@ fd_close_on_exec(struct fdtable *t)
 	for (int fd = 0; fd < t->n; fd++)
 		if (t->files[fd] != NULL && t->cloexec[fd])
 			fd_close(t, fd);
+}
+
+/* --- anonymous files --- */
+
+long
+anon_read_einval(struct file *fp, void *buf, size_t len, uint64_t *offp)
+{
+	return -EINVAL;
+}
+
+long
+anon_write_einval(struct file *fp, const void *buf, size_t len,
+    uint64_t *offp)
+{
+	return -EINVAL;
+}
+
+/* An anon_inode file: a regular file of mode 0600, as Linux shows them. */
+int
+anon_stat(struct file *fp, struct vattr *va)
+{
+	*va = (struct vattr){ .mode = S_IFREG | 0600, .nlink = 1,
+	    .ino = (uint64_t)(uintptr_t)fp, .blksize = 4096 };
+	return 0;
 }
