@@ -282,6 +282,8 @@ proc_copy_state(struct proc *c, const struct proc *p)
 	c->env_start = p->env_start;
 	c->env_end = p->env_end;
 	c->undumpable = p->undumpable;
+	c->nice = p->nice;
+	c->personality = p->personality;
 	c->no_new_privs = p->no_new_privs;
 	c->itimer_deadline = -1;
 	c->start_ns = (uint64_t)plat_clock_ns(1);

@@ -124,6 +124,8 @@ struct proc {
 	int exit_signal;              /* sent to the parent at exit */
 	bool undumpable, no_new_privs;
 	bool subreaper;               /* PR_SET_CHILD_SUBREAPER */
+	int nice;
+	unsigned long personality;
 	bool stopped;                 /* by a stop signal, until SIGCONT */
 	int stopsig;
 	bool stop_report, cont_report;   /* for wait's WUNTRACED, WCONTINUED */

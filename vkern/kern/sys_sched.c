@@ -6,7 +6,9 @@
  * before it serves this one again.
  */
 #include <errno.h>
+#include <sched.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include "vkern/kern/proc.h"
 #include "vkern/kern/syscall_gen.h"
@@ -40,4 +42,160 @@ sys_sched_getaffinity(struct thread *td,
 	if ((r = copyout(td, mask, a->mask, size)) < 0)
 		return r;
 	return (long)size;
+}
+
+/*
+ * The rest of the scheduler's interface.  The guest's threads run on the
+ * host as the kernel places them, so affinity, policy and niceness are
+ * kept and reported back, as a kernel would, without moving anything.
+ */
+long
+sys_sched_setaffinity(struct thread *td,
+    const struct sys_sched_setaffinity_args *a)
+{
+	uint64_t mask[16], mine = 0;
+	unsigned ncpu = (unsigned)VK_MIN(plat_ncpus(), 64);
+	int r;
+
+	if (a->pid != 0 && a->pid != td->proc->pid)
+		return proc_find(a->pid) == NULL ? -ESRCH : 0;
+	memset(mask, 0, sizeof(mask));
+	if ((r = copyin(td, a->mask, mask, VK_MIN(a->len, sizeof(mask)))) < 0)
+		return r;
+	for (unsigned i = 0; i < ncpu; i++)
+		mine |= 1ULL << i;
+	/* As Linux: a mask with none of the CPUs there is is EINVAL. */
+	return (mask[0] & mine) == 0 ? -EINVAL : 0;
+}
+
+long
+sys_getcpu(struct thread *td, const struct sys_getcpu_args *a)
+{
+	unsigned zero = 0;
+	int r;
+
+	if (a->cpu.va != 0 && (r = copyout(td, &zero, a->cpu, 4)) < 0)
+		return r;
+	if (a->node.va != 0 && (r = copyout(td, &zero, a->node, 4)) < 0)
+		return r;
+	return 0;
+}
+
+static struct proc *
+prio_target(struct thread *td, int which, int who)
+{
+	if (which != PRIO_PROCESS && which != PRIO_PGRP && which != PRIO_USER)
+		return NULL;
+	if (who == 0)
+		return td->proc;
+	for (struct proc *p = proc_first(); p != NULL; p = p->next)
+		if (!p->exiting && ((which == PRIO_PROCESS && p->pid == who) ||
+		    (which == PRIO_PGRP && p->pgid == who) ||
+		    (which == PRIO_USER && p->cred.uid == (unsigned)who)))
+			return p;
+	return NULL;
+}
+
+long
+sys_getpriority(struct thread *td, const struct sys_getpriority_args *a)
+{
+	struct proc *p;
+
+	if (a->which < PRIO_PROCESS || a->which > PRIO_USER)
+		return -EINVAL;
+	if ((p = prio_target(td, a->which, a->who)) == NULL)
+		return -ESRCH;
+	return 20 - p->nice;   /* the syscall's 40..1 encoding */
+}
+
+long
+sys_setpriority(struct thread *td, const struct sys_setpriority_args *a)
+{
+	struct proc *p;
+	int nice = VK_MAX(-20, VK_MIN(19, a->prio));
+
+	if (a->which < PRIO_PROCESS || a->which > PRIO_USER)
+		return -EINVAL;
+	if ((p = prio_target(td, a->which, a->who)) == NULL)
+		return -ESRCH;
+	/* Raising priority takes CAP_SYS_NICE: root's. */
+	if (nice < p->nice && td->proc->cred.euid != 0)
+		return -EACCES;
+	p->nice = nice;
+	return 0;
+}
+
+long
+sys_sched_getscheduler(struct thread *td,
+    const struct sys_sched_getscheduler_args *a)
+{
+	if (a->pid < 0)
+		return -EINVAL;
+	if (a->pid != 0 && proc_find(a->pid) == NULL)
+		return -ESRCH;
+	return SCHED_OTHER;
+}
+
+long
+sys_sched_getparam(struct thread *td, const struct sys_sched_getparam_args *a)
+{
+	int prio = 0;
+
+	if (a->pid < 0)
+		return -EINVAL;
+	if (a->pid != 0 && proc_find(a->pid) == NULL)
+		return -ESRCH;
+	return copyout(td, &prio, a->param, sizeof(prio));
+}
+
+long
+sys_sched_get_priority_max(struct thread *td,
+    const struct sys_sched_get_priority_max_args *a)
+{
+	switch (a->policy) {
+	case SCHED_FIFO: case SCHED_RR:
+		return 99;
+	case SCHED_OTHER: case SCHED_BATCH: case SCHED_IDLE:
+		return 0;
+	}
+	return -EINVAL;
+}
+
+long
+sys_sched_get_priority_min(struct thread *td,
+    const struct sys_sched_get_priority_min_args *a)
+{
+	switch (a->policy) {
+	case SCHED_FIFO: case SCHED_RR:
+		return 1;
+	case SCHED_OTHER: case SCHED_BATCH: case SCHED_IDLE:
+		return 0;
+	}
+	return -EINVAL;
+}
+
+/*
+ * membarrier: with every guest process single-threaded, each barrier
+ * is already satisfied; QUERY says which commands there are.
+ */
+#define MEMBARRIER_CMDS 0x1ff
+
+long
+sys_membarrier(struct thread *td, const struct sys_membarrier_args *a)
+{
+	if (a->cmd == 0)
+		return a->flags != 0 ? -EINVAL : MEMBARRIER_CMDS;
+	if ((a->cmd & (a->cmd - 1)) != 0 || (a->cmd & ~MEMBARRIER_CMDS))
+		return -EINVAL;
+	return 0;
+}
+
+long
+sys_personality(struct thread *td, const struct sys_personality_args *a)
+{
+	unsigned long old = td->proc->personality;
+
+	if (a->persona != 0xffffffffUL)
+		td->proc->personality = a->persona;
+	return (long)old;
 }
