@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
@@ -221,6 +222,21 @@ int
 plat_hostobj_stat(struct plat_hostobj *obj, struct plat_hoststat *st)
 {
 	return host_statx(obj->fd, "", st);
+}
+
+int
+plat_hostobj_statfs(struct plat_hostobj *obj, struct plat_hoststatfs *sf)
+{
+	struct statfs hs;
+
+	if (fstatfs(obj->fd, &hs) < 0)
+		return host_err(errno);
+	*sf = (struct plat_hoststatfs){
+		.magic = (uint32_t)hs.f_type, .bsize = (uint64_t)hs.f_bsize,
+		.blocks = hs.f_blocks, .bfree = hs.f_bfree,
+		.bavail = hs.f_bavail, .files = hs.f_files, .ffree = hs.f_ffree,
+	};
+	return 0;
 }
 
 int

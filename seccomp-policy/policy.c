@@ -69,6 +69,8 @@ const struct policy_rule policy_rules[] = {
 	{ "statx", POLICY_EQ, 2, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW,
 	    "hostfs: stat a host file by its fd or one name, not following it" },
 	{ "getdents64", POLICY_ANY, 0, 0, "hostfs: list a host directory" },
+	{ "fstatfs", POLICY_ANY, 0, 0,
+	    "hostfs: the figures of the host file system a file is on" },
 	{ "readlinkat", POLICY_ANY, 0, 0,
 	    "hostfs: read a host symlink through its own O_PATH fd" },
 	/* hostfs, changes: only read-write binds make them. */

@@ -75,6 +75,13 @@ int plat_hostobj_lookup(struct plat_hostobj *dir, const char *name,
 /* Stat the object itself (a symlink's own status, not its target's). */
 int plat_hostobj_stat(struct plat_hostobj *obj, struct plat_hoststat *st);
 
+/* The figures of the host file system obj is on, as statfs(2) gives them. */
+struct plat_hoststatfs {
+	uint32_t magic;
+	uint64_t bsize, blocks, bfree, bavail, files, ffree;
+};
+int plat_hostobj_statfs(struct plat_hostobj *obj, struct plat_hoststatfs *sf);
+
 /* Stat name in dir without opening it or following it. */
 int plat_hostobj_statat(struct plat_hostobj *dir, const char *name,
     struct plat_hoststat *st);

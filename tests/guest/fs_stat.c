@@ -332,6 +332,40 @@ test_statfs(void)
 	CHECK_OK(syscall(SYS_statfs, "/", &b));
 	FS_CHECK_ERR(syscall(SYS_statfs, "missing", &a), ENOENT);
 	FS_CHECK_ERR(syscall(SYS_fstatfs, -1, &a), EBADF);
+	FS_CHECK_ERR(syscall(SYS_statfs, "/", (void *)8), EFAULT);
+}
+
+/* Each kind of file system answers with the f_type Linux gives it. */
+static void
+test_statfs_types(void)
+{
+	struct statfs sf;
+	int p[2];
+	long fd;
+
+	if (CHECK_OK(syscall(SYS_statfs, "/proc", &sf)) == 0) {
+		CHECK_EQ(sf.f_type, 0x9fa0);            /* PROC_SUPER_MAGIC */
+		CHECK_EQ(sf.f_blocks, 0);
+	}
+	if (CHECK_OK(syscall(SYS_statfs, "/sys", &sf)) == 0)
+		CHECK_EQ(sf.f_type, 0x62656572);        /* SYSFS_MAGIC */
+	if (CHECK_OK(syscall(SYS_statfs, "/dev/shm", &sf)) == 0) {
+		CHECK_EQ(sf.f_type, 0x01021994);        /* TMPFS_MAGIC */
+		CHECK(sf.f_bfree <= sf.f_blocks, "bfree %ld of %ld",
+		    (long)sf.f_bfree, (long)sf.f_blocks);
+	}
+	if (CHECK_OK(pipe(p)) == 0) {
+		if (CHECK_OK(syscall(SYS_fstatfs, p[0], &sf)) == 0)
+			CHECK_EQ(sf.f_type, 0x50495045);    /* PIPEFS_MAGIC */
+		close(p[0]);
+		close(p[1]);
+	}
+	fd = CHECK_OK(syscall(SYS_eventfd2, 0, 0));
+	if (fd >= 0) {
+		if (CHECK_OK(syscall(SYS_fstatfs, (int)fd, &sf)) == 0)
+			CHECK_EQ(sf.f_type, 0x09041934);    /* ANON_INODE_FS */
+		close((int)fd);
+	}
 }
 
 int
@@ -345,6 +379,7 @@ main(void)
 	test_dir_nlink();
 	test_access();
 	test_statfs();
+	test_statfs_types();
 	CHECK(scratch_leave(), "remove scratch directory %s", scratch);
 	return guest_done();
 }

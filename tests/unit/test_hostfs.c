@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -255,6 +256,24 @@ Test(hostfs, mount_root_is_the_host_directory)
 	cr_assert_eq(root->type, VDIR);
 	cr_assert_eq(root->mount, mp);
 	assert_attr_is_host(root, ".");
+	hostfs_unmount(mp);
+}
+
+Test(hostfs, statfs_reports_the_host_file_system)
+{
+	struct vnode *root = mnt(true);
+	struct vnode *vn = look(root, "hello.txt");
+	struct vfs_statfs sf;
+	struct statfs hs;
+
+	cr_assert_not_null(root->ops->statfs);
+	cr_assert_eq(statfs(hp("hello.txt"), &hs), 0);
+	cr_assert_eq(vn->ops->statfs(vn, &sf), 0);
+	cr_assert_eq(sf.magic, (uint32_t)hs.f_type);
+	cr_assert_eq(sf.bsize, (uint64_t)hs.f_bsize);
+	cr_assert_eq(sf.blocks, hs.f_blocks);
+	cr_assert_eq(sf.files, hs.f_files);
+	vnode_rel(vn);
 	hostfs_unmount(mp);
 }
 

@@ -16,6 +16,7 @@
 #include "vkern/kern/proc.h"
 #include "vkern/kern/syscall_gen.h"
 #include "vkern/platform.h"
+#include "vkern/vfs/console.h"
 #include "vkern/vfs/file.h"
 #include "vkern/vfs/pipe.h"
 #include "vkern/vfs/namei.h"
@@ -336,22 +337,64 @@ sys_getdents64(struct thread *td, const struct sys_getdents64_args *a)
 
 /* --- statfs --- */
 
+/*
+ * Figures for a file system that keeps its files in the vkernel's memory:
+ * what the guest may still fill is bounded by its memory limit, not by a
+ * disk, so the counts are nominal.  proc and sysfs, like Linux's, report
+ * no blocks and no inodes at all.
+ */
+static void
+statfs_nominal(struct vfs_statfs *sf, uint32_t magic)
+{
+	*sf = (struct vfs_statfs){ .magic = magic, .bsize = 4096 };
+	if (magic == 0x9fa0 || magic == 0x62656572)
+		return;
+	sf->blocks = 1 << 20;
+	sf->bfree = sf->bavail = 1 << 19;
+	sf->files = 1 << 20;
+	sf->ffree = 1 << 19;
+}
+
+/* The figures of the file system vn is on. */
 static int
-statfs_out(struct thread *td, struct vnode *vn, uaddr_t ubuf)
+vnode_statfs(struct vnode *vn, struct vfs_statfs *sf)
+{
+	if (vn->ops->statfs != NULL)
+		return vn->ops->statfs(vn, sf);
+	statfs_nominal(sf, vn->mount != NULL ? vn->mount->magic : 0);
+	return 0;
+}
+
+/* Files without a vnode are on the internal file systems Linux names. */
+static void
+anon_statfs(const struct file *fp, struct vfs_statfs *sf)
+{
+	if (file_is_pipe(fp))
+		statfs_nominal(sf, 0x50495045);         /* PIPEFS_MAGIC */
+	else if (fp->ops == &console_fileops)
+		statfs_nominal(sf, 0x1cd1);             /* DEVPTS_SUPER_MAGIC */
+	else
+		statfs_nominal(sf, 0x09041934);         /* ANON_INODE_FS_MAGIC */
+}
+
+static int
+statfs_out(struct thread *td, const struct vfs_statfs *vs, struct vnode *vn,
+    uaddr_t ubuf)
 {
 	struct statfs sf;
 
 	memset(&sf, 0, sizeof(sf));
-	/* XXX: per-file-system figures come with df support. */
-	sf.f_type = 0x01021994;   /* TMPFS_MAGIC */
-	sf.f_bsize = 4096;
-	sf.f_blocks = 1 << 20;
-	sf.f_bfree = sf.f_bavail = 1 << 19;
-	sf.f_files = 1 << 20;
-	sf.f_ffree = 1 << 19;
+	sf.f_type = vs->magic;
+	sf.f_bsize = (long)vs->bsize;
+	sf.f_frsize = (long)vs->bsize;
+	sf.f_blocks = vs->blocks;
+	sf.f_bfree = vs->bfree;
+	sf.f_bavail = vs->bavail;
+	sf.f_files = vs->files;
+	sf.f_ffree = vs->ffree;
 	sf.f_namelen = VK_NAME_MAX;
-	sf.f_frsize = 4096;
-	sf.f_flags = vn->mount != NULL && vn->mount->rdonly ? ST_RDONLY : 0;
+	if (vn != NULL && vn->mount != NULL && vn->mount->rdonly)
+		sf.f_flags = ST_RDONLY;
 	return copyout(td, &sf, ubuf, sizeof(sf));
 }
 
@@ -360,13 +403,15 @@ sys_statfs(struct thread *td, const struct sys_statfs_args *a)
 {
 	char path[VK_PATH_MAX];
 	struct nameidata nd;
+	struct vfs_statfs vs;
 	long r;
 
 	if ((r = path_in(td, a->path, path)) < 0)
 		return r;
 	if ((r = vfs_lookup(td->proc, AT_FDCWD, path, LOOKUP_FOLLOW, &nd)) < 0)
 		return r;
-	r = statfs_out(td, nd.vp, a->buf);
+	if ((r = vnode_statfs(nd.vp, &vs)) == 0)
+		r = statfs_out(td, &vs, nd.vp, a->buf);
 	nd_release(&nd);
 	return r;
 }
@@ -375,12 +420,16 @@ long
 sys_fstatfs(struct thread *td, const struct sys_fstatfs_args *a)
 {
 	struct file *fp = fd_get(&td->proc->fdt, a->fd);
+	struct vfs_statfs vs;
+	int r;
 
 	if (fp == NULL)
 		return -EBADF;
 	if (fp->vn == NULL)
-		return -ENOSYS;
-	return statfs_out(td, fp->vn, a->buf);
+		anon_statfs(fp, &vs);
+	else if ((r = vnode_statfs(fp->vn, &vs)) < 0)
+		return r;
+	return statfs_out(td, &vs, fp->vn, a->buf);
 }
 
 /* --- ioctl --- */

@@ -29,6 +29,15 @@ struct file;
 
 enum vtype { VNON, VREG, VDIR, VLNK, VCHR, VBLK, VFIFO, VSOCK };
 
+/*
+ * A file system's figures, as statfs(2) reports them.  magic is the
+ * f_type Linux gives the same kind of file system.
+ */
+struct vfs_statfs {
+	uint32_t magic;
+	uint64_t bsize, blocks, bfree, bavail, files, ffree;
+};
+
 /* File status, as stat(2) reports it.  mode includes the S_IFMT bits. */
 struct vattr {
 	uint64_t ino, dev, rdev;
@@ -90,6 +99,8 @@ struct vnode_ops {
 	int (*open)(struct vnode *vn, struct file *fp);
 	/* The last reference is gone: free the file system's part. */
 	void (*inactive)(struct vnode *vn);
+	/* The figures of the file system vn is on; NULL: the mount's own. */
+	int (*statfs)(struct vnode *vn, struct vfs_statfs *sf);
 };
 
 struct vnode {
@@ -110,6 +121,7 @@ struct mount {
 	const char *fstype;
 	char *source;
 	bool rdonly;
+	uint32_t magic;               /* statfs(2)'s f_type */
 	uint64_t dev;                 /* st_dev of its files */
 	struct mount *next;
 };

@@ -15,6 +15,27 @@ static struct mount *mounts, *mounts_tail;
 static struct mount *root_mount;
 static uint64_t next_dev = 0x20;
 
+/* The f_type Linux reports for each kind of file system. */
+static const struct {
+	const char *fstype;
+	uint32_t magic;
+} fs_magics[] = {
+	{ "tmpfs", 0x01021994 },
+	{ "devtmpfs", 0x01021994 },
+	{ "overlay", 0x794c7630 },
+	{ "proc", 0x9fa0 },
+	{ "sysfs", 0x62656572 },
+};
+
+static uint32_t
+fs_magic(const char *fstype)
+{
+	for (size_t i = 0; i < VK_NELEM(fs_magics); i++)
+		if (strcmp(fs_magics[i].fstype, fstype) == 0)
+			return fs_magics[i].magic;
+	return 0;
+}
+
 struct mount *
 mount_alloc(const char *fstype, const char *source, bool rdonly)
 {
@@ -23,6 +44,7 @@ mount_alloc(const char *fstype, const char *source, bool rdonly)
 	mp->fstype = fstype;
 	mp->source = strdup(source != NULL ? source : fstype);
 	mp->rdonly = rdonly;
+	mp->magic = fs_magic(fstype);
 	mp->dev = next_dev++;
 	return mp;
 }

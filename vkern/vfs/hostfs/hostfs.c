@@ -311,6 +311,23 @@ hostfs_getattr(struct vnode *vn, struct vattr *va)
 }
 
 static int
+hostfs_statfs(struct vnode *vn, struct vfs_statfs *sf)
+{
+	struct hostfs_node *n = vn->data;
+	struct plat_hoststatfs hs;
+	int r;
+
+	if ((r = plat_hostobj_statfs(n->obj, &hs)) < 0)
+		return r;
+	*sf = (struct vfs_statfs){
+		.magic = hs.magic, .bsize = hs.bsize, .blocks = hs.blocks,
+		.bfree = hs.bfree, .bavail = hs.bavail, .files = hs.files,
+		.ffree = hs.ffree,
+	};
+	return 0;
+}
+
+static int
 hostfs_truncate(struct hostfs_node *n, uint64_t size)
 {
 	int r;
@@ -590,6 +607,7 @@ hostfs_inactive(struct vnode *vn)
 static const struct vnode_ops hostfs_vnops = {
 	.lookup = hostfs_lookup,
 	.getattr = hostfs_getattr,
+	.statfs = hostfs_statfs,
 	.setattr = hostfs_setattr,
 	.read = hostfs_read,
 	.write = hostfs_write,
