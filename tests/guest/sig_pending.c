@@ -9,54 +9,9 @@
 #include <signal.h>
 #include <stdint.h>
 
-#include "guest.h"
+#include "sig_common.h"
 
-#define BIT(sig)	((uint64_t)1 << ((sig) - 1))
-
-static volatile int hits[65];
-static volatile uint64_t mask_in[65];
-static volatile int order[16];
-static volatile int norder;
 static uint64_t base;	/* The mask the tests run with. */
-
-static uint64_t
-cur_mask(void)
-{
-	uint64_t m = ~0ULL;
-
-	syscall(SYS_rt_sigprocmask, SIG_BLOCK, NULL, &m, 8);
-	return m;
-}
-
-static uint64_t
-pending(void)
-{
-	uint64_t m = ~0ULL;
-
-	syscall(SYS_rt_sigpending, &m, 8);
-	return m;
-}
-
-static void
-set_mask(int how, uint64_t m)
-{
-	CHECK_OK(syscall(SYS_rt_sigprocmask, how, &m, NULL, 8));
-}
-
-static void
-push(int v)
-{
-	if (norder < 16)
-		order[norder++] = v;
-}
-
-static void
-on_plain(int sig)
-{
-	hits[sig]++;
-	mask_in[sig] = cur_mask();
-	push(sig);
-}
 
 /* Pushes signo * 100 + the value sigqueue sent. */
 static void
