@@ -21,38 +21,7 @@ all_cases="echo true false seq sha256sum_pipe sha256sum_file wc_pipe printf
 basename expr expr_false uname sleep md5sum tr sort sed awk cat head tail
 uniq grep cut strace_stderr strace_file"
 
-if [ "${1:-}" = -l ]; then
-	echo $all_cases
-	exit 0
-fi
-if [ "${1:-}" = -b ]; then
-	[ $# -ge 2 ] || { echo "$prog: -b needs a path" >&2; exit 2; }
-	busybox=$2
-	shift 2
-fi
-vkernel=${1:-${VKERNEL:-}}
-[ $# -gt 0 ] && shift
-if [ -z "$vkernel" ]; then
-	echo "$prog: no vkernel given (argument or \$VKERNEL)" >&2
-	exit 2
-fi
-if [ ! -x "$vkernel" ]; then
-	echo "$prog: vkernel '$vkernel' is not an executable file" >&2
-	exit 2
-fi
-if [ ! -x "$busybox" ]; then
-	echo "$prog: no busybox at $busybox; skipped (install busybox-static)"
-	exit 77
-fi
-# A dynamic busybox names its loader near the start of the file.
-if head -c 4096 "$busybox" | tr -d '\000' | grep -q 'ld-linux'; then
-	echo "$prog: $busybox is dynamically linked; skipped" \
-	    "(need busybox-static)"
-	exit 77
-fi
-
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/vk-busybox.XXXXXX") || exit 2
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/busybox_args.sh"
 
 # 1 MiB of text that is the same on every run, and a small numbers file.
 "$busybox" seq 1 200000 | head -c 1048576 >"$tmp/data"

@@ -6,10 +6,9 @@
 # host; "--bind HOST:GUEST:rw" writes through, ":ro" refuses with EROFS;
 # "--root DIR" shows only DIR, and a bad --root is refused in one line.
 #
-# Each vkernel run is a fresh overlay, and busybox sh needs fork, which the
-# vkernel lacks yet: so each run is a single applet, and the multi-step
-# round trips (cp -a, tar, diff -r, mv, rm -r) are the guest program
-# tests/guest/fs_roundtrip.c.
+# Each vkernel run is a fresh overlay, so each run is a single applet and
+# the multi-step round trips (cp -a, tar, diff -r, mv, rm -r) are the
+# guest program tests/guest/fs_roundtrip.c.
 #
 # usage: fs.sh [-b BUSYBOX] [VKERNEL] [CASE...]
 #   VKERNEL defaults to $VKERNEL, BUSYBOX to $BUSYBOX or /bin/busybox, which
@@ -30,38 +29,7 @@ busybox=${BUSYBOX:-/bin/busybox}
 all_cases="ls_root cat_os_release sha256sum find_usr_include df_root
 stat_passwd host_untouched bind_rw bind_ro root_tree root_bad"
 
-if [ "${1:-}" = -l ]; then
-	echo $all_cases
-	exit 0
-fi
-if [ "${1:-}" = -b ]; then
-	[ $# -ge 2 ] || { echo "$prog: -b needs a path" >&2; exit 2; }
-	busybox=$2
-	shift 2
-fi
-vkernel=${1:-${VKERNEL:-}}
-[ $# -gt 0 ] && shift
-if [ -z "$vkernel" ]; then
-	echo "$prog: no vkernel given (argument or \$VKERNEL)" >&2
-	exit 2
-fi
-if [ ! -x "$vkernel" ]; then
-	echo "$prog: vkernel '$vkernel' is not an executable file" >&2
-	exit 2
-fi
-if [ ! -x "$busybox" ]; then
-	echo "$prog: no busybox at $busybox; skipped (install busybox-static)"
-	exit 77
-fi
-# A dynamic busybox names its loader near the start of the file.
-if head -c 4096 "$busybox" | tr -d '\000' | grep -q 'ld-linux'; then
-	echo "$prog: $busybox is dynamically linked; skipped" \
-	    "(need busybox-static)"
-	exit 77
-fi
-
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/vk-fs.XXXXXX") || exit 2
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/busybox_args.sh"
 # Runs start in /, which every --root tree has: the guest's cwd is ours.
 case $vkernel in /*) ;; *) vkernel=$PWD/$vkernel ;; esac
 case $busybox in /*) ;; *) busybox=$PWD/$busybox ;; esac
