@@ -4,7 +4,9 @@
  *
  * The costs on this kind of host set the design: a stop costs a few
  * microseconds when tracer and tracee share a CPU and ~100 us across CPUs,
- * so the kernel and every stub are pinned to one CPU.  Registers are read
+ * so the kernel and every stub are pinned to one CPU.  A guest thread is
+ * a host thread of its stub, made by a clone the stub runs for it.
+ * Registers are read
  * once per stop and written back only when they changed.  Changes to a
  * stub's mappings are queued and run as one batch inside the stub (one
  * stop for any number of mmap/munmap/mprotect calls); guest memory itself
@@ -50,7 +52,10 @@ struct plat_thread {
 	struct arch_context *ctx;
 	bool regs_valid;          /* the host's registers equal *ctx */
 	bool interrupted;         /* PTRACE_INTERRUPT sent, stop not seen */
+	bool held;                /* stopped, its stop seen, not resumed */
+	bool retired;             /* the leader, kept stopped for stub calls */
 	struct plat_thread *hnext;
+	struct plat_thread *snext;  /* the space's threads */
 };
 
 struct plat_space {
@@ -60,8 +65,9 @@ struct plat_space {
 	unsigned nbatch;
 	int error;                /* a failed batch not yet reported */
 	struct arch_regs tmpl;    /* the stub's own registers */
-	struct plat_thread *main;
-	pid_t forked;             /* the child of an injected fork */
+	struct plat_thread *main;  /* the host's thread group leader */
+	struct plat_thread *threads;
+	pid_t spawned;            /* the child of an injected fork or clone */
 };
 
 #define HASH_SIZE 256
@@ -311,13 +317,14 @@ stub_call(struct plat_thread *pt, struct arch_regs *r)
 	for (;;) {
 		if ((e = stub_wait(pt->tid, &st)) < 0)
 			return e;
-		if ((st >> 8) == (SIGTRAP | (PTRACE_EVENT_FORK << 8))) {
-			/* An injected fork: note the child, go on. */
+		if ((st >> 8) == (SIGTRAP | (PTRACE_EVENT_FORK << 8)) ||
+		    (st >> 8) == (SIGTRAP | (PTRACE_EVENT_CLONE << 8))) {
+			/* An injected fork or clone: note the child, go on. */
 			unsigned long child;
 
 			if (ptrace(PTRACE_GETEVENTMSG, pt->tid, 0, &child) < 0)
 				return -errno;
-			pt->sp->forked = (pid_t)child;
+			pt->sp->spawned = (pid_t)child;
 		} else if ((st >> 16) != PTRACE_EVENT_STOP) {
 			break;
 		}
@@ -369,15 +376,29 @@ slot_alloc(void)
 	return -EAGAIN;
 }
 
+/* Wait until a killed or exiting thread is gone, for good. */
 static void
-stub_reap(pid_t pid)
+thread_reap(pid_t tid)
 {
 	int st;
 
+	for (;;) {
+		pid_t r = waitpid(tid, &st, __WALL);
+
+		if (r < 0 && errno != EINTR)
+			return;
+		if (r == tid && !WIFSTOPPED(st))
+			return;
+		if (r == tid)
+			ptrace(PTRACE_CONT, tid, 0, 0);
+	}
+}
+
+static void
+stub_reap(pid_t pid)
+{
 	kill(pid, SIGKILL);
-	while (waitpid(pid, &st, __WALL) != pid || WIFSTOPPED(st))
-		if (errno == ECHILD)
-			break;
+	thread_reap(pid);
 }
 
 /* Start the stub process and take it to its hello stop. */
@@ -403,7 +424,7 @@ stub_start(struct plat_space *sp, struct plat_thread *pt)
 	e = 0;
 	if (ptrace(PTRACE_SEIZE, pid, 0, PTRACE_O_EXITKILL |
 	    PTRACE_O_TRACESYSGOOD | PTRACE_O_TRACEEXEC |
-	    PTRACE_O_TRACEFORK) < 0)
+	    PTRACE_O_TRACEFORK | PTRACE_O_TRACECLONE) < 0)
 		e = -errno;
 	if (write(sync[1], "g", 1) != 1 && e == 0)
 		e = -errno;
@@ -452,6 +473,31 @@ stub_prepare(struct plat_space *sp, struct plat_thread *pt, uint64_t ctloff)
 	return stub_map_batch(pt, ctloff);
 }
 
+/* Start pt's life in its space: known to the event loop, held. */
+static void
+thread_link(struct plat_space *sp, struct plat_thread *pt)
+{
+	pt->sp = sp;
+	pt->held = true;
+	pt->snext = sp->threads;
+	sp->threads = pt;
+	thash_add(pt);
+}
+
+static void
+thread_unlink(struct plat_thread *pt)
+{
+	struct plat_thread **pp;
+
+	for (pp = &pt->sp->threads; *pp != NULL; pp = &(*pp)->snext) {
+		if (*pp == pt) {
+			*pp = pt->snext;
+			break;
+		}
+	}
+	thash_del(pt);
+}
+
 int
 plat_space_create(void *cookie, struct arch_context *ctx,
     struct plat_space **spp, struct plat_thread **ptp,
@@ -485,7 +531,7 @@ plat_space_create(void *cookie, struct arch_context *ctx,
 	vdso = sp->tmpl.rdi;
 	ctx->regs = sp->tmpl;
 	ctx->dirty = ARCH_DIRTY_ALL;
-	thash_add(pt);
+	thread_link(sp, pt);
 	info->reserved_start = STUB_BASE;
 	info->vdso_base = vdso;
 	info->vdso_start = vdso ? vdso + (uint64_t)vdso_lo_off : 0;
@@ -495,12 +541,45 @@ plat_space_create(void *cookie, struct arch_context *ctx,
 	return 0;
 }
 
+/* A thread of sp the kernel holds stopped, to run stub code in. */
+static struct plat_thread *
+held_thread(struct plat_space *sp)
+{
+	if (sp->main->held)
+		return sp->main;
+	for (struct plat_thread *pt = sp->threads; pt != NULL; pt = pt->snext)
+		if (pt->held)
+			return pt;
+	return NULL;
+}
+
+/*
+ * Take a running thread to a stop and hold it.  Whatever stopped it (a
+ * syscall, a fault) is dropped: only a thread about to go away is held
+ * this way.  Returns -ESRCH when it is gone.
+ */
+static int
+thread_hold(struct plat_thread *pt)
+{
+	int st, e;
+
+	if (pt->held)
+		return 0;
+	ptrace(PTRACE_INTERRUPT, pt->tid, 0, 0);
+	if ((e = stub_wait(pt->tid, &st)) < 0)
+		return e;
+	pt->held = true;
+	pt->interrupted = false;
+	pt->regs_valid = false;
+	return 0;
+}
+
 int
-plat_space_fork(struct plat_space *parent, void *cookie,
+plat_space_fork(struct plat_thread *from, void *cookie,
     struct arch_context *ctx, struct plat_space **spp,
     struct plat_thread **ptp)
 {
-	struct plat_space *sp;
+	struct plat_space *parent = from->sp, *sp;
 	struct plat_thread *pt;
 	uint64_t ctloff;
 	int slot, e, st;
@@ -510,15 +589,15 @@ plat_space_fork(struct plat_space *parent, void *cookie,
 		return e;
 	if ((slot = slot_alloc()) < 0)
 		return -EAGAIN;
-	parent->forked = 0;
-	r = stub_syscall(parent->main, SYS_fork, 0, 0, 0, 0, 0, 0);
-	if (r < 0 || parent->forked <= 0) {
+	parent->spawned = 0;
+	r = stub_syscall(from, SYS_fork, 0, 0, 0, 0, 0, 0);
+	if (r < 0 || parent->spawned <= 0) {
 		slot_used[slot] = false;
 		return r < 0 ? (int)r : -EAGAIN;
 	}
 	sp = vk_xcalloc(1, sizeof(*sp));
 	pt = vk_xcalloc(1, sizeof(*pt));
-	sp->pid = pt->tid = parent->forked;
+	sp->pid = pt->tid = parent->spawned;
 	sp->slot = (unsigned)slot;
 	sp->batch = ram_ctl_page(sp->slot, &ctloff);
 	sp->tmpl = parent->tmpl;
@@ -535,17 +614,88 @@ plat_space_fork(struct plat_space *parent, void *cookie,
 		free(sp);
 		return e;
 	}
-	thash_add(pt);
+	thread_link(sp, pt);
 	*spp = sp;
 	*ptp = pt;
 	return 0;
 }
 
+int
+plat_thread_create(struct plat_thread *from, void *cookie,
+    struct arch_context *ctx, struct plat_thread **ptp)
+{
+	struct plat_space *sp = from->sp;
+	struct plat_thread *pt;
+	int st, e;
+	long r;
+
+	/* No stack: the new thread stops before it runs an instruction. */
+	sp->spawned = 0;
+	r = stub_syscall(from, SYS_clone, CLONE_VM | CLONE_FS | CLONE_FILES |
+	    CLONE_SIGHAND | CLONE_THREAD | CLONE_SYSVSEM, 0, 0, 0, 0, 0);
+	if (r < 0 || sp->spawned <= 0)
+		return r < 0 ? (r == -ENOMEM ? -EAGAIN : (int)r) : -EAGAIN;
+	pt = vk_xcalloc(1, sizeof(*pt));
+	pt->tid = sp->spawned;
+	pt->cookie = cookie;
+	pt->ctx = ctx;
+	if ((e = stub_wait(pt->tid, &st)) < 0) {
+		free(pt);
+		return -EAGAIN;
+	}
+	thread_link(sp, pt);
+	*ptp = pt;
+	return 0;
+}
+
+void
+plat_thread_destroy(struct plat_thread *pt)
+{
+	struct arch_regs r;
+
+	if (thread_hold(pt) < 0) {
+		thread_unlink(pt);
+		free(pt);
+		return;
+	}
+	if (pt == pt->sp->main) {
+		/*
+		 * The leader's exit would leave a zombie the host cannot
+		 * reap while the group lives: keep it stopped instead, and
+		 * let it run the stub's calls.
+		 */
+		pt->retired = true;
+		pt->cookie = NULL;
+		pt->ctx = NULL;
+		return;
+	}
+	r = pt->sp->tmpl;
+	r.rip = STUB_SYSCALL1;
+	r.rax = SYS_exit;
+	r.rdi = 0;
+	r.orig_rax = (uint64_t)-1;
+	if (setregs(pt->tid, &r) == 0 && ptrace(PTRACE_CONT, pt->tid, 0, 0) == 0)
+		thread_reap(pt->tid);
+	thread_unlink(pt);
+	free(pt);
+}
+
 void
 plat_space_destroy(struct plat_space *sp)
 {
-	thash_del(sp->main);
-	stub_reap(sp->pid);
+	struct plat_thread *pt;
+
+	kill(sp->pid, SIGKILL);
+	/* The leader's end is reported only after every other thread's. */
+	while ((pt = sp->threads) != NULL) {
+		if (pt != sp->main)
+			thread_reap(pt->tid);
+		sp->threads = pt->snext;
+		thash_del(pt);
+		if (pt != sp->main)
+			free(pt);
+	}
+	thread_reap(sp->pid);
 	memset(sp->batch, 0, VK_PAGE_SIZE);
 	slot_used[sp->slot] = false;
 	free(sp->main);
@@ -608,17 +758,18 @@ plat_space_protect(struct plat_space *sp, uint64_t va, uint64_t len,
 int
 plat_space_flush(struct plat_space *sp)
 {
+	struct plat_thread *pt;
 	struct arch_regs r;
 	int e = sp->error;
 
 	sp->error = 0;
-	if (sp->nbatch == 0)
+	if (sp->nbatch == 0 || (pt = held_thread(sp)) == NULL)
 		return e;
 	r = sp->tmpl;
 	r.rip = STUB_BATCH;
 	r.rbx = STUB_BATCH_PAGE;
 	r.r12 = sp->nbatch;
-	if ((e = stub_call(sp->main, &r)) == 0 && r.r13 != sp->nbatch) {
+	if ((e = stub_call(pt, &r)) == 0 && r.r13 != sp->nbatch) {
 		/* The host refused a mapping: it is out of memory. */
 		vk_log("stub %d: host mapping call %lu failed: errno %ld",
 		    sp->pid, (unsigned long)sp->batch[r.r13][0], -(long)r.rax);
@@ -656,7 +807,25 @@ plat_thread_run(struct plat_thread *pt)
 	}
 	if (ptrace(PTRACE_SYSEMU, pt->tid, 0, 0) < 0)
 		return -errno;
+	pt->held = false;
 	return 0;
+}
+
+void
+plat_thread_yield(struct plat_thread *pt)
+{
+	/*
+	 * The host scheduler favours threads that stop often (at every
+	 * syscall) over ones that compute: only the yielder's own host
+	 * sched_yield lets a computing sibling have the CPU.
+	 */
+	for (struct plat_thread *t = pt->sp->threads; t != NULL; t = t->snext) {
+		if (!t->held) {
+			(void)stub_syscall(pt, SYS_sched_yield, 0, 0, 0, 0,
+			    0, 0);
+			return;
+		}
+	}
 }
 
 void
@@ -710,8 +879,11 @@ stop_to_event(struct plat_thread *pt, int st, struct plat_event *ev)
 	if (!WIFSTOPPED(st)) {
 		thash_del(pt);
 		ev->kind = PLAT_EV_GONE;
-		return true;
+		return !pt->retired;
 	}
+	if (pt->retired)
+		return false;    /* held for good: stub calls wait for it */
+	pt->held = true;
 	sig = WSTOPSIG(st);
 	if (sig == (SIGTRAP | 0x80)) {
 		load_regs(pt);
@@ -746,7 +918,8 @@ stop_to_event(struct plat_thread *pt, int st, struct plat_event *ev)
 	ev->addr = (uint64_t)(uintptr_t)si.si_addr;
 	return true;
 resume:
-	ptrace(PTRACE_SYSEMU, pt->tid, 0, 0);
+	if (ptrace(PTRACE_SYSEMU, pt->tid, 0, 0) == 0)
+		pt->held = false;
 	return false;
 }
 

@@ -72,14 +72,29 @@ int plat_space_create(void *cookie, struct arch_context *ctx,
     struct plat_space_info *info);
 
 /*
- * A copy of parent for a forked process, with one thread whose registers
- * live in ctx (as plat_space_create).  Its host mappings start as the
+ * A copy of from's space for a forked process, with one thread whose
+ * registers live in ctx (as plat_space_create).  from is a thread the
+ * kernel holds stopped (at a syscall).  The host mappings start as the
  * parent's were at the call (same RAM file ranges, same protections).
  * Returns 0 or -EAGAIN.  May block briefly.
  */
-int plat_space_fork(struct plat_space *parent, void *cookie,
+int plat_space_fork(struct plat_thread *from, void *cookie,
     struct arch_context *ctx, struct plat_space **spp,
     struct plat_thread **ptp);
+
+/*
+ * A new thread in from's space (from is held stopped, as for fork), its
+ * registers in ctx as plat_space_create's; the caller sets them all
+ * before it first runs.  Returns 0 or -EAGAIN.  May block briefly.
+ */
+int plat_thread_create(struct plat_thread *from, void *cookie,
+    struct arch_context *ctx, struct plat_thread **ptp);
+
+/*
+ * End one thread of a space that keeps others, running or not; its
+ * events stop and pt is freed.  May block briefly.
+ */
+void plat_thread_destroy(struct plat_thread *pt);
 
 /* Kill the stub and free the space and all its threads. */
 void plat_space_destroy(struct plat_space *sp);
@@ -114,6 +129,12 @@ int plat_thread_run(struct plat_thread *pt);
 long plat_thread_fpu_get(struct plat_thread *pt, void *buf, size_t size);
 int plat_thread_fpu_set(struct plat_thread *pt, const void *buf,
     size_t size);
+
+/*
+ * Give the host CPU the stopped thread pt runs on to the space's other
+ * running threads for a moment, as a host sched_yield would.
+ */
+void plat_thread_yield(struct plat_thread *pt);
 
 /*
  * Stop a running thread soon: a PLAT_EV_STOPPED follows (or whatever stop

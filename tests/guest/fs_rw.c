@@ -386,6 +386,7 @@ static void
 test_sync(void)
 {
 	long fd, dir;
+	int pfd[2];
 
 	CHECK(put_file("sy", "sync me"), "create sy");
 	fd = CHECK_OK(syscall(SYS_open, "sy", O_RDWR, 0));
@@ -394,6 +395,9 @@ test_sync(void)
 		CHECK_OK(syscall(SYS_fsync, (int)fd));
 		CHECK_OK(syscall(SYS_fdatasync, (int)fd));
 		CHECK_OK(syscall(SYS_syncfs, (int)fd));
+		CHECK_OK(syscall(SYS_fadvise64, (int)fd, 0, 0,
+		    POSIX_FADV_SEQUENTIAL));
+		FS_CHECK_ERR(syscall(SYS_fadvise64, (int)fd, 0, 0, 99), EINVAL);
 		close((int)fd);
 	}
 	if (dir >= 0) {
@@ -405,6 +409,14 @@ test_sync(void)
 	FS_CHECK_ERR(syscall(SYS_fsync, -1), EBADF);
 	FS_CHECK_ERR(syscall(SYS_fdatasync, 9999), EBADF);
 	FS_CHECK_ERR(syscall(SYS_syncfs, -1), EBADF);
+	FS_CHECK_ERR(syscall(SYS_fadvise64, -1, 0, 0, POSIX_FADV_NORMAL),
+	    EBADF);
+	if (pipe(pfd) == 0) {
+		FS_CHECK_ERR(syscall(SYS_fadvise64, pfd[0], 0, 0,
+		    POSIX_FADV_NORMAL), ESPIPE);
+		close(pfd[0]);
+		close(pfd[1]);
+	}
 	CHECK(file_is("sy", "sync me", 7), "sync leaves the data");
 }
 

@@ -313,16 +313,33 @@ plat_console_getfl(int fd)
 }
 
 void
+plat_thread_yield(struct plat_thread *pt)
+{
+}
+
+void
 plat_thread_interrupt(struct plat_thread *pt)
 {
 }
 
 int
-plat_space_fork(struct plat_space *parent, void *cookie,
+plat_space_fork(struct plat_thread *from, void *cookie,
     struct arch_context *ctx, struct plat_space **spp,
     struct plat_thread **ptp)
 {
 	return -EAGAIN;
+}
+
+int
+plat_thread_create(struct plat_thread *from, void *cookie,
+    struct arch_context *ctx, struct plat_thread **ptp)
+{
+	return -EAGAIN;
+}
+
+void
+plat_thread_destroy(struct plat_thread *pt)
+{
 }
 
 long

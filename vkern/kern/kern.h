@@ -71,6 +71,9 @@ void timers_expire(int64_t now);
 /* sys_pidfd.c: the pid a pidfd names, or -EBADF. */
 int pidfd_pid(struct thread *td, int fd);
 
+/* sys_futex.c: wake up to n waiters of p's futex word at uaddr. */
+long futex_wake_addr(struct proc *p, uint64_t uaddr, int n);
+
 /* kern_sig.c */
 extern struct thread *curthread;
 long kern_sigtimedwait(struct thread *td, uint64_t set, uaddr_t uinfo,
@@ -110,7 +113,7 @@ struct strvec {
 };
 void strvec_insert(struct strvec *sv, size_t at, const char *s);
 void strvec_free(struct strvec *sv);
-int kern_execve(struct proc *p, char *path, struct strvec *argv,
+int kern_execve(struct thread *td, char *path, struct strvec *argv,
     struct strvec *envp, bool replace, const char **whyp);
 
 /*

@@ -117,7 +117,7 @@ kern_start(const char *name, char *const argv[], char *const envp[],
 		strvec_insert(&av, av.n, argv[i]);
 	for (size_t i = 0; envp[i] != NULL; i++)
 		strvec_insert(&ev, ev.n, envp[i]);
-	r = kern_execve(p, path, &av, &ev, false, whyp);
+	r = kern_execve(p->main, path, &av, &ev, false, whyp);
 	strvec_free(&av);
 	strvec_free(&ev);
 	if (r < 0) {

@@ -157,8 +157,9 @@ sig_discard(struct proc *p, int signo)
 		return;
 	while (sigpend_take(p, &p->pending, signo, info))
 		;
-	while (sigpend_take(p, &p->main->pending, signo, info))
-		;
+	for (struct thread *td = p->threads; td != NULL; td = td->tnext)
+		while (sigpend_take(p, &td->pending, signo, info))
+			;
 }
 
 void
@@ -213,7 +214,11 @@ sig_notify_stop(struct proc *p, int code, int status)
 	sig_post(pp->main, SIGCHLD, info, 0);
 }
 
-/* A stop signal's default action: the process stops where it is. */
+/*
+ * A stop signal's default action: the process stops where it is.  Its
+ * running threads are stopped; the others stop before they next run
+ * (sig_deliver).
+ */
 static void
 proc_stop(struct proc *p, int sig)
 {
@@ -227,6 +232,9 @@ proc_stop(struct proc *p, int sig)
 	p->cont_report = false;
 	while (sigpend_take(p, &p->pending, SIGCONT, info))
 		;
+	for (struct thread *td = p->threads; td != NULL; td = td->tnext)
+		if (td->state == TD_ONCPU && td != curthread)
+			plat_thread_interrupt(td->pt);
 	sig_notify_stop(p, CLD_STOPPED, sig);
 }
 
@@ -235,21 +243,27 @@ static void
 proc_continue(struct proc *p)
 {
 	uint8_t info[128];
-	struct thread *td = p->main;
+	struct thread *td;
 
-	for (int s = 1; s <= VK_NSIG; s++)
-		if (sig_default(s) == DFL_STOP)
-			while (sigpend_take(p, &p->pending, s, info) ||
-			    sigpend_take(p, &td->pending, s, info))
+	for (int s = 1; s <= VK_NSIG; s++) {
+		if (sig_default(s) != DFL_STOP)
+			continue;
+		while (sigpend_take(p, &p->pending, s, info))
+			;
+		for (td = p->threads; td != NULL; td = td->tnext)
+			while (sigpend_take(p, &td->pending, s, info))
 				;
+	}
 	if (!p->stopped)
 		return;
 	p->stopped = false;
 	p->stop_report = false;
 	p->cont_report = true;
-	if (td->state == TD_STOPPED) {
-		td->state = TD_ONCPU;
-		sched_setrun(td);
+	for (td = p->threads; td != NULL; td = td->tnext) {
+		if (td->state == TD_STOPPED) {
+			td->state = TD_ONCPU;
+			sched_setrun(td);
+		}
 	}
 	sig_notify_stop(p, CLD_CONTINUED, SIGCONT);
 }
@@ -259,6 +273,30 @@ sig_stops(const struct proc *p, int sig)
 {
 	return p->sigact[sig - 1].handler == (uint64_t)(uintptr_t)SIG_DFL &&
 	    sig_default(sig) == DFL_STOP;
+}
+
+/* td waits for signals in bit in rt_sigtimedwait. */
+static bool
+sig_awaited(const struct thread *td, uint64_t bit)
+{
+	return td->state == TD_PARKED && td->wait.cont == sigwait_cont &&
+	    (td->wait.arg[0] & bit);
+}
+
+/*
+ * The thread to take a signal sent to td's process: td when it does not
+ * block it, else the first thread that does not, or that waits for it.
+ * When every thread blocks it, it stays pending for whichever unblocks.
+ */
+static struct thread *
+sig_target(struct thread *td, uint64_t bit)
+{
+	if (!(td->sigmask & bit) || sig_awaited(td, bit))
+		return td;
+	for (struct thread *t = td->proc->threads; t != NULL; t = t->tnext)
+		if (!(t->sigmask & bit) || sig_awaited(t, bit))
+			return t;
+	return td;
 }
 
 void
@@ -272,13 +310,14 @@ sig_post(struct thread *td, int signo, const uint8_t info[128], unsigned how)
 		td->sigmask &= ~bit;
 		p->sigact[signo - 1].handler = (uint64_t)(uintptr_t)SIG_DFL;
 	}
+	if (!(how & SIGPOST_THREAD))
+		td = sig_target(td, bit);
 	/* SIGCONT continues a stopped process whatever its action. */
 	if (signo == SIGCONT)
 		proc_continue(p);
 	/* An ignored signal is dropped at once unless blocked (signal(7)). */
 	if (sig_ignored(p, signo) && signo != SIGKILL &&
-	    !(td->sigmask & bit) && !(td->state == TD_PARKED && td->wait.cont == sigwait_cont &&
-	    (td->wait.arg[0] & bit)))
+	    !(td->sigmask & bit) && !sig_awaited(td, bit))
 		return;
 	/* A stop takes effect at once, even for a thread in a syscall. */
 	if (sig_stops(p, signo) && !(td->sigmask & bit) &&
@@ -289,8 +328,7 @@ sig_post(struct thread *td, int signo, const uint8_t info[128], unsigned how)
 	sigpend_add(p, (how & SIGPOST_THREAD) ? &td->pending : &p->pending,
 	    signo, info);
 	poll_wake();    /* signalfd readers and pollers */
-	if (td->state == TD_PARKED && td->wait.cont == sigwait_cont &&
-	    (td->wait.arg[0] & bit)) {
+	if (sig_awaited(td, bit)) {
 		td->wait.deadline = 0;
 		return;
 	}
@@ -323,7 +361,7 @@ sig_trace(struct thread *td, int sig, const char *what)
 	if (!kern_cfg()->strace)
 		return;
 	n = snprintf(b, sizeof(b), "[pid %d] --- SIG%s %s ---\n",
-	    td->proc->pid, sigabbrev_np(sig) ? sigabbrev_np(sig) : "?", what);
+	    td->tid, sigabbrev_np(sig) ? sigabbrev_np(sig) : "?", what);
 	plat_trace_write(b, (size_t)n);
 }
 

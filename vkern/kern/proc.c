@@ -3,10 +3,12 @@
  *
  * A process comes into being with its stub (plat_space_create) and one
  * thread; its vm map covers the guest addresses the platform leaves it.
- * proc_exit() takes it down in one step: the stub is killed, its threads
- * leave every queue and its memory goes back to the RAM allocator.  The
- * struct stays, as a zombie, until its parent (for now the kernel) has
- * read the status.
+ * More threads are host threads of the same stub (plat_thread_create).
+ * proc_exit() takes a process down in one step: the stub is killed, its
+ * threads leave every queue and its memory goes back to the RAM
+ * allocator.  The struct stays, as a zombie, until its parent has read
+ * the status.  A thread that ends alone is kept until the event that
+ * ended it is handled, since its syscall still refers to it.
  */
 #include <errno.h>
 #include <signal.h>
@@ -14,18 +16,21 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <sys/resource.h>
+#include <linux/futex.h>
 
 #include "vkern/kern/kern.h"
 #include "vkern/kern/proc.h"
 #include "vkern/platform.h"
 #include "vkern/vfs/console.h"
 #include "vkern/vfs/vfs.h"
+#include "vkern/vm/copyio.h"
 #include "vkern/vm/vm_map.h"
 
 #define VM_MIN_ADDR 0x10000ULL   /* Linux's default mmap_min_addr */
 
 static int nextpid = 1;
 static struct proc *allproc;
+static struct thread *deadthreads;   /* ended alone, to be freed */
 
 struct proc *
 proc_first(void)
@@ -99,25 +104,94 @@ proc_init_files(struct proc *p)
 	p->umask = 022;
 }
 
-int
-proc_create(struct proc **pp)
+struct thread *
+thread_find(int tid)
 {
-	struct proc *p = vk_xcalloc(1, sizeof(*p));
+	struct thread *td = NULL;
+
+	for (struct proc *p = allproc; p != NULL && td == NULL; p = p->next)
+		td = proc_thread(p, tid);
+	return td;
+}
+
+/* p's thread tid, or NULL. */
+struct thread *
+proc_thread(struct proc *p, int tid)
+{
+	for (struct thread *td = p->threads; td != NULL; td = td->tnext)
+		if (td->tid == tid)
+			return td;
+	return NULL;
+}
+
+static struct thread *
+thread_alloc(struct proc *p)
+{
 	struct thread *td = vk_xcalloc(1, sizeof(*td));
-	const struct kern_config *cfg = kern_cfg();
-	struct plat_space_info info;
-	int r;
 
 	td->proc = p;
 	td->state = TD_ONCPU;
 	td->wait.console_fd = -1;
+	return td;
+}
+
+static void
+thread_link(struct proc *p, struct thread *td)
+{
+	td->tnext = p->threads;
+	p->threads = td;
+	p->nthreads++;
+	if (p->main == NULL)
+		p->main = td;
+}
+
+/* Take td off every queue and out of its process, onto the dead list. */
+static void
+thread_detach(struct thread *td)
+{
+	struct proc *p = td->proc;
+	struct thread **pp;
+
+	if (td->state == TD_PARKED && td->wait.cancel != NULL)
+		td->wait.cancel(td);
+	sched_forget(td);
+	td->state = TD_DEAD;
+	for (pp = &p->threads; *pp != NULL; pp = &(*pp)->tnext) {
+		if (*pp == td) {
+			*pp = td->tnext;
+			break;
+		}
+	}
+	p->nthreads--;
+	if (p->main == td)
+		p->main = p->threads;
+	td->tnext = deadthreads;
+	deadthreads = td;
+}
+
+static void
+thread_free(struct thread *td)
+{
+	sig_flush(&td->pending);
+	free(td);
+}
+
+int
+proc_create(struct proc **pp)
+{
+	struct proc *p = vk_xcalloc(1, sizeof(*p));
+	struct thread *td = thread_alloc(p);
+	const struct kern_config *cfg = kern_cfg();
+	struct plat_space_info info;
+	int r;
+
 	if ((r = plat_space_create(td, &td->ctx, &p->space, &td->pt,
 	    &info)) < 0) {
 		free(td);
 		free(p);
 		return r;
 	}
-	p->main = td;
+	thread_link(p, td);
 	p->pid = td->tid = nextpid++;
 	p->pgid = p->sid = p->pid;
 	p->ppid = 0;
@@ -201,16 +275,16 @@ proc_reparent(struct proc *p)
 void
 proc_exit(struct proc *p, int status)
 {
-	struct thread *td = p->main;
-
 	if (p->exiting)
 		return;
 	p->exiting = true;
 	p->exit_status = status;
-	if (td->state == TD_PARKED && td->wait.cancel != NULL)
-		td->wait.cancel(td);
-	sched_forget(td);
-	td->state = TD_DEAD;
+	for (struct thread *td = p->threads; td != NULL; td = td->tnext) {
+		if (td->state == TD_PARKED && td->wait.cancel != NULL)
+			td->wait.cancel(td);
+		sched_forget(td);
+		td->state = TD_DEAD;
+	}
 	fd_close_all(&p->fdt);
 	if (p->root != NULL) {
 		vnode_rel(p->root);
@@ -233,6 +307,12 @@ proc_reap_orphans(void)
 {
 	struct proc *p, *next;
 
+	while (deadthreads != NULL) {
+		struct thread *td = deadthreads;
+
+		deadthreads = td->tnext;
+		thread_free(td);
+	}
 	for (p = proc_first(); p != NULL; p = next) {
 		next = p->next;
 		if (p->exiting && p->reaped_by_host && p->pid != 1)
@@ -295,21 +375,17 @@ proc_fork(struct thread *td, struct proc **cp)
 {
 	struct proc *p = td->proc;
 	struct proc *c = vk_xcalloc(1, sizeof(*c));
-	struct thread *ct = vk_xcalloc(1, sizeof(*ct));
+	struct thread *ct = thread_alloc(c);
 	int r;
 
-	ct->proc = c;
-	ct->state = TD_ONCPU;
-	ct->wait.console_fd = -1;
 	ct->ctx = td->ctx;
 	ct->sigmask = td->sigmask;
 	ct->altstack_sp = td->altstack_sp;
 	ct->altstack_size = td->altstack_size;
 	ct->altstack_flags = td->altstack_flags;
-	c->main = ct;
 	vm_map_init(&c->vm, NULL, p->vm.min, p->vm.max);
 	vm_map_fork(&p->vm, &c->vm);
-	if ((r = plat_space_fork(p->space, ct, &ct->ctx, &c->space,
+	if ((r = plat_space_fork(td->pt, ct, &ct->ctx, &c->space,
 	    &ct->pt)) < 0) {
 		vm_map_destroy(&c->vm);
 		free(ct);
@@ -317,6 +393,7 @@ proc_fork(struct thread *td, struct proc **cp)
 		return r;
 	}
 	c->vm.space = c->space;
+	thread_link(c, ct);
 	c->pid = ct->tid = nextpid++;
 	proc_copy_state(c, p);
 	proc_copy_files(c, p);
@@ -333,8 +410,12 @@ proc_free(struct proc *p)
 	VK_ASSERT(p->exiting);
 	proc_unlink(p);
 	sig_flush(&p->pending);
-	sig_flush(&p->main->pending);
-	free(p->main);
+	while (p->threads != NULL) {
+		struct thread *td = p->threads;
+
+		p->threads = td->tnext;
+		thread_free(td);
+	}
 	free(p->exe);
 	free(p->cwd_path);
 	free(p->groups);
@@ -345,4 +426,107 @@ void
 proc_kill_sig(struct proc *p, int signo, bool core)
 {
 	proc_exit(p, signo | (core ? 0x80 : 0));
+}
+
+/* --- threads --- */
+
+int
+proc_thread_create(struct thread *td, struct thread **ntp)
+{
+	struct proc *p = td->proc;
+	struct thread *nt = thread_alloc(p);
+	int r;
+
+	nt->ctx = td->ctx;
+	if ((r = plat_thread_create(td->pt, nt, &nt->ctx, &nt->pt)) < 0) {
+		free(nt);
+		return r;
+	}
+	nt->ctx.dirty |= ARCH_DIRTY_ALL;
+	nt->sigmask = td->sigmask;
+	nt->altstack_flags = SS_DISABLE;
+	nt->tid = nextpid++;
+	thread_link(p, nt);
+	*ntp = nt;
+	return 0;
+}
+
+#define ROBUST_LIST_LIMIT 2048
+
+/* Mark one robust futex of a dying owner: OWNER_DIED, and a waiter woken. */
+static void
+robust_mark(struct thread *td, uint64_t uaddr)
+{
+	uint32_t word, dead;
+
+	if (copyin(td, UADDR(uaddr), &word, sizeof(word)) < 0 ||
+	    (word & FUTEX_TID_MASK) != (uint32_t)td->tid)
+		return;
+	dead = (word & FUTEX_WAITERS) | FUTEX_OWNER_DIED;
+	if (copyout(td, &dead, UADDR(uaddr), sizeof(dead)) < 0)
+		return;
+	if (word & FUTEX_WAITERS)
+		futex_wake_addr(td->proc, uaddr, 1);
+}
+
+/*
+ * The robust list (set_robust_list): every lock the thread still holds
+ * is marked, as Linux's exit_robust_list() does, with a bound on the walk
+ * so that a looped list cannot hold the kernel.
+ */
+static void
+robust_release(struct thread *td)
+{
+	struct { uint64_t next; int64_t off; uint64_t pending; } head;
+	uint64_t e;
+
+	if (td->robust_list == 0 || copyin(td, UADDR(td->robust_list), &head,
+	    sizeof(head)) < 0)
+		return;
+	e = head.next & ~1ULL;
+	for (int n = 0; e != td->robust_list && n < ROBUST_LIST_LIMIT; n++) {
+		uint64_t next;
+
+		if (e == 0 || copyin(td, UADDR(e), &next, sizeof(next)) < 0)
+			break;
+		if (e != (head.pending & ~1ULL))
+			robust_mark(td, e + (uint64_t)head.off);
+		e = next & ~1ULL;
+	}
+	if (head.pending & ~1ULL)
+		robust_mark(td, (head.pending & ~1ULL) + (uint64_t)head.off);
+}
+
+void
+proc_thread_exit(struct thread *td)
+{
+	robust_release(td);
+	if (td->clear_child_tid != 0) {
+		uint32_t zero = 0;
+
+		if (copyout(td, &zero, UADDR(td->clear_child_tid),
+		    sizeof(zero)) == 0)
+			futex_wake_addr(td->proc, td->clear_child_tid, 1);
+	}
+	plat_thread_destroy(td->pt);
+	td->pt = NULL;
+	thread_detach(td);
+}
+
+void
+proc_single_thread(struct thread *td)
+{
+	struct proc *p = td->proc;
+	struct thread *t, *next;
+
+	for (t = p->threads; t != NULL; t = next) {
+		next = t->tnext;
+		if (t == td)
+			continue;
+		plat_thread_destroy(t->pt);
+		t->pt = NULL;
+		thread_detach(t);
+	}
+	p->main = td;
+	td->tid = p->pid;
 }

@@ -2,9 +2,9 @@
  * Guest processes and threads.
  *
  * A process owns a vm map, a platform space (its stub), signal actions,
- * limits and credentials; a thread owns a register context and a platform
- * thread.  Until threads and fork land there is one thread per process and
- * one process per sandbox, but nothing here assumes it.
+ * limits, credentials and files; a thread owns a register context, a
+ * platform thread, its signal mask and its pending signals.  The threads
+ * of a process share everything else.
  */
 #ifndef VK_KERN_PROC_H
 #define VK_KERN_PROC_H
@@ -96,6 +96,7 @@ struct thread {
 	uint64_t fault_trapno, fault_err, fault_cr2;  /* the last fault */
 	struct thread *runq_next;
 	struct thread *park_next;
+	struct thread *tnext;       /* the process's threads, or the dead */
 	/* Fault bookkeeping: the last address refaulted, to catch loops. */
 	uint64_t last_fault;
 };
@@ -105,7 +106,10 @@ struct proc {
 	struct vm_map vm;
 	struct plat_space *space;
 	uint64_t vdso_base, vdso_start, vdso_end;
-	struct thread *main;
+	struct thread *main;          /* the leader, or once it is gone the */
+				      /* thread that speaks for the process */
+	struct thread *threads;       /* all live threads, main among them */
+	int nthreads;
 	struct sigact sigact[VK_NSIG];
 	struct sigpend pending;       /* directed at the process */
 	int nqueued;                  /* real-time signals queued, all told */
@@ -151,6 +155,26 @@ void proc_exit(struct proc *p, int status);
 
 /* Free what proc_exit left (the struct itself). */
 void proc_free(struct proc *p);
+
+/* The live thread tid, of any process, or NULL. */
+struct thread *thread_find(int tid);
+struct thread *proc_thread(struct proc *p, int tid);
+
+/*
+ * A new thread of td's process (clone with CLONE_THREAD): td's registers,
+ * signal mask and no alternate stack.  Returns 0 with *ntp set (not yet
+ * runnable), or -EAGAIN.
+ */
+int proc_thread_create(struct thread *td, struct thread **ntp);
+
+/*
+ * End td alone (exit(2) while other threads live): clear_child_tid and
+ * the robust list are handled; td is freed once the event is handled.
+ */
+void proc_thread_exit(struct thread *td);
+
+/* Leave td the only thread of its process, with the leader's tid (exec). */
+void proc_single_thread(struct thread *td);
 
 /*
  * fork: a copy of parent (memory copy-on-write, fds shared, signal

@@ -158,9 +158,10 @@ exec_flush_old(struct proc *p)
 }
 
 int
-kern_execve(struct proc *p, char *path, struct strvec *argv,
+kern_execve(struct thread *td, char *path, struct strvec *argv,
     struct strvec *envp, bool replace, const char **whyp)
 {
+	struct proc *p = td->proc;
 	struct exec_prep prep;
 	int r, depth;
 
@@ -174,8 +175,11 @@ kern_execve(struct proc *p, char *path, struct strvec *argv,
 		return -E2BIG;
 	if ((r = exec_prepare(p, path, &prep, whyp)) < 0)
 		return r;
-	if (replace)
+	if (replace) {
+		/* Past the point of no return: the other threads go. */
+		proc_single_thread(td);
 		exec_flush_old(p);
+	}
 	r = exec_commit(p, &prep, path, argv->v, envp->v);
 	exec_prep_release(&prep);
 	if (r < 0 && replace)
@@ -231,7 +235,7 @@ execve_user(struct thread *td, int dirfd, uaddr_t upath, uaddr_t uargv,
 		;
 	else if ((r = strvec_in(td, uargv, &argv)) == 0 &&
 	    (r = strvec_in(td, uenvp, &envp)) == 0)
-		r = kern_execve(td->proc, path, &argv, &envp, true, &why);
+		r = kern_execve(td, path, &argv, &envp, true, &why);
 	strvec_free(&argv);
 	strvec_free(&envp);
 	free(path);

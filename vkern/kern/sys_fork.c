@@ -1,15 +1,17 @@
 /*
- * Making processes: fork, vfork, clone, clone3 (without CLONE_THREAD),
- * and waiting for them: wait4, waitid.
+ * Making processes and threads: fork, vfork, clone, clone3, and waiting
+ * for processes: wait4, waitid.
  *
  * A child is a new stub forked from the parent's, with the parent's
  * memory shared copy-on-write (vm_map_fork), its fds and signal actions.
  * A vfork parent waits until the child execs or exits.  An exited child
  * is a zombie until its parent waits for it; a parent waiting parks on
- * itself and every child's exit wakes it.
- * XXX: CLONE_VM without CLONE_VFORK (and so threads) comes with #5; a
- * CLONE_VM|CLONE_VFORK child (posix_spawn) gets a copy, not the parent's
- * memory, so the exec error posix_spawn reports through it is lost.
+ * itself and every child's exit wakes it.  CLONE_THREAD makes a thread
+ * of the caller's process instead, which shares all of it.
+ * XXX: a CLONE_VM child that is not a thread (posix_spawn's
+ * CLONE_VM|CLONE_VFORK) gets a copy, not the parent's memory, so the exec
+ * error posix_spawn reports through it is lost; CLONE_VM alone, and a
+ * thread without CLONE_FILES or CLONE_FS, are refused.
  */
 #include <errno.h>
 #include <linux/sched.h>
@@ -26,7 +28,7 @@
 #define CLONE_SUPPORTED (CLONE_VM | CLONE_VFORK | CLONE_PARENT_SETTID | \
     CLONE_CHILD_SETTID | CLONE_CHILD_CLEARTID | CLONE_SETTLS | \
     CLONE_FS | CLONE_FILES | CLONE_SIGHAND | CLONE_SYSVSEM | \
-    CLONE_CLEAR_SIGHAND)
+    CLONE_CLEAR_SIGHAND | CLONE_THREAD)
 
 struct clone_req {
 	uint64_t flags;
@@ -47,19 +49,56 @@ vfork_cont(struct thread *td)
 	return (long)td->wait.arg[0];
 }
 
+/* The parts of a new thread or process clone's arguments set. */
+static void
+clone_setup(struct thread *nt, const struct clone_req *cr)
+{
+	if (cr->stack != 0)
+		nt->ctx.regs.rsp = cr->stack;
+	if (cr->flags & CLONE_SETTLS)
+		nt->ctx.regs.fs_base = cr->tls;
+	if (cr->flags & CLONE_CHILD_CLEARTID)
+		nt->clear_child_tid = cr->child_tid.va;
+}
+
+static long
+clone_thread(struct thread *td, const struct clone_req *cr)
+{
+	struct thread *nt;
+	int r, tid;
+
+	if ((cr->flags & (CLONE_FILES | CLONE_FS)) !=
+	    (CLONE_FILES | CLONE_FS) || (cr->flags & CLONE_VFORK)) {
+		vk_log("clone: a thread must share files and fs, and not vfork");
+		return -EINVAL;
+	}
+	if ((r = proc_thread_create(td, &nt)) < 0)
+		return r;
+	tid = nt->tid;
+	arch_syscall_set_ret(&nt->ctx, 0);
+	clone_setup(nt, cr);
+	/* As Linux, a bad address here does not fail the clone. */
+	if (cr->flags & CLONE_PARENT_SETTID)
+		(void)copyout(td, &tid, cr->parent_tid, sizeof(tid));
+	if (cr->flags & CLONE_CHILD_SETTID)
+		(void)copyout(nt, &tid, cr->child_tid, sizeof(tid));
+	sched_setrun(nt);
+	return tid;
+}
+
 static long
 kern_clone(struct thread *td, const struct clone_req *cr)
 {
 	struct proc *c;
 	int r, pid;
 
-	if (cr->flags & CLONE_THREAD) {
-		vk_log("threads (CLONE_THREAD) are not supported yet");
-		return -ENOSYS;
-	}
-	if ((cr->flags & ~(uint64_t)CLONE_SUPPORTED) ||
-	    ((cr->flags & CLONE_VM) && !(cr->flags & CLONE_VFORK)) ||
+	if ((cr->flags & ~(uint64_t)(CLONE_SUPPORTED)) ||
+	    ((cr->flags & CLONE_THREAD) && !(cr->flags & CLONE_SIGHAND)) ||
 	    ((cr->flags & CLONE_SIGHAND) && !(cr->flags & CLONE_VM)))
+		return -EINVAL;
+	if (cr->flags & CLONE_THREAD)
+		return clone_thread(td, cr);
+	if ((cr->flags & CLONE_VM) && !(cr->flags & CLONE_VFORK))
 		return -EINVAL;
 	if (cr->exit_signal < 0 || cr->exit_signal > VK_NSIG)
 		return -EINVAL;
@@ -72,12 +111,7 @@ kern_clone(struct thread *td, const struct clone_req *cr)
 			if (c->sigact[s].handler !=
 			    (uint64_t)(uintptr_t)SIG_IGN)
 				c->sigact[s] = (struct sigact){ 0 };
-	if (cr->stack != 0)
-		c->main->ctx.regs.rsp = cr->stack;
-	if (cr->flags & CLONE_SETTLS)
-		c->main->ctx.regs.fs_base = cr->tls;
-	if (cr->flags & CLONE_CHILD_CLEARTID)
-		c->main->clear_child_tid = cr->child_tid.va;
+	clone_setup(c->main, cr);
 	if ((cr->flags & CLONE_PARENT_SETTID) &&
 	    copyout(td, &pid, cr->parent_tid, sizeof(pid)) < 0)
 		return -EFAULT;
@@ -112,8 +146,9 @@ sys_vfork(struct thread *td, const struct sys_vfork_args *a)
 long
 sys_clone(struct thread *td, const struct sys_clone_args *a)
 {
+	/* Old clone() ignores CLONE_DETACHED, which musl still passes. */
 	struct clone_req cr = {
-		.flags = a->flags & ~0xffULL, .exit_signal = (int)(a->flags &
+		.flags = a->flags & ~(0xffULL | CLONE_DETACHED), .exit_signal = (int)(a->flags &
 		0xff), .stack = a->stack.va, .tls = a->tls,
 		.parent_tid = a->ptid, .child_tid = a->ctid,
 	};
@@ -135,7 +170,9 @@ sys_clone3(struct thread *td, const struct sys_clone3_args *a)
 	    sizeof(ca)))) < 0)
 		return r;
 	if (ca.set_tid != 0 || ca.set_tid_size != 0 || ca.cgroup != 0 ||
-	    (ca.flags & CLONE_PIDFD) || ca.exit_signal > VK_NSIG)
+	    (ca.flags & CLONE_PIDFD) || ca.exit_signal > VK_NSIG ||
+	    ((ca.flags & CLONE_THREAD) && ca.exit_signal != 0) ||
+	    (ca.stack == 0) != (ca.stack_size == 0))
 		return -EINVAL;
 	cr = (struct clone_req){
 		.flags = ca.flags, .exit_signal = (int)ca.exit_signal,

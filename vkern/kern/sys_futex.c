@@ -130,6 +130,12 @@ futex_wake(struct proc *p, uint64_t uaddr, int n, uint32_t bitset,
 }
 
 long
+futex_wake_addr(struct proc *p, uint64_t uaddr, int n)
+{
+	return futex_wake(p, uaddr, n, FUTEX_BITSET_MATCH_ANY, 0, 0);
+}
+
+long
 sys_futex(struct thread *td, const struct sys_futex_args *a)
 {
 	int op = a->op & FUTEX_CMD_MASK;

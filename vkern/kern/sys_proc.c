@@ -1,11 +1,11 @@
 /*
  * Process identity and ending: exit, exit_group, getpid, getppid, gettid,
- * set_tid_address, set_robust_list.
+ * set_tid_address, set_robust_list, get_robust_list.
  *
- * With one thread per process, exit and exit_group both end the process.
- * The addresses given to set_tid_address and set_robust_list are kept for
- * the thread's exit (the futex wake and robust-list walk come with
- * threads, #5).
+ * exit ends the calling thread, and the process with its last thread;
+ * exit_group ends them all.  A thread that ends alone clears the word
+ * set_tid_address named and wakes its futex, and releases the robust
+ * futexes it holds (proc_thread_exit).
  */
 #include <errno.h>
 #include <linux/futex.h>
@@ -30,7 +30,10 @@ long
 sys_exit(struct thread *td, const struct sys_exit_args *a)
 {
 	syscall_trace_noreturn(td, "exit", a->status);
-	kern_exit_group(td, a->status);
+	if (td->proc->nthreads > 1)
+		proc_thread_exit(td);
+	else
+		kern_exit_group(td, a->status);
 	return 0;
 }
 
@@ -74,6 +77,22 @@ sys_set_robust_list(struct thread *td, const struct sys_set_robust_list_args *a)
 		return -EINVAL;
 	td->robust_list = a->head.va;
 	td->robust_len = a->len;
+	return 0;
+}
+
+/* Any thread's list may be read: every guest process has one owner. */
+long
+sys_get_robust_list(struct thread *td, const struct sys_get_robust_list_args *a)
+{
+	struct thread *t = a->pid == 0 ? td : thread_find(a->pid);
+	uint64_t len;
+
+	if (t == NULL)
+		return -ESRCH;
+	len = sizeof(struct robust_list_head);
+	if (copyout(td, &t->robust_list, a->head, sizeof(uint64_t)) < 0 ||
+	    copyout(td, &len, a->len, sizeof(len)) < 0)
+		return -EFAULT;
 	return 0;
 }
 

@@ -1,9 +1,9 @@
 /*
  * Scheduling: sched_yield, sched_getaffinity.
  *
- * The guest sees as many CPUs as the host gives the kernel.  Yielding
- * returns at once: the kernel's loop already runs every runnable thread
- * before it serves this one again.
+ * The guest sees as many CPUs as the host gives the kernel.  Threads the
+ * kernel holds are run by its loop before it serves this one again; a
+ * yield also hands the host CPU to the process's threads that compute.
  */
 #include <errno.h>
 #include <sched.h>
@@ -18,7 +18,15 @@
 long
 sys_sched_yield(struct thread *td, const struct sys_sched_yield_args *a)
 {
+	plat_thread_yield(td->pt);
 	return 0;
+}
+
+/* The scheduler's calls name a thread: 0 for the caller, or any tid. */
+static bool
+sched_target(int tid)
+{
+	return tid == 0 || (tid > 0 && thread_find(tid) != NULL);
 }
 
 long
@@ -30,7 +38,7 @@ sys_sched_getaffinity(struct thread *td,
 	size_t size = (ncpu + 63) / 64 * sizeof(uint64_t);
 	int r;
 
-	if (a->pid != 0 && a->pid != td->proc->pid)
+	if (!sched_target(a->pid))
 		return -ESRCH;
 	/* As Linux: the buffer must hold every possible CPU's bit. */
 	if (a->len * 8 < ncpu || (a->len & (sizeof(uint64_t) - 1)) != 0)
@@ -57,8 +65,8 @@ sys_sched_setaffinity(struct thread *td,
 	unsigned ncpu = (unsigned)VK_MIN(plat_ncpus(), 64);
 	int r;
 
-	if (a->pid != 0 && a->pid != td->proc->pid)
-		return proc_find(a->pid) == NULL ? -ESRCH : 0;
+	if (!sched_target(a->pid))
+		return -ESRCH;
 	memset(mask, 0, sizeof(mask));
 	if ((r = copyin(td, a->mask, mask, VK_MIN(a->len, sizeof(mask)))) < 0)
 		return r;
@@ -131,7 +139,7 @@ sys_sched_getscheduler(struct thread *td,
 {
 	if (a->pid < 0)
 		return -EINVAL;
-	if (a->pid != 0 && proc_find(a->pid) == NULL)
+	if (!sched_target(a->pid))
 		return -ESRCH;
 	return SCHED_OTHER;
 }
@@ -143,7 +151,7 @@ sys_sched_getparam(struct thread *td, const struct sys_sched_getparam_args *a)
 
 	if (a->pid < 0)
 		return -EINVAL;
-	if (a->pid != 0 && proc_find(a->pid) == NULL)
+	if (!sched_target(a->pid))
 		return -ESRCH;
 	return copyout(td, &prio, a->param, sizeof(prio));
 }
@@ -175,8 +183,9 @@ sys_sched_get_priority_min(struct thread *td,
 }
 
 /*
- * membarrier: with every guest process single-threaded, each barrier
- * is already satisfied; QUERY says which commands there are.
+ * membarrier: every guest thread runs on the one host CPU the kernel is
+ * pinned to, and the caller's stop is a context switch there, so each
+ * barrier is already satisfied; QUERY says which commands there are.
  */
 #define MEMBARRIER_CMDS 0x1ff
 

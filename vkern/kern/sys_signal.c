@@ -1,9 +1,9 @@
 /*
- * Signal state: rt_sigaction, rt_sigprocmask.
+ * Signal state and sending: rt_sigaction, rt_sigprocmask, kill, tkill,
+ * tgkill, rt_sigqueueinfo, rt_tgsigqueueinfo.
  *
- * The actions and the mask are kept as Linux keeps them, with its checks.
- * Delivery (frames, handlers, rt_sigreturn) comes with #4; until then a
- * signal the kernel raises against a guest takes its default action.
+ * The actions (per process) and the masks (per thread) are kept as Linux
+ * keeps them, with its checks.  Delivery is kern_sig.c's.
  */
 #include <errno.h>
 #include <signal.h>
@@ -88,20 +88,6 @@ sys_rt_sigprocmask(struct thread *td, const struct sys_rt_sigprocmask_args *a)
 
 /* --- sending --- */
 
-static long
-send_self(struct thread *td, int sig, int code)
-{
-	uint8_t info[128];
-
-	if (sig < 0 || sig > VK_NSIG)
-		return -EINVAL;
-	if (sig == 0)
-		return 0;
-	sig_info_user(info, sig, code, td->proc->pid, td->proc->cred.uid);
-	sig_post(td, sig, info, code == SI_TKILL ? SIGPOST_THREAD : 0);
-	return 0;
-}
-
 /* kill(2)'s permission: root, or a real or effective uid that matches. */
 static bool
 may_signal(const struct proc *from, const struct proc *to)
@@ -155,24 +141,73 @@ sys_kill(struct thread *td, const struct sys_kill_args *a)
 	return sent > 0 ? 0 : r;
 }
 
+/* The live thread tid, in process tgid unless tgid is 0. */
+static long
+thread_arg(int tgid, int tid, struct thread **tp)
+{
+	struct thread *t = thread_find(tid);
+
+	if (t == NULL || t->proc->exiting || (tgid != 0 && t->proc->pid != tgid))
+		return -ESRCH;
+	*tp = t;
+	return 0;
+}
+
+/* tkill and tgkill: to one thread, with SI_TKILL. */
+static long
+send_thread(struct thread *td, int tgid, int tid, int sig)
+{
+	uint8_t info[128];
+	struct thread *t;
+	long r;
+
+	if (tid <= 0 || sig < 0 || sig > VK_NSIG)
+		return -EINVAL;
+	if ((r = thread_arg(tgid, tid, &t)) < 0)
+		return r;
+	if (!may_signal(td->proc, t->proc))
+		return -EPERM;
+	if (sig == 0)
+		return 0;
+	sig_info_user(info, sig, SI_TKILL, td->proc->pid, td->proc->cred.uid);
+	sig_post(t, sig, info, SIGPOST_THREAD);
+	return 0;
+}
+
 long
 sys_tgkill(struct thread *td, const struct sys_tgkill_args *a)
 {
-	if (a->tgid <= 0 || a->tid <= 0 || a->sig < 0 || a->sig > VK_NSIG)
+	if (a->tgid <= 0)
 		return -EINVAL;
-	if (a->tgid != td->proc->pid || a->tid != td->tid)
-		return -ESRCH;
-	return send_self(td, a->sig, SI_TKILL);
+	return send_thread(td, a->tgid, a->tid, a->sig);
 }
 
 long
 sys_tkill(struct thread *td, const struct sys_tkill_args *a)
 {
-	if (a->tid <= 0 || a->sig < 0 || a->sig > VK_NSIG)
-		return -EINVAL;
-	if (a->tid != td->tid)
-		return -ESRCH;
-	return send_self(td, a->sig, SI_TKILL);
+	return send_thread(td, 0, a->tid, a->sig);
+}
+
+/*
+ * The siginfo of rt_[tg]sigqueueinfo.  Only the kernel may claim to be
+ * the kernel or a tkill, except to the caller's own process.
+ */
+static long
+queue_info(struct thread *td, uaddr_t uinfo, int sig, const struct proc *to,
+    uint8_t info[128])
+{
+	int code;
+	long r;
+
+	if ((r = copyin(td, uinfo, info, 128)) < 0)
+		return r;
+	memcpy(&code, info + 8, 4);
+	if ((code >= 0 || code == SI_TKILL) && to != td->proc)
+		return -EPERM;
+	if (!may_signal(td->proc, to))
+		return -EPERM;
+	memcpy(info, &sig, 4);
+	return 0;
 }
 
 long
@@ -180,21 +215,35 @@ sys_rt_sigqueueinfo(struct thread *td,
     const struct sys_rt_sigqueueinfo_args *a)
 {
 	uint8_t info[128];
-	int code;
-	int r;
+	struct proc *to;
+	long r;
 
-	if (a->sig <= 0 || a->sig > VK_NSIG)
+	if (a->sig < 0 || a->sig > VK_NSIG)
 		return -EINVAL;
-	if ((r = copyin(td, a->info, info, sizeof(info))) < 0)
-		return r;
-	memcpy(&code, info + 8, 4);
-	/* Only the kernel may claim to be the kernel (or a tkill). */
-	if ((code >= 0 || code == SI_TKILL) && td->proc->cred.euid != 0)
-		return -EPERM;
-	if (a->pid != td->proc->pid)
+	if ((to = proc_find(a->pid)) == NULL || to->exiting)
 		return -ESRCH;
-	memcpy(info, &a->sig, 4);
-	sig_post(td, a->sig, info, 0);
+	if ((r = queue_info(td, a->info, a->sig, to, info)) < 0 || a->sig == 0)
+		return r;
+	sig_post(to->main, a->sig, info, 0);
+	return 0;
+}
+
+long
+sys_rt_tgsigqueueinfo(struct thread *td,
+    const struct sys_rt_tgsigqueueinfo_args *a)
+{
+	uint8_t info[128];
+	struct thread *t;
+	long r;
+
+	if (a->tgid <= 0 || a->tid <= 0 || a->sig < 0 || a->sig > VK_NSIG)
+		return -EINVAL;
+	if ((r = thread_arg(a->tgid, a->tid, &t)) < 0)
+		return r;
+	if ((r = queue_info(td, a->info, a->sig, t->proc, info)) < 0 ||
+	    a->sig == 0)
+		return r;
+	sig_post(t, a->sig, info, SIGPOST_THREAD);
 	return 0;
 }
 

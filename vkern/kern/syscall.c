@@ -129,7 +129,7 @@ trace_call(struct thread *td, long nr, const uint64_t *raw, long r)
 	struct tbuf t = { .n = 0 };
 	unsigned nargs = se != NULL && se->disp != NULL ? se->nargs : 6;
 
-	tprintf(&t, "[pid %d] ", td->proc->pid);
+	tprintf(&t, "[pid %d] ", td->tid);
 	if (se != NULL)
 		tprintf(&t, "%s(", se->name);
 	else
@@ -159,7 +159,7 @@ syscall_trace_noreturn(struct thread *td, const char *name, int status)
 
 	if (!kern_cfg()->strace)
 		return;
-	n = snprintf(b, sizeof(b), "[pid %d] %s(%d) = ?\n", td->proc->pid,
+	n = snprintf(b, sizeof(b), "[pid %d] %s(%d) = ?\n", td->tid,
 	    name, status);
 	plat_trace_write(b, (size_t)n);
 }

@@ -1,8 +1,8 @@
 /*
  * Attributes and places: chdir, fchdir, getcwd, chroot, umask, chmod,
  * fchmod, fchmodat, chown, fchown, lchown, fchownat,
- * utimensat, utimes, truncate, ftruncate, fallocate, fsync, fdatasync,
- * sync, syncfs.
+ * utimensat, utimes, truncate, ftruncate, fallocate, fadvise64, fsync,
+ * fdatasync, sync, syncfs.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -415,6 +415,22 @@ sys_fallocate(struct thread *td, const struct sys_fallocate_args *a)
 	if ((uint64_t)(a->off + a->len) <= va.size)
 		return 0;
 	return truncate_vn(td->proc, fp->vn, a->off + a->len);
+}
+
+/* Advice is checked and taken as a hint: file data is already in memory. */
+long
+sys_fadvise64(struct thread *td, const struct sys_fadvise64_args *a)
+{
+	struct file *fp = fd_get(&td->proc->fdt, a->fd);
+
+	if (fp == NULL)
+		return -EBADF;
+	if (!fp->seekable)
+		return -ESPIPE;
+	if (a->len < 0 || a->advice < POSIX_FADV_NORMAL ||
+	    a->advice > POSIX_FADV_NOREUSE)
+		return -EINVAL;
+	return 0;
 }
 
 /* Everything is in memory or written through: there is nothing to sync. */

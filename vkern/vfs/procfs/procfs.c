@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <stdio.h>
 
+#include "vkern/kern/kern.h"
 #include "vkern/kern/proc.h"
 #include "vkern/platform.h"
 #include "vkern/vfs/procfs/procfs.h"
@@ -203,8 +204,8 @@ procfs_gen_thread_self(const struct pfs_ctx *c, struct sbuf *sb)
 
 	if (p == NULL)
 		return -ENOENT;
-	sbuf_printf(sb, "%d/task/%d", p->pid,
-	    p->main != NULL ? p->main->tid : p->pid);
+	sbuf_printf(sb, "%d/task/%d", p->pid, curthread != NULL &&
+	    curthread->proc == p ? curthread->tid : p->pid);
 	return 0;
 }
 

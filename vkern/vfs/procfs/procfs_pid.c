@@ -146,9 +146,9 @@ procfs_gen_pid_stat(const struct pfs_ctx *c, struct sbuf *sb)
 	/* 1-13: ids, no terminal, flags, fault counts. */
 	sbuf_printf(sb, "%d (%s) %c %d %d %d 0 -1 %u 0 0 0 0 ", pid_tid(c),
 	    p->comm, pid_state(p), p->ppid, p->pgid, p->sid, PROCFS_PF_FLAGS);
-	/* 14-25: times, priority 20 and nice 0, one thread, memory. */
-	sbuf_printf(sb, "%llu 0 0 0 20 0 1 0 %llu %llu %llu %llu ",
-	    (unsigned long long)procfs_ticks(procfs_cputime(p)),
+	/* 14-25: times, priority 20 and nice 0, threads, memory. */
+	sbuf_printf(sb, "%llu 0 0 0 20 0 %d 0 %llu %llu %llu %llu ",
+	    (unsigned long long)procfs_ticks(procfs_cputime(p)), p->nthreads,
 	    (unsigned long long)pid_starttime(p),
 	    (unsigned long long)v.size,
 	    (unsigned long long)(v.rss / VK_PAGE_SIZE),
@@ -242,10 +242,11 @@ status_sig(struct sbuf *sb, const struct proc *p)
 	uint64_t ign, cgt;
 
 	pid_sigsets(p, &ign, &cgt);
-	sbuf_printf(sb, "Threads:\t1\nSigQ:\t0/%llu\n"
+	sbuf_printf(sb, "Threads:\t%d\nSigQ:\t0/%llu\n"
 	    "SigPnd:\t%016llx\nShdPnd:\t%016llx\nSigBlk:\t%016llx\n"
 	    "SigIgn:\t%016llx\nSigCgt:\t%016llx\n",
-	    (unsigned long long)p->rlim[RLIMIT_SIGPENDING].cur, 0ULL, 0ULL,
+	    p->nthreads, (unsigned long long)p->rlim[RLIMIT_SIGPENDING].cur,
+	    0ULL, 0ULL,
 	    (unsigned long long)pid_sigmask(p), (unsigned long long)ign,
 	    (unsigned long long)cgt);
 }

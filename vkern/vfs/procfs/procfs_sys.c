@@ -40,9 +40,9 @@ procfs_load_scan(struct procfs_load *l)
 		if (p->exiting)
 			continue;
 		l->nprocs++;
-		if (p->main != NULL && (p->main->state == TD_RUNNABLE ||
-		    p->main->state == TD_ONCPU))
-			l->running++;
+		for (struct thread *td = p->threads; td != NULL; td = td->tnext)
+			if (td->state == TD_RUNNABLE || td->state == TD_ONCPU)
+				l->running++;
 		l->cputime += procfs_cputime(p);
 	}
 }

@@ -193,7 +193,7 @@ pfs_resolve(const struct pfs_fs *fs, int kind, int pid, int arg,
 		return 0;
 	if ((p = proc_find(pid)) == NULL || p->exiting)
 		return -ENOENT;
-	if (s == PFS_THREAD && (p->main == NULL || p->main->tid != arg))
+	if (s == PFS_THREAD && proc_thread(p, arg) == NULL)
 		return -ENOENT;
 	if (s == PFS_FD && fd_get(&p->fdt, arg) == NULL)
 		return -ENOENT;
@@ -229,9 +229,13 @@ pfs_number_next(enum pfs_scope s, const struct pfs_ctx *c, long from,
 		}
 	} else if (s == PFS_THREAD) {
 		VK_ASSERT(c->p != NULL);
-		found = c->p->main != NULL && c->p->main->tid >= from;
-		if (found)
-			*np = c->p->main->tid;
+		for (struct thread *td = c->p->threads; td != NULL;
+		    td = td->tnext) {
+			if (td->tid >= from && (!found || td->tid < *np)) {
+				*np = td->tid;
+				found = true;
+			}
+		}
 	} else if (s == PFS_FD) {
 		VK_ASSERT(c->p != NULL);
 		for (long fd = VK_MAX(from, 0); !found && fd < c->p->fdt.n;

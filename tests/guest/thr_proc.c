@@ -1,0 +1,268 @@
+/*
+ * Threads and the process around them: a robust mutex whose owner thread
+ * dies is handed over with EOWNERDEAD; fork from a thread makes a child
+ * with one thread whose tid is its pid; exit_group from a thread ends
+ * every thread with its status; a fatal signal in a thread kills the
+ * process; execve from a thread that is not the leader kills the others
+ * and gives the new program the process's pid.
+ *
+ * Run with no arguments.  "exec-child PID" is the program execve'd by
+ * the last check: it checks it has that pid and one thread.
+ */
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+
+#include "thr_common.h"
+
+static pthread_mutex_t robust;
+
+static void *
+lock_and_die(void *arg)
+{
+	(void)arg;
+	pthread_mutex_lock(&robust);
+	return NULL;
+}
+
+static void
+check_robust(void)
+{
+	pthread_mutexattr_t ma;
+	pthread_t t;
+
+	pthread_mutexattr_init(&ma);
+	pthread_mutexattr_setrobust(&ma, PTHREAD_MUTEX_ROBUST);
+	CHECK_EQ(pthread_mutex_init(&robust, &ma), 0);
+	CHECK_EQ(pthread_create(&t, NULL, lock_and_die, NULL), 0);
+	CHECK_EQ(pthread_join(t, NULL), 0);
+	CHECK_EQ(pthread_mutex_lock(&robust), EOWNERDEAD);
+	CHECK_EQ(pthread_mutex_consistent(&robust), 0);
+	CHECK_EQ(pthread_mutex_unlock(&robust), 0);
+	CHECK_EQ(pthread_mutex_lock(&robust), 0);
+	CHECK_EQ(pthread_mutex_unlock(&robust), 0);
+}
+
+/* The raw form: a list entry whose futex word holds a dead thread's tid. */
+struct robust_entry {
+	struct robust_entry *next;
+	atomic_uint word;
+};
+
+struct robust_head {
+	struct robust_entry *list;
+	long offset;
+	struct robust_entry *pending;
+};
+
+static struct robust_entry raw_entry;
+static struct robust_head raw_head;
+static atomic_uint raw_done;
+
+static void *
+raw_owner(void *arg)
+{
+	(void)arg;
+	raw_head.list = (struct robust_entry *)&raw_head;
+	raw_head.offset = offsetof(struct robust_entry, word);
+	raw_entry.next = (struct robust_entry *)&raw_head;
+	atomic_store(&raw_entry.word, (uint32_t)gettid_raw());
+	raw_head.list = &raw_entry;
+	syscall(SYS_set_robust_list, &raw_head, sizeof(raw_head));
+	atomic_store(&raw_done, 1);
+	syscall(SYS_exit, 0);
+	return NULL;
+}
+
+static void
+check_robust_raw(void)
+{
+	struct robust_head *h = NULL;
+	size_t len = 0;
+	pthread_t t;
+	uint32_t w;
+
+	CHECK_OK(syscall(SYS_get_robust_list, 0, &h, &len));
+	CHECK_EQ(len, sizeof(struct robust_head));
+	CHECK_ERR(syscall(SYS_set_robust_list, &raw_head, 8), EINVAL);
+	CHECK_ERR(syscall(SYS_get_robust_list, 999999, &h, &len), ESRCH);
+	CHECK_EQ(pthread_create(&t, NULL, raw_owner, NULL), 0);
+	pthread_detach(t);
+	for (int i = 0; i < 200; i++) {
+		w = atomic_load(&raw_entry.word);
+		if (atomic_load(&raw_done) && (w & FUTEX_OWNER_DIED))
+			break;
+		nanosleep(&(struct timespec){ 0, 5000000 }, NULL);
+	}
+	w = atomic_load(&raw_entry.word);
+	CHECK((w & FUTEX_OWNER_DIED) != 0, "word %#x has FUTEX_OWNER_DIED", w);
+	CHECK_EQ(w & FUTEX_TID_MASK, 0);
+}
+
+/* Run fn in a forked child and return its wait status. */
+static int
+in_child(void (*fn)(void))
+{
+	int st = -1;
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		fn();
+		_exit(99);
+	}
+	CHECK(pid > 0, "fork");
+	CHECK_EQ(waitpid(pid, &st, 0), pid);
+	return st;
+}
+
+static void *
+sleeper(void *arg)
+{
+	(void)arg;
+	for (;;)
+		pause();
+	return NULL;
+}
+
+static void *
+group_exit_main(void *arg)
+{
+	(void)arg;
+	syscall(SYS_exit_group, 42);
+	return NULL;
+}
+
+static void
+child_group_exit(void)
+{
+	pthread_t t[3];
+
+	for (int i = 0; i < 2; i++)
+		pthread_create(&t[i], NULL, sleeper, NULL);
+	pthread_create(&t[2], NULL, group_exit_main, NULL);
+	for (;;)
+		pause();
+}
+
+static void *
+segv_main(void *arg)
+{
+	(void)arg;
+	*(volatile int *)8 = 1;
+	return NULL;
+}
+
+static void
+child_thread_segv(void)
+{
+	pthread_t t[2];
+
+	pthread_create(&t[0], NULL, sleeper, NULL);
+	pthread_create(&t[1], NULL, segv_main, NULL);
+	for (;;)
+		pause();
+}
+
+/* From a thread: fork, and the child checks it is one thread, its pid. */
+static void *
+fork_main(void *arg)
+{
+	int st = -1;
+	pid_t pid = fork();
+
+	(void)arg;
+	if (pid == 0) {
+		pthread_t t;
+		bool ok = gettid_raw() == getpid();
+
+		/* The child can make threads of its own. */
+		ok = ok && pthread_create(&t, NULL, lock_and_die, NULL) == 0 &&
+		    pthread_join(t, NULL) == 0;
+		_exit(ok ? 7 : 8);
+	}
+	if (pid < 0 || waitpid(pid, &st, 0) != pid)
+		return (void *)-1;
+	return (void *)(long)st;
+}
+
+static void
+check_fork_from_thread(void)
+{
+	pthread_t t;
+	void *st = NULL;
+
+	CHECK_EQ(pthread_create(&t, NULL, fork_main, NULL), 0);
+	CHECK_EQ(pthread_join(t, &st), 0);
+	CHECK((long)st >= 0 && WIFEXITED((long)st) && WEXITSTATUS((long)st) == 7,
+	    "child of a thread: status %#lx", (long)st);
+}
+
+static char *self_path;
+
+static void *
+exec_main(void *arg)
+{
+	char pid[16];
+	char *argv[] = { self_path, "exec-child", pid, NULL };
+
+	(void)arg;
+	snprintf(pid, sizeof(pid), "%d", getpid());
+	execv(self_path, argv);
+	_exit(98);
+}
+
+static void
+child_exec_from_thread(void)
+{
+	pthread_t t[2];
+
+	pthread_create(&t[0], NULL, sleeper, NULL);
+	pthread_create(&t[1], NULL, exec_main, NULL);
+	for (;;)
+		pause();
+}
+
+/* The program the thread execs: one thread, with the old pid. */
+static int
+exec_child(const char *want_pid)
+{
+	char buf[4096];
+	int fd, n;
+	const char *thr;
+
+	CHECK_EQ(getpid(), atoi(want_pid));
+	CHECK_EQ(gettid_raw(), getpid());
+	fd = (int)CHECK_OK(open("/proc/self/status", O_RDONLY));
+	n = (int)read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	buf[n > 0 ? n : 0] = '\0';
+	thr = strstr(buf, "Threads:");
+	CHECK(thr != NULL && atoi(thr + 8) == 1, "Threads: line says 1: %s",
+	    thr != NULL ? thr : "(none)");
+	return guest_failures == 0 ? 5 : 6;
+}
+
+int
+main(int argc, char **argv)
+{
+	int st;
+
+	if (argc == 3 && strcmp(argv[1], "exec-child") == 0)
+		return exec_child(argv[2]);
+	self_path = argv[0];
+	check_robust();
+	check_robust_raw();
+	check_fork_from_thread();
+	st = in_child(child_group_exit);
+	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 42, "exit_group(42) from "
+	    "a thread: status %#x", st);
+	st = in_child(child_thread_segv);
+	CHECK(WIFSIGNALED(st) && WTERMSIG(st) == SIGSEGV, "SIGSEGV in a "
+	    "thread: status %#x", st);
+	st = in_child(child_exec_from_thread);
+	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 5, "exec from a thread: "
+	    "status %#x", st);
+	return guest_done();
+}
