@@ -1,10 +1,15 @@
-/* poll, ppoll and select see pipe readiness, end of file and timeouts. */
+/*
+ * poll, ppoll and select see pipe readiness, end of file and timeouts;
+ * pselect's mask lets in a signal that comes while it waits (make's
+ * jobserver waits so for SIGCHLD).
+ */
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/select.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -17,6 +22,44 @@ now_ms(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &t);
 	return t.tv_sec * 1000LL + t.tv_nsec / 1000000;
+}
+
+static volatile int chld_seen;
+
+static void
+on_chld(int sig)
+{
+	chld_seen = sig;
+}
+
+static void
+check_pselect_mask(void)
+{
+	struct sigaction sa = { .sa_handler = on_chld };
+	sigset_t blk, old;
+	fd_set rs;
+	int fds[2], st;
+	pid_t pid;
+
+	CHECK_OK(pipe(fds));
+	CHECK_OK(sigaction(SIGCHLD, &sa, NULL));
+	sigemptyset(&blk);
+	sigaddset(&blk, SIGCHLD);
+	CHECK_OK(sigprocmask(SIG_BLOCK, &blk, &old));
+	pid = fork();
+	if (pid == 0) {
+		nanosleep(&(struct timespec){ 0, 50 * 1000000 }, NULL);
+		_exit(0);
+	}
+	FD_ZERO(&rs);
+	FD_SET(fds[0], &rs);
+	/* Parked when the child ends: its SIGCHLD must end the wait. */
+	CHECK_ERR(pselect(fds[0] + 1, &rs, NULL, NULL, NULL, &old), EINTR);
+	CHECK_EQ(chld_seen, SIGCHLD);
+	CHECK_EQ(waitpid(pid, &st, 0), pid);
+	CHECK_OK(sigprocmask(SIG_SETMASK, &old, NULL));
+	close(fds[0]);
+	close(fds[1]);
 }
 
 int
@@ -66,5 +109,6 @@ main(void)
 	FD_SET(fds[1], &rs);
 	CHECK_ERR(select(fds[1] + 1, &rs, NULL, NULL, &tv), EBADF);
 	CHECK_ERR(syscall(SYS_poll, p, 1u << 30, 0), EINVAL);
+	check_pselect_mask();
 	return guest_done();
 }

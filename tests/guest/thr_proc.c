@@ -1,6 +1,7 @@
 /*
  * Threads and the process around them: a robust mutex whose owner thread
- * dies is handed over with EOWNERDEAD; fork from a thread makes a child
+ * dies is handed over with EOWNERDEAD; a futex in MAP_SHARED memory is
+ * one futex for every process that maps it; fork from a thread makes a child
  * with one thread whose tid is its pid; exit_group from a thread ends
  * every thread with its status; a fatal signal in a thread kills the
  * process; execve from a thread that is not the leader kills the others
@@ -199,6 +200,49 @@ check_fork_from_thread(void)
 	    "child of a thread: status %#lx", (long)st);
 }
 
+/* The child waits on a shared word; the parent's wake must reach it. */
+static void
+check_shared_futex(void)
+{
+	atomic_uint *word = guest_mmap(NULL, GUEST_PAGE, PROT_READ | PROT_WRITE,
+	    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	long woken = 0;
+	int st = -1;
+	pid_t pid;
+
+	if (!CHECK(word != MAP_FAILED, "shared mapping"))
+		return;
+	atomic_store(&word[0], 0);
+	atomic_store(&word[1], 0);
+	pid = fork();
+	if (pid == 0) {
+		atomic_store(&word[1], 1);
+		while (atomic_load(&word[0]) == 0)
+			if (futex_wait(&word[0], 0, 5000) < 0 &&
+			    errno == ETIMEDOUT)
+				_exit(1);
+		_exit(0);
+	}
+	CHECK(pid > 0, "fork");
+	/* Until the child is parked: a wake finds it, or it saw the store. */
+	for (int i = 0; i < 2000 && woken == 0; i++) {
+		nanosleep(&(struct timespec){ 0, 1000000 }, NULL);
+		if (atomic_load(&word[1]) == 1 && i >= 20) {
+			atomic_store(&word[0], 1);
+			woken = futex_wake(&word[0], 1);
+			break;
+		}
+	}
+	CHECK_EQ(woken, 1);
+	CHECK_EQ(waitpid(pid, &st, 0), pid);
+	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0, "child woken: status %#x",
+	    st);
+	/* A private wake names the caller's own address, not the page. */
+	CHECK_EQ(syscall(SYS_futex, &word[0], FUTEX_WAKE_PRIVATE, 1, NULL,
+	    NULL, 0), 0);
+	guest_munmap(word, GUEST_PAGE);
+}
+
 static char *self_path;
 
 static void *
@@ -255,6 +299,7 @@ main(int argc, char **argv)
 	check_robust();
 	check_robust_raw();
 	check_fork_from_thread();
+	check_shared_futex();
 	st = in_child(child_group_exit);
 	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 42, "exit_group(42) from "
 	    "a thread: status %#x", st);

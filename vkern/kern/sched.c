@@ -103,7 +103,9 @@ sched_wakeup(struct thread *td)
 	r = td->wait.cont(td);
 	curthread = NULL;
 	if (r == -EPARKED) {
+		/* A signal that came while it was being woken ends it now. */
 		sched_park(td);
+		sig_recheck(td);
 		return;
 	}
 	syscall_finish(td, r);
