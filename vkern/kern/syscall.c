@@ -219,6 +219,10 @@ syscall_enter(struct thread *td)
 		sig_recheck(td);
 		return;
 	}
+	/* A successful execve loaded a new image: trace the call it was. */
+	if (kern_cfg()->strace && arch_syscall_nr(&td->ctx) != nr &&
+	    td->state != TD_DEAD && !td->proc->exiting)
+		trace_call(td, nr, raw, r);
 	syscall_finish(td, r);
 }
 
@@ -233,7 +237,7 @@ syscall_finish(struct thread *td, long r)
 
 	if (td->state == TD_DEAD || td->proc->exiting)
 		return;
-	if (kern_cfg()->strace) {
+	if (kern_cfg()->strace && nr >= 0) {
 		uint64_t raw[6];
 
 		arch_syscall_args(&td->ctx, raw);
