@@ -68,6 +68,11 @@ void timerfd_expire(int64_t now);
 int64_t timers_next(void);
 void timers_expire(int64_t now);
 
+/* POSIX timers (sys_ptimer.c): the earliest deadline, firing, deleting. */
+int64_t ptimer_next(void);
+void ptimer_expire(int64_t now);
+void ptimer_drop_all(struct proc *p);
+
 /* sys_pidfd.c: the pid a pidfd names, or -EBADF. */
 int pidfd_pid(struct thread *td, int fd);
 

@@ -286,6 +286,7 @@ proc_exit(struct proc *p, int status)
 		td->state = TD_DEAD;
 	}
 	fd_close_all(&p->fdt);
+	ptimer_drop_all(p);
 	if (p->root != NULL) {
 		vnode_rel(p->root);
 		vnode_rel(p->cwd);

@@ -114,6 +114,7 @@ struct proc {
 	struct sigpend pending;       /* directed at the process */
 	int nqueued;                  /* real-time signals queued, all told */
 	int64_t itimer_deadline, itimer_interval;   /* ITIMER_REAL, ns */
+	struct ptimer *ptimers;     /* timer_create's (sys_ptimer.c) */
 	struct rlim64 rlim[VK_RLIM_NLIMITS];
 	struct cred cred;
 	uint32_t *groups;             /* supplementary groups */

@@ -150,6 +150,7 @@ exec_flush_old(struct proc *p)
 	if (p->vdso_start < p->vdso_end)
 		vm_map_reserve(m, p->vdso_start, p->vdso_end);
 	fd_close_on_exec(&p->fdt);
+	ptimer_drop_all(p);
 	for (int s = 0; s < VK_NSIG; s++)
 		if (p->sigact[s].handler != (uint64_t)(uintptr_t)SIG_IGN)
 			p->sigact[s] = (struct sigact){ 0 };

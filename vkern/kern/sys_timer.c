@@ -27,8 +27,10 @@ struct kitimerval {
 int64_t
 timers_next(void)
 {
-	int64_t d = timerfd_next();
+	int64_t d = timerfd_next(), pd = ptimer_next();
 
+	if (pd >= 0 && (d < 0 || pd < d))
+		d = pd;
 	for (struct proc *p = proc_first(); p != NULL; p = p->next)
 		if (!p->exiting && p->itimer_deadline >= 0 &&
 		    (d < 0 || p->itimer_deadline < d))
@@ -42,6 +44,7 @@ timers_expire(int64_t now)
 	uint8_t info[128];
 
 	timerfd_expire(now);
+	ptimer_expire(now);
 	for (struct proc *p = proc_first(); p != NULL; p = p->next) {
 		if (p->exiting || p->itimer_deadline < 0 ||
 		    p->itimer_deadline > now)
