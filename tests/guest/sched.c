@@ -33,6 +33,25 @@ main(void)
 	CHECK_EQ(syscall(SYS_sched_getscheduler, 0), SCHED_OTHER);
 	CHECK_OK(syscall(SYS_sched_getparam, 0, &sp));
 	CHECK_EQ(sp.sched_priority, 0);
+	sp.sched_priority = 0;
+	CHECK_OK(syscall(SYS_sched_setscheduler, 0, SCHED_BATCH, &sp));
+	CHECK_EQ(syscall(SYS_sched_getscheduler, 0), SCHED_BATCH);
+	CHECK_EQ(syscall(SYS_sched_getscheduler, getpid()), SCHED_BATCH);
+	CHECK_OK(syscall(SYS_sched_setparam, 0, &sp));
+	CHECK_EQ(syscall(SYS_sched_getscheduler, 0), SCHED_BATCH);
+	sp.sched_priority = 5;
+	CHECK_ERR(syscall(SYS_sched_setscheduler, 0, SCHED_OTHER, &sp), EINVAL);
+	CHECK_ERR(syscall(SYS_sched_setparam, 0, &sp), EINVAL);
+	CHECK_ERR(syscall(SYS_sched_setscheduler, 0, 12345, &sp), EINVAL);
+	CHECK_ERR(syscall(SYS_sched_setscheduler, 0, SCHED_OTHER, NULL), EINVAL);
+	CHECK_ERR(syscall(SYS_sched_setscheduler, -1, SCHED_OTHER, &sp), EINVAL);
+	CHECK_ERR(syscall(SYS_sched_setscheduler, 0, SCHED_OTHER, (void *)8),
+	    EFAULT);
+	sp.sched_priority = 0;
+	CHECK_ERR(syscall(SYS_sched_setscheduler, 999999, SCHED_OTHER, &sp),
+	    ESRCH);
+	CHECK_OK(syscall(SYS_sched_setscheduler, 0, SCHED_OTHER, &sp));
+	CHECK_EQ(syscall(SYS_sched_getscheduler, 0), SCHED_OTHER);
 	CHECK_EQ(sched_get_priority_max(SCHED_FIFO), 99);
 	CHECK_EQ(sched_get_priority_min(SCHED_RR), 1);
 	CHECK_ERR(sched_get_priority_max(12345), EINVAL);

@@ -381,6 +381,8 @@ proc_fork(struct thread *td, struct proc **cp)
 
 	ct->ctx = td->ctx;
 	ct->sigmask = td->sigmask;
+	ct->sched_policy = td->sched_policy;
+	ct->sched_prio = td->sched_prio;
 	ct->altstack_sp = td->altstack_sp;
 	ct->altstack_size = td->altstack_size;
 	ct->altstack_flags = td->altstack_flags;
@@ -445,6 +447,8 @@ proc_thread_create(struct thread *td, struct thread **ntp)
 	}
 	nt->ctx.dirty |= ARCH_DIRTY_ALL;
 	nt->sigmask = td->sigmask;
+	nt->sched_policy = td->sched_policy;
+	nt->sched_prio = td->sched_prio;
 	nt->altstack_flags = SS_DISABLE;
 	nt->tid = nextpid++;
 	thread_link(p, nt);

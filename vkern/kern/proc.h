@@ -87,6 +87,7 @@ struct thread {
 	uint64_t clear_child_tid;
 	uint64_t robust_list, robust_len;
 	uint64_t sigmask;
+	int sched_policy, sched_prio;   /* as set, reported back */
 	struct sigpend pending;     /* directed at this thread */
 	uint64_t saved_mask;        /* rt_sigsuspend's mask to restore */
 	bool has_saved_mask;

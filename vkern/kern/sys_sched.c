@@ -29,6 +29,12 @@ sched_target(int tid)
 	return tid == 0 || (tid > 0 && thread_find(tid) != NULL);
 }
 
+static struct thread *
+sched_thread(struct thread *td, int tid)
+{
+	return tid == 0 ? td : tid > 0 ? thread_find(tid) : NULL;
+}
+
 long
 sys_sched_getaffinity(struct thread *td,
     const struct sys_sched_getaffinity_args *a)
@@ -137,23 +143,76 @@ long
 sys_sched_getscheduler(struct thread *td,
     const struct sys_sched_getscheduler_args *a)
 {
+	struct thread *t;
+
 	if (a->pid < 0)
 		return -EINVAL;
-	if (!sched_target(a->pid))
+	if ((t = sched_thread(td, a->pid)) == NULL)
 		return -ESRCH;
-	return SCHED_OTHER;
+	return t->sched_policy;
 }
 
 long
 sys_sched_getparam(struct thread *td, const struct sys_sched_getparam_args *a)
 {
-	int prio = 0;
+	struct thread *t;
 
-	if (a->pid < 0)
+	if (a->pid < 0 || a->param.va == 0)
 		return -EINVAL;
-	if (!sched_target(a->pid))
+	if ((t = sched_thread(td, a->pid)) == NULL)
 		return -ESRCH;
-	return copyout(td, &prio, a->param, sizeof(prio));
+	return copyout(td, &t->sched_prio, a->param, sizeof(int));
+}
+
+/*
+ * A policy and priority as Linux checks them: 1-99 for the real-time
+ * policies, which need privilege (RLIMIT_RTPRIO is 0), 0 for the others.
+ */
+static long
+sched_set(struct thread *td, int tid, int policy, uaddr_t uparam)
+{
+	struct thread *t;
+	int prio, r;
+
+	if (tid < 0 || uparam.va == 0)
+		return -EINVAL;
+	if ((r = copyin(td, uparam, &prio, sizeof(prio))) < 0)
+		return r;
+	if ((t = sched_thread(td, tid)) == NULL)
+		return -ESRCH;
+	policy = policy == -1 ? t->sched_policy : policy & ~SCHED_RESET_ON_FORK;
+	switch (policy) {
+	case SCHED_FIFO: case SCHED_RR:
+		if (prio < 1 || prio > 99)
+			return -EINVAL;
+		if (td->proc->cred.euid != 0)
+			return -EPERM;
+		break;
+	case SCHED_OTHER: case SCHED_BATCH: case SCHED_IDLE:
+		if (prio != 0)
+			return -EINVAL;
+		break;
+	default:
+		return -EINVAL;
+	}
+	t->sched_policy = policy;
+	t->sched_prio = prio;
+	return 0;
+}
+
+long
+sys_sched_setscheduler(struct thread *td,
+    const struct sys_sched_setscheduler_args *a)
+{
+	if (a->policy < 0)
+		return -EINVAL;
+	return sched_set(td, a->pid, a->policy, a->param);
+}
+
+long
+sys_sched_setparam(struct thread *td, const struct sys_sched_setparam_args *a)
+{
+	return sched_set(td, a->pid, -1, a->param);
 }
 
 long
