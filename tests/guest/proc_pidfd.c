@@ -1,4 +1,7 @@
-/* pidfd_open, pidfd_send_signal, waitid(P_PIDFD) and a child subreaper. */
+/*
+ * pidfd_open, pidfd_send_signal, waitid(P_PIDFD), a child subreaper, and
+ * the parent-death signal (PR_SET_PDEATHSIG).
+ */
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>
@@ -92,10 +95,50 @@ test_subreaper(void)
 	CHECK(wait(NULL) > 0, "the orphan came to the subreaper");
 }
 
+/* A grandchild asks for SIGTERM when its parent dies, and gets it. */
+static void
+test_pdeathsig(void)
+{
+	int pfd[2], st = 0, sig = -1;
+	pid_t c, g = 0;
+
+	CHECK_OK(prctl(PR_SET_PDEATHSIG, SIGUSR2));
+	CHECK_OK(prctl(PR_GET_PDEATHSIG, &sig));
+	CHECK_EQ(sig, SIGUSR2);
+	CHECK_OK(prctl(PR_SET_PDEATHSIG, 0));
+	CHECK_ERR(prctl(PR_SET_PDEATHSIG, 65), EINVAL);
+	CHECK_OK(pipe(pfd));
+	if ((c = fork()) == 0) {
+		if ((g = fork()) == 0) {
+			int inherited = -1;
+
+			/* fork clears it in the child; set it for our parent. */
+			prctl(PR_GET_PDEATHSIG, &inherited);
+			prctl(PR_SET_PDEATHSIG, inherited == 0 ? SIGTERM : 0);
+			g = getpid();
+			(void)write(pfd[1], &g, sizeof(g));
+			for (;;)
+				pause();
+		}
+		(void)read(pfd[0], &g, sizeof(g));
+		(void)write(pfd[1], &g, sizeof(g));
+		_exit(0);
+	}
+	CHECK_EQ(waitpid(c, NULL, 0), c);
+	CHECK_EQ(read(pfd[0], &g, sizeof(g)), (long)sizeof(g));
+	/* We are the subreaper: the orphan's end comes to us. */
+	CHECK_EQ(waitpid(g, &st, 0), g);
+	CHECK(WIFSIGNALED(st) && WTERMSIG(st) == SIGTERM,
+	    "the orphan died of its parent-death signal: status %#x", st);
+	close(pfd[0]);
+	close(pfd[1]);
+}
+
 int
 main(void)
 {
 	test_pidfd();
 	test_subreaper();
+	test_pdeathsig();
 	return guest_done();
 }

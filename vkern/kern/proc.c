@@ -258,17 +258,24 @@ proc_new_parent(const struct proc *p)
 	return 1;
 }
 
+/* Hand p's children to their new parent; send each its pdeathsig. */
 static void
 proc_reparent(struct proc *p)
 {
 	int np = proc_new_parent(p);
+	uint8_t info[128];
 
 	for (struct proc *c = proc_first(); c != NULL; c = c->next) {
 		if (c->ppid != p->pid)
 			continue;
 		c->ppid = np;
-		if (c->exiting)
+		if (c->exiting) {
 			sched_wake_chan(proc_find(np));
+		} else if (c->pdeathsig > 0) {
+			sig_info_user(info, c->pdeathsig, SI_USER, p->pid,
+			    p->cred.uid);
+			sig_post(c->main, c->pdeathsig, info, 0);
+		}
 	}
 }
 

@@ -2,7 +2,7 @@
  * prctl: the process attributes programs commonly ask for.
  *
  * Names, the dumpable flag, no_new_privs and the parent-death signal are
- * kept per process; the capability bounding set is read from the guest's
+ * kept per process (the signal is sent when the parent process exits); the capability bounding set is read from the guest's
  * credentials.  Other options give EINVAL, as an older kernel would.
  */
 #include <errno.h>
