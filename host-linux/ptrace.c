@@ -651,31 +651,31 @@ plat_thread_create(struct plat_thread *from, void *cookie,
 void
 plat_thread_destroy(struct plat_thread *pt)
 {
+	bool held = thread_hold(pt) == 0;
 	struct arch_regs r;
 
-	if (thread_hold(pt) < 0) {
-		thread_unlink(pt);
-		free(pt);
-		return;
-	}
 	if (pt == pt->sp->main) {
 		/*
 		 * The leader's exit would leave a zombie the host cannot
 		 * reap while the group lives: keep it stopped instead, and
-		 * let it run the stub's calls.
+		 * let it run the stub's calls.  The space owns it, gone or
+		 * not, and frees it with itself.
 		 */
 		pt->retired = true;
 		pt->cookie = NULL;
 		pt->ctx = NULL;
 		return;
 	}
-	r = pt->sp->tmpl;
-	r.rip = STUB_SYSCALL1;
-	r.rax = SYS_exit;
-	r.rdi = 0;
-	r.orig_rax = (uint64_t)-1;
-	if (setregs(pt->tid, &r) == 0 && ptrace(PTRACE_CONT, pt->tid, 0, 0) == 0)
-		thread_reap(pt->tid);
+	if (held) {
+		r = pt->sp->tmpl;
+		r.rip = STUB_SYSCALL1;
+		r.rax = SYS_exit;
+		r.rdi = 0;
+		r.orig_rax = (uint64_t)-1;
+		if (setregs(pt->tid, &r) == 0 &&
+		    ptrace(PTRACE_CONT, pt->tid, 0, 0) == 0)
+			thread_reap(pt->tid);
+	}
 	thread_unlink(pt);
 	free(pt);
 }

@@ -145,17 +145,29 @@ thread_link(struct proc *p, struct thread *td)
 		p->main = td;
 }
 
-/* Take td off every queue and out of its process, onto the dead list. */
+/* Stop td for good: its wait is cancelled and it leaves every queue. */
 static void
-thread_detach(struct thread *td)
+thread_kill(struct thread *td)
 {
-	struct proc *p = td->proc;
-	struct thread **pp;
-
 	if (td->state == TD_PARKED && td->wait.cancel != NULL)
 		td->wait.cancel(td);
 	sched_forget(td);
 	td->state = TD_DEAD;
+}
+
+/*
+ * End td while its process lives on: its host thread goes, and td leaves
+ * the process for the dead list.
+ */
+static void
+thread_end(struct thread *td)
+{
+	struct proc *p = td->proc;
+	struct thread **pp;
+
+	thread_kill(td);
+	plat_thread_destroy(td->pt);
+	td->pt = NULL;
 	for (pp = &p->threads; *pp != NULL; pp = &(*pp)->tnext) {
 		if (*pp == td) {
 			*pp = td->tnext;
@@ -286,12 +298,8 @@ proc_exit(struct proc *p, int status)
 		return;
 	p->exiting = true;
 	p->exit_status = status;
-	for (struct thread *td = p->threads; td != NULL; td = td->tnext) {
-		if (td->state == TD_PARKED && td->wait.cancel != NULL)
-			td->wait.cancel(td);
-		sched_forget(td);
-		td->state = TD_DEAD;
-	}
+	for (struct thread *td = p->threads; td != NULL; td = td->tnext)
+		thread_kill(td);
 	fd_close_all(&p->fdt);
 	ptimer_drop_all(p);
 	if (p->root != NULL) {
@@ -520,9 +528,7 @@ proc_thread_exit(struct thread *td)
 		    sizeof(zero)) == 0)
 			futex_wake_addr(td->proc, td->clear_child_tid, 1);
 	}
-	plat_thread_destroy(td->pt);
-	td->pt = NULL;
-	thread_detach(td);
+	thread_end(td);
 }
 
 void
@@ -533,11 +539,8 @@ proc_single_thread(struct thread *td)
 
 	for (t = p->threads; t != NULL; t = next) {
 		next = t->tnext;
-		if (t == td)
-			continue;
-		plat_thread_destroy(t->pt);
-		t->pt = NULL;
-		thread_detach(t);
+		if (t != td)
+			thread_end(t);
 	}
 	p->main = td;
 	td->tid = p->pid;

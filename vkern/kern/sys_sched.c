@@ -23,12 +23,6 @@ sys_sched_yield(struct thread *td, const struct sys_sched_yield_args *a)
 }
 
 /* The scheduler's calls name a thread: 0 for the caller, or any tid. */
-static bool
-sched_target(int tid)
-{
-	return tid == 0 || (tid > 0 && thread_find(tid) != NULL);
-}
-
 static struct thread *
 sched_thread(struct thread *td, int tid)
 {
@@ -44,7 +38,7 @@ sys_sched_getaffinity(struct thread *td,
 	size_t size = (ncpu + 63) / 64 * sizeof(uint64_t);
 	int r;
 
-	if (!sched_target(a->pid))
+	if (sched_thread(td, a->pid) == NULL)
 		return -ESRCH;
 	/* As Linux: the buffer must hold every possible CPU's bit. */
 	if (a->len * 8 < ncpu || (a->len & (sizeof(uint64_t) - 1)) != 0)
@@ -71,7 +65,7 @@ sys_sched_setaffinity(struct thread *td,
 	unsigned ncpu = (unsigned)VK_MIN(plat_ncpus(), 64);
 	int r;
 
-	if (!sched_target(a->pid))
+	if (sched_thread(td, a->pid) == NULL)
 		return -ESRCH;
 	memset(mask, 0, sizeof(mask));
 	if ((r = copyin(td, a->mask, mask, VK_MIN(a->len, sizeof(mask)))) < 0)
