@@ -102,22 +102,6 @@ check_robust_raw(void)
 	CHECK_EQ(w & FUTEX_TID_MASK, 0);
 }
 
-/* Run fn in a forked child and return its wait status. */
-static int
-in_child(void (*fn)(void))
-{
-	int st = -1;
-	pid_t pid = fork();
-
-	if (pid == 0) {
-		fn();
-		_exit(99);
-	}
-	CHECK(pid > 0, "fork");
-	CHECK_EQ(waitpid(pid, &st, 0), pid);
-	return st;
-}
-
 static void *
 sleeper(void *arg)
 {
@@ -125,6 +109,31 @@ sleeper(void *arg)
 	for (;;)
 		pause();
 	return NULL;
+}
+
+/*
+ * In a forked child, start two sleeping threads and then fn in a third,
+ * while the first thread pauses too; return the child's wait status.
+ * Only what fn does can end the child.
+ */
+static int
+in_child(void *(*fn)(void *))
+{
+	int st = -1;
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		pthread_t t[3];
+
+		pthread_create(&t[0], NULL, sleeper, NULL);
+		pthread_create(&t[1], NULL, sleeper, NULL);
+		pthread_create(&t[2], NULL, fn, NULL);
+		for (;;)
+			pause();
+	}
+	CHECK(pid > 0, "fork");
+	CHECK_EQ(waitpid(pid, &st, 0), pid);
+	return st;
 }
 
 static void *
@@ -135,35 +144,12 @@ group_exit_main(void *arg)
 	return NULL;
 }
 
-static void
-child_group_exit(void)
-{
-	pthread_t t[3];
-
-	for (int i = 0; i < 2; i++)
-		pthread_create(&t[i], NULL, sleeper, NULL);
-	pthread_create(&t[2], NULL, group_exit_main, NULL);
-	for (;;)
-		pause();
-}
-
 static void *
 segv_main(void *arg)
 {
 	(void)arg;
 	*(volatile int *)8 = 1;
 	return NULL;
-}
-
-static void
-child_thread_segv(void)
-{
-	pthread_t t[2];
-
-	pthread_create(&t[0], NULL, sleeper, NULL);
-	pthread_create(&t[1], NULL, segv_main, NULL);
-	for (;;)
-		pause();
 }
 
 /* From a thread: fork, and the child checks it is one thread, its pid. */
@@ -257,17 +243,6 @@ exec_main(void *arg)
 	_exit(98);
 }
 
-static void
-child_exec_from_thread(void)
-{
-	pthread_t t[2];
-
-	pthread_create(&t[0], NULL, sleeper, NULL);
-	pthread_create(&t[1], NULL, exec_main, NULL);
-	for (;;)
-		pause();
-}
-
 /* The program the thread execs: one thread, with the old pid. */
 static int
 exec_child(const char *want_pid)
@@ -300,13 +275,13 @@ main(int argc, char **argv)
 	check_robust_raw();
 	check_fork_from_thread();
 	check_shared_futex();
-	st = in_child(child_group_exit);
+	st = in_child(group_exit_main);
 	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 42, "exit_group(42) from "
 	    "a thread: status %#x", st);
-	st = in_child(child_thread_segv);
+	st = in_child(segv_main);
 	CHECK(WIFSIGNALED(st) && WTERMSIG(st) == SIGSEGV, "SIGSEGV in a "
 	    "thread: status %#x", st);
-	st = in_child(child_exec_from_thread);
+	st = in_child(exec_main);
 	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 5, "exec from a thread: "
 	    "status %#x", st);
 	return guest_done();
