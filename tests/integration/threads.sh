@@ -95,6 +95,48 @@ if __name__ == "__main__":
     print("value", v.value)
 PY
 	same python3 "$work/m.py" ;;
+python_asyncio)
+	cat > "$work/a.py" <<'PY'
+import asyncio, os, socket, subprocess, tempfile
+async def sq(n):
+    await asyncio.sleep(0.01 * n)
+    return n * n
+async def main():
+    print("gather", await asyncio.gather(*(sq(i) for i in range(5))))
+    q = asyncio.Queue()
+    async def prod():
+        for i in range(50): await q.put(i)
+        await q.put(None)
+    async def cons():
+        s = 0
+        while (x := await q.get()) is not None: s += x
+        return s
+    print("queue", (await asyncio.gather(prod(), cons()))[1])
+    p = await asyncio.create_subprocess_exec("sh", "-c", "echo sub; exit 3",
+        stdout=asyncio.subprocess.PIPE)
+    out, _ = await p.communicate()
+    print("subprocess", out, p.returncode)
+    d = tempfile.mkdtemp()
+    path = os.path.join(d, "sock")
+    async def handle(r, w):
+        line = await r.readline()
+        w.write(line.upper()); await w.drain(); w.close()
+    srv = await asyncio.start_unix_server(handle, path)
+    r, w = await asyncio.open_unix_connection(path)
+    w.write(b"over a unix socket\n"); await w.drain()
+    print("server", await r.readline())
+    w.close(); srv.close(); await srv.wait_closed()
+    os.unlink(path); os.rmdir(d)
+asyncio.run(main())
+a, b = socket.socketpair()
+rd, wr = os.pipe()
+socket.send_fds(a, [b"fd"], [wr])
+msg, fds, _, _ = socket.recv_fds(b, 16, 1)
+os.write(fds[0], b"through a passed pipe")
+print("fds", msg, os.read(rd, 64))
+print("run", subprocess.run(["echo", "done"], capture_output=True).stdout)
+PY
+	same python3 "$work/a.py" ;;
 make_j2)
 	command -v make >/dev/null && command -v gcc >/dev/null ||
 		{ echo "no make or gcc"; exit 77; }

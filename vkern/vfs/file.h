@@ -27,6 +27,8 @@ struct file_ops {
 	void (*close)(struct file *fp);
 	/* Readiness now, as poll(2)'s revents; NULL: always ready. */
 	short (*poll)(struct file *fp);
+	/* A blocking write goes on until all of it is written (a stream). */
+	bool whole_writes;
 };
 
 /*
@@ -46,6 +48,10 @@ long anon_read_einval(struct file *fp, void *buf, size_t len,
 long anon_write_einval(struct file *fp, const void *buf, size_t len,
     uint64_t *offp);
 int anon_stat(struct file *fp, struct vattr *va);
+
+/* A write whose reader has gone: EPIPE, and SIGPIPE to the writer. */
+struct thread;
+long file_epipe(struct thread *td);
 
 /* fp's readiness for events (POLLERR and POLLHUP always count). */
 short file_poll(struct file *fp, short events);

@@ -12,6 +12,7 @@
 #define VK_VFS_NAMEI_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #define VK_PATH_MAX 4096
 #define VK_NAME_MAX 255
@@ -40,6 +41,13 @@ struct nameidata {
 int vfs_lookup(struct proc *p, int dirfd, const char *path, unsigned flags,
     struct nameidata *nd);
 void nd_release(struct nameidata *nd);
+
+/*
+ * Make a node of mode (S_IFSOCK, S_IFIFO, a regular file) at path, as
+ * mknod(2) does for p; *vnp gets it, referenced.
+ */
+int vfs_mknod(struct proc *p, int dirfd, const char *path, uint32_t mode,
+    struct vnode **vnp);
 
 /* Permission to read (4), write (2) or search/execute (1) vn. */
 int vfs_access(struct proc *p, struct vnode *vn, int want, bool real_ids);

@@ -194,6 +194,7 @@ const struct file_ops pipe_fileops = {
 	.stat = pipe_stat,
 	.close = pipe_close,
 	.poll = pipe_poll,
+	.whole_writes = true,
 };
 
 bool

@@ -49,16 +49,16 @@ dir_writable(struct proc *p, struct vnode *dvp)
 	return vfs_access(p, dvp, 3, false);
 }
 
-static long
-kern_mknod(struct thread *td, int dirfd, uaddr_t upath, uint32_t mode,
-    uint64_t dev, const char *target)
+/* Make the node path names (a kernel string); *vnp, if asked, gets it. */
+static int
+mknod_path(struct proc *p, int dirfd, const char *path, uint32_t mode,
+    uint64_t dev, const char *target, struct vnode **vnp)
 {
-	struct proc *p = td->proc;
 	struct nameidata nd;
 	struct vnode *vn = NULL;
-	long r;
+	int r;
 
-	if ((r = parent_of(td, dirfd, upath, 0, &nd)) < 0)
+	if ((r = vfs_lookup(p, dirfd, path, LOOKUP_PARENT, &nd)) < 0)
 		return r;
 	if (nd.vp != NULL || is_dot(nd.last))
 		r = -EEXIST;
@@ -68,10 +68,31 @@ kern_mknod(struct thread *td, int dirfd, uaddr_t upath, uint32_t mode,
 		r = nd.dvp->ops->create == NULL ? -EPERM :
 		    nd.dvp->ops->create(nd.dvp, nd.last, mode, dev, target,
 		    p->cred.fsuid, p->cred.fsgid, &vn);
-	if (vn != NULL)
+	if (vn != NULL && vnp != NULL)
+		*vnp = vn;
+	else if (vn != NULL)
 		vnode_rel(vn);
 	nd_release(&nd);
 	return r;
+}
+
+int
+vfs_mknod(struct proc *p, int dirfd, const char *path, uint32_t mode,
+    struct vnode **vnp)
+{
+	return mknod_path(p, dirfd, path, mode, 0, NULL, vnp);
+}
+
+static long
+kern_mknod(struct thread *td, int dirfd, uaddr_t upath, uint32_t mode,
+    uint64_t dev, const char *target)
+{
+	char path[VK_PATH_MAX];
+	long r;
+
+	if ((r = copyinstr(td, upath, path, sizeof(path))) < 0)
+		return r;
+	return mknod_path(td->proc, dirfd, path, mode, dev, target, NULL);
 }
 
 long

@@ -19,7 +19,7 @@
 #include "vkern/kern/syscall_gen.h"
 #include "vkern/platform.h"
 #include "vkern/vfs/file.h"
-#include "vkern/vfs/pipe.h"
+#include "vkern/vfs/socket.h"
 #include "vkern/vfs/vfs.h"
 #include "vkern/vm/copyio.h"
 
@@ -50,9 +50,8 @@ span_write(void *arg, void *hp, size_t n)
 	return s->fp->ops->write(s->fp, hp, n, s->offp);
 }
 
-/* A write whose reader has gone: EPIPE, and SIGPIPE to the writer. */
-static long
-rw_epipe(struct thread *td)
+long
+file_epipe(struct thread *td)
 {
 	uint8_t info[128];
 
@@ -76,13 +75,15 @@ rw_park(struct thread *td, struct file *fp)
 
 /* The result of an I/O call that may have to wait or raise SIGPIPE. */
 static long
-rw_result(struct thread *td, struct file *fp, long r)
+rw_result(struct thread *td, struct file *fp, long r, bool write)
 {
+	if (r == -EAGAIN && !(fp->flags & O_NONBLOCK) && file_is_socket(fp))
+		return sock_wait(td, fp, write);
 	if (r == -EAGAIN && !(fp->flags & O_NONBLOCK) &&
 	    (fp->console_fd >= 0 || fp->chan != NULL))
 		return rw_park(td, fp);
 	if (r == -EPIPE)
-		return rw_epipe(td);
+		return file_epipe(td);
 	return r;
 }
 
@@ -114,12 +115,13 @@ kern_rw1(struct thread *td, struct file *fp, uaddr_t buf, size_t len,
 }
 
 /*
- * A blocking write to a pipe goes on until all of it is written, as
- * pipe(7) says; arg[0] fd, arg[1] buffer, arg[2] length, arg[3] done.
+ * A blocking write to a pipe or stream socket goes on until all of it is
+ * written, as pipe(7) says; arg[0] fd, arg[1] buffer, arg[2] length,
+ * arg[3] done.
  * XXX: a signal in between loses the count written so far.
  */
 static long
-pipe_write_more(struct thread *td)
+write_more(struct thread *td)
 {
 	int fdno = (int)td->wait.arg[0];
 	struct file *fp = fd_get(&td->proc->fdt, fdno);
@@ -131,13 +133,13 @@ pipe_write_more(struct thread *td)
 		return done > 0 ? (long)done : -EBADF;
 	r = kern_rw1(td, fp, UADDR(buf + done), len - done, -1, true);
 	if (r < 0 && r != -EAGAIN)
-		return done > 0 ? (long)done : rw_result(td, fp, r);
+		return done > 0 ? (long)done : rw_result(td, fp, r, true);
 	if (r > 0)
 		done += (uint64_t)r;
 	if (done == len)
 		return (long)done;
-	td->wait = (struct wait){ .cont = pipe_write_more, .deadline = -1,
-	    .console_fd = -1, .chan = pipe_chan(fp) };
+	td->wait = (struct wait){ .cont = write_more, .deadline = -1,
+	    .console_fd = -1, .chan = fp->chan };
 	td->wait.arg[0] = (uint64_t)fdno;
 	td->wait.arg[1] = buf;
 	td->wait.arg[2] = len;
@@ -162,15 +164,15 @@ kern_rw(struct thread *td, int fd, uaddr_t buf, size_t len, int64_t off,
 		return err;
 	err = kern_rw1(td, fp, buf, len, positioned ? off : -1, write);
 	if (write && err > 0 && (size_t)err < VK_MIN(len,
-	    (size_t)MAX_RW_COUNT) && file_is_pipe(fp) &&
+	    (size_t)MAX_RW_COUNT) && fp->ops->whole_writes &&
 	    !(fp->flags & O_NONBLOCK)) {
 		td->wait.arg[0] = (uint64_t)fd;
 		td->wait.arg[1] = buf.va;
 		td->wait.arg[2] = VK_MIN(len, (size_t)MAX_RW_COUNT);
 		td->wait.arg[3] = (uint64_t)err;
-		return pipe_write_more(td);
+		return write_more(td);
 	}
-	return rw_result(td, fp, err);
+	return rw_result(td, fp, err, write);
 }
 
 long
@@ -240,7 +242,7 @@ kern_rwv(struct thread *td, int fd, uaddr_t uiov, int iovcnt, int64_t off,
 		r = kern_rw1(td, fp, UADDR(iov[i].base), iov[i].len,
 		    positioned ? off + done : -1, write);
 		if (r < 0)
-			return done > 0 ? done : rw_result(td, fp, r);
+			return done > 0 ? done : rw_result(td, fp, r, write);
 		done += r;
 		if ((uint64_t)r < iov[i].len)
 			break;

@@ -19,6 +19,7 @@
 #include "vkern/vfs/console.h"
 #include "vkern/vfs/file.h"
 #include "vkern/vfs/pipe.h"
+#include "vkern/vfs/socket.h"
 #include "vkern/vfs/namei.h"
 #include "vkern/vfs/vfs.h"
 #include "vkern/vm/copyio.h"
@@ -456,10 +457,22 @@ sys_ioctl(struct thread *td, const struct sys_ioctl_args *a)
 		    fp->flags & ~(unsigned)O_NONBLOCK;
 		return 0;
 	case FIONREAD:
-		if (!file_is_pipe(fp))
+		if (file_is_socket(fp)) {
+			if ((r = (int)usock_nread(usock_of(fp))) < 0)
+				return r;
+			one = r;
+		} else if (file_is_pipe(fp)) {
+			one = (int)pipe_nread(fp);
+		} else {
 			break;
-		one = (int)pipe_nread(fp);
+		}
 		return copyout(td, &one, UADDR(a->arg), sizeof(one));
+	case TIOCOUTQ:
+		if (!file_is_socket(fp))
+			break;
+		if ((r = (int)usock_nwrite(usock_of(fp))) < 0)
+			return r;
+		return copyout(td, &r, UADDR(a->arg), sizeof(r));
 	}
 	if (fp->console_fd < 0)
 		return -ENOTTY;
