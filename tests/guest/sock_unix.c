@@ -409,6 +409,15 @@ test_timeout_and_errors(void)
 	v = 1;
 	CHECK_ERR(setsockopt(sv[0], SOL_SOCKET, 9999, &v, sizeof(v)),
 	    ENOPROTOOPT);
+	/* Options that change nothing here are still kept. */
+	CHECK_OK(setsockopt(sv[0], SOL_SOCKET, SO_REUSEADDR, &v, sizeof(v)));
+	len = sizeof(v);
+	v = 0;
+	CHECK_OK(getsockopt(sv[0], SOL_SOCKET, SO_REUSEADDR, &v, &len));
+	CHECK_EQ(v, 1);
+	CHECK_OK(getsockopt(sv[0], SOL_SOCKET, SO_KEEPALIVE, &v, &len));
+	CHECK_EQ(v, 0);
+	v = 1;
 	CHECK_ERR(setsockopt(sv[0], 6 /* IPPROTO_TCP */, 1, &v, sizeof(v)), EOPNOTSUPP);
 	CHECK_ERR(listen(sv[0], 1), EINVAL);
 	CHECK_ERR(accept(sv[0], NULL, NULL), EINVAL);

@@ -1,8 +1,9 @@
 #!/bin/bash
 # Real programs with threads inside vkernel against native runs: python3's
-# threading, thread pools, queues and conditions; multiprocessing (forked
-# workers, pipes, semaphores in shared memory); make -j2 building a small
-# C project.  Usage: threads.sh VKERNEL CASE
+# threading, thread pools, queues and conditions; multiprocessing (forked,
+# forkserver and spawned workers, pipes, semaphores in shared memory, a
+# Manager); asyncio with subprocesses and local sockets; make -j2
+# building a small C project.  Usage: threads.sh VKERNEL CASE
 set -u
 vk=$1
 case_=$2
@@ -93,6 +94,14 @@ if __name__ == "__main__":
     for p in ps: p.start()
     for p in ps: p.join()
     print("value", v.value)
+    # forkserver passes descriptors over a local socket; a Manager serves
+    # over one bound in /tmp.
+    for m in ("forkserver", "spawn"):
+        with mp.get_context(m).Pool(2) as p:
+            print(m, sum(p.map(sq, range(50))))
+    with mp.Manager() as man:
+        d = man.dict(); d["k"] = 1; l = man.list(range(3))
+        print("manager", dict(d), list(l))
 PY
 	same python3 "$work/m.py" ;;
 python_asyncio)

@@ -91,6 +91,7 @@ usock_new(int type, const struct ucred *cred)
 	so->rq_tail = &so->rq;
 	so->acceptq_tail = &so->acceptq;
 	so->sndbuf = so->rcvbuf = SOCKBUF_DEF;
+	so->rcvlowat = 1;
 	so->ino = usock_ino++;
 	so->cred = *cred;
 	return so;
@@ -677,10 +678,40 @@ timeo_set(int64_t *nsp, const void *val, socklen_t len)
 	return 0;
 }
 
+/*
+ * The on/off options a local socket keeps and reports, though they
+ * change nothing for it (as on Linux).
+ */
+static bool
+flag_opt(int name)
+{
+	switch (name) {
+	case SO_REUSEADDR:
+	case SO_REUSEPORT:
+	case SO_KEEPALIVE:
+	case SO_BROADCAST:
+	case SO_OOBINLINE:
+	case SO_DONTROUTE:
+		return true;
+	}
+	return false;
+}
+
 int
 usock_getopt(struct usock *so, int name, void *val, socklen_t *len)
 {
+	if (flag_opt(name))
+		return opt_int(val, len, (so->optflags >> name) & 1);
 	switch (name) {
+	case SO_PRIORITY:
+		return opt_int(val, len, so->priority);
+	case SO_RCVLOWAT:
+		return opt_int(val, len, so->rcvlowat);
+	case SO_LINGER:
+		if (*len > sizeof(so->linger))
+			*len = sizeof(so->linger);
+		memcpy(val, &so->linger, *len);
+		return 0;
 	case SO_TYPE:
 		return opt_int(val, len, so->type);
 	case SO_DOMAIN:
@@ -733,11 +764,31 @@ usock_setopt(struct usock *so, int name, const void *val, socklen_t len)
 	case SO_SNDTIMEO_OLD:
 	case SO_SNDTIMEO_NEW:
 		return timeo_set(&so->sndtimeo, val, len);
+	case SO_LINGER:
+		if (len < sizeof(so->linger))
+			return -EINVAL;
+		memcpy(&so->linger, val, sizeof(so->linger));
+		so->linger.l_onoff = so->linger.l_onoff != 0;
+		return 0;
 	}
 	if (len < sizeof(int))
 		return -EINVAL;
 	memcpy(&v, val, sizeof(v));
+	if (flag_opt(name)) {
+		so->optflags = v ? so->optflags | 1u << name :
+		    so->optflags & ~(1u << name);
+		return 0;
+	}
 	switch (name) {
+	case SO_PRIORITY:
+		/* Above 6 takes CAP_NET_ADMIN, which the guest lacks. */
+		if (v < 0 || v > 6)
+			return -EPERM;
+		so->priority = v;
+		return 0;
+	case SO_RCVLOWAT:
+		so->rcvlowat = v < 1 ? 1 : v;
+		return 0;
 	case SO_SNDBUF:
 		so->sndbuf = bufsize(v, SNDBUF_MIN);
 		usock_wake(so);

@@ -47,6 +47,9 @@ struct usock {
 	int sndbuf, rcvbuf;
 	int64_t sndtimeo, rcvtimeo;   /* ns; 0: none */
 	bool passcred;
+	uint32_t optflags;        /* 1 << SO_REUSEADDR and such: kept only */
+	int priority, rcvlowat;   /* kept only */
+	struct linger linger;     /* kept only */
 	struct ucred cred;        /* the creator's, for write(2) */
 	struct ucred peercred;    /* SO_PEERCRED */
 	uint64_t ino;
