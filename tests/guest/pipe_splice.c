@@ -1,8 +1,12 @@
-/* splice and tee move pipe data; a large blocking pipe write is whole. */
+/*
+ * splice and tee move pipe data; a large blocking pipe write is whole,
+ * unless a signal ends it.
+ */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -65,10 +69,39 @@ test_big_write(void)
 	free(buf);
 }
 
+static void
+on_alarm(int sig)
+{
+	(void)sig;
+}
+
+/* A signal ends a blocking write that has written part: its count. */
+static void
+test_interrupted_write(void)
+{
+	struct sigaction sa = { .sa_handler = on_alarm };
+	struct itimerval it = { .it_value = { 0, 50000 } };
+	size_t n = 200000;
+	char *buf = calloc(1, n);
+	int p[2];
+
+	sigaction(SIGALRM, &sa, NULL);
+	CHECK_OK(pipe(p));
+	CHECK_OK(setitimer(ITIMER_REAL, &it, NULL));
+	CHECK_EQ(write(p[1], buf, n), 65536);
+	/* With nothing written yet, it is EINTR. */
+	CHECK_OK(setitimer(ITIMER_REAL, &it, NULL));
+	CHECK_ERR(write(p[1], buf, 1), EINTR);
+	close(p[0]);
+	close(p[1]);
+	free(buf);
+}
+
 int
 main(void)
 {
 	test_splice_tee();
 	test_big_write();
+	test_interrupted_write();
 	return guest_done();
 }

@@ -383,6 +383,33 @@ test_datagrams(const char *path)
 }
 
 static void
+on_alarm(int sig)
+{
+	(void)sig;
+}
+
+/* A signal ends a blocking stream write with the count it wrote. */
+static void
+test_interrupted_send(void)
+{
+	struct sigaction sa = { .sa_handler = on_alarm };
+	struct itimerval it = { .it_value = { 0, 50000 } };
+	size_t n = 4 << 20;
+	char *buf = calloc(1, n);
+	long r;
+	int sv[2];
+
+	sigaction(SIGALRM, &sa, NULL);
+	CHECK_OK(socketpair(AF_UNIX, SOCK_STREAM, 0, sv));
+	CHECK_OK(setitimer(ITIMER_REAL, &it, NULL));
+	r = write(sv[0], buf, n);
+	CHECK(r > 0 && (size_t)r < n, "interrupted send wrote %ld", r);
+	close(sv[0]);
+	close(sv[1]);
+	free(buf);
+}
+
+static void
 test_timeout_and_errors(void)
 {
 	struct timeval tv = { 0, 50000 }, got;
@@ -481,6 +508,7 @@ main(void)
 	test_listen_connect(path);
 	test_across_fork();
 	test_datagrams(dpath);
+	test_interrupted_send();
 	test_timeout_and_errors();
 	return guest_done();
 }

@@ -55,8 +55,9 @@ worker_start(struct worker *w, uint64_t unblock)
 {
 	*w = (struct worker){ .unblock = unblock };
 	CHECK_EQ(pthread_create(&w->handle, NULL, worker_main, w), 0);
+	/* Up to 5 s: a loaded machine may be slow to run the new thread. */
 	for (int i = 0; i < 5000 && atomic_load(&w->tid) == 0; i++)
-		sched_yield();
+		nanosleep(&(struct timespec){ 0, 1000000 }, NULL);
 	CHECK(atomic_load(&w->tid) != 0, "worker started");
 	/* Time to reach its futex wait, which a signal must interrupt. */
 	nanosleep(&(struct timespec){ 0, 50 * 1000000 }, NULL);

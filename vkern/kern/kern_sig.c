@@ -78,17 +78,23 @@ sig_ignored(const struct proc *p, int sig)
 /*
  * End a parked syscall because of a signal: EINTR, or, when the handler
  * asks for SA_RESTART and the call can simply run again, back up to the
- * syscall instruction so that it does after the handler.
+ * syscall instruction so that it does after the handler.  A read or
+ * write that had moved some bytes returns their count.
  */
 static void
 sig_interrupt(struct thread *td, int sig)
 {
 	const struct sigact *sa = &td->proc->sigact[sig - 1];
+	long done = td->wait.done;
 
 	sched_unpark(td);
 	if (td->wait.cancel != NULL)
 		td->wait.cancel(td);
 	td->state = TD_ONCPU;
+	if (done > 0) {
+		syscall_finish(td, done);
+		return;
+	}
 	if ((sa->flags & SA_RESTART) && td->wait.cont == syscall_redispatch) {
 		td->ctx.regs.rip -= 2;
 		td->ctx.regs.rax = td->ctx.regs.orig_rax;

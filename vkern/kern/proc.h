@@ -75,6 +75,7 @@ struct wait {
 	int console_fd;		/* console fd to wait for readability, or -1 */
 	const void *chan;	/* a kernel object whose change wakes it */
 	uint64_t arg[4];	/* the handler's own state */
+	long done;		/* bytes moved so far: what a signal returns */
 };
 
 struct thread {

@@ -117,8 +117,7 @@ kern_rw1(struct thread *td, struct file *fp, uaddr_t buf, size_t len,
 /*
  * A blocking write to a pipe or stream socket goes on until all of it is
  * written, as pipe(7) says; arg[0] fd, arg[1] buffer, arg[2] length,
- * arg[3] done.
- * XXX: a signal in between loses the count written so far.
+ * arg[3] done.  A signal in between ends it with the count written.
  */
 static long
 write_more(struct thread *td)
@@ -144,6 +143,7 @@ write_more(struct thread *td)
 	td->wait.arg[1] = buf;
 	td->wait.arg[2] = len;
 	td->wait.arg[3] = done;
+	td->wait.done = (long)done;
 	return -EPARKED;
 }
 

@@ -676,6 +676,7 @@ xfer_step(struct thread *td, struct xfer *x)
 			    .cancel = xfer_cancel, .deadline = -1,
 			    .console_fd = -1, .chan = chan };
 			td->wait.arg[0] = (uint64_t)(uintptr_t)x;
+			td->wait.done = (long)x->done;
 			return -EPARKED;
 		}
 		if (r <= 0)
