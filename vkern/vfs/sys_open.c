@@ -165,7 +165,9 @@ kern_openat(struct thread *td, int dirfd, const char *path, unsigned flags,
 	nd_release(&nd);
 	if (fp == NULL)
 		return r;
-	if (!(flags & O_PATH) && fp->vn->ops->open != NULL &&
+	/* The terminal's file has no vnode to open. */
+	if (!(flags & O_PATH) && fp->vn != NULL &&
+	    fp->vn->ops->open != NULL &&
 	    (r = fp->vn->ops->open(fp->vn, fp)) < 0) {
 		file_rel(fp);
 		return r;
