@@ -5,11 +5,19 @@
  * fd is ready, and otherwise the guest thread is parked until it is.  The
  * host's fd flags are left alone, since the fds are shared with whatever
  * started vkernel (a shell, most often).
+ *
+ * When one of them is a terminal, the guest drives it: its termios go to
+ * the host terminal as they are, so the host's line discipline does the
+ * echo, the line editing and the Ctrl-C that signals vkernel (which hands
+ * it to the guest).  The settings vkernel found are put back when it
+ * exits, however it exits short of an uncatchable signal.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdbool.h>
+#include <stdlib.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -17,6 +25,39 @@
 #include "arch/x86/abi.h"
 #include "host-linux/host.h"
 #include "vkern/platform.h"
+
+static int saved_fd = -1;
+static struct arch_termios saved_tio;
+
+/*
+ * Put the host terminal back as vkernel found it.  SIGTTOU is blocked
+ * first: a vkernel the host shell put in the background must still
+ * restore, not stop (a blocked SIGTTOU lets a background TCSETS through).
+ */
+void
+console_restore(void)
+{
+	sigset_t ttou;
+
+	if (saved_fd < 0)
+		return;
+	sigemptyset(&ttou);
+	sigaddset(&ttou, SIGTTOU);
+	(void)sigprocmask(SIG_BLOCK, &ttou, NULL);
+	(void)ioctl(saved_fd, TCSETS, &saved_tio);
+}
+
+void
+console_init(void)
+{
+	for (int fd = 0; fd < 3; fd++) {
+		if (ioctl(fd, TCGETS, &saved_tio) == 0) {
+			saved_fd = fd;
+			atexit(console_restore);
+			return;
+		}
+	}
+}
 
 /*
  * True when a read of fd would wait: poll says no data, and the fd can be
@@ -146,7 +187,20 @@ plat_console_stat(int fd, struct plat_console_stat *cs)
 int
 plat_console_ioctl(int fd, unsigned long req, void *arg)
 {
-	if (req != TCGETS && req != TIOCGWINSZ)
+	int r;
+
+	switch (req) {
+	case TCFLSH:
+	case TCXONC:
+		/* These take their argument by value. */
+		r = ioctl(fd, req, (unsigned long)*(const int *)arg);
+		break;
+	case TCGETS: case TCSETS: case TCSETSW: case TCSETSF:
+	case TIOCGWINSZ: case TIOCSWINSZ: case FIONREAD: case TIOCOUTQ:
+		r = ioctl(fd, req, arg);
+		break;
+	default:
 		return -ENOTTY;
-	return ioctl(fd, req, arg) < 0 ? -errno : 0;
+	}
+	return r < 0 ? -errno : 0;
 }

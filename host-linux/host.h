@@ -26,11 +26,16 @@ void *ram_ctl_page(unsigned slot, uint64_t *offp);
 /* ptrace.c */
 int ptrace_init(struct vk_error **err);
 
-/* console.c, hostinfo.c */
+/*
+ * console.c: remember the host terminal's settings (before the lock-down)
+ * and put them back, which exit does by itself.
+ */
+void console_init(void);
+void console_restore(void);
+
+/* hostinfo.c */
 int hostinfo_init(struct vk_error **err);
 int trace_open(const char *path, struct vk_error **err);
-int console_fd_count(void);
-const int *console_poll_fds(int *nfds);
 
 /* lockdown.c */
 int lockdown_install(struct vk_error **err);

@@ -152,5 +152,6 @@ plat_trace_write(const char *buf, size_t len)
 _Noreturn void
 plat_abort(void)
 {
+	console_restore();
 	abort();
 }

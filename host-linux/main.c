@@ -273,6 +273,7 @@ boot(const struct run_opts *o, struct vk_error **err)
 	if (o->strace_path != NULL && (r = trace_open(o->strace_path, err)) < 0)
 		return r;
 	signal(SIGPIPE, SIG_IGN);
+	console_init();
 	kern_init(&cfg);
 	if ((r = boot_files(o, err)) < 0)
 		return r;

@@ -86,7 +86,10 @@ static bool watched[3];
  * returns at once.  XXX: one that lands between the check and the wait
  * waits for the next guest stop.
  */
-static const int host_sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGWINCH };
+static const int host_sigs[] = {
+	SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGWINCH,
+	SIGTSTP,   /* the guest's to act on: vkernel itself never stops */
+};
 static volatile sig_atomic_t host_pending;
 
 static void

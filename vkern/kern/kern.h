@@ -88,6 +88,12 @@ long kern_sigtimedwait(struct thread *td, uint64_t set, uaddr_t uinfo,
 void syscall_enter(struct thread *td);
 void syscall_finish(struct thread *td, long r);
 long syscall_redispatch(struct thread *td);
+/*
+ * Make td's call run again when it resumes (back over the syscall
+ * instruction, its number in rax again), or undo that: it returns r.
+ */
+void syscall_restart(struct thread *td);
+void syscall_unrestart(struct thread *td, long r);
 void syscall_trace_noreturn(struct thread *td, const char *name, int status);
 
 /* vm_fault.c */

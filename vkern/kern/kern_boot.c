@@ -19,6 +19,7 @@
 #include "vkern/kern/proc.h"
 #include "vkern/platform.h"
 #include "vkern/vfs/namei.h"
+#include "vkern/vfs/tty.h"
 #include "vkern/vfs/vfs.h"
 #include "vkern/vm/vm_ram.h"
 
@@ -165,16 +166,18 @@ sig_fault(struct thread *td, int signo, int code, uint64_t addr)
 }
 
 /*
- * A signal the host sent vkernel: SIGINT, SIGQUIT and SIGWINCH go to the
- * console's foreground process group (pid 1's group: job control comes
- * with #5), SIGTERM and SIGHUP to pid 1; a second SIGTERM ends the
- * sandbox at once.
+ * A signal the host sent vkernel: SIGINT, SIGQUIT, SIGTSTP and SIGWINCH
+ * are the terminal's (its keys, a resize) and go to the guest terminal's
+ * foreground group, or to pid 1's group when there is no terminal;
+ * SIGTERM and SIGHUP go to pid 1; a second SIGTERM ends the sandbox at
+ * once.
  */
 static void
 kern_hostsig(int sig)
 {
 	static int nterm;
 	uint8_t info[128];
+	int pgid = tty_fg_pgrp();
 
 	sig_info_user(info, sig, SI_KERNEL, 0, 0);
 	if (sig == SIGTERM && ++nterm > 1) {
@@ -185,9 +188,7 @@ kern_hostsig(int sig)
 		sig_post(initproc->main, sig, info, 0);
 		return;
 	}
-	for (struct proc *p = proc_first(); p != NULL; p = p->next)
-		if (!p->exiting && p->pgid == initproc->pgid)
-			sig_post(p->main, sig, info, 0);
+	sig_post_pgrp(pgid < 0 ? initproc->pgid : pgid, sig, info);
 }
 
 static void

@@ -3,8 +3,8 @@
  *
  * A signal is made pending on the process with its siginfo; before a
  * thread is resumed, its unblocked pending signals are taken in order:
- * ignored, a default action (terminate, terminate with core, ignore;
- * stop and continue come with job control, #5), or a handler, for which
+ * ignored, a default action (terminate, terminate with core, ignore,
+ * stop), or a handler, for which
  * the x86-64 frame is written onto the guest's stack (or its alternate
  * stack) with the registers and the FPU state of the moment.  A thread
  * parked in a syscall is woken: the call fails with EINTR, or with
@@ -66,13 +66,22 @@ sig_info_fault(uint8_t info[128], int signo, int code, uint64_t addr)
 	memcpy(info + 16, &addr, 8);
 }
 
+/*
+ * Ignored: by SIG_IGN, by default, or a terminal's stop signal with its
+ * default action in an orphaned group, which Linux discards (nobody is
+ * left to continue the group).
+ */
 static bool
 sig_ignored(const struct proc *p, int sig)
 {
 	uint64_t h = p->sigact[sig - 1].handler;
 
-	return h == (uint64_t)(uintptr_t)SIG_IGN ||
-	    (h == (uint64_t)(uintptr_t)SIG_DFL && sig_default(sig) == DFL_IGN);
+	if (h == (uint64_t)(uintptr_t)SIG_IGN)
+		return true;
+	if (h != (uint64_t)(uintptr_t)SIG_DFL)
+		return false;
+	return sig_default(sig) == DFL_IGN || (sig_default(sig) == DFL_STOP &&
+	    sig != SIGSTOP && pgrp_orphaned(p->pgid));
 }
 
 /*
@@ -96,9 +105,7 @@ sig_interrupt(struct thread *td, int sig)
 		return;
 	}
 	if ((sa->flags & SA_RESTART) && td->wait.cont == syscall_redispatch) {
-		td->ctx.regs.rip -= 2;
-		td->ctx.regs.rax = td->ctx.regs.orig_rax;
-		td->ctx.dirty |= ARCH_DIRTY_ALL;
+		syscall_restart(td);
 		sched_setrun(td);
 		return;
 	}
@@ -127,6 +134,14 @@ sigpend_add(struct proc *p, struct sigpend *sp, int signo,
 		;
 	*tail = q;
 	sp->set |= SIGBIT(signo);
+}
+
+void
+sig_post_pgrp(int pgid, int signo, const uint8_t info[128])
+{
+	for (struct proc *p = proc_first(); p != NULL; p = p->next)
+		if (!p->exiting && p->pgid == pgid)
+			sig_post(p->main, signo, info, 0);
 }
 
 /* Take the first queued signo off sp; false when there is none. */
@@ -436,7 +451,7 @@ sig_act(struct thread *td, int sig, const uint8_t info[128])
 	struct proc *p = td->proc;
 	struct sigact *sa = &p->sigact[sig - 1];
 
-	if (sa->handler == (uint64_t)(uintptr_t)SIG_IGN)
+	if (sig_ignored(p, sig))
 		return true;
 	if (sa->handler == (uint64_t)(uintptr_t)SIG_DFL) {
 		switch (sig_default(sig)) {
@@ -457,6 +472,10 @@ sig_act(struct thread *td, int sig, const uint8_t info[128])
 		}
 	}
 	sig_trace(td, sig, "delivered");
+	/* A call to restart after the signal fails EINTR, as Linux's. */
+	if (td->restarting && !(sa->flags & SA_RESTART))
+		syscall_unrestart(td, -EINTR);
+	td->restarting = false;
 	if (!sig_frame(td, sig, sa, info)) {
 		/* As Linux's force_sigsegv: a frame that cannot be built. */
 		proc_kill_sig(p, SIGSEGV, true);
@@ -514,6 +533,7 @@ sig_deliver(struct thread *td)
 		td->state = TD_STOPPED;
 		return false;
 	}
+	td->restarting = false;
 	return true;
 }
 

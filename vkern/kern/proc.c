@@ -22,6 +22,7 @@
 #include "vkern/kern/proc.h"
 #include "vkern/platform.h"
 #include "vkern/vfs/console.h"
+#include "vkern/vfs/tty.h"
 #include "vkern/vfs/vfs.h"
 #include "vkern/vm/copyio.h"
 #include "vkern/vm/vm_map.h"
@@ -91,8 +92,12 @@ proc_init_files(struct proc *p)
 	for (int fd = 0; fd < 3; fd++) {
 		struct file *fp = console_file(fd);
 
-		if (fp != NULL)
-			fd_install(&p->fdt, fd, fp, false, 3);
+		if (fp == NULL)
+			continue;
+		/* The first session has the console for its terminal. */
+		if (tty_file(fp))
+			tty_set_ctty(p);
+		fd_install(&p->fdt, fd, fp, false, 3);
 	}
 	p->root = vfs_root();
 	if (p->root != NULL) {
@@ -298,6 +303,7 @@ proc_exit(struct proc *p, int status)
 		return;
 	p->exiting = true;
 	p->exit_status = status;
+	tty_proc_exit(p);
 	for (struct thread *td = p->threads; td != NULL; td = td->tnext)
 		thread_kill(td);
 	fd_close_all(&p->fdt);
@@ -360,6 +366,7 @@ proc_copy_state(struct proc *c, const struct proc *p)
 	c->ppid = p->pid;
 	c->pgid = p->pgid;
 	c->sid = p->sid;
+	c->ctty = p->ctty;
 	c->cred = p->cred;
 	if (p->ngroups > 0) {
 		c->groups = vk_xcalloc((size_t)p->ngroups, 4);
@@ -438,6 +445,21 @@ proc_free(struct proc *p)
 	free(p->cwd_path);
 	free(p->groups);
 	free(p);
+}
+
+bool
+pgrp_orphaned(int pgid)
+{
+	for (struct proc *p = proc_first(); p != NULL; p = p->next) {
+		struct proc *pp;
+
+		if (p->pgid != pgid || p->exiting ||
+		    (pp = proc_find(p->ppid)) == NULL)
+			continue;
+		if (pp->pgid != pgid && pp->sid == p->sid)
+			return false;
+	}
+	return true;
 }
 
 void

@@ -38,6 +38,12 @@ struct sigpend {
 
 /* A syscall handler returns this to park the thread; see sched.h. */
 #define EPARKED 600
+/*
+ * Or this, as Linux's ERESTARTSYS, to run the call again once the signal
+ * it sent is handled: at once after a stop and SIGCONT, or after a
+ * handler with SA_RESTART; EINTR after a handler without.
+ */
+#define ERESTARTSYS_ 601
 
 /* The guest's view of a signal action (struct k_sigaction). */
 struct sigact {
@@ -92,6 +98,7 @@ struct thread {
 	struct sigpend pending;     /* directed at this thread */
 	uint64_t saved_mask;        /* rt_sigsuspend's mask to restore */
 	bool has_saved_mask;
+	bool restarting;            /* its syscall returned -ERESTARTSYS_ */
 	uint64_t altstack_sp, altstack_size;
 	int altstack_flags;
 	size_t fpu_size;            /* of the XSAVE image in signal frames */
@@ -137,6 +144,7 @@ struct proc {
 	int stopsig;
 	bool stop_report, cont_report;   /* for wait's WUNTRACED, WCONTINUED */
 	int pdeathsig;
+	bool ctty;                    /* the terminal is its controlling one */
 	int exit_status;	/* a wait(2) status */
 	char comm[16];
 	char *exe;                    /* the canonical path of the program */
@@ -192,6 +200,12 @@ void proc_reap_orphans(void);
 /* Terminate the process because of signal signo (a default action). */
 void proc_kill_sig(struct proc *p, int signo, bool core);
 
+/*
+ * Whether group pgid is orphaned: no member has a parent in another
+ * group of the same session, so no shell is there to continue it.
+ */
+bool pgrp_orphaned(int pgid);
+
 /* kern_sig.c */
 #define SIGBIT(s) (1ULL << ((s) - 1))
 #define VK_SA_RESTORER 0x04000000   /* x86-64's, not in libc's headers */
@@ -215,6 +229,9 @@ void sig_info_fault(uint8_t info[128], int signo, int code, uint64_t addr);
 #define SIGPOST_THREAD 0x2
 void sig_post(struct thread *td, int signo, const uint8_t info[128],
     unsigned how);
+
+/* Post signo to every live process of group pgid. */
+void sig_post_pgrp(int pgid, int signo, const uint8_t info[128]);
 
 /* Take the lowest pending signal of td (or its process) in set. */
 bool sig_dequeue(struct thread *td, uint64_t set, int *signop,

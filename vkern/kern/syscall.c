@@ -226,9 +226,25 @@ syscall_enter(struct thread *td)
 	syscall_finish(td, r);
 }
 
+void
+syscall_restart(struct thread *td)
+{
+	td->ctx.regs.rip -= 2;
+	td->ctx.regs.rax = td->ctx.regs.orig_rax;
+	td->ctx.dirty |= ARCH_DIRTY_ALL;
+}
+
+void
+syscall_unrestart(struct thread *td, long r)
+{
+	td->ctx.regs.rip += 2;
+	arch_syscall_set_ret(&td->ctx, r);
+}
+
 /*
  * Complete the syscall the thread stopped at: trace it, set its result and
  * make the thread runnable.  A thread whose process is gone is left alone.
+ * -ERESTARTSYS_ makes it run the call again after its signals.
  */
 void
 syscall_finish(struct thread *td, long r)
@@ -237,6 +253,12 @@ syscall_finish(struct thread *td, long r)
 
 	if (td->state == TD_DEAD || td->proc->exiting)
 		return;
+	if (r == -ERESTARTSYS_) {
+		syscall_restart(td);
+		td->restarting = true;
+		sched_setrun(td);
+		return;
+	}
 	if (kern_cfg()->strace && nr >= 0) {
 		uint64_t raw[6];
 

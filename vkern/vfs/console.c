@@ -13,6 +13,7 @@
 #include "vkern/platform.h"
 #include "vkern/vfs/console.h"
 #include "vkern/vfs/file.h"
+#include "vkern/vfs/tty.h"
 #include "vkern/vfs/vfs.h"
 
 static long
@@ -81,6 +82,7 @@ console_file(int hostfd)
 	fp->console_fd = hostfd;
 	/* A redirected file seeks; a terminal or a pipe does not. */
 	fp->seekable = plat_console_lseek(hostfd, 0, SEEK_CUR) >= 0;
+	tty_file_init(fp);
 	return fp;
 }
 
@@ -96,6 +98,7 @@ console_open_tty(unsigned flags, const char *path)
 		fp = file_alloc(&console_fileops, NULL, flags, path);
 		fp->console_fd = fd;
 		fp->seekable = false;
+		tty_file_init(fp);
 		return fp;
 	}
 	return NULL;

@@ -102,10 +102,12 @@ open_truncate(struct vnode *vn, unsigned flags)
 
 /*
  * Files that are not their vnode: the terminal behind /dev/tty and
- * /dev/console.  Returns NULL with *errp 0 for an ordinary file.
+ * /dev/console.  /dev/tty is the caller's controlling terminal: ENXIO
+ * without one, as Linux.  Returns NULL with *errp 0 for an ordinary file.
  */
 static struct file *
-open_special(struct vnode *vn, unsigned flags, const char *path, int *errp)
+open_special(struct proc *p, struct vnode *vn, unsigned flags,
+    const char *path, int *errp)
 {
 	struct file *fp;
 	uint64_t rdev;
@@ -115,8 +117,11 @@ open_special(struct vnode *vn, unsigned flags, const char *path, int *errp)
 	    devfs_node_rdev(vn, &rdev) < 0 ||
 	    (rdev != makedev(5, 0) && rdev != makedev(5, 1)))
 		return NULL;
-	if ((fp = console_open_tty(flags & FILE_FLAGS, path)) == NULL)
+	if ((rdev == makedev(5, 0) && !p->ctty) ||
+	    (fp = console_open_tty(flags & FILE_FLAGS, path)) == NULL) {
 		*errp = -ENXIO;
+		return NULL;
+	}
 	return fp;
 }
 
@@ -157,7 +162,8 @@ kern_openat(struct thread *td, int dirfd, const char *path, unsigned flags,
 		nd_release(&nd);
 		return r;
 	}
-	if ((fp = open_special(nd.vp, flags, nd.path, &r)) == NULL && r == 0) {
+	fp = open_special(p, nd.vp, flags, nd.path, &r);
+	if (fp == NULL && r == 0) {
 		fp = file_alloc(&vn_fileops, nd.vp, flags & FILE_FLAGS,
 		    nd.path);
 		nd.vp = NULL;
@@ -165,7 +171,9 @@ kern_openat(struct thread *td, int dirfd, const char *path, unsigned flags,
 	nd_release(&nd);
 	if (fp == NULL)
 		return r;
-	if (!(flags & O_PATH) && fp->vn->ops->open != NULL &&
+	/* The terminal's file has no vnode to open. */
+	if (!(flags & O_PATH) && fp->vn != NULL &&
+	    fp->vn->ops->open != NULL &&
 	    (r = fp->vn->ops->open(fp->vn, fp)) < 0) {
 		file_rel(fp);
 		return r;

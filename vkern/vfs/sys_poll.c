@@ -199,13 +199,19 @@ struct selstate {
 static long
 select_cont(struct thread *td);
 
+/*
+ * The ready fds of s in out, and their count; *consolep is the first
+ * console fd to read, which a parked select watches, or -1.
+ */
 static long
 select_scan(struct thread *td, int nfds, const struct selstate *s,
-    struct selstate *out)
+    struct selstate *out, int *consolep)
 {
+	struct file *fp;
 	long n = 0;
 
 	memset(out, 0, sizeof(*out));
+	*consolep = -1;
 	for (int fd = 0; fd < nfds; fd++) {
 		uint64_t bit = 1ULL << (fd % 64);
 		int w = fd / 64;
@@ -221,6 +227,9 @@ select_scan(struct thread *td, int nfds, const struct selstate *s,
 			continue;
 		if ((r = fd_revents(td, fd, ev)) & POLLNVAL)
 			return -EBADF;
+		if ((ev & POLLIN) && *consolep < 0 &&
+		    (fp = fd_get(&td->proc->fdt, fd))->console_fd >= 0)
+			*consolep = fp->console_fd;
 		if ((ev & POLLIN) && (r & SEL_IN) && ++n)
 			out->in[0][w] |= bit;
 		if ((ev & POLLOUT) && (r & SEL_OUT) && ++n)
@@ -240,14 +249,14 @@ select_cont(struct thread *td)
 	size_t bytes = ((size_t)nfds + 63) / 64 * 8;
 	struct selstate s, out;
 	long n;
-	int r;
+	int r, console;
 
 	memset(&s, 0, sizeof(s));
 	for (int k = 0; k < 3; k++)
 		if (td->wait.arg[k] != 0 && (r = copyin(td,
 		    UADDR(td->wait.arg[k]), s.in[k], bytes)) < 0)
 			return r;
-	if ((n = select_scan(td, nfds, &s, &out)) < 0)
+	if ((n = select_scan(td, nfds, &s, &out, &console)) < 0)
 		return n;
 	if (n == 0 && (deadline < 0 ||
 	    deadline > plat_clock_ns(CLOCK_MONOTONIC))) {
@@ -255,7 +264,8 @@ select_cont(struct thread *td)
 		    td->wait.arg[2], td->wait.arg[3] };
 
 		td->wait = (struct wait){ .cont = select_cont,
-		    .chan = &poll_chan, .deadline = deadline, .console_fd = -1 };
+		    .chan = &poll_chan, .deadline = deadline,
+		    .console_fd = console };
 		memcpy(td->wait.arg, args, sizeof(args));
 		return -EPARKED;
 	}

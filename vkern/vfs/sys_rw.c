@@ -20,6 +20,7 @@
 #include "vkern/platform.h"
 #include "vkern/vfs/file.h"
 #include "vkern/vfs/socket.h"
+#include "vkern/vfs/tty.h"
 #include "vkern/vfs/vfs.h"
 #include "vkern/vm/copyio.h"
 
@@ -87,7 +88,10 @@ rw_result(struct thread *td, struct file *fp, long r, bool write)
 	return r;
 }
 
-/* The file at fd if it may be read (or written). */
+/*
+ * The file at fd if it may be read (or written), and job control lets
+ * the caller use it now.
+ */
 static struct file *
 rw_file(struct thread *td, int fd, bool write, long *errp)
 {
@@ -95,6 +99,8 @@ rw_file(struct thread *td, int fd, bool write, long *errp)
 
 	*errp = -EBADF;
 	if (fp == NULL || (write ? !file_writable(fp) : !file_readable(fp)))
+		return NULL;
+	if ((*errp = tty_check_io(td, fp, write)) != 0)
 		return NULL;
 	return fp;
 }

@@ -21,6 +21,7 @@
 #include "vkern/vfs/pipe.h"
 #include "vkern/vfs/socket.h"
 #include "vkern/vfs/namei.h"
+#include "vkern/vfs/tty.h"
 #include "vkern/vfs/vfs.h"
 #include "vkern/vm/copyio.h"
 
@@ -439,8 +440,6 @@ long
 sys_ioctl(struct thread *td, const struct sys_ioctl_args *a)
 {
 	struct file *fp = fd_get(&td->proc->fdt, a->fd);
-	struct arch_termios tio;
-	struct arch_winsize ws;
 	int r, one;
 
 	if (fp == NULL)
@@ -476,17 +475,6 @@ sys_ioctl(struct thread *td, const struct sys_ioctl_args *a)
 	}
 	if (fp->console_fd < 0)
 		return -ENOTTY;
-	switch (a->cmd) {
-	case TCGETS:
-		if ((r = plat_console_ioctl(fp->console_fd, TCGETS, &tio)) < 0)
-			return r;
-		return copyout(td, &tio, UADDR(a->arg), sizeof(tio));
-	case TIOCGWINSZ:
-		if ((r = plat_console_ioctl(fp->console_fd, TIOCGWINSZ,
-		    &ws)) < 0)
-			return r;
-		return copyout(td, &ws, UADDR(a->arg), sizeof(ws));
-	}
-	/* XXX: the other terminal requests come with job control (#5). */
-	return -ENOTTY;
+	/* Linux's ioctl takes cmd as an unsigned int. */
+	return tty_ioctl(td, fp, (unsigned)a->cmd, a->arg);
 }

@@ -1,0 +1,303 @@
+/*
+ * The console as a terminal, and job control on it.
+ *
+ * The host terminal is the line discipline: the guest's termios go to it
+ * as they are, and its echo, line editing and signal keys work for the
+ * guest (a Ctrl-C signals vkernel, which passes it to the foreground
+ * group here, kern_boot.c).  What the host cannot know is the guest's
+ * sessions and process groups, so the controlling-terminal state lives
+ * here: which session owns the terminal and which of its groups is in
+ * the foreground.  The checks follow Linux's drivers/tty/tty_jobctrl.c:
+ * a background group that reads gets SIGTTIN, one that writes with
+ * TOSTOP set or changes the settings gets SIGTTOU, and the call runs
+ * again once the group is continued.
+ *
+ * There is one terminal: the console files on host fds that are one.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <sys/ioctl.h>
+#include <termios.h>
+
+#include "arch/x86/abi.h"
+#include "vkern/kern/proc.h"
+#include "vkern/platform.h"
+#include "vkern/vfs/file.h"
+#include "vkern/vfs/tty.h"
+#include "vkern/vm/copyio.h"
+
+static struct {
+	bool present;   /* a console fd is a terminal */
+	int sid;        /* the session it controls, or 0 */
+	int pgrp;       /* its foreground group, or 0 */
+} tty;
+
+void
+tty_file_init(struct file *fp)
+{
+	struct arch_termios tio;
+
+	if (plat_console_ioctl(fp->console_fd, TCGETS, &tio) == 0) {
+		fp->data = &tty;
+		tty.present = true;
+	}
+}
+
+bool
+tty_file(const struct file *fp)
+{
+	return fp->console_fd >= 0 && fp->data == &tty;
+}
+
+/* Whether the terminal is p's controlling terminal. */
+static bool
+tty_is_ctty(const struct proc *p)
+{
+	return p->ctty && tty.sid != 0 && p->sid == tty.sid;
+}
+
+void
+tty_set_ctty(struct proc *p)
+{
+	tty.sid = p->sid;
+	tty.pgrp = p->pgid;
+	p->ctty = true;
+}
+
+int
+tty_fg_pgrp(void)
+{
+	return tty.present ? tty.pgrp : -1;
+}
+
+/*
+ * The session loses the terminal: its foreground group gets SIGHUP (and
+ * SIGCONT, unless the leader is exiting), as Linux's disassociate_ctty.
+ */
+static void
+tty_disassociate(bool on_exit)
+{
+	uint8_t info[128];
+
+	if (tty.pgrp != 0) {
+		sig_info_user(info, SIGHUP, SI_KERNEL, 0, 0);
+		sig_post_pgrp(tty.pgrp, SIGHUP, info);
+		if (!on_exit) {
+			sig_info_user(info, SIGCONT, SI_KERNEL, 0, 0);
+			sig_post_pgrp(tty.pgrp, SIGCONT, info);
+		}
+	}
+	for (struct proc *q = proc_first(); q != NULL; q = q->next)
+		if (q->sid == tty.sid)
+			q->ctty = false;
+	tty.sid = tty.pgrp = 0;
+}
+
+void
+tty_proc_exit(struct proc *p)
+{
+	if (tty_is_ctty(p) && p->pid == p->sid)
+		tty_disassociate(true);
+}
+
+/* A signal the caller blocks or ignores does not stop it. */
+static bool
+tty_sig_ignored(const struct thread *td, int sig)
+{
+	return (td->sigmask & SIGBIT(sig)) ||
+	    td->proc->sigact[sig - 1].handler == (uint64_t)(uintptr_t)SIG_IGN;
+}
+
+/*
+ * A caller outside the foreground group: with sig ignored a read fails
+ * EIO and the rest go on; an orphaned group (nobody to continue it) gets
+ * EIO; otherwise the group gets sig and the call is made again later.
+ */
+static long
+tty_check_change(struct thread *td, int sig)
+{
+	struct proc *p = td->proc;
+	uint8_t info[128];
+
+	if (!tty_is_ctty(p) || tty.pgrp == 0 || p->pgid == tty.pgrp)
+		return 0;
+	if (tty_sig_ignored(td, sig))
+		return sig == SIGTTIN ? -EIO : 0;
+	if (pgrp_orphaned(p->pgid))
+		return -EIO;
+	sig_info_user(info, sig, SI_KERNEL, 0, 0);
+	sig_post_pgrp(p->pgid, sig, info);
+	return -ERESTARTSYS_;
+}
+
+long
+tty_check_io(struct thread *td, struct file *fp, bool write)
+{
+	struct arch_termios tio;
+
+	if (!tty_file(fp))
+		return 0;
+	if (!write)
+		return tty_check_change(td, SIGTTIN);
+	/* TOSTOP is asked of the host only for a background writer. */
+	if (!tty_is_ctty(td->proc) || td->proc->pgid == tty.pgrp ||
+	    plat_console_ioctl(fp->console_fd, TCGETS, &tio) < 0 ||
+	    !(tio.c_lflag & TOSTOP))
+		return 0;
+	return tty_check_change(td, SIGTTOU);
+}
+
+/* TIOCSPGRP: a group of the caller's own session to the foreground. */
+static long
+tty_set_pgrp(struct thread *td, uaddr_t arg)
+{
+	struct proc *p = td->proc;
+	bool found = false;
+	int pgrp;
+	long r;
+
+	/* As Linux: an orphaned background caller is told ENOTTY. */
+	if ((r = tty_check_change(td, SIGTTOU)) != 0)
+		return r == -EIO ? -ENOTTY : r;
+	if ((r = copyin(td, arg, &pgrp, sizeof(pgrp))) < 0)
+		return r;
+	if (pgrp < 0)
+		return -EINVAL;
+	if (!tty_is_ctty(p))
+		return -ENOTTY;
+	for (struct proc *q = proc_first(); q != NULL; q = q->next) {
+		if (q->exiting || q->pgid != pgrp)
+			continue;
+		if (q->sid != p->sid)
+			return -EPERM;
+		found = true;
+	}
+	if (!found)
+		return -ESRCH;
+	tty.pgrp = pgrp;
+	return 0;
+}
+
+/*
+ * TIOCSCTTY: a session leader without a terminal takes it; from another
+ * session only root, with arg 1, as Linux's tiocsctty.
+ */
+static long
+tty_take(struct thread *td, struct file *fp, uint64_t arg)
+{
+	struct proc *p = td->proc;
+
+	if (p->pid == p->sid && tty.sid == p->sid)
+		return 0;
+	if (p->pid != p->sid || tty_is_ctty(p))
+		return -EPERM;
+	if (tty.sid != 0) {
+		if ((int)arg != 1 || p->cred.euid != 0)
+			return -EPERM;
+		for (struct proc *q = proc_first(); q != NULL; q = q->next)
+			if (q->sid == tty.sid)
+				q->ctty = false;
+	}
+	if (!file_readable(fp) && p->cred.euid != 0)
+		return -EPERM;
+	tty_set_ctty(p);
+	return 0;
+}
+
+/* TIOCNOTTY: a leader gives the terminal up for its session. */
+static long
+tty_drop(struct thread *td)
+{
+	struct proc *p = td->proc;
+
+	if (!tty_is_ctty(p))
+		return -ENOTTY;
+	if (p->pid == p->sid)
+		tty_disassociate(false);
+	p->ctty = false;
+	return 0;
+}
+
+/* The job-control requests: the terminal's state is the kernel's. */
+static long
+tty_ioctl_job(struct thread *td, struct file *fp, unsigned cmd,
+    uint64_t arg)
+{
+	int v;
+
+	switch (cmd) {
+	case TIOCGPGRP:
+		if (!tty_is_ctty(td->proc))
+			return -ENOTTY;
+		return copyout(td, &tty.pgrp, UADDR(arg), sizeof(tty.pgrp));
+	case TIOCSPGRP:
+		return tty_set_pgrp(td, UADDR(arg));
+	case TIOCGSID:
+		if (!tty_is_ctty(td->proc))
+			return -ENOTTY;
+		v = tty.sid;
+		return copyout(td, &v, UADDR(arg), sizeof(v));
+	case TIOCSCTTY:
+		return tty_take(td, fp, arg);
+	case TIOCNOTTY:
+		return tty_drop(td);
+	}
+	return -ENOTTY;
+}
+
+/* The size of what a request passed to the host reads or writes. */
+static size_t
+tty_arg_size(unsigned cmd)
+{
+	switch (cmd) {
+	case TCGETS: case TCSETS: case TCSETSW: case TCSETSF:
+		return sizeof(struct arch_termios);
+	case TIOCGWINSZ: case TIOCSWINSZ:
+		return sizeof(struct arch_winsize);
+	case FIONREAD: case TIOCOUTQ:
+		return sizeof(int);
+	}
+	return 0;
+}
+
+/*
+ * The requests the host terminal answers.  Changing its settings or its
+ * flow from the background is job control's business first.
+ */
+static long
+tty_ioctl_host(struct thread *td, struct file *fp, unsigned cmd,
+    uint64_t arg, size_t n)
+{
+	uint8_t buf[sizeof(struct arch_termios)];
+	bool in = cmd == TCSETS || cmd == TCSETSW || cmd == TCSETSF ||
+	    cmd == TIOCSWINSZ;
+	int v = (int)arg;
+	long r;
+
+	if (cmd == TCSETS || cmd == TCSETSW || cmd == TCSETSF ||
+	    cmd == TCFLSH || cmd == TCXONC) {
+		if ((r = tty_check_change(td, SIGTTOU)) != 0)
+			return r;
+	}
+	/* TCFLSH and TCXONC take their argument by value. */
+	if (n == 0)
+		return plat_console_ioctl(fp->console_fd, cmd, &v);
+	if (in && (r = copyin(td, UADDR(arg), buf, n)) < 0)
+		return r;
+	if ((r = plat_console_ioctl(fp->console_fd, cmd, buf)) < 0)
+		return r;
+	return in ? 0 : copyout(td, buf, UADDR(arg), n);
+}
+
+long
+tty_ioctl(struct thread *td, struct file *fp, unsigned cmd, uint64_t arg)
+{
+	size_t n = tty_arg_size(cmd);
+
+	/* The host counts what a pipe or a file holds, too. */
+	if (!tty_file(fp) && cmd != FIONREAD)
+		return -ENOTTY;
+	if (n != 0 || cmd == TCFLSH || cmd == TCXONC)
+		return tty_ioctl_host(td, fp, cmd, arg, n);
+	return tty_ioctl_job(td, fp, cmd, arg);
+}
