@@ -83,6 +83,7 @@ guest_errno_name(int e)
 		{ EMSGSIZE, "EMSGSIZE" }, { ENOPROTOOPT, "ENOPROTOOPT" },
 		{ ESOCKTNOSUPPORT, "ESOCKTNOSUPPORT" },
 		{ EPROTONOSUPPORT, "EPROTONOSUPPORT" }, { EDOM, "EDOM" },
+		{ ETXTBSY, "ETXTBSY" },
 	};
 
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)

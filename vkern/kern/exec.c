@@ -232,7 +232,8 @@ exec_read_headers(struct vnode *vn, uint64_t fsize, struct elf_info *ei,
 
 /*
  * The program file, as execve(2) checks it: a regular file (EACCES
- * otherwise) that the caller may execute.
+ * otherwise) that the caller may execute and nothing has open for
+ * writing (ETXTBSY).
  */
 static int
 exec_open(struct proc *p, const char *path, struct vnode **vpp,
@@ -250,7 +251,8 @@ exec_open(struct proc *p, const char *path, struct vnode **vpp,
 	nd_release(&nd);
 	if ((*vpp)->type != VREG)
 		r = -EACCES;
-	else if ((r = vfs_access(p, *vpp, 1, false)) == 0)
+	else if ((r = vfs_access(p, *vpp, 1, false)) == 0 &&
+	    (r = vnode_check_exec(*vpp)) == 0)
 		r = (*vpp)->ops->getattr(*vpp, va);
 	if (r < 0) {
 		vnode_rel(*vpp);
@@ -372,5 +374,6 @@ exec_commit(struct proc *p, struct exec_prep *prep, const char *path,
 	free(p->exe);
 	p->exe = prep->canon;
 	prep->canon = NULL;
+	proc_set_text(p, prep->vn);
 	return 0;
 }

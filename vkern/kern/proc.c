@@ -317,6 +317,7 @@ proc_exit(struct proc *p, int status)
 	p->space = NULL;
 	p->vm.space = NULL;
 	vm_map_destroy(&p->vm);
+	proc_set_text(p, NULL);
 	p->vfork_done = true;
 	sched_wake_chan(p);
 	poll_wake();   /* pidfds poll readable now */
@@ -377,6 +378,7 @@ proc_copy_state(struct proc *c, const struct proc *p)
 	memcpy(c->rlim, p->rlim, sizeof(c->rlim));
 	memcpy(c->comm, p->comm, sizeof(c->comm));
 	c->exe = strdup(p->exe != NULL ? p->exe : "");
+	proc_set_text(c, p->text);
 	c->vdso_base = p->vdso_base;
 	c->vdso_start = p->vdso_start;
 	c->vdso_end = p->vdso_end;
@@ -427,6 +429,16 @@ proc_fork(struct thread *td, struct proc **cp)
 	proc_link(c);
 	*cp = c;
 	return 0;
+}
+
+void
+proc_set_text(struct proc *p, struct vnode *vn)
+{
+	if (vn != NULL)
+		vnode_hold_text(vn);
+	if (p->text != NULL)
+		vnode_put_text(p->text);
+	p->text = vn;
 }
 
 void

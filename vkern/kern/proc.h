@@ -148,6 +148,7 @@ struct proc {
 	int exit_status;	/* a wait(2) status */
 	char comm[16];
 	char *exe;                    /* the canonical path of the program */
+	struct vnode *text;           /* the program, while its image runs */
 	uint64_t start_ns;
 	/* Where exec put argv's and envp's strings, for /proc/PID/cmdline. */
 	uint64_t arg_start, arg_end, env_start, env_end;
@@ -163,6 +164,9 @@ int proc_create(struct proc **pp);
 
 /* End a process: kill its stub, free its memory.  status is a wait status. */
 void proc_exit(struct proc *p, int status);
+
+/* The program p's image runs from now: vn (may be NULL), held as text. */
+void proc_set_text(struct proc *p, struct vnode *vn);
 
 /* Free what proc_exit left (the struct itself). */
 void proc_free(struct proc *p);

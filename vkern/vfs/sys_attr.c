@@ -372,7 +372,8 @@ sys_truncate(struct thread *td, const struct sys_truncate_args *a)
 		return -EINVAL;
 	if ((r = vn_at(td, AT_FDCWD, a->path, LOOKUP_FOLLOW, &vn, NULL)) < 0)
 		return r;
-	if ((r = vfs_access(td->proc, vn, 2, false)) == 0)
+	if ((r = vfs_access(td->proc, vn, 2, false)) == 0 &&
+	    (r = vnode_check_write(vn)) == 0)
 		r = truncate_vn(td->proc, vn, a->length);
 	vnode_rel(vn);
 	return r;

@@ -86,6 +86,8 @@ open_check(struct proc *p, struct vnode *vn, unsigned flags)
 	if ((want & 2) && vn->mount != NULL && vn->mount->rdonly &&
 	    (vn->type == VREG || vn->type == VDIR))
 		return -EROFS;
+	if (want & 2)
+		return vnode_check_write(vn);
 	return 0;
 }
 

@@ -110,6 +110,8 @@ struct vnode {
 	struct mount *mount;          /* the file system it belongs to */
 	struct mount *covered_by;     /* a mount on this directory, or NULL */
 	void *data;                   /* the file system's */
+	int writers;                  /* open files that may write it */
+	int texts;                    /* process images running it */
 };
 
 /* A mounted file system. */
@@ -131,6 +133,15 @@ struct vnode *vnode_alloc(struct mount *mp, enum vtype type,
     const struct vnode_ops *ops, void *data);
 void vnode_ref(struct vnode *vn);
 void vnode_rel(struct vnode *vn);
+/*
+ * A running program may not be written, nor a file open for writing run:
+ * ETXTBSY.  vnode_hold_text() counts a process image running vn (and
+ * takes a reference), vnode_put_text() gives both back.
+ */
+int vnode_check_write(const struct vnode *vn);
+int vnode_check_exec(const struct vnode *vn);
+void vnode_hold_text(struct vnode *vn);
+void vnode_put_text(struct vnode *vn);
 enum vtype vtype_from_mode(uint32_t mode);
 
 /* vfs_mount.c */

@@ -29,6 +29,8 @@ file_alloc(const struct file_ops *ops, struct vnode *vn, unsigned flags,
 	fp->path = strdup(path != NULL ? path : "");
 	fp->console_fd = -1;
 	fp->seekable = vn != NULL && vn->type != VFIFO && vn->type != VSOCK;
+	if (vn != NULL && vn->type == VREG && file_writable(fp))
+		vn->writers++;
 	return fp;
 }
 
@@ -47,6 +49,8 @@ file_rel(struct file *fp)
 		return;
 	if (fp->ops->close != NULL)
 		fp->ops->close(fp);
+	if (fp->vn != NULL && fp->vn->type == VREG && file_writable(fp))
+		fp->vn->writers--;
 	if (fp->vn != NULL)
 		vnode_rel(fp->vn);
 	free(fp->path);

@@ -4,6 +4,7 @@
  * system's own cache of live vnodes.  The last vnode_rel() hands it to
  * its file system's inactive op and frees it.
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 
@@ -40,6 +41,33 @@ vnode_rel(struct vnode *vn)
 	if (vn->ops->inactive != NULL)
 		vn->ops->inactive(vn);
 	free(vn);
+}
+
+int
+vnode_check_write(const struct vnode *vn)
+{
+	return vn->type == VREG && vn->texts > 0 ? -ETXTBSY : 0;
+}
+
+int
+vnode_check_exec(const struct vnode *vn)
+{
+	return vn->writers > 0 ? -ETXTBSY : 0;
+}
+
+void
+vnode_hold_text(struct vnode *vn)
+{
+	vnode_ref(vn);
+	vn->texts++;
+}
+
+void
+vnode_put_text(struct vnode *vn)
+{
+	VK_ASSERT(vn->texts > 0);
+	vn->texts--;
+	vnode_rel(vn);
 }
 
 enum vtype
