@@ -77,8 +77,9 @@ sig_ignored(const struct proc *p, int sig)
 
 /*
  * End a parked syscall because of a signal: EINTR, or, when the handler
- * asks for SA_RESTART and the call can simply run again, back up to the
- * syscall instruction so that it does after the handler.
+ * asks for SA_RESTART and the call can simply run again (or the call is
+ * one Linux always restarts), back up to the syscall instruction so that
+ * it does after the handler.
  */
 static void
 sig_interrupt(struct thread *td, int sig)
@@ -89,7 +90,9 @@ sig_interrupt(struct thread *td, int sig)
 	if (td->wait.cancel != NULL)
 		td->wait.cancel(td);
 	td->state = TD_ONCPU;
-	if ((sa->flags & SA_RESTART) && td->wait.cont == syscall_redispatch) {
+	if (td->wait.restart == WAIT_RESTART_ALWAYS ||
+	    ((sa->flags & SA_RESTART) && (td->wait.cont == syscall_redispatch ||
+	    td->wait.restart == WAIT_RESTART_SA))) {
 		td->ctx.regs.rip -= 2;
 		td->ctx.regs.rax = td->ctx.regs.orig_rax;
 		td->ctx.dirty |= ARCH_DIRTY_ALL;
