@@ -74,6 +74,7 @@ guest_errno_name(int e)
 		{ ENAMETOOLONG, "ENAMETOOLONG" }, { ENOSYS, "ENOSYS" },
 		{ ENOTEMPTY, "ENOTEMPTY" }, { ELOOP, "ELOOP" },
 		{ EOVERFLOW, "EOVERFLOW" }, { EOPNOTSUPP, "EOPNOTSUPP" },
+		{ EDEADLK, "EDEADLK" }, { ETIMEDOUT, "ETIMEDOUT" },
 	};
 
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
