@@ -84,6 +84,7 @@ guest_errno_name(int e)
 		{ ESOCKTNOSUPPORT, "ESOCKTNOSUPPORT" },
 		{ EPROTONOSUPPORT, "EPROTONOSUPPORT" }, { EDOM, "EDOM" },
 		{ ETXTBSY, "ETXTBSY" },
+		{ EDEADLK, "EDEADLK" }, { ETIMEDOUT, "ETIMEDOUT" },
 	};
 
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)

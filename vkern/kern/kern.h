@@ -78,6 +78,15 @@ int pidfd_pid(struct thread *td, int fd);
 
 /* sys_futex.c: wake up to n waiters of p's futex word at uaddr. */
 long futex_wake_addr(struct proc *p, uint64_t uaddr, int n);
+/* td is dying: the PI locks it holds go to their first waiters. */
+void futex_exit(struct thread *td);
+/*
+ * td died holding the robust futex at uaddr (a PI one if pi; the list's
+ * pending entry if pending): OWNER_DIED is set and a waiter woken, or for
+ * a PI lock left to futex_exit, as Linux's handle_futex_death() does.
+ */
+void futex_robust_died(struct thread *td, uint64_t uaddr, bool pi,
+    bool pending);
 
 /* kern_sig.c */
 extern struct thread *curthread;

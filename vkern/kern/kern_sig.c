@@ -86,9 +86,10 @@ sig_ignored(const struct proc *p, int sig)
 
 /*
  * End a parked syscall because of a signal: EINTR, or, when the handler
- * asks for SA_RESTART and the call can simply run again, back up to the
- * syscall instruction so that it does after the handler.  A read or
- * write that had moved some bytes returns their count.
+ * asks for SA_RESTART and the call can simply run again (or the call is
+ * one Linux always restarts), back up to the syscall instruction so that
+ * it does after the handler.  A read or write that had moved some bytes
+ * returns their count.
  */
 static void
 sig_interrupt(struct thread *td, int sig)
@@ -104,7 +105,9 @@ sig_interrupt(struct thread *td, int sig)
 		syscall_finish(td, done);
 		return;
 	}
-	if ((sa->flags & SA_RESTART) && td->wait.cont == syscall_redispatch) {
+	if (td->wait.restart == WAIT_RESTART_ALWAYS ||
+	    ((sa->flags & SA_RESTART) && (td->wait.cont == syscall_redispatch ||
+	    td->wait.restart == WAIT_RESTART_SA))) {
 		syscall_restart(td);
 		sched_setrun(td);
 		return;

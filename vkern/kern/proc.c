@@ -150,12 +150,66 @@ thread_link(struct proc *p, struct thread *td)
 		p->main = td;
 }
 
-/* Stop td for good: its wait is cancelled and it leaves every queue. */
+#define ROBUST_LIST_LIMIT 2048
+
+/*
+ * The robust list (set_robust_list): every lock the thread still holds
+ * is marked, as Linux's exit_robust_list() does, with a bound on the walk
+ * so that a looped list cannot hold the kernel.  Bit 0 of the pointer to
+ * an entry says that the entry's lock is a PI one.
+ */
+static void
+robust_release(struct thread *td)
+{
+	struct { uint64_t next; int64_t off; uint64_t pending; } head;
+	uint64_t e, pend;
+	bool pi;
+
+	if (td->robust_list == 0 || copyin(td, UADDR(td->robust_list), &head,
+	    sizeof(head)) < 0)
+		return;
+	pend = head.pending & ~1ULL;
+	e = head.next & ~1ULL;
+	pi = head.next & 1;
+	for (int n = 0; e != td->robust_list && n < ROBUST_LIST_LIMIT; n++) {
+		uint64_t next;
+
+		if (e == 0 || copyin(td, UADDR(e), &next, sizeof(next)) < 0)
+			break;
+		if (e != pend)
+			futex_robust_died(td, e + (uint64_t)head.off, pi,
+			    false);
+		e = next & ~1ULL;
+		pi = next & 1;
+	}
+	if (pend != 0)
+		futex_robust_died(td, pend + (uint64_t)head.off,
+		    head.pending & 1, true);
+}
+
+/*
+ * td is dying: its robust futexes are marked and the PI locks it holds
+ * handed on, once (the list is forgotten), while its memory is still
+ * there.
+ */
+static void
+thread_release_futexes(struct thread *td)
+{
+	robust_release(td);
+	td->robust_list = 0;
+	futex_exit(td);
+}
+
+/*
+ * Stop td for good: its wait is cancelled, its futexes released and it
+ * leaves every queue.
+ */
 static void
 thread_kill(struct thread *td)
 {
 	if (td->state == TD_PARKED && td->wait.cancel != NULL)
 		td->wait.cancel(td);
+	thread_release_futexes(td);
 	sched_forget(td);
 	td->state = TD_DEAD;
 }
@@ -505,56 +559,10 @@ proc_thread_create(struct thread *td, struct thread **ntp)
 	return 0;
 }
 
-#define ROBUST_LIST_LIMIT 2048
-
-/* Mark one robust futex of a dying owner: OWNER_DIED, and a waiter woken. */
-static void
-robust_mark(struct thread *td, uint64_t uaddr)
-{
-	uint32_t word, dead;
-
-	if (copyin(td, UADDR(uaddr), &word, sizeof(word)) < 0 ||
-	    (word & FUTEX_TID_MASK) != (uint32_t)td->tid)
-		return;
-	dead = (word & FUTEX_WAITERS) | FUTEX_OWNER_DIED;
-	if (copyout(td, &dead, UADDR(uaddr), sizeof(dead)) < 0)
-		return;
-	if (word & FUTEX_WAITERS)
-		futex_wake_addr(td->proc, uaddr, 1);
-}
-
-/*
- * The robust list (set_robust_list): every lock the thread still holds
- * is marked, as Linux's exit_robust_list() does, with a bound on the walk
- * so that a looped list cannot hold the kernel.
- */
-static void
-robust_release(struct thread *td)
-{
-	struct { uint64_t next; int64_t off; uint64_t pending; } head;
-	uint64_t e;
-
-	if (td->robust_list == 0 || copyin(td, UADDR(td->robust_list), &head,
-	    sizeof(head)) < 0)
-		return;
-	e = head.next & ~1ULL;
-	for (int n = 0; e != td->robust_list && n < ROBUST_LIST_LIMIT; n++) {
-		uint64_t next;
-
-		if (e == 0 || copyin(td, UADDR(e), &next, sizeof(next)) < 0)
-			break;
-		if (e != (head.pending & ~1ULL))
-			robust_mark(td, e + (uint64_t)head.off);
-		e = next & ~1ULL;
-	}
-	if (head.pending & ~1ULL)
-		robust_mark(td, (head.pending & ~1ULL) + (uint64_t)head.off);
-}
-
 void
 proc_thread_exit(struct thread *td)
 {
-	robust_release(td);
+	thread_release_futexes(td);
 	if (td->clear_child_tid != 0) {
 		uint32_t zero = 0;
 

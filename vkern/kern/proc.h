@@ -80,9 +80,19 @@ struct wait {
 	int64_t deadline;	/* CLOCK_MONOTONIC ns, or -1 */
 	int console_fd;		/* console fd to wait for readability, or -1 */
 	const void *chan;	/* a kernel object whose change wakes it */
+	int restart;		/* WAIT_RESTART_*: run again after a handler */
 	uint64_t arg[4];	/* the handler's own state */
 	long done;		/* bytes moved so far: what a signal returns */
 };
+
+/*
+ * When a call a signal handler interrupted runs again instead of failing
+ * with EINTR: never (0) unless its continuation is syscall_redispatch and
+ * the handler has SA_RESTART; after an SA_RESTART handler (Linux's
+ * ERESTARTSYS); after any handler (ERESTARTNOINTR).
+ */
+#define WAIT_RESTART_SA		1
+#define WAIT_RESTART_ALWAYS	2
 
 struct thread {
 	int tid;

@@ -61,6 +61,75 @@ copyout(struct thread *td, const void *src, uaddr_t dst, size_t len)
 	    PLAT_PROT_WRITE, true);
 }
 
+/* The host address of td's aligned word at va, for one atomic access. */
+static int
+uword(struct thread *td, uaddr_t va, int need, uint32_t **wp)
+{
+	void *hp;
+	uint64_t n;
+
+	if ((va.va & 3) != 0 || span_check(va.va, 4, td->proc->vm.max) < 0 ||
+	    vm_map_hostptr(&td->proc->vm, va.va, 4, need, &hp, &n) < 0)
+		return -EFAULT;
+	*wp = hp;
+	return 0;
+}
+
+int
+fetch_u32(struct thread *td, uaddr_t va, uint32_t *vp)
+{
+	uint32_t *w;
+	int r;
+
+	if ((r = uword(td, va, PLAT_PROT_READ, &w)) < 0)
+		return r;
+	*vp = __atomic_load_n(w, __ATOMIC_SEQ_CST);
+	return 0;
+}
+
+int
+cas_u32(struct thread *td, uaddr_t va, uint32_t *cur, uint32_t nv)
+{
+	uint32_t *w;
+	int r;
+
+	if ((r = uword(td, va, PLAT_PROT_READ | PLAT_PROT_WRITE, &w)) < 0)
+		return r;
+	if (!__atomic_compare_exchange_n(w, cur, nv, false, __ATOMIC_SEQ_CST,
+	    __ATOMIC_SEQ_CST))
+		return -EAGAIN;
+	return 0;
+}
+
+int
+xop_u32(struct thread *td, uaddr_t va, enum uword_op op, uint32_t arg,
+    uint32_t *oldp)
+{
+	uint32_t *w;
+	int r;
+
+	if ((r = uword(td, va, PLAT_PROT_READ | PLAT_PROT_WRITE, &w)) < 0)
+		return r;
+	switch (op) {
+	case UWORD_XCHG:
+		*oldp = __atomic_exchange_n(w, arg, __ATOMIC_SEQ_CST);
+		break;
+	case UWORD_ADD:
+		*oldp = __atomic_fetch_add(w, arg, __ATOMIC_SEQ_CST);
+		break;
+	case UWORD_OR:
+		*oldp = __atomic_fetch_or(w, arg, __ATOMIC_SEQ_CST);
+		break;
+	case UWORD_AND:
+		*oldp = __atomic_fetch_and(w, arg, __ATOMIC_SEQ_CST);
+		break;
+	case UWORD_XOR:
+		*oldp = __atomic_fetch_xor(w, arg, __ATOMIC_SEQ_CST);
+		break;
+	}
+	return 0;
+}
+
 int
 vm_copyout_map(struct vm_map *m, const void *src, uint64_t dst, size_t len)
 {

@@ -25,6 +25,21 @@ int copyout(struct thread *td, const void *src, uaddr_t dst, size_t len);
 /* Copy a NUL-terminated string of at most size bytes with its NUL. */
 long copyinstr(struct thread *td, uaddr_t src, char *dst, size_t size);
 
+/*
+ * One aligned 32-bit guest word that other guest threads change at the
+ * same moment (a futex word).  The RAM file is shared with them, so each
+ * access is a single atomic instruction on it, never a copy: fetch_u32
+ * reads the word; cas_u32 stores nv if the word still holds *cur, else
+ * puts what it holds in *cur and returns -EAGAIN; xop_u32 applies op
+ * with arg and gives the old value.  Return 0, -EAGAIN or -EFAULT (a
+ * hole, a protection that forbids the access, a misaligned address).
+ */
+enum uword_op { UWORD_XCHG, UWORD_ADD, UWORD_OR, UWORD_AND, UWORD_XOR };
+int fetch_u32(struct thread *td, uaddr_t va, uint32_t *vp);
+int cas_u32(struct thread *td, uaddr_t va, uint32_t *cur, uint32_t nv);
+int xop_u32(struct thread *td, uaddr_t va, enum uword_op op, uint32_t arg,
+    uint32_t *oldp);
+
 /* The same on a map, ignoring protections: for exec and the loader. */
 int vm_copyout_map(struct vm_map *m, const void *src, uint64_t dst,
     size_t len);
