@@ -21,6 +21,12 @@
 #define LOOKUP_FOLLOW  0x1   /* follow a symlink as the last component */
 #define LOOKUP_PARENT  0x2   /* stop at the parent; the last may not exist */
 #define LOOKUP_EMPTY   0x4   /* AT_EMPTY_PATH: "" names dirfd itself */
+/* openat2's RESOLVE_* restrictions. */
+#define LOOKUP_BENEATH     0x08   /* never above dirfd: EXDEV */
+#define LOOKUP_IN_ROOT     0x10   /* dirfd is the root */
+#define LOOKUP_NO_XDEV     0x20   /* never across a mount: EXDEV */
+#define LOOKUP_NO_MAGIC    0x40   /* no /proc/PID/fd-style links: ELOOP */
+#define LOOKUP_NO_SYMLINKS 0x80   /* no symlinks at all: ELOOP */
 
 struct proc;
 struct vnode;

@@ -127,9 +127,10 @@ open_special(struct proc *p, struct vnode *vn, unsigned flags,
 	return fp;
 }
 
-long
-kern_openat(struct thread *td, int dirfd, const char *path, unsigned flags,
-    uint32_t mode)
+/* Open path, with the lookup restricted as lookup says (LOOKUP_*). */
+static long
+open_at(struct thread *td, int dirfd, const char *path, unsigned flags,
+    uint32_t mode, unsigned lookup)
 {
 	struct proc *p = td->proc;
 	struct nameidata nd;
@@ -144,7 +145,7 @@ kern_openat(struct thread *td, int dirfd, const char *path, unsigned flags,
 		lf = 0;
 	if (flags & O_CREAT)
 		lf |= LOOKUP_PARENT;
-	if ((r = vfs_lookup(p, dirfd, path, lf, &nd)) < 0)
+	if ((r = vfs_lookup(p, dirfd, path, lf | lookup, &nd)) < 0)
 		return r;
 	if ((flags & O_CREAT) && nd.vp == NULL)
 		r = open_create(p, &nd, mode);
@@ -183,9 +184,16 @@ kern_openat(struct thread *td, int dirfd, const char *path, unsigned flags,
 	return fd_alloc(&p->fdt, fp, 0, proc_nofile(p), flags & O_CLOEXEC);
 }
 
+long
+kern_openat(struct thread *td, int dirfd, const char *path, unsigned flags,
+    uint32_t mode)
+{
+	return open_at(td, dirfd, path, flags, mode, 0);
+}
+
 static long
 open_user(struct thread *td, int dirfd, uaddr_t upath, uint64_t flags,
-    uint32_t mode)
+    uint32_t mode, unsigned lookup)
 {
 	char path[VK_PATH_MAX];
 	long n;
@@ -193,27 +201,63 @@ open_user(struct thread *td, int dirfd, uaddr_t upath, uint64_t flags,
 	if ((n = copyinstr(td, upath, path, sizeof(path))) < 0)
 		return n;
 	/* Unknown bits are ignored by open(2), as Linux does. */
-	return kern_openat(td, dirfd, path, (unsigned)flags & OPEN_VALID,
-	    mode);
+	return open_at(td, dirfd, path, (unsigned)flags & OPEN_VALID, mode,
+	    lookup);
 }
 
 long
 sys_open(struct thread *td, const struct sys_open_args *a)
 {
-	return open_user(td, AT_FDCWD, a->path, a->flags, a->mode);
+	return open_user(td, AT_FDCWD, a->path, a->flags, a->mode, 0);
 }
 
 long
 sys_openat(struct thread *td, const struct sys_openat_args *a)
 {
-	return open_user(td, a->dirfd, a->path, a->flags, a->mode);
+	return open_user(td, a->dirfd, a->path, a->flags, a->mode, 0);
 }
 
 long
 sys_creat(struct thread *td, const struct sys_creat_args *a)
 {
 	return open_user(td, AT_FDCWD, a->path, O_CREAT | O_WRONLY | O_TRUNC,
-	    a->mode);
+	    a->mode, 0);
+}
+
+/* openat2's RESOLVE_* flags as lookup flags. */
+static int
+resolve_flags(uint64_t resolve, uint64_t flags, unsigned *lfp)
+{
+	static const struct {
+		uint64_t resolve;
+		unsigned lookup;
+	} map[] = {
+		{ RESOLVE_BENEATH, LOOKUP_BENEATH },
+		{ RESOLVE_IN_ROOT, LOOKUP_IN_ROOT },
+		{ RESOLVE_NO_XDEV, LOOKUP_NO_XDEV },
+		{ RESOLVE_NO_MAGICLINKS, LOOKUP_NO_MAGIC },
+		{ RESOLVE_NO_SYMLINKS, LOOKUP_NO_SYMLINKS | LOOKUP_NO_MAGIC },
+		{ RESOLVE_CACHED, 0 },
+	};
+	uint64_t known = 0;
+
+	*lfp = 0;
+	for (size_t i = 0; i < VK_NELEM(map); i++) {
+		known |= map[i].resolve;
+		if (resolve & map[i].resolve)
+			*lfp |= map[i].lookup;
+	}
+	if ((resolve & ~known) || ((resolve & RESOLVE_BENEATH) &&
+	    (resolve & RESOLVE_IN_ROOT)))
+		return -EINVAL;
+	/*
+	 * Every lookup here is served without waiting on a device, so each
+	 * is "cached"; only a create or truncate never is, as on Linux.
+	 */
+	if ((resolve & RESOLVE_CACHED) && (flags & (O_TRUNC | O_CREAT |
+	    __O_TMPFILE)))
+		return -EAGAIN;
+	return 0;
 }
 
 long
@@ -221,6 +265,7 @@ sys_openat2(struct thread *td, const struct sys_openat2_args *a)
 {
 	struct open_how how;
 	uint8_t extra[64];
+	unsigned lf;
 	int r;
 
 	if (a->size < sizeof(how) || a->size > 4096)
@@ -241,10 +286,10 @@ sys_openat2(struct thread *td, const struct sys_openat2_args *a)
 		return -EINVAL;
 	if (how.mode != 0 && !(how.flags & (O_CREAT | __O_TMPFILE)))
 		return -EINVAL;
-	/* XXX: RESOLVE_* restrictions are not applied yet. */
-	if (how.resolve != 0)
-		return -EINVAL;
-	return open_user(td, a->dirfd, a->path, how.flags, (uint32_t)how.mode);
+	if ((r = resolve_flags(how.resolve, how.flags, &lf)) < 0)
+		return r;
+	return open_user(td, a->dirfd, a->path, how.flags, (uint32_t)how.mode,
+	    lf);
 }
 
 long

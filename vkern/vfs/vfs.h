@@ -82,6 +82,11 @@ struct vnode_ops {
 	/* The target of a symlink into buf; returns its length (no NUL). */
 	long (*readlink)(struct vnode *vn, char *buf, size_t size);
 	/*
+	 * Whether a symlink is a magic one, naming a process's open file,
+	 * cwd, root or program (NULL: none is).
+	 */
+	bool (*is_magic)(const struct vnode *vn);
+	/*
 	 * Make a new file of type mode & S_IFMT (S_IFREG, S_IFDIR, S_IFIFO,
 	 * S_IFCHR, S_IFBLK, S_IFSOCK, S_IFLNK with target) in dir, owned
 	 * by uid/gid.  -EEXIST when name exists.  Returns it referenced.
@@ -138,6 +143,7 @@ void vnode_rel(struct vnode *vn);
  * ETXTBSY.  vnode_hold_text() counts a process image running vn (and
  * takes a reference), vnode_put_text() gives both back.
  */
+bool vnode_is_magic(const struct vnode *vn);
 int vnode_check_write(const struct vnode *vn);
 int vnode_check_exec(const struct vnode *vn);
 void vnode_hold_text(struct vnode *vn);

@@ -21,6 +21,10 @@ struct walk {
 	struct proc *p;
 	struct nameidata *nd;
 	struct vnode *cur;       /* referenced */
+	struct vnode *root;      /* "/" and where ".." stops (referenced) */
+	char root_path[VK_PATH_MAX];   /* root's canonical path */
+	struct mount *mnt;       /* LOOKUP_NO_XDEV: the one to stay on */
+	int depth;               /* LOOKUP_BENEATH: levels below dirfd */
 	char rest[2 * VK_PATH_MAX];
 	size_t pos;
 	int links;
@@ -60,32 +64,67 @@ walk_set(struct walk *w, struct vnode *vn)
 		vnode_rel(old);
 }
 
+/* Go to the walk's root: an absolute path or symlink. */
 static int
-walk_start(struct walk *w, int dirfd, const char *path)
+walk_to_root(struct walk *w)
+{
+	if (w->flags & LOOKUP_BENEATH)
+		return -EXDEV;
+	vnode_ref(w->root);
+	walk_set(w, w->root);
+	snprintf(w->nd->path, VK_PATH_MAX, "%s", w->root_path);
+	w->depth = 0;
+	return 0;
+}
+
+/* The directory a relative path starts from: dirfd's, or the cwd. */
+static int
+walk_base(struct walk *w, int dirfd, const char *path, struct vnode **vpp,
+    const char **pathp)
 {
 	struct proc *p = w->p;
 	struct file *fp;
 
-	if (path[0] == '/') {
-		vnode_ref(p->root);
-		walk_set(w, p->root);
-		strcpy(w->nd->path, "/");
-		return 0;
-	}
 	if (dirfd == AT_FDCWD) {
-		vnode_ref(p->cwd);
-		walk_set(w, p->cwd);
-		snprintf(w->nd->path, VK_PATH_MAX, "%s", p->cwd_path);
+		*vpp = p->cwd;
+		*pathp = p->cwd_path;
 		return 0;
 	}
 	if ((fp = fd_get(&p->fdt, dirfd)) == NULL)
 		return -EBADF;
 	if (fp->vn == NULL || (path[0] != '\0' && fp->vn->type != VDIR))
 		return -ENOTDIR;
-	vnode_ref(fp->vn);
-	walk_set(w, fp->vn);
-	snprintf(w->nd->path, VK_PATH_MAX, "%s", fp->path);
+	*vpp = fp->vn;
+	*pathp = fp->path;
 	return 0;
+}
+
+static int
+walk_start(struct walk *w, int dirfd, const char *path)
+{
+	struct vnode *base = NULL;
+	const char *bpath = "/";
+	int r;
+
+	/* An absolute path needs no dirfd, unless dirfd is the root. */
+	if ((path[0] != '/' || (w->flags & LOOKUP_IN_ROOT)) &&
+	    (r = walk_base(w, dirfd, path, &base, &bpath)) < 0)
+		return r;
+	w->root = (w->flags & LOOKUP_IN_ROOT) ? base : w->p->root;
+	vnode_ref(w->root);
+	snprintf(w->root_path, sizeof(w->root_path), "%s",
+	    (w->flags & LOOKUP_IN_ROOT) ? bpath : "/");
+	if (path[0] == '/')
+		r = walk_to_root(w);
+	else {
+		vnode_ref(base);
+		walk_set(w, base);
+		snprintf(w->nd->path, VK_PATH_MAX, "%s", bpath);
+		r = 0;
+	}
+	if (r == 0)
+		w->mnt = w->cur->mount;
+	return r;
 }
 
 /* The next component into name; false at the end of the path. */
@@ -120,8 +159,13 @@ walk_dotdot(struct walk *w)
 	struct vnode *next;
 	int r;
 
+	if (w->flags & LOOKUP_BENEATH) {
+		if (w->depth == 0)
+			return -EXDEV;
+		w->depth--;
+	}
 	for (;;) {
-		if (w->cur == w->p->root)
+		if (w->cur == w->root)
 			return 0;
 		if (w->cur->mount == NULL || w->cur != w->cur->mount->root ||
 		    w->cur->mount->covered == NULL)
@@ -146,6 +190,15 @@ walk_symlink(struct walk *w, struct vnode *vn)
 	size_t restlen = strlen(w->rest + w->pos);
 	long n;
 
+	if (w->flags & LOOKUP_NO_SYMLINKS)
+		return -ELOOP;
+	/* Scoped walks do not take a magic link's jump, as Linux. */
+	if (vnode_is_magic(vn)) {
+		if (w->flags & LOOKUP_NO_MAGIC)
+			return -ELOOP;
+		if (w->flags & (LOOKUP_BENEATH | LOOKUP_IN_ROOT))
+			return -EXDEV;
+	}
 	if (++w->links > VK_MAXSYMLINKS)
 		return -ELOOP;
 	n = vn->ops->readlink(vn, target, sizeof(target) - 1);
@@ -160,12 +213,7 @@ walk_symlink(struct walk *w, struct vnode *vn)
 	memcpy(w->rest, target, (size_t)n);
 	w->rest[n] = '/';
 	w->pos = 0;
-	if (target[0] == '/') {
-		vnode_ref(w->p->root);
-		walk_set(w, w->p->root);
-		strcpy(w->nd->path, "/");
-	}
-	return 0;
+	return target[0] == '/' ? walk_to_root(w) : 0;
 }
 
 static void
@@ -228,7 +276,19 @@ walk_component(struct walk *w, const char *name, bool last, bool *donep)
 	}
 	walk_set(w, next);
 	canon_push(nd->path, name);
+	w->depth++;
 	return 0;
+}
+
+/* LOOKUP_NO_XDEV: where the last step went is on the same mount. */
+static int
+walk_xdev(const struct walk *w)
+{
+	const struct vnode *at = w->cur != NULL ? w->cur : w->nd->vp;
+
+	if (!(w->flags & LOOKUP_NO_XDEV) || at == NULL)
+		return 0;
+	return at->mount != w->mnt ? -EXDEV : 0;
 }
 
 static int
@@ -242,7 +302,8 @@ walk(struct walk *w)
 	while (!done && walk_next(w, name, &len, &last)) {
 		if (len > VK_NAME_MAX)
 			return -ENAMETOOLONG;
-		if ((r = walk_component(w, name, last, &done)) < 0)
+		if ((r = walk_component(w, name, last, &done)) < 0 ||
+		    (r = walk_xdev(w)) < 0)
 			return r;
 	}
 	if (done)
@@ -282,6 +343,8 @@ vfs_lookup(struct proc *p, int dirfd, const char *path, unsigned flags,
 		r = walk(&w);
 	if (w.cur != NULL)
 		vnode_rel(w.cur);
+	if (w.root != NULL)
+		vnode_rel(w.root);
 	if (r < 0)
 		nd_release(nd);
 	return r;

@@ -43,6 +43,13 @@ vnode_rel(struct vnode *vn)
 	free(vn);
 }
 
+bool
+vnode_is_magic(const struct vnode *vn)
+{
+	return vn->type == VLNK && vn->ops->is_magic != NULL &&
+	    vn->ops->is_magic(vn);
+}
+
 int
 vnode_check_write(const struct vnode *vn)
 {

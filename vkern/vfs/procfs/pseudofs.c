@@ -611,6 +611,15 @@ pfs_inactive(struct vnode *vn)
 	free(pn);
 }
 
+/* The links of one process (fd/N, exe, cwd, root) are magic ones. */
+static bool
+pfs_is_magic(const struct vnode *vn)
+{
+	const struct pfs_node *pn = vn->data;
+
+	return pn->fs->specs[pn->kind].scope != PFS_GLOBAL;
+}
+
 static const struct vnode_ops pfs_vnops = {
 	.lookup = pfs_lookup,
 	.getattr = pfs_getattr,
@@ -619,6 +628,7 @@ static const struct vnode_ops pfs_vnops = {
 	.write = pfs_write,
 	.readdir = pfs_readdir,
 	.readlink = pfs_readlink,
+	.is_magic = pfs_is_magic,
 	.create = pfs_create,
 	.link = pfs_link,
 	.remove = pfs_remove,
