@@ -371,6 +371,7 @@ exec_commit(struct proc *p, struct exec_prep *prep, const char *path,
 		return r;
 	arch_exec_regs(&p->main->ctx, im.entry, sp);
 	exec_set_comm(p, path);
+	p->keepcaps = false;
 	free(p->exe);
 	p->exe = prep->canon;
 	prep->canon = NULL;

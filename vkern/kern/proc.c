@@ -430,6 +430,9 @@ proc_copy_state(struct proc *c, const struct proc *p)
 	}
 	memcpy(c->sigact, p->sigact, sizeof(c->sigact));
 	memcpy(c->rlim, p->rlim, sizeof(c->rlim));
+	c->keepcaps = p->keepcaps;
+	c->thp_disable = p->thp_disable;
+	c->mce_kill = p->mce_kill;
 	memcpy(c->comm, p->comm, sizeof(c->comm));
 	c->exe = strdup(p->exe != NULL ? p->exe : "");
 	proc_set_text(c, p->text);
@@ -461,6 +464,7 @@ proc_fork(struct thread *td, struct proc **cp)
 	ct->sigmask = td->sigmask;
 	ct->sched_policy = td->sched_policy;
 	ct->sched_prio = td->sched_prio;
+	ct->timerslack_ns = td->timerslack_ns;
 	ct->altstack_sp = td->altstack_sp;
 	ct->altstack_size = td->altstack_size;
 	ct->altstack_flags = td->altstack_flags;
@@ -552,6 +556,7 @@ proc_thread_create(struct thread *td, struct thread **ntp)
 	nt->sigmask = td->sigmask;
 	nt->sched_policy = td->sched_policy;
 	nt->sched_prio = td->sched_prio;
+	nt->timerslack_ns = td->timerslack_ns;
 	nt->altstack_flags = SS_DISABLE;
 	nt->tid = nextpid++;
 	thread_link(p, nt);

@@ -105,6 +105,7 @@ struct thread {
 	uint64_t robust_list, robust_len;
 	uint64_t sigmask;
 	int sched_policy, sched_prio;   /* as set, reported back */
+	uint64_t timerslack_ns;         /* PR_SET_TIMERSLACK's, 0: default */
 	struct sigpend pending;     /* directed at this thread */
 	uint64_t saved_mask;        /* rt_sigsuspend's mask to restore */
 	bool has_saved_mask;
@@ -147,6 +148,8 @@ struct proc {
 	bool vfork_done;              /* a vfork child exec'd or exited */
 	int exit_signal;              /* sent to the parent at exit */
 	bool undumpable, no_new_privs;
+	bool keepcaps, thp_disable;   /* prctl's, kept and reported */
+	int mce_kill;                 /* PR_MCE_KILL's policy + 1; 0: default */
 	bool subreaper;               /* PR_SET_CHILD_SUBREAPER */
 	int nice;
 	unsigned long personality;

@@ -1,0 +1,112 @@
+/*
+ * prctl: names, the dumpable and keepcaps flags, timer slack (per
+ * thread, inherited), the THP and machine-check policies, the tid
+ * address, ambient capabilities, and the errnos for bad arguments.
+ */
+#include <errno.h>
+#include <sys/prctl.h>
+#include <pthread.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "guest.h"
+
+static long
+prctl5(int op, unsigned long a2, unsigned long a3, unsigned long a4,
+    unsigned long a5)
+{
+	return syscall(SYS_prctl, op, a2, a3, a4, a5);
+}
+
+static void *
+slack_thread(void *arg)
+{
+	long *got = arg;
+
+	got[0] = prctl5(PR_GET_TIMERSLACK, 0, 0, 0, 0);
+	prctl5(PR_SET_TIMERSLACK, 7000, 0, 0, 0);
+	got[1] = prctl5(PR_GET_TIMERSLACK, 0, 0, 0, 0);
+	return NULL;
+}
+
+static void
+test_names_and_flags(void)
+{
+	char name[16] = { 0 };
+
+	CHECK_OK(prctl5(PR_SET_NAME, (unsigned long)"a-long-name-cut-here", 0,
+	    0, 0));
+	CHECK_OK(prctl5(PR_GET_NAME, (unsigned long)name, 0, 0, 0));
+	CHECK(strcmp(name, "a-long-name-cut") == 0, "name: %s", name);
+	CHECK_EQ(prctl5(PR_GET_DUMPABLE, 0, 0, 0, 0), 1);
+	CHECK_ERR(prctl5(PR_SET_DUMPABLE, 2, 0, 0, 0), EINVAL);
+	CHECK_EQ(prctl5(PR_GET_KEEPCAPS, 0, 0, 0, 0), 0);
+	CHECK_OK(prctl5(PR_SET_KEEPCAPS, 1, 0, 0, 0));
+	CHECK_EQ(prctl5(PR_GET_KEEPCAPS, 0, 0, 0, 0), 1);
+	CHECK_ERR(prctl5(PR_SET_KEEPCAPS, 2, 0, 0, 0), EINVAL);
+	CHECK_EQ(prctl5(PR_GET_THP_DISABLE, 0, 0, 0, 0), 0);
+	CHECK_OK(prctl5(PR_SET_THP_DISABLE, 1, 0, 0, 0));
+	CHECK_EQ(prctl5(PR_GET_THP_DISABLE, 0, 0, 0, 0), 1);
+	CHECK_ERR(prctl5(PR_SET_THP_DISABLE, 1, 1, 0, 0), EINVAL);
+	CHECK_EQ(prctl5(PR_MCE_KILL_GET, 0, 0, 0, 0), PR_MCE_KILL_DEFAULT);
+	CHECK_OK(prctl5(PR_MCE_KILL, PR_MCE_KILL_SET, PR_MCE_KILL_EARLY, 0,
+	    0));
+	CHECK_EQ(prctl5(PR_MCE_KILL_GET, 0, 0, 0, 0), PR_MCE_KILL_EARLY);
+	CHECK_OK(prctl5(PR_MCE_KILL, PR_MCE_KILL_CLEAR, 0, 0, 0));
+	CHECK_EQ(prctl5(PR_MCE_KILL_GET, 0, 0, 0, 0), PR_MCE_KILL_DEFAULT);
+	CHECK_ERR(prctl5(PR_MCE_KILL, PR_MCE_KILL_SET, 9, 0, 0), EINVAL);
+	CHECK_ERR(prctl5(0x7fff, 0, 0, 0, 0), EINVAL);
+}
+
+static void
+test_inherited(void)
+{
+	long got[2];
+	pthread_t t;
+	int st;
+	pid_t pid;
+
+	CHECK_EQ(prctl5(PR_GET_TIMERSLACK, 0, 0, 0, 0), 50000);
+	CHECK_OK(prctl5(PR_SET_TIMERSLACK, 123456, 0, 0, 0));
+	CHECK_EQ(pthread_create(&t, NULL, slack_thread, got), 0);
+	pthread_join(t, NULL);
+	CHECK_EQ(got[0], 123456);   /* a new thread starts with ours */
+	CHECK_EQ(got[1], 7000);
+	CHECK_EQ(prctl5(PR_GET_TIMERSLACK, 0, 0, 0, 0), 123456);
+	if ((pid = fork()) == 0)
+		_exit(prctl5(PR_GET_TIMERSLACK, 0, 0, 0, 0) == 123456 &&
+		    prctl5(PR_GET_THP_DISABLE, 0, 0, 0, 0) == 1 ? 0 : 1);
+	CHECK_EQ(waitpid(pid, &st, 0), pid);
+	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0, "fork inherits them");
+	CHECK_OK(prctl5(PR_SET_TIMERSLACK, 0, 0, 0, 0));
+	CHECK_EQ(prctl5(PR_GET_TIMERSLACK, 0, 0, 0, 0), 50000);
+}
+
+static void
+test_tid_and_caps(void)
+{
+	static int word;
+	uint64_t addr = 0;
+
+	CHECK_OK(syscall(SYS_set_tid_address, &word));
+	CHECK_OK(prctl5(PR_GET_TID_ADDRESS, (unsigned long)&addr, 0, 0, 0));
+	CHECK_EQ(addr, (uint64_t)(uintptr_t)&word);
+	CHECK_ERR(prctl5(PR_GET_TID_ADDRESS, 16, 0, 0, 0), EFAULT);
+	CHECK_EQ(prctl5(PR_CAP_AMBIENT, PR_CAP_AMBIENT_IS_SET, 0, 0, 0), 0);
+	CHECK_OK(prctl5(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0));
+	CHECK_ERR(prctl5(PR_CAP_AMBIENT, PR_CAP_AMBIENT_IS_SET, 999, 0, 0),
+	    EINVAL);
+	CHECK_ERR(prctl5(PR_CAP_AMBIENT, 99, 0, 0, 0), EINVAL);
+	CHECK_EQ(prctl5(PR_GET_SECCOMP, 0, 0, 0, 0), 0);
+}
+
+int
+main(void)
+{
+	test_names_and_flags();
+	test_inherited();
+	test_tid_and_caps();
+	return guest_done();
+}
