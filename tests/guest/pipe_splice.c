@@ -69,6 +69,41 @@ test_big_write(void)
 	free(buf);
 }
 
+/* O_DIRECT: packets of at most PIPE_BUF, one per read, 16 at most. */
+static void
+test_packets(void)
+{
+	char buf[8192], big[5000];
+	int p[2], n = 0, fl;
+
+	memset(big, 'b', sizeof(big));
+	CHECK_OK(pipe2(p, O_DIRECT | O_NONBLOCK));
+	CHECK_EQ(write(p[1], "abc", 3), 3);
+	CHECK_EQ(write(p[1], "defgh", 5), 5);
+	CHECK_EQ(write(p[1], big, sizeof(big)), sizeof(big));
+	CHECK_EQ(read(p[0], buf, 100), 3);
+	CHECK_EQ(read(p[0], buf, 2), 2);
+	CHECK(memcmp(buf, "de", 2) == 0, "the packet's start: %.2s", buf);
+	CHECK_EQ(read(p[0], buf, sizeof(buf)), 4096);
+	CHECK_EQ(read(p[0], buf, sizeof(buf)), sizeof(big) - 4096);
+	CHECK_ERR(read(p[0], buf, 1), EAGAIN);
+	while (write(p[1], "x", 1) == 1 && n < 100)
+		n++;
+	CHECK_EQ(n, 16);
+	CHECK_EQ(errno, EAGAIN);
+	while (read(p[0], buf, sizeof(buf)) == 1)
+		n--;
+	CHECK_EQ(n, 0);
+	/* Without O_DIRECT, bytes are bytes again. */
+	fl = fcntl(p[1], F_GETFL);
+	CHECK_OK(fcntl(p[1], F_SETFL, fl & ~O_DIRECT));
+	CHECK_EQ(write(p[1], "xy", 2), 2);
+	CHECK_EQ(write(p[1], "zw", 2), 2);
+	CHECK_EQ(read(p[0], buf, sizeof(buf)), 4);
+	close(p[0]);
+	close(p[1]);
+}
+
 static void
 on_alarm(int sig)
 {
@@ -103,5 +138,6 @@ main(void)
 	test_splice_tee();
 	test_big_write();
 	test_interrupted_write();
+	test_packets();
 	return guest_done();
 }

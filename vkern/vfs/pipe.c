@@ -9,6 +9,11 @@
  * most PIPE_BUF bytes go in whole or not at all.  With no readers left a
  * write gets EPIPE (and SIGPIPE, in sys_rw.c); with no writers left an
  * empty pipe reads as end of file.
+ *
+ * A write through a file with O_DIRECT makes packets of at most PIPE_BUF
+ * bytes: a read that reaches one takes it and no more, and drops what of
+ * it does not fit.  As on Linux, each packet takes one of the pipe's
+ * PIPE_BUF-sized slots, so a 64 KiB pipe holds at most 16 of them.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -26,13 +31,22 @@
 #include "vkern/vfs/vfs.h"
 #include "vkern/vm/copyio.h"
 
-#define PIPE_BUF_ATOMIC 4096
+#define PIPE_BUF_ATOMIC PIPE_PACKET_MAX
 #define PIPE_DEFAULT    65536
 #define PIPE_MAX_SIZE   1048576   /* /proc/sys/fs/pipe-max-size */
+
+/* A packet: where it starts in the stream of bytes ever written. */
+struct pkt {
+	uint64_t start;
+	size_t len;
+};
 
 struct pipe {
 	uint8_t *buf;
 	size_t size, head, len;   /* ring: len bytes from head */
+	uint64_t consumed;        /* bytes read ever: where head is */
+	struct pkt *pkts;         /* ring of size / PIPE_BUF packets */
+	size_t pkt_head, npkt;
 	int readers, writers;
 	int wait_readers, wait_writers;   /* FIFO opens waiting for a peer */
 	uint64_t ino;
@@ -66,6 +80,7 @@ pipe_new(void)
 
 	pp->size = PIPE_DEFAULT;
 	pp->buf = vk_xmalloc(pp->size);
+	pp->pkts = vk_xcalloc(pp->size / PIPE_BUF_ATOMIC, sizeof(*pp->pkts));
 	pp->ino = pipe_ino++;
 	pp->ctime_ns = plat_clock_ns(0);
 	return pp;
@@ -87,6 +102,7 @@ pipe_free(struct pipe *pp)
 		vnode_rel(pp->fifo);
 	}
 	free(pp->buf);
+	free(pp->pkts);
 	free(pp);
 }
 
@@ -104,37 +120,107 @@ pipe_copyout(struct pipe *pp, void *buf, size_t len)
 	return (long)n;
 }
 
+static void
+pipe_consume(struct pipe *pp, size_t n)
+{
+	pp->head = (pp->head + n) % pp->size;
+	pp->len -= n;
+	pp->consumed += n;
+}
+
+static size_t
+pkt_cap(const struct pipe *pp)
+{
+	return pp->size / PIPE_BUF_ATOMIC;
+}
+
+static struct pkt *
+pkt_first(struct pipe *pp)
+{
+	return pp->npkt > 0 ? &pp->pkts[pp->pkt_head] : NULL;
+}
+
 static long
 pipe_read(struct file *fp, void *buf, size_t len, uint64_t *offp)
 {
 	struct pipe *pp = pipe_of(fp);
-	long n = pipe_copyout(pp, buf, len);
+	uint8_t *out = buf;
+	size_t done = 0, n;
+	struct pkt *pk;
 
-	if (n > 0) {
-		pp->head = (pp->head + (size_t)n) % pp->size;
-		pp->len -= (size_t)n;
-		pipe_wake(pp);
+	if (pp->len == 0)
+		return pipe_copyout(pp, buf, len);
+	while (done < len && pp->len > 0) {
+		pk = pkt_first(pp);
+		if (pk != NULL && pk->start == pp->consumed) {
+			/* A packet ends the read; what does not fit is lost. */
+			n = (size_t)pipe_copyout(pp, out + done,
+			    VK_MIN(len - done, pk->len));
+			pipe_consume(pp, pk->len);
+			pp->pkt_head = (pp->pkt_head + 1) % pkt_cap(pp);
+			pp->npkt--;
+			done += n;
+			break;
+		}
+		n = pk != NULL ? (size_t)(pk->start - pp->consumed) : pp->len;
+		n = (size_t)pipe_copyout(pp, out + done, VK_MIN(len - done, n));
+		pipe_consume(pp, n);
+		done += n;
 	}
-	return n;
+	pipe_wake(pp);
+	return (long)done;
+}
+
+/* Put n bytes at the tail of the ring. */
+static void
+pipe_put(struct pipe *pp, const uint8_t *buf, size_t n)
+{
+	size_t tail = (pp->head + pp->len) % pp->size;
+	size_t first = VK_MIN(n, pp->size - tail);
+
+	memcpy(pp->buf + tail, buf, first);
+	memcpy(pp->buf, buf + first, n - first);
+	pp->len += n;
+}
+
+/* O_DIRECT: as many whole packets as there is room and a slot for. */
+static long
+pipe_write_packets(struct pipe *pp, const uint8_t *buf, size_t len)
+{
+	size_t done = 0, n;
+
+	while (done < len && pp->npkt < pkt_cap(pp)) {
+		n = VK_MIN(len - done, (size_t)PIPE_BUF_ATOMIC);
+		if (pp->size - pp->len < n)
+			break;
+		pp->pkts[(pp->pkt_head + pp->npkt) % pkt_cap(pp)] =
+		    (struct pkt){ pp->consumed + pp->len, n };
+		pp->npkt++;
+		pipe_put(pp, buf + done, n);
+		done += n;
+	}
+	return done > 0 ? (long)done : -EAGAIN;
 }
 
 static long
 pipe_write(struct file *fp, const void *buf, size_t len, uint64_t *offp)
 {
 	struct pipe *pp = pipe_of(fp);
-	size_t room = pp->size - pp->len, n, tail, first;
+	size_t room = pp->size - pp->len, n;
+	long r;
 
 	if (pp->readers == 0)
 		return -EPIPE;
+	if (fp->flags & O_DIRECT) {
+		if ((r = pipe_write_packets(pp, buf, len)) > 0)
+			pipe_wake(pp);
+		return r;
+	}
 	/* PIPE_BUF atomicity: a small write waits until it fits whole. */
 	if (room == 0 || (len <= PIPE_BUF_ATOMIC && room < len))
 		return -EAGAIN;
 	n = VK_MIN(len, room);
-	tail = (pp->head + pp->len) % pp->size;
-	first = VK_MIN(n, pp->size - tail);
-	memcpy(pp->buf + tail, buf, first);
-	memcpy(pp->buf, (const uint8_t *)buf + first, n - first);
-	pp->len += n;
+	pipe_put(pp, buf, n);
 	pipe_wake(pp);
 	return (long)n;
 }
@@ -182,7 +268,8 @@ pipe_poll(struct file *fp)
 	if (file_writable(fp)) {
 		if (pp->readers == 0)
 			r |= POLLERR;
-		else if (pp->size - pp->len >= PIPE_BUF_ATOMIC)
+		else if (pp->size - pp->len >= PIPE_BUF_ATOMIC &&
+		    pp->npkt < pkt_cap(pp))
 			r |= POLLOUT;
 	}
 	return r;
@@ -196,6 +283,12 @@ const struct file_ops pipe_fileops = {
 	.poll = pipe_poll,
 	.whole_writes = true,
 };
+
+bool
+pipe_packets(struct file *fp, bool write)
+{
+	return write ? (fp->flags & O_DIRECT) != 0 : pipe_of(fp)->npkt > 0;
+}
 
 bool
 file_is_pipe(const struct file *fp)
@@ -214,6 +307,7 @@ pipe_fcntl_size(struct file *fp, bool set, uint64_t arg)
 {
 	struct pipe *pp = pipe_of(fp);
 	size_t want = 4096;
+	struct pkt *np;
 	uint8_t *nb;
 
 	if (!set)
@@ -222,13 +316,19 @@ pipe_fcntl_size(struct file *fp, bool set, uint64_t arg)
 		return -EPERM;
 	while (want < arg)
 		want *= 2;
-	if (want < pp->len)
+	if (want < pp->len || want / PIPE_BUF_ATOMIC < pp->npkt)
 		return -EBUSY;
 	nb = vk_xmalloc(want);
 	for (size_t i = 0; i < pp->len; i++)
 		nb[i] = pp->buf[(pp->head + i) % pp->size];
+	np = vk_xcalloc(want / PIPE_BUF_ATOMIC, sizeof(*np));
+	for (size_t i = 0; i < pp->npkt; i++)
+		np[i] = pp->pkts[(pp->pkt_head + i) % pkt_cap(pp)];
 	free(pp->buf);
+	free(pp->pkts);
 	pp->buf = nb;
+	pp->pkts = np;
+	pp->pkt_head = 0;
 	pp->size = want;
 	pp->head = 0;
 	return (long)want;

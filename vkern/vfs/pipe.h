@@ -15,7 +15,11 @@ struct vnode;
 long fifo_open(struct thread *td, struct vnode *vn, unsigned flags,
     const char *path);
 
+#define PIPE_PACKET_MAX 4096    /* PIPE_BUF: an O_DIRECT packet's most */
+
 bool file_is_pipe(const struct file *fp);
+/* Whether a write (or read) of fp moves packets, one per call. */
+bool pipe_packets(struct file *fp, bool write);
 /* What a thread parks on to wait for the pipe to change. */
 const void *pipe_chan(const struct file *fp);
 long pipe_fcntl_size(struct file *fp, bool set, uint64_t arg);

@@ -19,6 +19,7 @@
 #include "vkern/kern/syscall_gen.h"
 #include "vkern/platform.h"
 #include "vkern/vfs/file.h"
+#include "vkern/vfs/pipe.h"
 #include "vkern/vfs/socket.h"
 #include "vkern/vfs/tty.h"
 #include "vkern/vfs/vfs.h"
@@ -105,6 +106,34 @@ rw_file(struct thread *td, int fd, bool write, long *errp)
 	return fp;
 }
 
+/*
+ * Pipe packets (O_DIRECT) move through a bounce buffer, one op call per
+ * packet, so that the guest buffer's page boundaries do not cut them.
+ */
+static long
+rw_packets(struct thread *td, struct file *fp, uaddr_t buf, size_t len,
+    bool write)
+{
+	size_t n = VK_MIN(len, (size_t)PIPE_PACKET_MAX), done = 0;
+	uint8_t kbuf[PIPE_PACKET_MAX];
+	long r = 0;
+
+	if (!write) {
+		if ((r = fp->ops->read(fp, kbuf, n, &fp->off)) <= 0)
+			return r;
+		done = (size_t)r;
+		return (r = copyout(td, kbuf, buf, done)) < 0 ? r : (long)done;
+	}
+	while (done < len) {
+		n = VK_MIN(len - done, (size_t)PIPE_PACKET_MAX);
+		if ((r = copyin(td, UADDR(buf.va + done), kbuf, n)) < 0 ||
+		    (r = fp->ops->write(fp, kbuf, n, &fp->off)) <= 0)
+			break;
+		done += (size_t)r;
+	}
+	return done > 0 ? (long)done : r;
+}
+
 /* One buffer: off < 0 means the file's own offset. */
 static long
 kern_rw1(struct thread *td, struct file *fp, uaddr_t buf, size_t len,
@@ -116,6 +145,8 @@ kern_rw1(struct thread *td, struct file *fp, uaddr_t buf, size_t len,
 	len = VK_MIN(len, (size_t)MAX_RW_COUNT);
 	if (len == 0)
 		return 0;
+	if (file_is_pipe(fp) && pipe_packets(fp, write))
+		return rw_packets(td, fp, buf, len, write);
 	return vm_uio(td, buf, len, write ? PLAT_PROT_READ : PLAT_PROT_WRITE,
 	    write ? span_write : span_read, &s);
 }
