@@ -4,6 +4,7 @@
  * address, ambient capabilities, and the errnos for bad arguments.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <sys/prctl.h>
 #include <pthread.h>
 #include <string.h>
@@ -29,6 +30,61 @@ slack_thread(void *arg)
 	prctl5(PR_SET_TIMERSLACK, 7000, 0, 0, 0);
 	got[1] = prctl5(PR_GET_TIMERSLACK, 0, 0, 0, 0);
 	return NULL;
+}
+
+/* Reads a /proc file's first line, without its newline. */
+static void
+read_line(const char *path, char *buf, size_t size)
+{
+	int fd = open(path, O_RDONLY);
+	ssize_t n = fd < 0 ? -1 : read(fd, buf, size - 1);
+
+	if (fd >= 0)
+		close(fd);
+	buf[n > 0 ? n : 0] = '\0';
+	if (n > 0 && buf[n - 1] == '\n')
+		buf[n - 1] = '\0';
+}
+
+struct named {
+	long tid;
+	int done;        /* main has looked: the thread may end */
+	char got[16];
+};
+
+static void *
+name_thread(void *arg)
+{
+	struct named *nm = arg;
+
+	prctl5(PR_GET_NAME, (unsigned long)nm->got, 0, 0, 0);
+	prctl5(PR_SET_NAME, (unsigned long)"worker", 0, 0, 0);
+	__atomic_store_n(&nm->tid, syscall(SYS_gettid), __ATOMIC_RELEASE);
+	while (__atomic_load_n(&nm->done, __ATOMIC_ACQUIRE) == 0)
+		usleep(1000);
+	return NULL;
+}
+
+/* A name is each thread's: a new one starts with its creator's. */
+static void
+test_thread_names(void)
+{
+	char path[64], buf[32];
+	struct named nm = { 0 };
+	pthread_t t;
+
+	CHECK_OK(prctl5(PR_SET_NAME, (unsigned long)"main-name", 0, 0, 0));
+	CHECK_EQ(pthread_create(&t, NULL, name_thread, &nm), 0);
+	while (__atomic_load_n(&nm.tid, __ATOMIC_ACQUIRE) == 0)
+		usleep(1000);
+	CHECK(strcmp(nm.got, "main-name") == 0, "inherited name: %s", nm.got);
+	snprintf(path, sizeof(path), "/proc/self/task/%ld/comm", nm.tid);
+	read_line(path, buf, sizeof(buf));
+	CHECK(strcmp(buf, "worker") == 0, "thread comm: %s", buf);
+	read_line("/proc/self/comm", buf, sizeof(buf));
+	CHECK(strcmp(buf, "main-name") == 0, "process comm: %s", buf);
+	__atomic_store_n(&nm.done, 1, __ATOMIC_RELEASE);
+	pthread_join(t, NULL);
 }
 
 static void
@@ -106,6 +162,7 @@ int
 main(void)
 {
 	test_names_and_flags();
+	test_thread_names();
 	test_inherited();
 	test_tid_and_caps();
 	return guest_done();

@@ -51,6 +51,7 @@ mkproc(const char *comm)
 
 	cr_assert_eq(proc_create(&p), 0);
 	snprintf(p->comm, sizeof(p->comm), "%s", comm);
+	memcpy(p->main->comm, p->comm, sizeof(p->comm));
 	free(p->exe);
 	p->exe = strdup("/bin/testprog");
 	return p;

@@ -341,6 +341,7 @@ exec_set_comm(struct proc *p, const char *path)
 	n = strnlen(base, sizeof(p->comm) - 1);
 	memcpy(p->comm, base, n);
 	p->comm[n] = '\0';
+	memcpy(p->main->comm, p->comm, sizeof(p->comm));
 }
 
 int

@@ -465,6 +465,7 @@ proc_fork(struct thread *td, struct proc **cp)
 	ct->sched_policy = td->sched_policy;
 	ct->sched_prio = td->sched_prio;
 	ct->timerslack_ns = td->timerslack_ns;
+	memcpy(ct->comm, td->comm, sizeof(ct->comm));
 	ct->altstack_sp = td->altstack_sp;
 	ct->altstack_size = td->altstack_size;
 	ct->altstack_flags = td->altstack_flags;
@@ -481,6 +482,7 @@ proc_fork(struct thread *td, struct proc **cp)
 	thread_link(c, ct);
 	c->pid = ct->tid = nextpid++;
 	proc_copy_state(c, p);
+	memcpy(c->comm, td->comm, sizeof(c->comm));   /* the forking thread's */
 	proc_copy_files(c, p);
 	arch_syscall_set_ret(&ct->ctx, 0);
 	ct->ctx.dirty |= ARCH_DIRTY_ALL;
@@ -557,6 +559,7 @@ proc_thread_create(struct thread *td, struct thread **ntp)
 	nt->sched_policy = td->sched_policy;
 	nt->sched_prio = td->sched_prio;
 	nt->timerslack_ns = td->timerslack_ns;
+	memcpy(nt->comm, td->comm, sizeof(nt->comm));
 	nt->altstack_flags = SS_DISABLE;
 	nt->tid = nextpid++;
 	thread_link(p, nt);

@@ -106,6 +106,7 @@ struct thread {
 	uint64_t sigmask;
 	int sched_policy, sched_prio;   /* as set, reported back */
 	uint64_t timerslack_ns;         /* PR_SET_TIMERSLACK's, 0: default */
+	char comm[16];                  /* its name (PR_SET_NAME) */
 	struct sigpend pending;     /* directed at this thread */
 	uint64_t saved_mask;        /* rt_sigsuspend's mask to restore */
 	bool has_saved_mask;
@@ -159,7 +160,7 @@ struct proc {
 	int pdeathsig;
 	bool ctty;                    /* the terminal is its controlling one */
 	int exit_status;	/* a wait(2) status */
-	char comm[16];
+	char comm[16];                /* the leader thread's name */
 	char *exe;                    /* the canonical path of the program */
 	struct vnode *text;           /* the program, while its image runs */
 	uint64_t start_ns;

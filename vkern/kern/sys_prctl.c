@@ -27,7 +27,7 @@ prctl_name(struct thread *td, int option, uaddr_t u)
 	long n;
 
 	if (option == PR_GET_NAME)
-		return copyout(td, p->comm, u, sizeof(p->comm));
+		return copyout(td, td->comm, u, sizeof(td->comm));
 	n = copyinstr(td, u, name, sizeof(name));
 	if (n == -ENAMETOOLONG) {
 		/* Linux keeps the first 15 bytes of a longer name. */
@@ -37,7 +37,10 @@ prctl_name(struct thread *td, int option, uaddr_t u)
 	} else if (n < 0) {
 		return n;
 	}
-	memcpy(p->comm, name, sizeof(p->comm));
+	memcpy(td->comm, name, sizeof(td->comm));
+	/* The process is known by its leader's name. */
+	if (td == p->main)
+		memcpy(p->comm, name, sizeof(p->comm));
 	return 0;
 }
 

@@ -142,7 +142,7 @@ static const struct pfs_spec procfs_specs[PK_NKINDS] = {
 	[PK_T_STATM] = ROW("statm", PK_TID, PFS_FILE, PFS_THREAD,
 	    procfs_gen_pid_statm),
 	[PK_T_COMM] = ROW("comm", PK_TID, PFS_FILE, PFS_THREAD,
-	    procfs_gen_pid_comm),
+	    procfs_gen_tid_comm),
 	[PK_T_CMDLINE] = ROW("cmdline", PK_TID, PFS_FILE, PFS_THREAD,
 	    procfs_gen_pid_cmdline),
 	[PK_T_ENVIRON] = ROW("environ", PK_TID, S_IFREG | 0400, PFS_THREAD,

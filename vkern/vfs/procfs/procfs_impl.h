@@ -49,6 +49,7 @@ int procfs_gen_pid_statm(const struct pfs_ctx *c, struct sbuf *sb);
 int procfs_gen_pid_cmdline(const struct pfs_ctx *c, struct sbuf *sb);
 int procfs_gen_pid_environ(const struct pfs_ctx *c, struct sbuf *sb);
 int procfs_gen_pid_comm(const struct pfs_ctx *c, struct sbuf *sb);
+int procfs_gen_tid_comm(const struct pfs_ctx *c, struct sbuf *sb);
 int procfs_gen_pid_maps(const struct pfs_ctx *c, struct sbuf *sb);
 int procfs_gen_pid_exe(const struct pfs_ctx *c, struct sbuf *sb);
 int procfs_gen_pid_cwd(const struct pfs_ctx *c, struct sbuf *sb);

@@ -355,6 +355,16 @@ procfs_gen_pid_comm(const struct pfs_ctx *c, struct sbuf *sb)
 	return 0;
 }
 
+int
+procfs_gen_tid_comm(const struct pfs_ctx *c, struct sbuf *sb)
+{
+	const struct thread *td = proc_thread(c->p, c->arg);
+	const char *comm = td != NULL ? td->comm : c->p->comm;
+
+	sbuf_printf(sb, "%.*s\n", (int)sizeof(c->p->comm), comm);
+	return 0;
+}
+
 /*
  * One line in show_map_vma()'s layout: offset, device and inode are 0
  * (nothing is file-backed yet), and a name starts at column 73, after
