@@ -214,10 +214,6 @@ ptrace_init(struct vk_error **err)
 	if (sigprocmask(SIG_BLOCK, &chld, NULL) < 0 ||
 	    (sigchld_fd = signalfd(-1, &chld, SFD_CLOEXEC | SFD_NONBLOCK)) < 0)
 		return vk_error_make(err, errno, "watch SIGCHLD");
-	/*
-	 * One CPU for the kernel and every stub: a ptrace stop wakes the
-	 * other side, and across CPUs that costs ten times more here.
-	 */
 	for (unsigned i = 0; i < VK_NELEM(host_sigs); i++) {
 		struct sigaction sa = { .sa_handler = host_sig_note };
 
@@ -226,6 +222,10 @@ ptrace_init(struct vk_error **err)
 			return vk_error_make(err, errno, "catch signal %d",
 			    host_sigs[i]);
 	}
+	/*
+	 * One CPU for the kernel and every stub: a ptrace stop wakes the
+	 * other side, and across CPUs that costs ten times more here.
+	 */
 	cpu_pinned = sched_getcpu();
 	if (cpu_pinned >= 0) {
 		CPU_ZERO(&set);
