@@ -4,7 +4,11 @@
  * refuses, hints are honoured, bad arguments give the errno Linux gives, and
  * a large mapping can be touched at every page.
  */
+#include <fcntl.h>
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 #include <sys/mman.h>
 
 #include "guest.h"
@@ -355,9 +359,55 @@ test_large(void)
 	CHECK_OK(guest_munmap(p, len));
 }
 
+/*
+ * A shared mapping of a file open read-only shows the file and can never
+ * be made writable; msync checks its arguments.
+ */
+static void
+test_shared_readonly(void)
+{
+	char want[64], path[] = "/tmp/vk-mmap-ro.XXXXXX";
+	const char *files[] = { "/etc/passwd", path };
+	void *m;
+	int fd;
+
+	fd = (int)CHECK_OK(mkstemp(path));
+	CHECK_EQ(write(fd, "in tmpfs, shared read-only", 26), 26);
+	close(fd);
+	for (int i = 0; i < 2; i++) {
+		size_t n = i == 1 ? 26 : sizeof(want);
+
+		fd = (int)CHECK_OK(open(files[i], O_RDONLY));
+		CHECK_EQ(read(fd, want, n), (long)n);
+		m = mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, 0);
+		CHECK(m != MAP_FAILED, "MAP_SHARED of %s (errno %d)", files[i],
+		    errno);
+		if (m == MAP_FAILED) {
+			close(fd);
+			continue;
+		}
+		CHECK(memcmp(m, want, n) == 0,
+		    "the mapping shows %s", files[i]);
+		CHECK_ERR(mprotect(m, 4096, PROT_READ | PROT_WRITE), EACCES);
+		CHECK_OK(msync(m, 4096, MS_SYNC));
+		CHECK_OK(msync(m, 100, MS_ASYNC | MS_INVALIDATE));
+		CHECK_ERR(msync((char *)m + 1, 100, MS_SYNC), EINVAL);
+		CHECK_ERR(msync(m, 4096, MS_SYNC | MS_ASYNC), EINVAL);
+		CHECK_ERR(msync(m, 4096, 0x100), EINVAL);
+		CHECK_EQ(mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED,
+		    fd, 0), MAP_FAILED);
+		CHECK_EQ(errno, EACCES);
+		munmap(m, 4096);
+		CHECK_ERR(msync(m, 4096, MS_SYNC), ENOMEM);
+		close(fd);
+	}
+	unlink(path);
+}
+
 int
 main(void)
 {
+	test_shared_readonly();
 	test_basic();
 	test_odd_length();
 	test_prot();

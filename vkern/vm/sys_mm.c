@@ -135,9 +135,42 @@ mmap_fill(struct vm_map *m, struct vnode *vn, uint64_t va, uint64_t len,
 }
 
 /*
+ * A copy of the file made at mmap time: a private mapping, or a shared
+ * one of a host file open read-only (flags VME_NOWRITE), which nobody in
+ * the sandbox can change under it.  XXX: a page cache shared between
+ * processes is still to come.  Pages past the end of the file read zero
+ * where Linux raises SIGBUS.
+ */
+static long
+mmap_file_copy(struct thread *td, const struct sys_mmap_args *a,
+    struct file *fp, unsigned vflags)
+{
+	struct proc *p = td->proc;
+	uint64_t len = len_round(a->len);
+	long va;
+	int r;
+
+	va = kern_mmap(p, a->addr.va, a->len, (int)(a->prot & PROT_VALID),
+	    (a->flags & ~(uint64_t)MAP_TYPE) | MAP_PRIVATE);
+	if (vk_is_err(va))
+		return va;
+	if ((r = mmap_fill(&p->vm, fp->vn, (uint64_t)va, a->len,
+	    (uint64_t)a->off)) < 0) {
+		vm_map_remove(&p->vm, (uint64_t)va, (uint64_t)va + len);
+		return vm_sync(p, r);
+	}
+	if (vflags != 0)
+		vm_map_add_flags(&p->vm, (uint64_t)va, (uint64_t)va + len,
+		    vflags);
+	return va;
+}
+
+/*
  * MAP_SHARED of a file: tmpfs files (memfds, /dev/shm, the overlay's
- * upper layer) map their own pages.  XXX: shared mappings of host files
- * need write-back (ENODEV until then).
+ * upper layer) map their own pages; a host file open read-only maps a
+ * copy.  A mapping of a read-only fd may never be made writable.  XXX:
+ * shared mappings of host files open for writing need write-back
+ * (ENODEV until then).
  */
 static long
 mmap_file_shared(struct thread *td, const struct sys_mmap_args *a,
@@ -152,25 +185,21 @@ mmap_file_shared(struct thread *td, const struct sys_mmap_args *a,
 	if (wr && !file_writable(fp))
 		return -EACCES;
 	if (vn == NULL || !tmpfs_is_tmpfs(vn))
-		return -ENODEV;
+		return file_writable(fp) ? -ENODEV :
+		    mmap_file_copy(td, a, fp, VME_NOWRITE);
 	if ((r = mmap_range(p, a->addr.va, len, a->flags, &va)) < 0)
 		return r;
 	r = vm_map_file_shared(&p->vm, va, len, (int)(a->prot & PROT_VALID),
 	    vn, (uint64_t)a->off);
+	if (r == 0 && !file_writable(fp))
+		vm_map_add_flags(&p->vm, va, va + len, VME_NOWRITE);
 	return vm_sync(p, r < 0 ? r : (long)va);
 }
 
-/*
- * A private file mapping.  XXX: a copy made at mmap time; a page cache
- * shared between processes is still to come.  Pages past the end of the
- * file read zero where Linux raises SIGBUS.
- */
 static long
 mmap_file(struct thread *td, const struct sys_mmap_args *a, uint64_t type)
 {
 	struct file *fp = fd_get(&td->proc->fdt, a->fd);
-	long va;
-	int r;
 
 	if (fp == NULL)
 		return -EBADF;
@@ -180,17 +209,7 @@ mmap_file(struct thread *td, const struct sys_mmap_args *a, uint64_t type)
 		return -EACCES;
 	if (type != MAP_PRIVATE)
 		return mmap_file_shared(td, a, fp);
-	va = kern_mmap(td->proc, a->addr.va, a->len, (int)(a->prot &
-	    PROT_VALID), a->flags);
-	if (vk_is_err(va))
-		return va;
-	if ((r = mmap_fill(&td->proc->vm, fp->vn, (uint64_t)va, a->len,
-	    (uint64_t)a->off)) < 0) {
-		vm_map_remove(&td->proc->vm, (uint64_t)va,
-		    (uint64_t)va + len_round(a->len));
-		return vm_sync(td->proc, r);
-	}
-	return va;
+	return mmap_file_copy(td, a, fp, 0);
 }
 
 long
@@ -227,6 +246,26 @@ sys_munmap(struct thread *td, const struct sys_munmap_args *a)
 		return -EINVAL;
 	vm_map_remove(m, start, start + len);
 	return vm_sync(td->proc, 0);
+}
+
+/*
+ * Shared mappings are the file's own pages, so there is nothing to write
+ * back: msync checks its arguments and the range, as Linux does.
+ */
+long
+sys_msync(struct thread *td, const struct sys_msync_args *a)
+{
+	uint64_t start = a->addr.va, end = start + len_round(a->len);
+
+	if (!VK_PAGE_ALIGNED(start) || (a->flags & ~(unsigned long)(MS_ASYNC |
+	    MS_INVALIDATE | MS_SYNC)) || ((a->flags & MS_ASYNC) &&
+	    (a->flags & MS_SYNC)))
+		return -EINVAL;
+	if (end < start)
+		return -ENOMEM;
+	if (end == start)
+		return 0;
+	return vm_map_range_mapped(&td->proc->vm, start, end) ? 0 : -ENOMEM;
 }
 
 long

@@ -139,6 +139,18 @@ vm_map_range_has(const struct vm_map *m, uint64_t start, uint64_t end,
 	return false;
 }
 
+void
+vm_map_add_flags(struct vm_map *m, uint64_t start, uint64_t end,
+    unsigned flags)
+{
+	vm_map_clip(m, start);
+	vm_map_clip(m, end);
+	for (unsigned i = vm_map_search(m, start);
+	    i < m->n && m->ent[i].start < end; i++)
+		m->ent[i].flags |= flags;
+	vm_map_merge_around(m, start, end);
+}
+
 int
 vm_map_find_space(const struct vm_map *m, uint64_t len, uint64_t lo,
     uint64_t hi, uint64_t *vap)
@@ -311,6 +323,9 @@ vm_map_protect(struct vm_map *m, uint64_t start, uint64_t end, int prot)
 
 	if (!vm_map_range_mapped(m, start, end))
 		return -ENOMEM;
+	if ((prot & PLAT_PROT_WRITE) && vm_map_range_has(m, start, end,
+	    VME_NOWRITE))
+		return -EACCES;
 	vm_map_clip(m, start);
 	vm_map_clip(m, end);
 	for (unsigned i = vm_map_search(m, start);

@@ -25,6 +25,7 @@ struct plat_space;
 #define VME_HEAP     0x4   /* made by brk */
 #define VME_COW      0x8   /* shares RAM after fork: copy before writing */
 #define VME_SHARED   0x10  /* MAP_SHARED: stays shared across fork */
+#define VME_NOWRITE  0x20  /* shared, of a read-only fd: never writable */
 
 /*
  * RAM shared by entries after fork: an extent freed when the last entry
@@ -72,6 +73,10 @@ bool vm_map_range_mapped(const struct vm_map *m, uint64_t start,
 
 /* True when an entry with any of flags intersects [start, end). */
 bool vm_map_range_has(const struct vm_map *m, uint64_t start, uint64_t end,
+    unsigned flags);
+
+/* Give the entries in [start, end) flags too. */
+void vm_map_add_flags(struct vm_map *m, uint64_t start, uint64_t end,
     unsigned flags);
 
 /*
