@@ -2,8 +2,8 @@
  * Verifies CPU-time accounting: each thread's CPU clock counts its own
  * time and the process clock all of it; getrusage's RUSAGE_SELF,
  * RUSAGE_THREAD and RUSAGE_CHILDREN (only waited-for children) and
- * times(); ITIMER_PROF and ITIMER_VIRTUAL firing in a loop without
- * syscalls; RLIMIT_CPU's SIGXCPU and then SIGKILL; a sleep on the process
+ * times(); ITIMER_PROF, ITIMER_VIRTUAL and POSIX timers on the CPU
+ * clocks firing in a loop without syscalls; RLIMIT_CPU's SIGXCPU and then SIGKILL; a sleep on the process
  * clock; and the errnos of bad clocks and bad which values.
  */
 #include <pthread.h>
@@ -266,6 +266,32 @@ test_itimer(int which, int sig)
 	signal(sig, SIG_DFL);
 }
 
+/* A POSIX timer on a CPU clock fires during the same kind of loop. */
+static void
+test_ptimer(clockid_t clk)
+{
+	struct sigevent ev;
+	struct itimerspec v = { { 0, 10 * MS }, { 0, 20 * MS } }, cur;
+	int id = -1;
+
+	memset(&ev, 0, sizeof(ev));
+	ev.sigev_notify = SIGEV_SIGNAL;
+	ev.sigev_signo = SIGUSR1;
+	CHECK(signal(SIGUSR1, on_timer) != SIG_ERR, "signal");
+	if (!CHECK(syscall(SYS_timer_create, clk, &ev, &id) == 0,
+	    "timer_create(%d)", (int)clk))
+		return;
+	CHECK_EQ(syscall(SYS_timer_settime, id, 0, &v, NULL), 0);
+	CHECK_EQ(syscall(SYS_timer_gettime, id, &cur), 0);
+	CHECK(cur.it_value.tv_sec == 0 && cur.it_value.tv_nsec > 0 &&
+	    cur.it_value.tv_nsec <= 30 * MS, "timer_gettime: %ld",
+	    cur.it_value.tv_nsec);
+	CHECK(loop_until(3) >= 3, "timer on clock %d fired %d times",
+	    (int)clk, fired);
+	CHECK_EQ(syscall(SYS_timer_delete, id), 0);
+	signal(SIGUSR1, SIG_DFL);
+}
+
 /* --- RLIMIT_CPU --- */
 
 static int xcpu_fd;
@@ -355,6 +381,8 @@ main(void)
 	test_children();
 	test_itimer(ITIMER_PROF, SIGPROF);
 	test_itimer(ITIMER_VIRTUAL, SIGVTALRM);
+	test_ptimer(CLOCK_PROCESS_CPUTIME_ID);
+	test_ptimer(CLOCK_THREAD_CPUTIME_ID);
 	test_rlimit_cpu();
 	test_errnos();
 	return guest_done();
