@@ -33,6 +33,23 @@ int ptrace_init(struct vk_error **err);
 void console_init(void);
 void console_restore(void);
 
+/*
+ * hostfs.c: openat2() of name beneath dirfd, never through a symlink,
+ * the one open the lock-down allows; returns the fd or -errno.
+ */
+int host_openat2(int dirfd, const char *name, uint64_t flags, uint32_t mode);
+
+/*
+ * cputime.c: the host's CPU-time accounting of stub threads.  Open
+ * /proc/PID/task/TID/file (tid 0: /proc/PID/file) for reading, or
+ * -errno; a thread's run time from its schedstat, -1 when unreadable;
+ * and the user part of total ns by the utime:stime ratio of a stat file.
+ */
+int cputime_init(void);
+int cputime_open(int pid, int tid, const char *file);
+int64_t cputime_sched_ns(int fd);
+int64_t cputime_user_ns(int fd, int64_t total);
+
 /* hostinfo.c */
 int hostinfo_init(struct vk_error **err);
 int trace_open(const char *path, struct vk_error **err);

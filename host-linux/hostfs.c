@@ -33,6 +33,7 @@
 #include <unistd.h>
 
 #include "host-linux/cleanup.h"
+#include "host-linux/host.h"
 #include "vkern/platform.h"
 
 #ifndef __NR_fchmodat2
@@ -99,8 +100,7 @@ dir_name_check(const struct plat_hostobj *dir, const char *name)
 	return name_check(name);
 }
 
-/* openat2() of one name beneath dirfd; returns the fd or -errno. */
-static int
+int
 host_openat2(int dirfd, const char *name, uint64_t flags, uint32_t mode)
 {
 	struct open_how how = {

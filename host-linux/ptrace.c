@@ -54,6 +54,7 @@ struct plat_thread {
 	bool interrupted;         /* PTRACE_INTERRUPT sent, stop not seen */
 	bool held;                /* stopped, its stop seen, not resumed */
 	bool retired;             /* the leader, kept stopped for stub calls */
+	int sched_fd;             /* its /proc schedstat once read, or -1 */
 	struct plat_thread *hnext;
 	struct plat_thread *snext;  /* the space's threads */
 };
@@ -68,6 +69,7 @@ struct plat_space {
 	struct plat_thread *main;  /* the host's thread group leader */
 	struct plat_thread *threads;
 	pid_t spawned;            /* the child of an injected fork or clone */
+	int stat_fd;              /* its /proc stat once read, or -1 */
 };
 
 #define HASH_SIZE 256
@@ -209,6 +211,8 @@ ptrace_init(struct vk_error **err)
 
 	if ((r = vdso_layout(err)) < 0 || (r = stub_image_fd(err)) < 0)
 		return r;
+	/* Without /proc, threads count their process's time: no error. */
+	(void)cputime_init();
 	sigemptyset(&chld);
 	sigaddset(&chld, SIGCHLD);
 	if (sigprocmask(SIG_BLOCK, &chld, NULL) < 0 ||
@@ -482,6 +486,9 @@ thread_link(struct plat_space *sp, struct plat_thread *pt)
 {
 	pt->sp = sp;
 	pt->held = true;
+	pt->sched_fd = -1;
+	if (pt == sp->main)
+		sp->stat_fd = -1;
 	pt->snext = sp->threads;
 	sp->threads = pt;
 	thash_add(pt);
@@ -499,6 +506,15 @@ thread_unlink(struct plat_thread *pt)
 		}
 	}
 	thash_del(pt);
+}
+
+/* Free a thread that was linked, and what it holds. */
+static void
+thread_free(struct plat_thread *pt)
+{
+	if (pt->sched_fd >= 0)
+		close(pt->sched_fd);
+	free(pt);
 }
 
 int
@@ -680,7 +696,7 @@ plat_thread_destroy(struct plat_thread *pt)
 			thread_reap(pt->tid);
 	}
 	thread_unlink(pt);
-	free(pt);
+	thread_free(pt);
 }
 
 void
@@ -696,25 +712,55 @@ plat_space_destroy(struct plat_space *sp)
 		sp->threads = pt->snext;
 		thash_del(pt);
 		if (pt != sp->main)
-			free(pt);
+			thread_free(pt);
 	}
 	thread_reap(sp->pid);
 	memset(sp->batch, 0, VK_PAGE_SIZE);
 	slot_used[sp->slot] = false;
-	free(sp->main);
+	if (sp->stat_fd >= 0)
+		close(sp->stat_fd);
+	thread_free(sp->main);
 	free(sp);
 }
 
 int64_t
-plat_space_cputime(struct plat_space *sp)
+plat_space_cputime(struct plat_space *sp, int64_t *userp)
 {
 	/* The host's CPU clock of another process: ~pid << 3 | CPUCLOCK_SCHED. */
 	clockid_t clk = (clockid_t)((~(unsigned)sp->pid << 3) | 2);
 	struct timespec ts;
+	int64_t ns = 0;
 
-	if (clock_gettime(clk, &ts) < 0)
-		return 0;
-	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+	if (clock_gettime(clk, &ts) == 0)
+		ns = ts.tv_sec * 1000000000LL + ts.tv_nsec;
+	if (userp == NULL)
+		return ns;
+	if (sp->stat_fd < 0)
+		sp->stat_fd = cputime_open(sp->pid, 0, "stat");
+	*userp = sp->stat_fd >= 0 ? cputime_user_ns(sp->stat_fd, ns) : ns;
+	return ns;
+}
+
+int64_t
+plat_thread_cputime(struct plat_thread *pt, int64_t *userp)
+{
+	int64_t ns = -1;
+	int fd;
+
+	if (pt->sched_fd < 0)
+		pt->sched_fd = cputime_open(pt->sp->pid, pt->tid, "schedstat");
+	if (pt->sched_fd >= 0)
+		ns = cputime_sched_ns(pt->sched_fd);
+	if (ns < 0)
+		return plat_space_cputime(pt->sp, userp);
+	if (userp == NULL)
+		return ns;
+	/* Rarely asked (RUSAGE_THREAD): not worth an fd per thread. */
+	fd = cputime_open(pt->sp->pid, pt->tid, "stat");
+	*userp = fd >= 0 ? cputime_user_ns(fd, ns) : ns;
+	if (fd >= 0)
+		close(fd);
+	return ns;
 }
 
 /* --- mapping changes, batched --- */

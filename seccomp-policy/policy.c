@@ -3,7 +3,8 @@
  * a guest which took over the vkernel could reach.  Files are opened,
  * stubs forked and the RAM file created before the lock-down, so open,
  * fork, execve and memfd_create are not here.  The one open after it is
- * hostfs's openat2 of one name beneath a directory opened at start-up.
+ * openat2 beneath a directory opened at start-up: hostfs's of one name,
+ * and /proc's CPU-time files of stub threads (host-linux/cputime.c).
  */
 #include <fcntl.h>
 #include <linux/falloc.h>
@@ -82,7 +83,8 @@ const struct policy_rule policy_rules[] = {
 	 */
 	{ "openat2", POLICY_EQ, 3, sizeof(struct open_how),
 	    "hostfs: open one name beneath a host directory (RESOLVE_BENEATH, "
-	    "no symlinks), the only open allowed; its flags are in memory "
+	    "no symlinks), the only open allowed; also a stub thread's "
+	    "/proc schedstat and stat for CPU time; its flags are in memory "
 	    "the filter cannot read, so only the struct size is pinned" },
 	{ "statx", POLICY_EQ, 2, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW,
 	    "hostfs: stat a host file by its fd or one name, not following it" },

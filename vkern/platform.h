@@ -221,8 +221,14 @@ int plat_console_ioctl(int fd, unsigned long req, void *arg);
 int64_t plat_clock_ns(int clockid);
 int64_t plat_clock_res_ns(int clockid);
 
-/* CPU time the host has given a space's stub, in ns. */
-int64_t plat_space_cputime(struct plat_space *sp);
+/*
+ * CPU time the host has given a space's stub, all its threads together
+ * (those gone too), or one thread of it, in ns; a thread's may lag by a
+ * host scheduler tick while it runs.  With userp, *userp is set to the
+ * part spent in user mode, which costs a second host read.
+ */
+int64_t plat_space_cputime(struct plat_space *sp, int64_t *userp);
+int64_t plat_thread_cputime(struct plat_thread *pt, int64_t *userp);
 
 /* Fill buf with len random bytes. */
 void plat_random(void *buf, size_t len);

@@ -355,9 +355,17 @@ plat_thread_fpu_set(struct plat_thread *pt, const void *buf, size_t size)
 }
 
 int64_t
-plat_space_cputime(struct plat_space *sp)
+plat_space_cputime(struct plat_space *sp, int64_t *userp)
 {
+	if (userp != NULL)
+		*userp = 0;
 	return 0;
+}
+
+int64_t
+plat_thread_cputime(struct plat_thread *pt, int64_t *userp)
+{
+	return plat_space_cputime(NULL, userp);
 }
 
 void

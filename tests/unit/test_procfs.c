@@ -326,7 +326,7 @@ Test(procfs, stat_has_52_fields)
 	/* Field k is v[k - 1]: num_threads, utime, exit_signal. */
 	cr_assert_eq(v[19], 1);
 	cr_assert_eq(v[13],
-	    (unsigned long long)plat_space_cputime(p1->space) / 10000000);
+	    (unsigned long long)plat_space_cputime(p1->space, NULL) / 10000000);
 	cr_assert_eq(v[37], 17);
 	free(s);
 }

@@ -13,6 +13,8 @@
 #include "vkern/vfs/vfs.h"
 #include "vkern/vk.h"
 
+struct kcount;
+struct kru;
 struct proc;
 struct thread;
 struct plat_event;
@@ -63,6 +65,78 @@ void sched_forget(struct thread *td);
 /* vfs/timerfd.c */
 int64_t timerfd_next(void);
 void timerfd_expire(int64_t now);
+
+/* The earlier of two deadlines or times, where -1 is none. */
+static inline int64_t
+time_earliest(int64_t a, int64_t b)
+{
+	if (a < 0)
+		return b;
+	return b < 0 || a < b ? a : b;
+}
+
+/*
+ * cputime.c: CPU-time accounting.
+ *
+ * cpu_count adds to td's counts and its process's.  cpu_proc_ns and
+ * cpu_thread_ns give CPU time in ns, and with userp its user part.
+ * cpu_check_at: the monotonic time at which a CPU clock with cpu_left ns
+ * to go is worth looking at again.
+ */
+void cpu_count(struct thread *td, const struct kcount *k);
+int64_t cpu_proc_ns(const struct proc *p, int64_t *userp);
+int64_t cpu_thread_ns(const struct thread *td, int64_t *userp);
+int64_t cpu_check_at(int64_t now, int64_t cpu_left);
+
+/*
+ * getrusage's figures for who (RUSAGE_SELF, RUSAGE_CHILDREN, VK_RUSAGE_BOTH
+ * of p; RUSAGE_THREAD of td, a thread of p); cpu_rusage_out copies them
+ * out as a struct rusage.  cpu_proc_exit keeps p's own as it exits (its
+ * space still there); cpu_reap adds a waited-for child's to its parent's.
+ */
+#define VK_RUSAGE_BOTH (-2)   /* Linux's, for wait; not in libc */
+void cpu_rusage(struct thread *td, struct proc *p, int who, struct kru *ru);
+int cpu_rusage_out(struct thread *td, const struct kru *ru, uaddr_t u);
+void cpu_proc_exit(struct proc *p);
+void cpu_reap(struct proc *parent, struct proc *child);
+
+/*
+ * A CPU clock: a process's (tid 0) or one of its threads', and the
+ * sample, as Linux encodes them in a clock id (CPUCLOCK_*).
+ */
+#define CPUCLOCK_PROF 0     /* user and system time */
+#define CPUCLOCK_VIRT 1     /* user time */
+#define CPUCLOCK_SCHED 2    /* run time, to the ns */
+#define CPUCLOCK_PERTHREAD 4
+struct cpuclock {
+	int pid, tid, which;
+};
+
+/* Whether clk names a CPU clock, valid or not. */
+bool cpuclock_is(int clk);
+/*
+ * Resolve clk for td: the fixed ids, and the ~id << 3 | sample that
+ * clock_getcpuclockid and pthread_getcpuclockid make.  A thread clock
+ * must be of td's process; a process clock may be any process's (a
+ * zombie's too), and for clock_gettime (gettime) td's own tid names its
+ * process, as Linux's pid_for_clock() has it.  Returns 0 or -EINVAL.
+ */
+int cpuclock_get(struct thread *td, int clk, bool gettime,
+    struct cpuclock *cc);
+/* Read a clock in ns: 0, or -ESRCH when its process or thread is gone. */
+int cpuclock_read(const struct cpuclock *cc, int64_t *nsp);
+int64_t cpuclock_res(const struct cpuclock *cc);
+
+/*
+ * The CPU timers of a process: ITIMER_VIRTUAL, ITIMER_PROF, RLIMIT_CPU.
+ * cpu_timers_init disarms the itimers of a new or forked process, its
+ * limits set;
+ * cpu_timers_arm asks for a look at once, after any of them changed;
+ * cpu_timers_check, when p->cpu_check has come, fires what ran out.
+ */
+void cpu_timers_init(struct proc *p);
+void cpu_timers_arm(struct proc *p);
+void cpu_timers_check(struct proc *p, int64_t now);
 
 /* sys_timer.c */
 int64_t timers_next(void);

@@ -191,10 +191,15 @@ kern_hostsig(int sig)
 	sig_post_pgrp(pgid < 0 ? initproc->pgid : pgid, sig, info);
 }
 
+/*
+ * The kernel's time serving a thread's syscall or fault is the guest's
+ * system time (cputime.c); td lives until the event is handled.
+ */
 static void
 kern_handle(const struct plat_event *ev)
 {
 	struct thread *td = ev->cookie;
+	struct kcount kc = { .ktime = plat_clock_ns(CLOCK_MONOTONIC) };
 	int code;
 
 	curthread = td;
@@ -206,9 +211,10 @@ kern_handle(const struct plat_event *ev)
 	case PLAT_EV_FAULT:
 		if (ev->code == SI_KERNEL)
 			sig_fault(td, ev->signo, SI_KERNEL, 0);
-		else if (vm_fault(td, ev->addr, &code) == 0)
+		else if (vm_fault(td, ev->addr, &code) == 0) {
+			kc.minflt = 1;
 			sched_setrun(td);
-		else if (code < 0)   /* vm_fault's way of saying SIGBUS */
+		} else if (code < 0)   /* vm_fault's way of saying SIGBUS */
 			sig_fault(td, SIGBUS, -code, ev->addr);
 		else
 			sig_fault(td, ev->signo == SIGBUS ? SIGBUS : SIGSEGV,
@@ -234,17 +240,12 @@ kern_handle(const struct plat_event *ev)
 		break;
 	case PLAT_EV_TIMEOUT:
 	case PLAT_EV_NONE:
-		break;
+		return;
 	}
-}
-
-/* The earlier of two deadlines, where -1 is none. */
-static int64_t
-earliest(int64_t a, int64_t b)
-{
-	if (a < 0)
-		return b;
-	return b < 0 || a < b ? a : b;
+	if (ev->kind == PLAT_EV_SYSCALL || ev->kind == PLAT_EV_FAULT) {
+		kc.ktime = plat_clock_ns(CLOCK_MONOTONIC) - kc.ktime;
+		cpu_count(td, &kc);
+	}
 }
 
 struct kern_result
@@ -267,13 +268,13 @@ kern_run(void)
 		}
 		if (initproc->exiting)
 			break;
-		deadline = earliest(sched_next_deadline(), timers_next());
+		deadline = time_earliest(sched_next_deadline(), timers_next());
 		if (plat_event_wait(&ev, deadline) < 0)
 			break;
 		kern_handle(&ev);
 		curthread = NULL;
 		proc_reap_orphans();
-		if (earliest(sched_next_deadline(), timers_next()) >= 0) {
+		if (time_earliest(sched_next_deadline(), timers_next()) >= 0) {
 			int64_t now = plat_clock_ns(CLOCK_MONOTONIC);
 
 			timers_expire(now);

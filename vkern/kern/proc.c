@@ -274,6 +274,7 @@ proc_create(struct proc **pp)
 	proc_default_limits(p);
 	p->start_ns = (uint64_t)plat_clock_ns(1);
 	p->itimer_deadline = -1;
+	cpu_timers_init(p);
 	vm_map_init(&p->vm, p->space, VM_MIN_ADDR,
 	    VK_MIN(info.reserved_start, ARCH_TASK_SIZE));
 	p->vdso_base = info.vdso_base;
@@ -362,6 +363,7 @@ proc_exit(struct proc *p, int status)
 		thread_kill(td);
 	fd_close_all(&p->fdt);
 	ptimer_drop_all(p);
+	cpu_proc_exit(p);
 	if (p->root != NULL) {
 		vnode_rel(p->root);
 		vnode_rel(p->cwd);
@@ -448,6 +450,7 @@ proc_copy_state(struct proc *c, const struct proc *p)
 	c->personality = p->personality;
 	c->no_new_privs = p->no_new_privs;
 	c->itimer_deadline = -1;
+	cpu_timers_init(c);
 	c->start_ns = (uint64_t)plat_clock_ns(1);
 	c->exit_signal = SIGCHLD;
 }

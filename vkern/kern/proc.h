@@ -57,6 +57,26 @@ struct rlim64 {
 	uint64_t cur, max;
 };
 
+/* What the kernel counts for getrusage, per thread and per process. */
+struct kcount {
+	int64_t ktime;		/* ns the kernel spent serving it */
+	uint64_t minflt;	/* page faults the kernel served */
+	uint64_t nvcsw;		/* syscalls that had to wait */
+};
+
+/* getrusage's figures: ns, bytes and counts. */
+struct kru {
+	int64_t user, sys;
+	uint64_t maxrss;
+	uint64_t minflt, nvcsw;
+};
+
+/* ITIMER_VIRTUAL's or ITIMER_PROF's: on the process's CPU clock. */
+struct cpu_itimer {
+	int64_t value;		/* CPU ns it fires at, or -1: disarmed */
+	int64_t interval;
+};
+
 struct cred {
 	uint32_t uid, euid, suid, fsuid;
 	uint32_t gid, egid, sgid, fsgid;
@@ -120,6 +140,7 @@ struct thread {
 	struct thread *tnext;       /* the process's threads, or the dead */
 	/* Fault bookkeeping: the last address refaulted, to catch loops. */
 	uint64_t last_fault;
+	struct kcount kc;
 };
 
 struct proc {
@@ -135,6 +156,12 @@ struct proc {
 	struct sigpend pending;       /* directed at the process */
 	int nqueued;                  /* real-time signals queued, all told */
 	int64_t itimer_deadline, itimer_interval;   /* ITIMER_REAL, ns */
+	struct cpu_itimer itimer_cpu[2];  /* ITIMER_VIRTUAL, ITIMER_PROF */
+	int64_t cpu_check;	/* monotonic ns to look at them, or -1 */
+	struct kcount kc;             /* all its threads', gone ones too */
+	uint64_t maxrss;              /* the largest resident size seen */
+	struct kru exit_ru;           /* its own, as it exited */
+	struct kru cru;               /* its waited-for descendants' */
 	struct ptimer *ptimers;     /* timer_create's (sys_ptimer.c) */
 	struct rlim64 rlim[VK_RLIM_NLIMITS];
 	struct cred cred;

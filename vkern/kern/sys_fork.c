@@ -237,6 +237,24 @@ wait_find(struct proc *self, int idtype, int id, bool exited, bool stopped,
 	return any ? -EAGAIN : -ECHILD;
 }
 
+/* What wait reports of child z: its own usage and its children's. */
+static int
+wait_rusage(struct thread *td, struct proc *z, uaddr_t u)
+{
+	struct kru ru;
+
+	cpu_rusage(NULL, z, VK_RUSAGE_BOTH, &ru);
+	return cpu_rusage_out(td, &ru, u);
+}
+
+/* An exited child waited for: its usage becomes td's children's. */
+static void
+wait_reap(struct thread *td, struct proc *z)
+{
+	cpu_reap(td->proc, z);
+	proc_free(z);
+}
+
 static long
 wait_park(struct thread *td)
 {
@@ -274,14 +292,10 @@ sys_wait4(struct thread *td, const struct sys_wait4_args *a)
 		z->cont_report = false;
 	if (a->status.va != 0 && copyout(td, &st, a->status, sizeof(st)) < 0)
 		return -EFAULT;
-	if (a->rusage.va != 0) {
-		uint8_t ru[144] = { 0 };
-
-		if (copyout(td, ru, a->rusage, sizeof(ru)) < 0)
-			return -EFAULT;
-	}
+	if (a->rusage.va != 0 && wait_rusage(td, z, a->rusage) < 0)
+		return -EFAULT;
 	if (what == WAIT_EXITED)
-		proc_free(z);
+		wait_reap(td, z);
 	return pid;
 }
 
@@ -335,9 +349,11 @@ sys_waitid(struct thread *td, const struct sys_waitid_args *a)
 	memcpy(info + 24, &st, 4);
 	if (a->info.va != 0 && copyout(td, info, a->info, 128) < 0)
 		return -EFAULT;
+	if (a->rusage.va != 0 && wait_rusage(td, z, a->rusage) < 0)
+		return -EFAULT;
 	if (!(a->options & WNOWAIT)) {
 		if (what == WAIT_EXITED)
-			proc_free(z);
+			wait_reap(td, z);
 		else if (what == WAIT_STOPPED)
 			z->stop_report = false;
 		else

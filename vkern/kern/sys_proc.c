@@ -177,38 +177,42 @@ sys_setsid(struct thread *td, const struct sys_setsid_args *a)
 
 /* --- resource usage --- */
 
-struct krusage {
-	int64_t utime_sec, utime_usec, stime_sec, stime_usec;
-	int64_t rest[14];
-};
-
+/*
+ * The fields the kernel keeps (cputime.c): user and system time, the
+ * largest resident size, page faults the kernel served as ru_minflt and
+ * syscalls that waited as ru_nvcsw.  The rest read zero: no major faults
+ * (file pages come from the kernel's cache), block I/O or IPC counts, and
+ * no involuntary switches (the host's are not the guest's).
+ */
 long
 sys_getrusage(struct thread *td, const struct sys_getrusage_args *a)
 {
-	struct krusage ru;
-	int64_t ns;
+	struct kru ru;
 
 	if (a->who != RUSAGE_SELF && a->who != RUSAGE_CHILDREN &&
 	    a->who != RUSAGE_THREAD)
 		return -EINVAL;
-	memset(&ru, 0, sizeof(ru));
-	if (a->who != RUSAGE_CHILDREN) {
-		/* XXX: the stub's CPU time, all of it counted as user time. */
-		ns = plat_space_cputime(td->proc->space);
-		ru.utime_sec = ns / 1000000000;
-		ru.utime_usec = (ns % 1000000000) / 1000;
-	}
-	return copyout(td, &ru, a->ru, sizeof(ru));
+	cpu_rusage(td, td->proc, a->who, &ru);
+	return cpu_rusage_out(td, &ru, a->ru);
 }
+
+/* times(2) counts in clock ticks of USER_HZ, 100 a second on x86-64. */
+#define USER_HZ_NS 10000000
 
 long
 sys_times(struct thread *td, const struct sys_times_args *a)
 {
-	int64_t t[4] = { plat_space_cputime(td->proc->space) / 10000000, 0,
-	    0, 0 };
+	struct kru self, ch;
+	int64_t t[4];
 	int r;
 
+	cpu_rusage(td, td->proc, RUSAGE_SELF, &self);
+	cpu_rusage(td, td->proc, RUSAGE_CHILDREN, &ch);
+	t[0] = self.user / USER_HZ_NS;
+	t[1] = self.sys / USER_HZ_NS;
+	t[2] = ch.user / USER_HZ_NS;
+	t[3] = ch.sys / USER_HZ_NS;
 	if (a->buf.va != 0 && (r = copyout(td, t, a->buf, sizeof(t))) < 0)
 		return r;
-	return (long)(plat_clock_ns(CLOCK_BOOTTIME) / 10000000);
+	return (long)(plat_clock_ns(CLOCK_BOOTTIME) / USER_HZ_NS);
 }

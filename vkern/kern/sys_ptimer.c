@@ -6,11 +6,12 @@
  * absolute time on CLOCK_REALTIME is turned into a monotonic deadline
  * when it is set).  The event loop fires the expired ones through
  * timers_expire: the signal goes to the process, or with SIGEV_THREAD_ID
- * to one of its threads, or nowhere with SIGEV_NONE.  Timers are not
- * inherited by fork and are deleted by execve and exit.
- * XXX: the CPU-time clocks are refused (EINVAL), and the overrun counts
- * the expirations the event loop was late for, not those that fell while
- * the signal was still queued.
+ * to one of its threads, or nowhere with SIGEV_NONE.  A timer on a CPU
+ * clock keeps its expiry on that clock, and its monotonic deadline is
+ * when the loop looks at the clock again (cpu_check_at in cputime.c).
+ * Timers are not inherited by fork and are deleted by execve and exit.
+ * XXX: the overrun counts the expirations the event loop was late for,
+ * not those that fell while the signal was still queued.
  */
 #include <errno.h>
 #include <signal.h>
@@ -39,6 +40,9 @@ struct ptimer {
 	int tid;                /* SIGEV_THREAD_ID's thread */
 	uint64_t value;         /* sigev_value, handed back in si_value */
 	int64_t deadline;       /* monotonic ns, or -1: disarmed */
+	bool cpu;               /* on CPU clock cc, not the monotonic clock */
+	struct cpuclock cc;
+	int64_t cpu_value;      /* cc's ns it fires at, or -1 */
 	int64_t interval;
 	int overrun;
 	struct ptimer *next;
@@ -113,6 +117,69 @@ ptimer_fire(struct proc *p, struct ptimer *t)
 	    SIGPOST_THREAD : 0);
 }
 
+/*
+ * Whether the expiry *value (on the timer's clock, whose time is now) has
+ * come; if so it moves on by the interval, or the timer is disarmed, and
+ * the expirations missed are the overrun.
+ */
+static bool
+ptimer_due(struct ptimer *t, int64_t *value, int64_t now)
+{
+	if (*value < 0 || *value > now)
+		return false;
+	t->overrun = 0;
+	if (t->interval > 0) {
+		int64_t late = (now - *value) / t->interval;
+
+		t->overrun = late > INT32_MAX ? INT32_MAX : (int)late;
+		*value += (late + 1) * t->interval;
+	} else {
+		*value = -1;
+	}
+	return true;
+}
+
+/* When to look at a CPU timer's clock next, its time being cpu. */
+static void
+ptimer_cpu_arm(struct ptimer *t, int64_t cpu, int64_t mono)
+{
+	if (t->cpu_value < 0)
+		t->deadline = -1;
+	else if (t->cpu_value <= cpu)
+		t->deadline = mono;
+	else
+		t->deadline = cpu_check_at(mono, t->cpu_value - cpu);
+}
+
+/*
+ * The time of a timer's own clock (monotonic for the wall clocks, whose
+ * deadlines are kept on it), and where its expiry is kept.  A CPU timer
+ * whose process or thread is gone is disarmed for good.
+ */
+static int64_t *
+ptimer_now(struct ptimer *t, int64_t *nowp)
+{
+	if (!t->cpu) {
+		*nowp = plat_clock_ns(CLOCK_MONOTONIC);
+		return &t->deadline;
+	}
+	if (cpuclock_read(&t->cc, nowp) < 0) {
+		*nowp = 0;
+		t->cpu_value = t->deadline = -1;
+	}
+	return &t->cpu_value;
+}
+
+static bool
+ptimer_cpu_due(struct ptimer *t, int64_t mono)
+{
+	int64_t cpu, *value = ptimer_now(t, &cpu);
+	bool due = ptimer_due(t, value, cpu);
+
+	ptimer_cpu_arm(t, cpu, mono);
+	return due;
+}
+
 void
 ptimer_expire(int64_t now)
 {
@@ -122,26 +189,23 @@ ptimer_expire(int64_t now)
 		for (struct ptimer *t = p->ptimers; t != NULL; t = t->next) {
 			if (t->deadline < 0 || t->deadline > now)
 				continue;
-			t->overrun = 0;
-			if (t->interval > 0) {
-				int64_t late = (now - t->deadline) / t->interval;
-
-				t->overrun = late > INT32_MAX ? INT32_MAX :
-				    (int)late;
-				t->deadline += (late + 1) * t->interval;
-			} else {
-				t->deadline = -1;
-			}
-			ptimer_fire(p, t);
+			if (t->cpu ? ptimer_cpu_due(t, now) :
+			    ptimer_due(t, &t->deadline, now))
+				ptimer_fire(p, t);
 		}
 	}
 }
 
-static bool
-ptimer_clock_ok(int clock)
+/* The clocks a timer may count on: as timer_create(2), less the alarms. */
+static int
+ptimer_clock(struct thread *td, int clock, struct cpuclock *cc)
 {
-	return clock == CLOCK_REALTIME || clock == CLOCK_MONOTONIC ||
-	    clock == CLOCK_BOOTTIME;
+	if (cpuclock_is(clock))
+		return cpuclock_get(td, clock, false, cc);
+	if (clock == CLOCK_REALTIME || clock == CLOCK_MONOTONIC ||
+	    clock == CLOCK_BOOTTIME)
+		return 0;
+	return -EINVAL;
 }
 
 long
@@ -149,10 +213,11 @@ sys_timer_create(struct thread *td, const struct sys_timer_create_args *a)
 {
 	struct proc *p = td->proc;
 	struct ksigevent ev = { .signo = SIGALRM, .notify = SIGEV_SIGNAL };
+	struct cpuclock cc = { 0 };
 	struct ptimer *t;
 	int id = 0, n = 0, r;
 
-	if (!ptimer_clock_ok(a->clockid))
+	if (ptimer_clock(td, a->clockid, &cc) < 0)
 		return -EINVAL;
 	if (a->sevp.va != 0 &&
 	    (r = copyin(td, a->sevp, &ev, sizeof(ev))) < 0)
@@ -181,7 +246,8 @@ sys_timer_create(struct thread *td, const struct sys_timer_create_args *a)
 	    .notify = ev.notify == SIGEV_THREAD ? SIGEV_SIGNAL : ev.notify,
 	    .signo = ev.signo, .tid = ev.tid,
 	    .value = a->sevp.va != 0 ? ev.value : (uint64_t)id,
-	    .deadline = -1 };
+	    .deadline = -1, .cpu = cpuclock_is(a->clockid), .cc = cc,
+	    .cpu_value = -1 };
 	if ((r = copyout(td, &id, a->timerid, sizeof(id))) < 0) {
 		free(t);
 		return r;
@@ -192,10 +258,10 @@ sys_timer_create(struct thread *td, const struct sys_timer_create_args *a)
 }
 
 static void
-ptimer_get(const struct ptimer *t, struct kitimerspec *v)
+ptimer_get(struct ptimer *t, struct kitimerspec *v)
 {
-	int64_t left = t->deadline < 0 ? 0 :
-	    VK_MAX(t->deadline - plat_clock_ns(CLOCK_MONOTONIC), 1);
+	int64_t now, *value = ptimer_now(t, &now);
+	int64_t left = *value < 0 ? 0 : VK_MAX(*value - now, 1);
 
 	v->int_sec = t->interval / NS;
 	v->int_nsec = t->interval % NS;
@@ -208,7 +274,7 @@ sys_timer_settime(struct thread *td, const struct sys_timer_settime_args *a)
 {
 	struct ptimer *t = ptimer_find(td->proc, a->timerid);
 	struct kitimerspec v, old;
-	int64_t val;
+	int64_t val, now, *value;
 	int r;
 
 	if (t == NULL)
@@ -226,13 +292,17 @@ sys_timer_settime(struct thread *td, const struct sys_timer_settime_args *a)
 	t->interval = v.int_sec * NS + v.int_nsec;
 	t->overrun = 0;
 	val = v.val_sec * NS + v.val_nsec;
+	value = ptimer_now(t, &now);
 	if (val == 0)
-		t->deadline = -1;
-	else if (a->flags & TIMER_ABSTIME)
-		t->deadline = VK_MAX(val - plat_clock_ns(t->clock), 0) +
-		    plat_clock_ns(CLOCK_MONOTONIC);
+		*value = -1;
+	else if (!(a->flags & TIMER_ABSTIME))
+		*value = now + val;
+	else if (t->cpu)
+		*value = val;
 	else
-		t->deadline = plat_clock_ns(CLOCK_MONOTONIC) + val;
+		*value = VK_MAX(val - plat_clock_ns(t->clock), 0) + now;
+	if (t->cpu)
+		ptimer_cpu_arm(t, now, plat_clock_ns(CLOCK_MONOTONIC));
 	return 0;
 }
 

@@ -2,11 +2,12 @@
  * Resource limits: prlimit64, getrlimit, setrlimit.
  *
  * The limits are kept per process with Linux's defaults and rules for
- * changing them; each subsystem enforces its own as it lands.
+ * changing them; each subsystem enforces its own (RLIMIT_CPU: cputime.c).
  */
 #include <errno.h>
 #include <sys/resource.h>
 
+#include "vkern/kern/kern.h"
 #include "vkern/kern/proc.h"
 #include "vkern/kern/syscall_gen.h"
 #include "vkern/vm/copyio.h"
@@ -35,6 +36,8 @@ kern_prlimit(struct thread *td, int pid, int res, const struct rlim64 *nw,
 	if (nw->max > p->rlim[res].max && p->cred.euid != 0)
 		return -EPERM;
 	p->rlim[res] = *nw;
+	if (res == RLIMIT_CPU)
+		cpu_timers_arm(p);
 	return 0;
 }
 

@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <time.h>
 
+#include "vkern/kern/kern.h"
 #include "vkern/kern/proc.h"
 #include "vkern/kern/syscall_gen.h"
 #include "vkern/platform.h"
@@ -41,54 +42,44 @@ ns_to_ts(int64_t ns)
 	return (struct ktimespec){ ns / NSEC_PER_SEC, ns % NSEC_PER_SEC };
 }
 
-/*
- * CPU clocks: the fixed ids and the ids clock_getcpuclockid() makes,
- * ~pid << 3 | type (with bit 2 for a thread).  Only the caller's own
- * process and thread are known here.  XXX: the host counts the stub's
- * time, which leaves out the time the kernel spends in the guest's calls;
- * with one thread per process the thread clock is the process clock.
- */
-static bool
-cpu_clock(struct thread *td, int clk)
-{
-	int pid, type;
-
-	if (clk == CLOCK_PROCESS_CPUTIME_ID || clk == CLOCK_THREAD_CPUTIME_ID)
-		return true;
-	if (clk >= 0)
-		return false;
-	pid = ~(clk >> 3);
-	type = clk & 3;
-	if (type == 3)
-		return false;
-	return pid == 0 || pid == td->proc->pid || pid == td->tid;
-}
-
+/* The CPU clocks are cputime.c's. */
 long
 sys_clock_gettime(struct thread *td, const struct sys_clock_gettime_args *a)
 {
+	struct cpuclock cc;
 	struct ktimespec ts;
+	int64_t ns;
 
-	if (cpu_clock(td, a->clk))
-		ts = ns_to_ts(plat_space_cputime(td->proc->space));
-	else if (clock_valid(a->clk))
+	if (cpuclock_is(a->clk)) {
+		if (cpuclock_get(td, a->clk, true, &cc) < 0 ||
+		    cpuclock_read(&cc, &ns) < 0)
+			return -EINVAL;
+		ts = ns_to_ts(ns);
+	} else if (clock_valid(a->clk)) {
 		ts = ns_to_ts(plat_clock_ns(a->clk));
-	else
+	} else {
 		return -EINVAL;
+	}
 	return copyout(td, &ts, a->tp, sizeof(ts));
 }
 
 long
 sys_clock_getres(struct thread *td, const struct sys_clock_getres_args *a)
 {
-	struct ktimespec ts = { 0, 1 };
+	struct cpuclock cc;
+	struct ktimespec ts;
 
-	if (!clock_valid(a->clk) && !cpu_clock(td, a->clk))
+	if (cpuclock_is(a->clk)) {
+		if (cpuclock_get(td, a->clk, false, &cc) < 0)
+			return -EINVAL;
+		ts = ns_to_ts(cpuclock_res(&cc));
+	} else if (clock_valid(a->clk)) {
+		ts = ns_to_ts(plat_clock_res_ns(a->clk));
+	} else {
 		return -EINVAL;
+	}
 	if (a->res.va == 0)
 		return 0;
-	if (clock_valid(a->clk))
-		ts = ns_to_ts(plat_clock_res_ns(a->clk));
 	return copyout(td, &ts, a->res, sizeof(ts));
 }
 
@@ -127,15 +118,21 @@ sleep_done(struct thread *td)
 	return 0;
 }
 
-/* A signal ended a relative sleep early: tell the guest what was left. */
+/* Tell the guest what was left of a relative sleep a signal ended. */
 static void
-sleep_cancel(struct thread *td)
+sleep_rem(struct thread *td, int64_t left)
 {
-	int64_t left = td->wait.arg[1] - plat_clock_ns(CLOCK_MONOTONIC);
 	struct ktimespec rem = ns_to_ts(left > 0 ? left : 0);
 
 	if (td->wait.arg[0] != 0)
 		(void)copyout(td, &rem, UADDR(td->wait.arg[0]), sizeof(rem));
+}
+
+static void
+sleep_cancel(struct thread *td)
+{
+	sleep_rem(td, (int64_t)td->wait.arg[1] -
+	    plat_clock_ns(CLOCK_MONOTONIC));
 }
 
 /*
@@ -192,6 +189,81 @@ sys_nanosleep(struct thread *td, const struct sys_nanosleep_args *a)
 	return sleep_until(td, deadline_add(now, ns), a->rem);
 }
 
+/*
+ * A sleep on a CPU clock: wait.arg[1] is the clock's time to wake at and
+ * arg[2] the clock id.  The loop looks at the clock again when it could
+ * have got there at the soonest (cpu_check_at); a clock whose process or
+ * thread is gone ends the sleep.
+ */
+static int
+cpu_sleep_left(struct thread *td, int64_t *leftp)
+{
+	struct cpuclock cc;
+	int64_t ns;
+
+	if (cpuclock_get(td, (int)td->wait.arg[2], false, &cc) < 0 ||
+	    cpuclock_read(&cc, &ns) < 0)
+		return -ESRCH;
+	*leftp = (int64_t)td->wait.arg[1] - ns;
+	return 0;
+}
+
+static long
+cpu_sleep_cont(struct thread *td)
+{
+	int64_t left;
+
+	if (cpu_sleep_left(td, &left) < 0 || left <= 0)
+		return 0;
+	td->wait.deadline = cpu_check_at(plat_clock_ns(CLOCK_MONOTONIC), left);
+	return -EPARKED;
+}
+
+static void
+cpu_sleep_cancel(struct thread *td)
+{
+	int64_t left;
+
+	if (cpu_sleep_left(td, &left) == 0)
+		sleep_rem(td, left);
+}
+
+/*
+ * As Linux, the calling thread's own CPU clock cannot be slept on: it
+ * does not advance while the thread sleeps (EINVAL, clock_nanosleep(2)),
+ * and CLOCK_THREAD_CPUTIME_ID has no sleep at all (EOPNOTSUPP, which
+ * glibc turns into EINVAL).
+ */
+static long
+cpu_sleep(struct thread *td, const struct sys_clock_nanosleep_args *a)
+{
+	struct cpuclock cc;
+	int64_t ns, now;
+	int r;
+
+	if (a->clk == CLOCK_THREAD_CPUTIME_ID)
+		return -EOPNOTSUPP;
+	if ((r = cpuclock_get(td, a->clk, false, &cc)) < 0)
+		return r;
+	if (cc.tid == td->tid)
+		return -EINVAL;
+	if ((r = timespec_in(td, a->req, &ns)) < 0)
+		return r;
+	if (cpuclock_read(&cc, &now) < 0)
+		return -EINVAL;
+	td->wait = (struct wait){
+		.cont = cpu_sleep_cont,
+		.cancel = cpu_sleep_cancel,
+		.console_fd = -1,
+	};
+	/* An absolute sleep has nothing to report in rem. */
+	td->wait.arg[0] = (a->flags & TIMER_ABSTIME) ? 0 : a->rem.va;
+	td->wait.arg[1] = (uint64_t)((a->flags & TIMER_ABSTIME) ? ns :
+	    deadline_add(now, ns));
+	td->wait.arg[2] = (uint64_t)(int64_t)a->clk;
+	return cpu_sleep_cont(td);
+}
+
 long
 sys_clock_nanosleep(struct thread *td,
     const struct sys_clock_nanosleep_args *a)
@@ -199,6 +271,8 @@ sys_clock_nanosleep(struct thread *td,
 	int64_t ns, mono = plat_clock_ns(CLOCK_MONOTONIC);
 	int r;
 
+	if (cpuclock_is(a->clk))
+		return cpu_sleep(td, a);
 	if (a->clk != CLOCK_REALTIME && a->clk != CLOCK_MONOTONIC &&
 	    a->clk != CLOCK_BOOTTIME && a->clk != CLOCK_TAI)
 		return -EINVAL;

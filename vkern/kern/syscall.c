@@ -215,6 +215,7 @@ syscall_enter(struct thread *td)
 		stats[nr].ns += plat_clock_ns(1) - t0;
 	}
 	if (r == -EPARKED) {
+		cpu_count(td, &(struct kcount){ .nvcsw = 1 });
 		sched_park(td);
 		sig_recheck(td);
 		return;

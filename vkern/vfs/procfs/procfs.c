@@ -180,12 +180,6 @@ procfs_ticks(int64_t ns)
 	return ns > 0 ? (uint64_t)ns / (1000000000 / PROCFS_HZ) : 0;
 }
 
-int64_t
-procfs_cputime(const struct proc *p)
-{
-	return p->space != NULL ? plat_space_cputime(p->space) : 0;
-}
-
 static int
 procfs_gen_self(const struct pfs_ctx *c, struct sbuf *sb)
 {

@@ -25,9 +25,6 @@ struct proc *procfs_current(void);
 /* ns as clock ticks. */
 uint64_t procfs_ticks(int64_t ns);
 
-/* The CPU time a process has had, in ns (0 without a platform space). */
-int64_t procfs_cputime(const struct proc *p);
-
 /* procfs_sys.c: the system-wide files. */
 int procfs_gen_meminfo(const struct pfs_ctx *c, struct sbuf *sb);
 int procfs_gen_cpuinfo(const struct pfs_ctx *c, struct sbuf *sb);

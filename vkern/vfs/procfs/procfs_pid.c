@@ -16,6 +16,7 @@
 #include <string.h>
 #include <sys/resource.h>
 
+#include "vkern/kern/kern.h"
 #include "vkern/kern/proc.h"
 #include "vkern/platform.h"
 #include "vkern/vfs/file.h"
@@ -138,6 +139,9 @@ int
 procfs_gen_pid_stat(const struct pfs_ctx *c, struct sbuf *sb)
 {
 	struct proc *p = c->p;
+	struct thread *td = c->arg != 0 ? proc_thread(p, c->arg) : NULL;
+	int64_t user, cpu = td != NULL ? cpu_thread_ns(td, &user) :
+	    cpu_proc_ns(p, &user);
 	struct pid_vm v;
 	uint64_t ign, cgt;
 
@@ -147,8 +151,11 @@ procfs_gen_pid_stat(const struct pfs_ctx *c, struct sbuf *sb)
 	sbuf_printf(sb, "%d (%s) %c %d %d %d 0 -1 %u 0 0 0 0 ", pid_tid(c),
 	    p->comm, pid_state(p), p->ppid, p->pgid, p->sid, PROCFS_PF_FLAGS);
 	/* 14-25: times, priority 20 and nice 0, threads, memory. */
-	sbuf_printf(sb, "%llu 0 0 0 20 0 %d 0 %llu %llu %llu %llu ",
-	    (unsigned long long)procfs_ticks(procfs_cputime(p)), p->nthreads,
+	sbuf_printf(sb, "%llu %llu %llu %llu 20 0 %d 0 %llu %llu %llu %llu ",
+	    (unsigned long long)procfs_ticks(user),
+	    (unsigned long long)procfs_ticks(cpu - user),
+	    (unsigned long long)procfs_ticks(p->cru.user),
+	    (unsigned long long)procfs_ticks(p->cru.sys), p->nthreads,
 	    (unsigned long long)pid_starttime(p),
 	    (unsigned long long)v.size,
 	    (unsigned long long)(v.rss / VK_PAGE_SIZE),

@@ -13,6 +13,7 @@
 #include <sys/sysmacros.h>
 #include <time.h>
 
+#include "vkern/kern/kern.h"
 #include "vkern/kern/proc.h"
 #include "vkern/platform.h"
 #include "vkern/vfs/procfs/procfs_impl.h"
@@ -43,7 +44,7 @@ procfs_load_scan(struct procfs_load *l)
 		for (struct thread *td = p->threads; td != NULL; td = td->tnext)
 			if (td->state == TD_RUNNABLE || td->state == TD_ONCPU)
 				l->running++;
-		l->cputime += procfs_cputime(p);
+		l->cputime += cpu_proc_ns(p, NULL);
 	}
 }
 
