@@ -194,7 +194,7 @@ sys_getrusage(struct thread *td, const struct sys_getrusage_args *a)
 	memset(&ru, 0, sizeof(ru));
 	if (a->who != RUSAGE_CHILDREN) {
 		/* XXX: the stub's CPU time, all of it counted as user time. */
-		ns = plat_space_cputime(td->proc->space);
+		ns = plat_space_cputime(td->proc->vm->space);
 		ru.utime_sec = ns / 1000000000;
 		ru.utime_usec = (ns % 1000000000) / 1000;
 	}
@@ -204,7 +204,7 @@ sys_getrusage(struct thread *td, const struct sys_getrusage_args *a)
 long
 sys_times(struct thread *td, const struct sys_times_args *a)
 {
-	int64_t t[4] = { plat_space_cputime(td->proc->space) / 10000000, 0,
+	int64_t t[4] = { plat_space_cputime(td->proc->vm->space) / 10000000, 0,
 	    0, 0 };
 	int r;
 

@@ -70,7 +70,7 @@ sys_clock_gettime(struct thread *td, const struct sys_clock_gettime_args *a)
 	struct ktimespec ts;
 
 	if (cpu_clock(td, a->clk))
-		ts = ns_to_ts(plat_space_cputime(td->proc->space));
+		ts = ns_to_ts(plat_space_cputime(td->proc->vm->space));
 	else if (clock_valid(a->clk))
 		ts = ns_to_ts(plat_clock_ns(a->clk));
 	else

@@ -30,7 +30,7 @@ vm_sync(struct proc *p, long r)
 {
 	int e;
 
-	if (p->space != NULL && (e = plat_space_flush(p->space)) < 0)
+	if (p->vm->space != NULL && (e = plat_space_flush(p->vm->space)) < 0)
 		return e;
 	return r;
 }
@@ -66,7 +66,7 @@ static long
 mmap_range(struct proc *p, uint64_t addr, uint64_t len, uint64_t flags,
     uint64_t *vap)
 {
-	struct vm_map *m = &p->vm;
+	struct vm_map *m = p->vm;
 	uint64_t va;
 	int r;
 
@@ -102,7 +102,7 @@ kern_mmap(struct proc *p, uint64_t addr, uint64_t len, int prot,
 
 	if ((r = mmap_range(p, addr, len_round(len), flags, &va)) < 0)
 		return r;
-	if ((r = vm_map_anon(&p->vm, va, len_round(len), prot, vflags)) < 0)
+	if ((r = vm_map_anon(p->vm, va, len_round(len), prot, vflags)) < 0)
 		return vm_sync(p, r);
 	return vm_sync(p, (long)va);
 }
@@ -155,7 +155,7 @@ mmap_file_shared(struct thread *td, const struct sys_mmap_args *a,
 		return -ENODEV;
 	if ((r = mmap_range(p, a->addr.va, len, a->flags, &va)) < 0)
 		return r;
-	r = vm_map_file_shared(&p->vm, va, len, (int)(a->prot & PROT_VALID),
+	r = vm_map_file_shared(p->vm, va, len, (int)(a->prot & PROT_VALID),
 	    vn, (uint64_t)a->off);
 	return vm_sync(p, r < 0 ? r : (long)va);
 }
@@ -184,9 +184,9 @@ mmap_file(struct thread *td, const struct sys_mmap_args *a, uint64_t type)
 	    PROT_VALID), a->flags);
 	if (vk_is_err(va))
 		return va;
-	if ((r = mmap_fill(&td->proc->vm, fp->vn, (uint64_t)va, a->len,
+	if ((r = mmap_fill(td->proc->vm, fp->vn, (uint64_t)va, a->len,
 	    (uint64_t)a->off)) < 0) {
-		vm_map_remove(&td->proc->vm, (uint64_t)va,
+		vm_map_remove(td->proc->vm, (uint64_t)va,
 		    (uint64_t)va + len_round(a->len));
 		return vm_sync(td->proc, r);
 	}
@@ -216,7 +216,7 @@ sys_mmap(struct thread *td, const struct sys_mmap_args *a)
 long
 sys_munmap(struct thread *td, const struct sys_munmap_args *a)
 {
-	struct vm_map *m = &td->proc->vm;
+	struct vm_map *m = td->proc->vm;
 	uint64_t start = a->addr.va, len = len_round(a->len);
 
 	if (!VK_PAGE_ALIGNED(start) || a->len == 0 || len == 0)
@@ -232,7 +232,7 @@ sys_munmap(struct thread *td, const struct sys_munmap_args *a)
 long
 sys_mprotect(struct thread *td, const struct sys_mprotect_args *a)
 {
-	struct vm_map *m = &td->proc->vm;
+	struct vm_map *m = td->proc->vm;
 	uint64_t start = a->addr.va, len = len_round(a->len);
 
 	if (!VK_PAGE_ALIGNED(start))
@@ -277,7 +277,7 @@ long
 sys_mremap(struct thread *td, const struct sys_mremap_args *a)
 {
 	struct proc *p = td->proc;
-	struct vm_map *m = &p->vm;
+	struct vm_map *m = p->vm;
 	uint64_t old = a->old.va, oldlen = len_round(a->oldlen);
 	uint64_t newlen = len_round(a->newlen), dst;
 	struct vm_entry *e;
@@ -331,7 +331,7 @@ sys_mremap(struct thread *td, const struct sys_mremap_args *a)
 long
 sys_madvise(struct thread *td, const struct sys_madvise_args *a)
 {
-	struct vm_map *m = &td->proc->vm;
+	struct vm_map *m = td->proc->vm;
 	uint64_t start = a->addr.va, len = len_round(a->len);
 
 	if (!VK_PAGE_ALIGNED(start))
@@ -362,7 +362,7 @@ sys_madvise(struct thread *td, const struct sys_madvise_args *a)
 long
 sys_brk(struct thread *td, const struct sys_brk_args *a)
 {
-	struct vm_map *m = &td->proc->vm;
+	struct vm_map *m = td->proc->vm;
 	uint64_t want = a->addr.va;
 	uint64_t oldtop = VK_ROUND_UP(m->brk_cur, VK_PAGE_SIZE);
 	uint64_t newtop = VK_ROUND_UP(want, VK_PAGE_SIZE);

@@ -183,7 +183,7 @@ procfs_ticks(int64_t ns)
 int64_t
 procfs_cputime(const struct proc *p)
 {
-	return p->space != NULL ? plat_space_cputime(p->space) : 0;
+	return p->vm != NULL ? plat_space_cputime(p->vm->space) : 0;
 }
 
 static int
