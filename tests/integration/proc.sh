@@ -1,8 +1,9 @@
 #!/bin/bash
 # Real programs with processes inside vkernel against native runs: shell
 # pipelines, subshells, command substitution, background jobs and wait,
-# traps, find | xargs, tar with gzip, perl, and gcc compiling, linking and
-# running a program.  Usage: proc.sh VKERNEL CASE
+# traps, find | xargs, tar with gzip, perl, gcc compiling, linking and
+# running a program, and glibc's posix_spawn (a CLONE_VM child).  Usage:
+# proc.sh VKERNEL CASE
 set -u
 vk=$1
 case_=$2
@@ -61,6 +62,26 @@ C
 		exit 1
 	fi
 	echo "ok: gcc" ;;
+posix_spawn)
+	command -v gcc >/dev/null || { echo "no gcc"; exit 77; }
+	# The child reports a failed exec through the parent's memory.
+	cat > "$work/spawn.c" <<'C'
+#include <spawn.h>
+#include <stdio.h>
+#include <sys/wait.h>
+extern char **environ;
+int main(void) {
+	char *missing[] = { "x", NULL }, *sh[] = { "sh", "-c", "exit 5", NULL };
+	pid_t pid;
+	int st = -1;
+	printf("missing: %d\n", posix_spawn(&pid, "/nonexistent/x", NULL, NULL, missing, environ));
+	printf("sh: %d", posix_spawn(&pid, "/bin/sh", NULL, NULL, sh, environ));
+	printf(" status %d\n", waitpid(pid, &st, 0) == pid ? st : -1);
+	return 0;
+}
+C
+	gcc -O1 "$work/spawn.c" -o "$work/spawn" || exit 1
+	same "$work/spawn" ;;
 *)
 	echo "unknown case $case_" >&2
 	exit 2 ;;

@@ -222,7 +222,7 @@ guest_put(struct proc *p, uint64_t va, const void *src, size_t n)
 	uint64_t got;
 	void *hp;
 
-	cr_assert_eq(vm_map_hostptr(&p->vm, va, n, 0, &hp, &got), 0);
+	cr_assert_eq(vm_map_hostptr(p->vm, va, n, 0, &hp, &got), 0);
 	cr_assert_eq(got, n);
 	memcpy(hp, src, n);
 }
@@ -326,14 +326,14 @@ Test(procfs, stat_has_52_fields)
 	/* Field k is v[k - 1]: num_threads, utime, exit_signal. */
 	cr_assert_eq(v[19], 1);
 	cr_assert_eq(v[13],
-	    (unsigned long long)plat_space_cputime(p1->space, NULL) / 10000000);
+	    (unsigned long long)plat_space_cputime(p1->vm->space, NULL) / 10000000);
 	cr_assert_eq(v[37], 17);
 	free(s);
 }
 
 Test(procfs, maps_has_one_line_per_entry)
 {
-	struct vm_map *m = &p1->vm;
+	struct vm_map *m = p1->vm;
 	char *s, *l;
 
 	cr_assert_eq(vm_map_anon(m, 0x400000, 2 * PG, PLAT_PROT_READ |
@@ -360,7 +360,7 @@ Test(procfs, maps_splits_reserved_range_into_vvar_and_vdso)
 {
 	char *s;
 
-	cr_assert_eq(vm_map_reserve(&p1->vm, 0x7ffff7fc0000,
+	cr_assert_eq(vm_map_reserve(p1->vm, 0x7ffff7fc0000,
 	    0x7ffff7fc6000), 0);
 	p1->vdso_base = 0x7ffff7fc4000;
 	s = cat("1/maps");
@@ -377,9 +377,9 @@ Test(procfs, statm_and_vm_sizes_follow_the_map)
 	char *s;
 	unsigned long long size, rss;
 
-	cr_assert_eq(vm_map_anon(&p1->vm, 0x400000, 3 * PG, PLAT_PROT_READ,
+	cr_assert_eq(vm_map_anon(p1->vm, 0x400000, 3 * PG, PLAT_PROT_READ,
 	    0), 0);
-	cr_assert_eq(vm_map_anon(&p1->vm, 0x800000, 5 * PG, 0, 0), 0);
+	cr_assert_eq(vm_map_anon(p1->vm, 0x800000, 5 * PG, 0, 0), 0);
 	s = cat("1/statm");
 	cr_assert_eq(sscanf(s, "%llu %llu", &size, &rss), 2);
 	cr_assert_eq(size, 8);
@@ -399,7 +399,7 @@ Test(procfs, cmdline_and_environ_are_the_guest_bytes)
 	char *s;
 	struct vnode *vn;
 
-	cr_assert_eq(vm_map_anon(&p1->vm, base, PG, PLAT_PROT_READ |
+	cr_assert_eq(vm_map_anon(p1->vm, base, PG, PLAT_PROT_READ |
 	    PLAT_PROT_WRITE, VME_STACK), 0);
 	guest_put(p1, base + 100, args, sizeof(args));
 	guest_put(p1, base + 200, env, sizeof(env));
@@ -799,7 +799,7 @@ Test(procfs, meminfo_free_drops_with_use)
 
 	cr_assert_eq(sscanf(strstr(s, "MemFree:"), "MemFree: %llu", &f1), 1);
 	free(s);
-	cr_assert_eq(vm_map_anon(&p1->vm, 0x400000, 256 * PG, PLAT_PROT_READ,
+	cr_assert_eq(vm_map_anon(p1->vm, 0x400000, 256 * PG, PLAT_PROT_READ,
 	    0), 0);
 	s = cat("meminfo");
 	cr_assert_eq(sscanf(strstr(s, "MemFree:"), "MemFree: %llu", &f2), 1);

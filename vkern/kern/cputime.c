@@ -49,12 +49,12 @@ cpu_count(struct thread *td, const struct kcount *k)
 int64_t
 cpu_proc_ns(const struct proc *p, int64_t *userp)
 {
-	if (p->space == NULL) {
+	if (p->vm == NULL) {
 		if (userp != NULL)
 			*userp = p->exit_ru.user;
 		return p->exit_ru.user + p->exit_ru.sys;
 	}
-	return plat_space_cputime(p->space, userp) + p->kc.ktime;
+	return plat_space_cputime(p->vm->space, userp) + p->kc.ktime;
 }
 
 int64_t
@@ -100,8 +100,8 @@ vm_resident(const struct vm_map *m)
 static uint64_t
 maxrss(struct proc *p)
 {
-	if (p->space != NULL)
-		p->maxrss = VK_MAX(p->maxrss, vm_resident(&p->vm));
+	if (p->vm != NULL)
+		p->maxrss = VK_MAX(p->maxrss, vm_resident(p->vm));
 	return p->maxrss;
 }
 
@@ -110,7 +110,7 @@ ru_self(struct proc *p, struct kru *ru)
 {
 	int64_t user, ns;
 
-	if (p->space == NULL) {
+	if (p->vm == NULL) {
 		*ru = p->exit_ru;
 		return;
 	}

@@ -153,7 +153,7 @@ exec_stack_size(const struct proc *p)
 static uint64_t
 exec_layout(struct proc *p, uint64_t size)
 {
-	struct vm_map *m = &p->vm;
+	struct vm_map *m = p->vm;
 	uint64_t top = VK_ROUND_DOWN(m->max - rnd_pages(STACK_RND_PAGES / 64),
 	    VK_PAGE_SIZE);
 
@@ -175,7 +175,7 @@ static int
 exec_stack(struct proc *p, const struct exec_image *im, const char *path,
     char *const argv[], char *const envp[], uint64_t *spp)
 {
-	struct vm_map *m = &p->vm;
+	struct vm_map *m = p->vm;
 	uint64_t size = exec_stack_size(p), top = im->top;
 	struct stack_args sa = {
 		.argv = argv, .envp = envp, .execfn = path,
@@ -324,11 +324,11 @@ exec_interp_load(struct proc *p, struct exec_prep *prep, uint64_t *biasp)
 	uint64_t va0;
 	int r;
 
-	if ((r = vm_map_find_space(&p->vm, prep->iei.hi - prep->iei.lo,
-	    p->vm.min, p->vm.mmap_base, &va0)) < 0)
+	if ((r = vm_map_find_space(p->vm, prep->iei.hi - prep->iei.lo,
+	    p->vm->min, p->vm->mmap_base, &va0)) < 0)
 		return r;
 	*biasp = va0 - prep->iei.lo;
-	return exec_load_segments(&p->vm, prep->ivn, &prep->iei, *biasp);
+	return exec_load_segments(p->vm, prep->ivn, &prep->iei, *biasp);
 }
 
 static void
@@ -357,7 +357,7 @@ exec_commit(struct proc *p, struct exec_prep *prep, const char *path,
 		im.bias = ELF_ET_DYN_BASE - ei->lo + rnd_pages(MMAP_RND_PAGES);
 	im.entry = ei->entry + im.bias;
 	im.top = exec_layout(p, exec_stack_size(p));
-	if ((r = exec_load_segments(&p->vm, prep->vn, ei, im.bias)) < 0)
+	if ((r = exec_load_segments(p->vm, prep->vn, ei, im.bias)) < 0)
 		return r;
 	if (prep->ivn != NULL) {
 		if ((r = exec_interp_load(p, prep, &im.interp_base)) < 0)
@@ -367,8 +367,8 @@ exec_commit(struct proc *p, struct exec_prep *prep, const char *path,
 	if ((r = exec_stack(p, &im, path, argv, envp, &sp)) < 0)
 		return r;
 	brk = ei->hi + im.bias + rnd_pages(BRK_RND_RANGE / VK_PAGE_SIZE);
-	p->vm.brk_start = p->vm.brk_cur = brk;
-	if ((r = plat_space_flush(p->space)) < 0)
+	p->vm->brk_start = p->vm->brk_cur = brk;
+	if ((r = plat_space_flush(p->vm->space)) < 0)
 		return r;
 	arch_exec_regs(&p->main->ctx, im.entry, sp);
 	exec_set_comm(p, path);

@@ -3,12 +3,15 @@
  *
  * A process comes into being with its stub (plat_space_create) and one
  * thread; its vm map covers the guest addresses the platform leaves it.
- * More threads are host threads of the same stub (plat_thread_create).
- * proc_exit() takes a process down in one step: the stub is killed, its
- * threads leave every queue and its memory goes back to the RAM
- * allocator.  The struct stays, as a zombie, until its parent has read
- * the status.  A thread that ends alone is kept until the event that
- * ended it is handled, since its syscall still refers to it.
+ * More threads are host threads of the same stub (plat_thread_create),
+ * and so are those of a CLONE_VM child, which shares the map and the stub
+ * (refs on the map count the processes) until it execs or exits.
+ * proc_exit() takes a process down in one step: its threads leave every
+ * queue, and the last process of an address space kills the stub and
+ * gives its memory back to the RAM allocator.  The struct stays, as a
+ * zombie, until its parent has read the status.  A thread that ends
+ * alone is kept until the event that ended it is handled, since its
+ * syscall still refers to it.
  */
 #include <errno.h>
 #include <signal.h>
@@ -201,6 +204,20 @@ thread_release_futexes(struct thread *td)
 }
 
 /*
+ * The word set_tid_address named is zeroed and its futex woken, for the
+ * threads that go on using td's memory (Linux's mm_release).
+ */
+static void
+thread_clear_tid(struct thread *td)
+{
+	uint32_t zero = 0;
+
+	if (td->clear_child_tid != 0 && copyout(td, &zero,
+	    UADDR(td->clear_child_tid), sizeof(zero)) == 0)
+		futex_wake_addr(td->proc, td->clear_child_tid, 1);
+}
+
+/*
  * Stop td for good: its wait is cancelled, its futexes released and it
  * leaves every queue.
  */
@@ -247,6 +264,61 @@ thread_free(struct thread *td)
 	free(td);
 }
 
+static struct vm_map *
+vm_alloc(struct plat_space *sp, uint64_t min, uint64_t max)
+{
+	struct vm_map *m = vk_xmalloc(sizeof(*m));
+
+	vm_map_init(m, sp, min, max);
+	return m;
+}
+
+/*
+ * p leaves its address space.  Its host threads end; the last process
+ * to leave kills the stub, and the map's memory goes.
+ */
+static void
+proc_vm_rel(struct proc *p)
+{
+	struct vm_map *m = p->vm;
+
+	p->vm = NULL;
+	for (struct thread *td = p->threads; td != NULL; td = td->tnext) {
+		if (m->refs > 1)
+			plat_thread_destroy(td->pt);
+		td->pt = NULL;
+	}
+	if (--m->refs > 0)
+		return;
+	plat_space_destroy(m->space);
+	vm_map_destroy(m);
+	free(m);
+}
+
+int
+proc_vm_unshare(struct thread *td)
+{
+	struct proc *p = td->proc;
+	struct plat_thread *old = td->pt;
+	struct vm_map *m = p->vm;
+	struct plat_space *sp;
+	int r;
+
+	if (m->refs == 1)
+		return 0;
+	/*
+	 * Once the kernel is locked down a new stub can only be forked from
+	 * one that runs; the copy's host mappings of the shared memory go.
+	 */
+	if ((r = plat_space_fork(old, td, &td->ctx, &sp, &td->pt)) < 0)
+		return r;
+	vm_map_unmap_host(m, sp);
+	p->vm = vm_alloc(sp, m->min, m->max);
+	plat_thread_destroy(old);
+	m->refs--;
+	return 0;
+}
+
 int
 proc_create(struct proc **pp)
 {
@@ -254,10 +326,10 @@ proc_create(struct proc **pp)
 	struct thread *td = thread_alloc(p);
 	const struct kern_config *cfg = kern_cfg();
 	struct plat_space_info info;
+	struct plat_space *sp;
 	int r;
 
-	if ((r = plat_space_create(td, &td->ctx, &p->space, &td->pt,
-	    &info)) < 0) {
+	if ((r = plat_space_create(td, &td->ctx, &sp, &td->pt, &info)) < 0) {
 		free(td);
 		free(p);
 		return r;
@@ -275,13 +347,13 @@ proc_create(struct proc **pp)
 	p->start_ns = (uint64_t)plat_clock_ns(1);
 	p->itimer_deadline = -1;
 	cpu_timers_init(p);
-	vm_map_init(&p->vm, p->space, VM_MIN_ADDR,
+	p->vm = vm_alloc(sp, VM_MIN_ADDR,
 	    VK_MIN(info.reserved_start, ARCH_TASK_SIZE));
 	p->vdso_base = info.vdso_base;
-	if (info.vdso_end > info.vdso_start && info.vdso_start < p->vm.max) {
+	if (info.vdso_end > info.vdso_start && info.vdso_start < p->vm->max) {
 		p->vdso_start = info.vdso_start;
-		p->vdso_end = VK_MIN(info.vdso_end, p->vm.max);
-		vm_map_reserve(&p->vm, p->vdso_start, p->vdso_end);
+		p->vdso_end = VK_MIN(info.vdso_end, p->vm->max);
+		vm_map_reserve(p->vm, p->vdso_start, p->vdso_end);
 	}
 	proc_link(p);
 	*pp = p;
@@ -359,8 +431,11 @@ proc_exit(struct proc *p, int status)
 	p->exiting = true;
 	p->exit_status = status;
 	tty_proc_exit(p);
-	for (struct thread *td = p->threads; td != NULL; td = td->tnext)
+	for (struct thread *td = p->threads; td != NULL; td = td->tnext) {
 		thread_kill(td);
+		if (p->vm->refs > 1)
+			thread_clear_tid(td);
+	}
 	fd_close_all(&p->fdt);
 	ptimer_drop_all(p);
 	cpu_proc_exit(p);
@@ -369,10 +444,7 @@ proc_exit(struct proc *p, int status)
 		vnode_rel(p->cwd);
 		p->root = p->cwd = NULL;
 	}
-	plat_space_destroy(p->space);
-	p->space = NULL;
-	p->vm.space = NULL;
-	vm_map_destroy(&p->vm);
+	proc_vm_rel(p);
 	proc_set_text(p, NULL);
 	p->vfork_done = true;
 	sched_wake_chan(p);
@@ -455,8 +527,39 @@ proc_copy_state(struct proc *c, const struct proc *p)
 	c->exit_signal = SIGCHLD;
 }
 
+/*
+ * The memory of c, td's child, whose one thread is ct: td's address space
+ * itself, or a copy-on-write copy of it in a stub forked from td's.
+ */
+static int
+proc_fork_vm(struct thread *td, struct proc *c, struct thread *ct,
+    bool share_vm)
+{
+	struct vm_map *m = td->proc->vm;
+	struct plat_space *sp;
+	int r;
+
+	if (share_vm) {
+		if ((r = plat_thread_create(td->pt, ct, &ct->ctx,
+		    &ct->pt)) < 0)
+			return r;
+		m->refs++;
+		c->vm = m;
+		return 0;
+	}
+	c->vm = vm_alloc(NULL, m->min, m->max);
+	vm_map_fork(m, c->vm);
+	if ((r = plat_space_fork(td->pt, ct, &ct->ctx, &sp, &ct->pt)) < 0) {
+		vm_map_destroy(c->vm);
+		free(c->vm);
+		return r;
+	}
+	c->vm->space = sp;
+	return 0;
+}
+
 int
-proc_fork(struct thread *td, struct proc **cp)
+proc_fork(struct thread *td, bool share_vm, struct proc **cp)
 {
 	struct proc *p = td->proc;
 	struct proc *c = vk_xcalloc(1, sizeof(*c));
@@ -472,16 +575,11 @@ proc_fork(struct thread *td, struct proc **cp)
 	ct->altstack_sp = td->altstack_sp;
 	ct->altstack_size = td->altstack_size;
 	ct->altstack_flags = td->altstack_flags;
-	vm_map_init(&c->vm, NULL, p->vm.min, p->vm.max);
-	vm_map_fork(&p->vm, &c->vm);
-	if ((r = plat_space_fork(td->pt, ct, &ct->ctx, &c->space,
-	    &ct->pt)) < 0) {
-		vm_map_destroy(&c->vm);
+	if ((r = proc_fork_vm(td, c, ct, share_vm)) < 0) {
 		free(ct);
 		free(c);
 		return r;
 	}
-	c->vm.space = c->space;
 	thread_link(c, ct);
 	c->pid = ct->tid = nextpid++;
 	proc_copy_state(c, p);
@@ -574,13 +672,7 @@ void
 proc_thread_exit(struct thread *td)
 {
 	thread_release_futexes(td);
-	if (td->clear_child_tid != 0) {
-		uint32_t zero = 0;
-
-		if (copyout(td, &zero, UADDR(td->clear_child_tid),
-		    sizeof(zero)) == 0)
-			futex_wake_addr(td->proc, td->clear_child_tid, 1);
-	}
+	thread_clear_tid(td);
 	thread_end(td);
 }
 

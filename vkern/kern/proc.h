@@ -1,10 +1,12 @@
 /*
  * Guest processes and threads.
  *
- * A process owns a vm map, a platform space (its stub), signal actions,
- * limits, credentials and files; a thread owns a register context, a
- * platform thread, its signal mask and its pending signals.  The threads
- * of a process share everything else.
+ * A process holds an address space (a vm map and the platform space, its
+ * stub, that mirrors it), signal actions, limits, credentials and files;
+ * a thread owns a register context, a platform thread, its signal mask
+ * and its pending signals.  The threads of a process share everything
+ * else.  Processes made by clone with CLONE_VM share the address space
+ * too: their threads are host threads of one stub.
  */
 #ifndef VK_KERN_PROC_H
 #define VK_KERN_PROC_H
@@ -145,8 +147,7 @@ struct thread {
 
 struct proc {
 	int pid, ppid, pgid, sid;
-	struct vm_map vm;
-	struct plat_space *space;
+	struct vm_map *vm;            /* shared (CLONE_VM); NULL once exited */
 	uint64_t vdso_base, vdso_start, vdso_end;
 	struct thread *main;          /* the leader, or once it is gone the */
 				      /* thread that speaks for the process */
@@ -233,11 +234,22 @@ void proc_thread_exit(struct thread *td);
 void proc_single_thread(struct thread *td);
 
 /*
- * fork: a copy of parent (memory copy-on-write, fds shared, signal
- * actions copied) with one thread whose registers are td's.  Returns 0
- * with *cp set, or -EAGAIN / -ENOMEM.
+ * fork: a copy of parent (fds shared, signal actions copied) with one
+ * thread whose registers are td's.  Its memory is a copy-on-write copy of
+ * the parent's, or with share_vm the parent's own address space, its
+ * thread a host thread of the parent's stub.  Returns 0 with *cp set, or
+ * -EAGAIN / -ENOMEM.
  */
-int proc_fork(struct thread *td, struct proc **cp);
+int proc_fork(struct thread *td, bool share_vm, struct proc **cp);
+
+/*
+ * Give td's process an address space of its own (a stub forked from the
+ * shared one, with td as its thread and no guest memory, and an empty
+ * map) if it shares one: exec of a CLONE_VM child.  Its other threads
+ * stay in the old stub until they end.  Returns 0, or -errno (-EAGAIN)
+ * with nothing changed.
+ */
+int proc_vm_unshare(struct thread *td);
 
 /* Free the zombies nobody will wait for. */
 void proc_reap_orphans(void);

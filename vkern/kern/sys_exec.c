@@ -5,8 +5,9 @@
  * image is intact: the arguments (E2BIG, EFAULT), the file and its
  * interpreter (ENOENT, EACCES, ENOEXEC), "#!" scripts (up to four
  * nested, then ELOOP).  Past that point the old address space is dropped
- * from the stub and the map, close-on-exec fds are closed and caught
- * signals reset; a failure after it kills the process, as Linux does.
+ * from the stub and the map (or, shared with a CLONE_VM parent, left to
+ * it for a new stub), close-on-exec fds are closed and caught signals
+ * reset; a failure after it kills the process, as Linux does.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -138,15 +139,13 @@ exec_script(struct proc *p, char *path, size_t size, struct strvec *argv)
 static void
 exec_flush_old(struct proc *p)
 {
-	struct vm_map *m = &p->vm;
+	struct vm_map *m = p->vm;
 	uint64_t min = m->min, max = m->max;
 
-	for (unsigned i = 0; i < m->n; i++)
-		if (!(m->ent[i].flags & VME_RESERVED))
-			plat_space_unmap(p->space, m->ent[i].start,
-			    m->ent[i].end - m->ent[i].start);
+	VK_ASSERT(m->refs == 1);
+	vm_map_unmap_host(m, m->space);
 	vm_map_destroy(m);
-	vm_map_init(m, p->space, min, max);
+	vm_map_init(m, m->space, min, max);
 	if (p->vdso_start < p->vdso_end)
 		vm_map_reserve(m, p->vdso_start, p->vdso_end);
 	fd_close_on_exec(&p->fdt);
@@ -177,6 +176,11 @@ kern_execve(struct thread *td, char *path, struct strvec *argv,
 	if ((r = exec_prepare(p, path, &prep, whyp)) < 0)
 		return r;
 	if (replace) {
+		/* A CLONE_VM child leaves the memory to its parent. */
+		if ((r = proc_vm_unshare(td)) < 0) {
+			exec_prep_release(&prep);
+			return r;
+		}
 		/* Past the point of no return: the other threads go. */
 		proc_single_thread(td);
 		exec_flush_old(p);

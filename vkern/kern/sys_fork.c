@@ -4,14 +4,15 @@
  *
  * A child is a new stub forked from the parent's, with the parent's
  * memory shared copy-on-write (vm_map_fork), its fds and signal actions.
- * A vfork parent waits until the child execs or exits.  An exited child
- * is a zombie until its parent waits for it; a parent waiting parks on
- * itself and every child's exit wakes it.  CLONE_THREAD makes a thread
- * of the caller's process instead, which shares all of it.
- * XXX: a CLONE_VM child that is not a thread (posix_spawn's
- * CLONE_VM|CLONE_VFORK) gets a copy, not the parent's memory, so the exec
- * error posix_spawn reports through it is lost; CLONE_VM alone, and a
- * thread without CLONE_FILES or CLONE_FS, are refused.
+ * With CLONE_VM (vfork, posix_spawn) the child is a host thread of the
+ * parent's stub instead and uses the parent's map itself, until it execs
+ * or exits.  A vfork parent waits until the child execs or exits.  An
+ * exited child is a zombie until its parent waits for it; a parent
+ * waiting parks on itself and every child's exit wakes it.  CLONE_THREAD
+ * makes a thread of the caller's process instead, which shares all of it.
+ * XXX: a child that is not a thread gets copies of the fd table, fs
+ * state and signal actions even with CLONE_FILES, CLONE_FS or
+ * CLONE_SIGHAND; a thread without CLONE_FILES or CLONE_FS is refused.
  */
 #include <errno.h>
 #include <linux/sched.h>
@@ -98,11 +99,9 @@ kern_clone(struct thread *td, const struct clone_req *cr)
 		return -EINVAL;
 	if (cr->flags & CLONE_THREAD)
 		return clone_thread(td, cr);
-	if ((cr->flags & CLONE_VM) && !(cr->flags & CLONE_VFORK))
-		return -EINVAL;
 	if (cr->exit_signal < 0 || cr->exit_signal > VK_NSIG)
 		return -EINVAL;
-	if ((r = proc_fork(td, &c)) < 0)
+	if ((r = proc_fork(td, cr->flags & CLONE_VM, &c)) < 0)
 		return r;
 	pid = c->pid;
 	c->exit_signal = cr->exit_signal;

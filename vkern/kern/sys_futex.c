@@ -5,12 +5,13 @@
  * waiter per word it waits on (one, or futex_waitv's many), each on the
  * one queue of waiters in arrival order.  Waking walks the queue for the
  * waiters with the word's key.  A word in private memory, or named with
- * FUTEX_PRIVATE_FLAG, is known by its process and address; one in a
- * MAP_SHARED mapping by where it lies in the RAM file, which every
- * process mapping it sees alike.  The word is compared with the expected
- * value before parking, under the kernel's one loop, so no wake can fall
- * between the check and the park.  A woken sleep is marked done and left
- * on the queue until its thread runs, so every walk skips done sleeps.
+ * FUTEX_PRIVATE_FLAG, is known by its address space (which CLONE_VM
+ * shares between processes) and address; one in a MAP_SHARED mapping by
+ * where it lies in the RAM file, which every process mapping it sees
+ * alike.  The word is compared with the expected value before parking,
+ * under the kernel's one loop, so no wake can fall between the check and
+ * the park.  A woken sleep is marked done and left on the queue until its
+ * thread runs, so every walk skips done sleeps.
  *
  * Priority-inheritance futexes (LOCK_PI and the rest) hold the owner's
  * tid, FUTEX_WAITERS and FUTEX_OWNER_DIED, and guest threads change the
@@ -42,9 +43,9 @@
  */
 #define FUTEX_CAS_TRIES 64
 
-/* p and addr, or for a shared word NULL and its host address. */
+/* p's map and addr, or for a shared word NULL and its host address. */
 struct futex_key {
-	const struct proc *p;
+	const struct vm_map *m;
 	uint64_t addr;
 };
 
@@ -87,11 +88,11 @@ futex_key(struct proc *p, uint64_t uaddr, bool private,
 
 	if ((uaddr & 3) != 0)
 		return -EINVAL;
-	*k = (struct futex_key){ p, uaddr };
-	if (private || (e = vm_map_lookup(&p->vm, uaddr)) == NULL ||
+	*k = (struct futex_key){ p->vm, uaddr };
+	if (private || (e = vm_map_lookup(p->vm, uaddr)) == NULL ||
 	    !(e->flags & VME_SHARED))
 		return 0;
-	if (vm_map_hostptr(&p->vm, uaddr, sizeof(uint32_t), 0, &hp, &n) < 0)
+	if (vm_map_hostptr(p->vm, uaddr, sizeof(uint32_t), 0, &hp, &n) < 0)
 		return -EFAULT;
 	*k = (struct futex_key){ NULL, (uint64_t)(uintptr_t)hp };
 	return 0;
@@ -100,7 +101,7 @@ futex_key(struct proc *p, uint64_t uaddr, bool private,
 static bool
 futex_key_eq(const struct futex_key *a, const struct futex_key *b)
 {
-	return a->p == b->p && a->addr == b->addr;
+	return a->m == b->m && a->addr == b->addr;
 }
 
 /* A waiter that a wake may still reach on key k. */

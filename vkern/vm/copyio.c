@@ -4,7 +4,8 @@
  * A copy walks the vm map one entry at a time and moves bytes between the
  * RAM file mapping and the kernel buffer with memcpy.  There is no host
  * system call on this path.  A fault half-way leaves what was copied so
- * far, as Linux's copy_to_user does, and reports -EFAULT.
+ * far, as Linux's copy_to_user does, and reports -EFAULT.  A process
+ * that has exited has no map left, and every copy faults.
  */
 #include <errno.h>
 #include <string.h>
@@ -28,7 +29,7 @@ copy_map(struct vm_map *m, uint64_t va, void *kbuf, size_t len, int need,
 {
 	char *k = kbuf;
 
-	if (span_check(va, len, m->max) < 0)
+	if (m == NULL || span_check(va, len, m->max) < 0)
 		return -EFAULT;
 	while (len > 0) {
 		void *hp;
@@ -50,14 +51,14 @@ copy_map(struct vm_map *m, uint64_t va, void *kbuf, size_t len, int need,
 int
 copyin(struct thread *td, uaddr_t src, void *dst, size_t len)
 {
-	return copy_map(&td->proc->vm, src.va, dst, len, PLAT_PROT_READ,
+	return copy_map(td->proc->vm, src.va, dst, len, PLAT_PROT_READ,
 	    false);
 }
 
 int
 copyout(struct thread *td, const void *src, uaddr_t dst, size_t len)
 {
-	return copy_map(&td->proc->vm, dst.va, (void *)src, len,
+	return copy_map(td->proc->vm, dst.va, (void *)src, len,
 	    PLAT_PROT_WRITE, true);
 }
 
@@ -65,11 +66,12 @@ copyout(struct thread *td, const void *src, uaddr_t dst, size_t len)
 static int
 uword(struct thread *td, uaddr_t va, int need, uint32_t **wp)
 {
+	struct vm_map *m = td->proc->vm;
 	void *hp;
 	uint64_t n;
 
-	if ((va.va & 3) != 0 || span_check(va.va, 4, td->proc->vm.max) < 0 ||
-	    vm_map_hostptr(&td->proc->vm, va.va, 4, need, &hp, &n) < 0)
+	if (m == NULL || (va.va & 3) != 0 || span_check(va.va, 4, m->max) < 0 ||
+	    vm_map_hostptr(m, va.va, 4, need, &hp, &n) < 0)
 		return -EFAULT;
 	*wp = hp;
 	return 0;
@@ -139,10 +141,12 @@ vm_copyout_map(struct vm_map *m, const void *src, uint64_t dst, size_t len)
 long
 copyinstr(struct thread *td, uaddr_t src, char *dst, size_t size)
 {
-	struct vm_map *m = &td->proc->vm;
+	struct vm_map *m = td->proc->vm;
 	uint64_t va = src.va;
 	size_t done = 0;
 
+	if (m == NULL)
+		return -EFAULT;
 	while (done < size) {
 		void *hp;
 		uint64_t n;
@@ -168,11 +172,11 @@ long
 vm_uio(struct thread *td, uaddr_t va, size_t len, int need,
     long (*fn)(void *arg, void *hp, size_t n), void *arg)
 {
-	struct vm_map *m = &td->proc->vm;
+	struct vm_map *m = td->proc->vm;
 	uint64_t a = va.va;
 	long total = 0;
 
-	if (span_check(a, len, m->max) < 0)
+	if (m == NULL || span_check(a, len, m->max) < 0)
 		return -EFAULT;
 	while (len > 0) {
 		void *hp;

@@ -30,7 +30,7 @@ vm_sync(struct proc *p, long r)
 {
 	int e;
 
-	if (p->space != NULL && (e = plat_space_flush(p->space)) < 0)
+	if (p->vm->space != NULL && (e = plat_space_flush(p->vm->space)) < 0)
 		return e;
 	return r;
 }
@@ -66,7 +66,7 @@ static long
 mmap_range(struct proc *p, uint64_t addr, uint64_t len, uint64_t flags,
     uint64_t *vap)
 {
-	struct vm_map *m = &p->vm;
+	struct vm_map *m = p->vm;
 	uint64_t va;
 	int r;
 
@@ -102,7 +102,7 @@ kern_mmap(struct proc *p, uint64_t addr, uint64_t len, int prot,
 
 	if ((r = mmap_range(p, addr, len_round(len), flags, &va)) < 0)
 		return r;
-	if ((r = vm_map_anon(&p->vm, va, len_round(len), prot, vflags)) < 0)
+	if ((r = vm_map_anon(p->vm, va, len_round(len), prot, vflags)) < 0)
 		return vm_sync(p, r);
 	return vm_sync(p, (long)va);
 }
@@ -154,13 +154,13 @@ mmap_file_copy(struct thread *td, const struct sys_mmap_args *a,
 	    (a->flags & ~(uint64_t)MAP_TYPE) | MAP_PRIVATE);
 	if (vk_is_err(va))
 		return va;
-	if ((r = mmap_fill(&p->vm, fp->vn, (uint64_t)va, a->len,
+	if ((r = mmap_fill(p->vm, fp->vn, (uint64_t)va, a->len,
 	    (uint64_t)a->off)) < 0) {
-		vm_map_remove(&p->vm, (uint64_t)va, (uint64_t)va + len);
+		vm_map_remove(p->vm, (uint64_t)va, (uint64_t)va + len);
 		return vm_sync(p, r);
 	}
 	if (vflags != 0)
-		vm_map_add_flags(&p->vm, (uint64_t)va, (uint64_t)va + len,
+		vm_map_add_flags(p->vm, (uint64_t)va, (uint64_t)va + len,
 		    vflags);
 	return va;
 }
@@ -189,10 +189,10 @@ mmap_file_shared(struct thread *td, const struct sys_mmap_args *a,
 		    mmap_file_copy(td, a, fp, VME_NOWRITE);
 	if ((r = mmap_range(p, a->addr.va, len, a->flags, &va)) < 0)
 		return r;
-	r = vm_map_file_shared(&p->vm, va, len, (int)(a->prot & PROT_VALID),
+	r = vm_map_file_shared(p->vm, va, len, (int)(a->prot & PROT_VALID),
 	    vn, (uint64_t)a->off);
 	if (r == 0 && !file_writable(fp))
-		vm_map_add_flags(&p->vm, va, va + len, VME_NOWRITE);
+		vm_map_add_flags(p->vm, va, va + len, VME_NOWRITE);
 	return vm_sync(p, r < 0 ? r : (long)va);
 }
 
@@ -235,7 +235,7 @@ sys_mmap(struct thread *td, const struct sys_mmap_args *a)
 long
 sys_munmap(struct thread *td, const struct sys_munmap_args *a)
 {
-	struct vm_map *m = &td->proc->vm;
+	struct vm_map *m = td->proc->vm;
 	uint64_t start = a->addr.va, len = len_round(a->len);
 
 	if (!VK_PAGE_ALIGNED(start) || a->len == 0 || len == 0)
@@ -265,13 +265,13 @@ sys_msync(struct thread *td, const struct sys_msync_args *a)
 		return -ENOMEM;
 	if (end == start)
 		return 0;
-	return vm_map_range_mapped(&td->proc->vm, start, end) ? 0 : -ENOMEM;
+	return vm_map_range_mapped(td->proc->vm, start, end) ? 0 : -ENOMEM;
 }
 
 long
 sys_mprotect(struct thread *td, const struct sys_mprotect_args *a)
 {
-	struct vm_map *m = &td->proc->vm;
+	struct vm_map *m = td->proc->vm;
 	uint64_t start = a->addr.va, len = len_round(a->len);
 
 	if (!VK_PAGE_ALIGNED(start))
@@ -316,7 +316,7 @@ long
 sys_mremap(struct thread *td, const struct sys_mremap_args *a)
 {
 	struct proc *p = td->proc;
-	struct vm_map *m = &p->vm;
+	struct vm_map *m = p->vm;
 	uint64_t old = a->old.va, oldlen = len_round(a->oldlen);
 	uint64_t newlen = len_round(a->newlen), dst;
 	struct vm_entry *e;
@@ -370,7 +370,7 @@ sys_mremap(struct thread *td, const struct sys_mremap_args *a)
 long
 sys_madvise(struct thread *td, const struct sys_madvise_args *a)
 {
-	struct vm_map *m = &td->proc->vm;
+	struct vm_map *m = td->proc->vm;
 	uint64_t start = a->addr.va, len = len_round(a->len);
 
 	if (!VK_PAGE_ALIGNED(start))
@@ -401,7 +401,7 @@ sys_madvise(struct thread *td, const struct sys_madvise_args *a)
 long
 sys_brk(struct thread *td, const struct sys_brk_args *a)
 {
-	struct vm_map *m = &td->proc->vm;
+	struct vm_map *m = td->proc->vm;
 	uint64_t want = a->addr.va;
 	uint64_t oldtop = VK_ROUND_UP(m->brk_cur, VK_PAGE_SIZE);
 	uint64_t newtop = VK_ROUND_UP(want, VK_PAGE_SIZE);

@@ -21,7 +21,7 @@ int
 vm_fault(struct thread *td, uint64_t addr, int *codep)
 {
 	struct proc *p = td->proc;
-	struct vm_entry *e = vm_map_lookup(&p->vm, addr);
+	struct vm_entry *e = vm_map_lookup(p->vm, addr);
 	uint64_t page = VK_ROUND_DOWN(addr, VK_PAGE_SIZE);
 
 	if (e == NULL || (e->flags & VME_RESERVED)) {
@@ -31,8 +31,8 @@ vm_fault(struct thread *td, uint64_t addr, int *codep)
 	/* A shared file page with no RAM: the file may have grown to it. */
 	if ((e->flags & VME_SHARED) && e->ramoff == VM_NORAM &&
 	    e->obj != NULL && e->prot != 0) {
-		if (vm_map_file_fault(&p->vm, addr) < 0 ||
-		    plat_space_flush(p->space) < 0) {
+		if (vm_map_file_fault(p->vm, addr) < 0 ||
+		    plat_space_flush(p->vm->space) < 0) {
 			*codep = -BUS_ADRERR;   /* SIGBUS: past the end */
 			return -EFAULT;
 		}
@@ -41,8 +41,8 @@ vm_fault(struct thread *td, uint64_t addr, int *codep)
 	/* A write to copy-on-write memory: the page gets its own copy. */
 	if ((e->flags & VME_COW) && (e->prot & PLAT_PROT_WRITE)) {
 		td->last_fault = 0;
-		if (vm_map_cow(&p->vm, addr) < 0 ||
-		    plat_space_flush(p->space) < 0) {
+		if (vm_map_cow(p->vm, addr) < 0 ||
+		    plat_space_flush(p->vm->space) < 0) {
 			*codep = SEGV_MAPERR;
 			return -EFAULT;
 		}
@@ -58,9 +58,9 @@ vm_fault(struct thread *td, uint64_t addr, int *codep)
 		return -EFAULT;
 	}
 	td->last_fault = page;
-	plat_space_map(p->space, e->start, e->end - e->start, e->prot,
+	plat_space_map(p->vm->space, e->start, e->end - e->start, e->prot,
 	    e->ramoff);
-	if (plat_space_flush(p->space) < 0) {
+	if (plat_space_flush(p->vm->space) < 0) {
 		*codep = SEGV_MAPERR;
 		return -EFAULT;
 	}

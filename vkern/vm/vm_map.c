@@ -68,6 +68,7 @@ vm_map_init(struct vm_map *m, struct plat_space *sp, uint64_t min,
 	m->max = max;
 	m->mmap_base = max;
 	m->space = sp;
+	m->refs = 1;
 }
 
 void
@@ -452,6 +453,15 @@ vm_map_attach(struct vm_map *m, struct plat_space *sp)
 	m->space = sp;
 	for (unsigned i = 0; i < m->n; i++)
 		vm_entry_host_map(m, &m->ent[i]);
+}
+
+void
+vm_map_unmap_host(const struct vm_map *m, struct plat_space *sp)
+{
+	for (unsigned i = 0; i < m->n; i++)
+		if (!(m->ent[i].flags & VME_RESERVED))
+			plat_space_unmap(sp, m->ent[i].start,
+			    m->ent[i].end - m->ent[i].start);
 }
 
 void

@@ -9,7 +9,8 @@
  *
  * The map is the truth.  Every change is mirrored into the process's
  * platform space (when it has one): one host mapping per changed range, so
- * that the host serves the page faults inside it.
+ * that the host serves the page faults inside it.  Processes made with
+ * CLONE_VM use one map and one space; refs counts them.
  */
 #ifndef VK_VM_MAP_H
 #define VK_VM_MAP_H
@@ -53,8 +54,10 @@ struct vm_map {
 	uint64_t mmap_base;    /* top-down placement starts below this */
 	uint64_t brk_start, brk_cur;
 	struct plat_space *space;
+	int refs;              /* processes sharing it (CLONE_VM) */
 };
 
+/* An empty map, with one user. */
 void vm_map_init(struct vm_map *m, struct plat_space *sp, uint64_t min,
     uint64_t max);
 
@@ -141,6 +144,12 @@ int vm_map_file_fault(struct vm_map *m, uint64_t va);
 
 /* Mirror every entry into a fresh platform space (after exec). */
 void vm_map_attach(struct vm_map *m, struct plat_space *sp);
+
+/*
+ * Drop from sp the host mappings of every entry of m but the platform's:
+ * m's own space at exec, or a stub forked from it.
+ */
+void vm_map_unmap_host(const struct vm_map *m, struct plat_space *sp);
 
 /*
  * fork: make dst (empty, with no space yet) a copy-on-write copy of src.

@@ -145,7 +145,7 @@ procfs_gen_pid_stat(const struct pfs_ctx *c, struct sbuf *sb)
 	struct pid_vm v;
 	uint64_t ign, cgt;
 
-	pid_vm_scan(&p->vm, &v);
+	pid_vm_scan(p->vm, &v);
 	pid_sigsets(p, &ign, &cgt);
 	/* 1-13: ids, no terminal, flags, fault counts. */
 	sbuf_printf(sb, "%d (%s) %c %d %d %d 0 -1 %u 0 0 0 0 ", pid_tid(c),
@@ -169,7 +169,7 @@ procfs_gen_pid_stat(const struct pfs_ctx *c, struct sbuf *sb)
 	/* 40-52: scheduling, guest time, more layout, exit code. */
 	sbuf_printf(sb, "0 0 0 0 0 %llu %llu %llu %llu %llu %llu %llu 0\n",
 	    (unsigned long long)v.data_start, (unsigned long long)v.data_end,
-	    (unsigned long long)p->vm.brk_start,
+	    (unsigned long long)p->vm->brk_start,
 	    (unsigned long long)p->arg_start, (unsigned long long)p->arg_end,
 	    (unsigned long long)p->env_start, (unsigned long long)p->env_end);
 	return 0;
@@ -225,7 +225,7 @@ status_mem(struct sbuf *sb, const struct proc *p)
 {
 	struct pid_vm v;
 
-	pid_vm_scan(&p->vm, &v);
+	pid_vm_scan(p->vm, &v);
 	status_kb(sb, "VmPeak", v.size);
 	status_kb(sb, "VmSize", v.size);
 	status_kb(sb, "VmLck", 0);
@@ -310,7 +310,7 @@ procfs_gen_pid_statm(const struct pfs_ctx *c, struct sbuf *sb)
 {
 	struct pid_vm v;
 
-	pid_vm_scan(&c->p->vm, &v);
+	pid_vm_scan(c->p->vm, &v);
 	sbuf_printf(sb, "%llu %llu 0 %llu 0 %llu 0\n",
 	    (unsigned long long)(v.size / VK_PAGE_SIZE),
 	    (unsigned long long)(v.rss / VK_PAGE_SIZE),
@@ -334,7 +334,7 @@ pid_guest_bytes(struct proc *p, uint64_t start, uint64_t end,
 		return;
 	end = start + VK_MIN(end - start, PROCFS_ARGS_MAX);
 	for (uint64_t va = start; va < end; va += n) {
-		if (vm_map_hostptr(&p->vm, va, end - va, 0, &hp, &n) < 0 ||
+		if (vm_map_hostptr(p->vm, va, end - va, 0, &hp, &n) < 0 ||
 		    n == 0)
 			break;
 		sbuf_append(sb, hp, (size_t)n);
@@ -415,8 +415,8 @@ procfs_gen_pid_maps(const struct pfs_ctx *c, struct sbuf *sb)
 {
 	const struct proc *p = c->p;
 
-	for (unsigned i = 0; i < p->vm.n; i++) {
-		const struct vm_entry *e = &p->vm.ent[i];
+	for (unsigned i = 0; i < p->vm->n; i++) {
+		const struct vm_entry *e = &p->vm->ent[i];
 		const char *name = NULL;
 
 		if (e->flags & VME_RESERVED) {
