@@ -4,6 +4,7 @@
 #ifndef VK_HOST_HOST_H
 #define VK_HOST_HOST_H
 
+#include <sched.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -51,7 +52,9 @@ int64_t cputime_sched_ns(int fd);
 int64_t cputime_user_ns(int fd, int64_t total);
 
 /* hostinfo.c */
-int hostinfo_init(struct vk_error **err);
+/* cpus: how many host CPUs the guest runs on (and sees). */
+int hostinfo_init(int cpus, struct vk_error **err);
+const cpu_set_t *hostinfo_guest_cpus(void);
 int trace_open(const char *path, struct vk_error **err);
 
 /* lockdown.c */

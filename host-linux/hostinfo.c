@@ -24,18 +24,56 @@
 
 static struct utsname host_uts;
 static int ncpus = 1;
+static cpu_set_t guest_cpus;   /* the host CPUs the guest runs on */
 static int trace_fd = 2;
 
+/*
+ * The guest's CPUs: want of the host CPUs vkernel may use, the one it
+ * runs on first, so that one CPU (the default) is the one it is on.
+ */
+static int
+pick_cpus(int want, struct vk_error **err)
+{
+	cpu_set_t set;
+	int have, cur = sched_getcpu(), n = 0;
+
+	if (sched_getaffinity(0, sizeof(set), &set) < 0)
+		return vk_error_make(err, errno, "read the host's CPUs");
+	have = CPU_COUNT(&set);
+	if (want > have)
+		return vk_error_make(err, EINVAL, "--cpus %d: the host lets "
+		    "vkernel use %d", want, have);
+	CPU_ZERO(&guest_cpus);
+	if (cur >= 0 && CPU_ISSET(cur, &set)) {
+		CPU_SET(cur, &guest_cpus);
+		n++;
+	}
+	for (int c = 0; c < CPU_SETSIZE && n < want; c++) {
+		if (CPU_ISSET(c, &set) && !CPU_ISSET(c, &guest_cpus)) {
+			CPU_SET(c, &guest_cpus);
+			n++;
+		}
+	}
+	ncpus = n;
+	return 0;
+}
+
+const cpu_set_t *
+hostinfo_guest_cpus(void)
+{
+	return &guest_cpus;
+}
+
 int
-hostinfo_init(struct vk_error **err)
+hostinfo_init(int cpus, struct vk_error **err)
 {
 	struct rlimit rl;
-	cpu_set_t set;
+	int r;
 
 	if (uname(&host_uts) < 0)
 		return vk_error_make(err, errno, "read the host's uname");
-	if (sched_getaffinity(0, sizeof(set), &set) == 0)
-		ncpus = CPU_COUNT(&set);
+	if ((r = pick_cpus(cpus, err)) < 0)
+		return r;
 	/* hostfs holds a host fd per live vnode: allow as many as we may. */
 	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
 		rl.rlim_cur = rl.rlim_max;

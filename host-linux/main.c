@@ -43,6 +43,7 @@ struct mount_opt {
 
 struct run_opts {
 	uint64_t mem;
+	int cpus;
 	bool strace, stats;
 	const char *strace_path;
 	const char *root;
@@ -68,6 +69,11 @@ usage(FILE *f)
 	    "  --strace[=FILE]    show every guest system call (on stderr, "
 	    "or in FILE)\n"
 	    "  --stats            per-syscall counts and time at exit\n"
+	    "  --cpus N           host CPUs the guest runs on and sees "
+	    "(default 1;\n"
+	    "                     more run its threads in parallel, each "
+	    "system call\n"
+	    "                     dearer)\n"
 	    "  --platform=ptrace  how guest code is run (ptrace is the only "
 	    "one yet)\n"
 	    "  --root DIR         the guest's / (default: the host's /, "
@@ -116,6 +122,20 @@ parse_size(const char *s, uint64_t *out)
 	return 0;
 }
 
+static int
+parse_cpus(const char *s, int *out)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno != 0 || end == s || *end != '\0' || v < 1 || v > 1024)
+		return -1;
+	*out = (int)v;
+	return 0;
+}
+
 /* --bind HOST:GUEST[:ro|:rw] or --tmpfs PATH. */
 static void
 parse_mount(struct run_opts *o, bool bind, char *arg)
@@ -152,6 +172,7 @@ parse_run(int argc, char **argv, struct run_opts *o)
 {
 	static const struct option longopts[] = {
 		{ "mem", required_argument, NULL, 'm' },
+		{ "cpus", required_argument, NULL, 'c' },
 		{ "strace", optional_argument, NULL, 's' },
 		{ "stats", no_argument, NULL, 'S' },
 		{ "platform", required_argument, NULL, 'p' },
@@ -164,6 +185,7 @@ parse_run(int argc, char **argv, struct run_opts *o)
 	int c;
 
 	o->mem = DEFAULT_MEM;
+	o->cpus = 1;
 	opterr = 0;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "+", longopts, NULL)) != -1) {
@@ -173,6 +195,11 @@ parse_run(int argc, char **argv, struct run_opts *o)
 			    o->mem < MIN_MEM || o->mem > MAX_MEM)
 				bad_usage("invalid --mem size '%s' (16M to 1T)",
 				    optarg);
+			break;
+		case 'c':
+			if (parse_cpus(optarg, &o->cpus) < 0)
+				bad_usage("invalid --cpus count '%s' (1 to "
+				    "1024)", optarg);
 			break;
 		case 's':
 			o->strace = true;
@@ -268,7 +295,8 @@ boot(const struct run_opts *o, struct vk_error **err)
 
 	/* Offsets beyond --mem keep fragmentation from looking like OOM. */
 	if ((r = ram_init(VK_MAX(4 * o->mem, 64ULL << 30), err)) < 0 ||
-	    (r = hostinfo_init(err)) < 0 || (r = ptrace_init(err)) < 0)
+	    (r = hostinfo_init(o->cpus, err)) < 0 ||
+	    (r = ptrace_init(err)) < 0)
 		return r;
 	if (o->strace_path != NULL && (r = trace_open(o->strace_path, err)) < 0)
 		return r;

@@ -77,7 +77,6 @@ static struct plat_thread *thash[HASH_SIZE];
 static bool slot_used[RAM_CTL_SLOTS];
 static int stub_fd = -1;
 static int sigchld_fd = -1;
-static int cpu_pinned = -1;
 static int64_t vdso_lo_off, vdso_hi_off;
 static bool watched[3];
 
@@ -206,7 +205,6 @@ int
 ptrace_init(struct vk_error **err)
 {
 	sigset_t chld;
-	cpu_set_t set;
 	int r;
 
 	if ((r = vdso_layout(err)) < 0 || (r = stub_image_fd(err)) < 0)
@@ -227,16 +225,13 @@ ptrace_init(struct vk_error **err)
 			    host_sigs[i]);
 	}
 	/*
-	 * One CPU for the kernel and every stub: a ptrace stop wakes the
-	 * other side, and across CPUs that costs ten times more here.
+	 * The kernel and every stub on the guest's CPUs, one by default: a
+	 * ptrace stop wakes the other side, and across CPUs that costs ten
+	 * times more here.  More CPUs let guest threads compute in
+	 * parallel, at that price for each system call.
 	 */
-	cpu_pinned = sched_getcpu();
-	if (cpu_pinned >= 0) {
-		CPU_ZERO(&set);
-		CPU_SET(cpu_pinned, &set);
-		if (sched_setaffinity(0, sizeof(set), &set) < 0)
-			cpu_pinned = -1;
-	}
+	if (sched_setaffinity(0, sizeof(cpu_set_t), hostinfo_guest_cpus()) < 0)
+		return vk_error_make(err, errno, "keep to the guest's CPUs");
 	return 0;
 }
 

@@ -14,7 +14,7 @@ set -u
 
 prog=cli.sh
 all_cases="help version unknown_option nonexistent not_elf truncated_elf
-wrong_machine no_exec_permission"
+wrong_machine no_exec_permission cpus"
 
 if [ "${1:-}" = -l ]; then
 	echo $all_cases
@@ -185,6 +185,22 @@ case_no_exec_permission()
 	cp "$elf" "$tmp/noexec"
 	chmod 644 "$tmp/noexec"
 	refused error 'permission denied' run -- "$tmp/noexec"
+}
+
+# --cpus N: the guest sees N CPUs (1 by default); a bad count is refused.
+case_cpus()
+{
+	nproc_bin=$(command -v nproc) || { fail "no nproc on the host"; return; }
+	run run -- "$nproc_bin"
+	[ "$status" -eq 0 ] && [ "$(cat "$tmp/out")" = 1 ] ||
+	    fail "the default guest sees '$(cat "$tmp/out")' CPUs, want 1"
+	have=$(nproc)
+	run run --cpus "$have" -- "$nproc_bin"
+	[ "$status" -eq 0 ] && [ "$(cat "$tmp/out")" = "$have" ] ||
+	    fail "--cpus $have: the guest sees '$(cat "$tmp/out")' CPUs"
+	refused 2 'invalid --cpus' run --cpus 0 -- "$nproc_bin"
+	refused 2 'invalid --cpus' run --cpus two -- "$nproc_bin"
+	refused error 'cpus.*host' run --cpus $((have + 1)) -- "$nproc_bin"
 }
 
 [ $# -gt 0 ] || set -- $all_cases
