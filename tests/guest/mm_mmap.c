@@ -5,6 +5,8 @@
  * a large mapping can be touched at every page.
  */
 #include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -404,10 +406,58 @@ test_shared_readonly(void)
 	unlink(path);
 }
 
+/*
+ * Private read-only mappings of one host file, in two processes: a write
+ * after mprotect changes only the writer's page, never the file's pages
+ * that other mappings (and later ones) see.
+ */
+static void
+test_private_file_pages(void)
+{
+	char want[4096], *m, *m2;
+	int fd, st;
+	pid_t pid;
+
+	fd = (int)CHECK_OK(open("/proc/self/exe", O_RDONLY));
+	CHECK_EQ(read(fd, want, sizeof(want)), (long)sizeof(want));
+	m = mmap(NULL, 8192, PROT_READ, MAP_PRIVATE, fd, 0);
+	if (!CHECK(m != MAP_FAILED, "map the program privately")) {
+		close(fd);
+		return;
+	}
+	CHECK(memcmp(m, want, sizeof(want)) == 0, "the mapping is the file");
+	if ((pid = fork()) == 0) {
+		char *c = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE, fd, 0);
+
+		if (c == MAP_FAILED || mprotect(c, 4096, PROT_READ |
+		    PROT_WRITE) < 0)
+			_exit(2);
+		c[0] = 'X';
+		m[1] = 'Y';   /* no write access: this child dies of SIGSEGV */
+		_exit(3);
+	}
+	CHECK_EQ(waitpid(pid, &st, 0), pid);
+	CHECK(WIFSIGNALED(st) && WTERMSIG(st) == SIGSEGV,
+	    "a write to a read-only file page faults (status %#x)", st);
+	CHECK_OK(mprotect(m, 4096, PROT_READ | PROT_WRITE));
+	m[0] = 'Z';
+	m2 = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE, fd, 0);
+	CHECK(m2 != MAP_FAILED && m2[0] == want[0] && memcmp(m2, want,
+	    sizeof(want)) == 0, "a new mapping still shows the file");
+	CHECK_EQ(m[0], 'Z');
+	CHECK(memcmp(m + 1, want + 1, sizeof(want) - 1) == 0,
+	    "the rest of the written page is the file's");
+	if (m2 != MAP_FAILED)
+		munmap(m2, 4096);
+	munmap(m, 8192);
+	close(fd);
+}
+
 int
 main(void)
 {
 	test_shared_readonly();
+	test_private_file_pages();
 	test_basic();
 	test_odd_length();
 	test_prot();

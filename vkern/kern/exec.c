@@ -68,39 +68,77 @@ exec_read_into(struct vm_map *m, struct vnode *vn, uint64_t va,
 }
 
 /*
- * Map every segment with its protection and copy in its file bytes.  A
- * page shared by two segments goes to the later one.
+ * A segment whose file bytes lie page for page in the file maps them
+ * from the page cache: [ps, the page where its bss starts).  The rest,
+ * the bss's first page with the segment's last bytes and the pages after
+ * it, is memory of its own.  Returns where that rest starts, or ps when
+ * the cache does not serve the file.
+ */
+static uint64_t
+exec_map_cached(struct vm_map *m, struct vnode *vn, const struct elf_seg *s,
+    uint64_t bias, uint64_t ps, uint64_t pe)
+{
+	uint64_t fend = s->vaddr + bias + s->filesz, cend;
+	int prot = s->prot ? s->prot : PLAT_PROT_READ;
+
+	if (s->filesz == 0 || (s->vaddr + bias - s->off) % VK_PAGE_SIZE != 0)
+		return ps;
+	cend = s->memsz > s->filesz ? VK_ROUND_DOWN(fend, VK_PAGE_SIZE) :
+	    VK_ROUND_UP(fend, VK_PAGE_SIZE);
+	cend = VK_MIN(cend, pe);
+	if (cend <= ps || vm_pcache_map(m, ps, cend - ps, prot, vn,
+	    VK_ROUND_DOWN(s->off, VK_PAGE_SIZE)) < 0)
+		return ps;
+	return cend;
+}
+
+/*
+ * Map every segment with its protection and copy in its file bytes, or
+ * map them from the page cache.  A page shared by two segments goes to
+ * the later one; then nothing is cached, since the earlier segment's
+ * bytes must be written into the later one's page.
  */
 static int
 exec_load_segments(struct vm_map *m, struct vnode *vn,
     const struct elf_info *ei, uint64_t bias)
 {
-	uint64_t ps[ELF_MAX_LOADS], pe[ELF_MAX_LOADS];
+	uint64_t ps[ELF_MAX_LOADS], pe[ELF_MAX_LOADS], from[ELF_MAX_LOADS];
+	bool cache = true;
 	int r;
 
 	for (unsigned i = 0; i < ei->nseg; i++) {
 		ps[i] = VK_ROUND_DOWN(ei->seg[i].vaddr + bias, VK_PAGE_SIZE);
 		pe[i] = VK_ROUND_UP(ei->seg[i].vaddr + ei->seg[i].memsz + bias,
 		    VK_PAGE_SIZE);
-		if (i > 0 && pe[i - 1] > ps[i])
+		if (i > 0 && pe[i - 1] > ps[i]) {
 			pe[i - 1] = ps[i];
+			cache = false;
+		}
 	}
 	for (unsigned i = 0; i < ei->nseg; i++) {
+		from[i] = ps[i];
 		if (pe[i] <= ps[i])
 			continue;
 		if (!vm_map_range_free(m, ps[i], pe[i]) ||
 		    ps[i] < m->min || pe[i] > m->max)
 			return -ENOMEM;
-		if ((r = vm_map_anon(m, ps[i], pe[i] - ps[i],
-		    ei->seg[i].prot ? ei->seg[i].prot : PLAT_PROT_READ,
-		    0)) < 0)
+		if (cache)
+			from[i] = exec_map_cached(m, vn, &ei->seg[i], bias,
+			    ps[i], pe[i]);
+		if (from[i] < pe[i] && (r = vm_map_anon(m, from[i],
+		    pe[i] - from[i], ei->seg[i].prot ? ei->seg[i].prot :
+		    PLAT_PROT_READ, 0)) < 0)
 			return r;
 	}
 	for (unsigned i = 0; i < ei->nseg; i++) {
 		const struct elf_seg *s = &ei->seg[i];
+		uint64_t va = s->vaddr + bias, skip = 0;
 
-		if ((r = exec_read_into(m, vn, s->vaddr + bias, s->off,
-		    s->filesz)) < 0)
+		/* What the cache mapped is there already. */
+		if (from[i] > va)
+			skip = VK_MIN(from[i] - va, s->filesz);
+		if (skip < s->filesz && (r = exec_read_into(m, vn, va + skip,
+		    s->off + skip, s->filesz - skip)) < 0)
 			return r;
 	}
 	return 0;

@@ -146,9 +146,22 @@ mmap_file_copy(struct thread *td, const struct sys_mmap_args *a,
     struct file *fp, unsigned vflags)
 {
 	struct proc *p = td->proc;
-	uint64_t len = len_round(a->len);
+	uint64_t len = len_round(a->len), cva;
 	long va;
 	int r;
+
+	/* A read-only host file: its pages in the page cache, if it may. */
+	if ((r = mmap_range(p, a->addr.va, len, a->flags, &cva)) < 0)
+		return r;
+	r = vm_pcache_map(p->vm, cva, len, (int)(a->prot & PROT_VALID),
+	    fp->vn, (uint64_t)a->off);
+	if (r == 0) {
+		if (vflags != 0)
+			vm_map_add_flags(p->vm, cva, cva + len, vflags);
+		return vm_sync(p, (long)cva);
+	}
+	if (r != -ENOTSUP)
+		return vm_sync(p, r);
 
 	va = kern_mmap(p, a->addr.va, a->len, (int)(a->prot & PROT_VALID),
 	    (a->flags & ~(uint64_t)MAP_TYPE) | MAP_PRIVATE);

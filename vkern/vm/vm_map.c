@@ -25,8 +25,8 @@ static void vm_map_insert_at(struct vm_map *, unsigned,
 static void vm_map_delete_at(struct vm_map *, unsigned, unsigned);
 static void vm_map_merge_around(struct vm_map *, uint64_t, uint64_t);
 
-static void
-obj_rel(struct vm_obj *obj)
+void
+vm_obj_rel(struct vm_obj *obj)
 {
 	VK_ASSERT(obj->refs > 0);
 	if (--obj->refs > 0)
@@ -45,7 +45,7 @@ static void
 entry_release(struct vm_entry *e)
 {
 	if (e->obj != NULL)
-		obj_rel(e->obj);
+		vm_obj_rel(e->obj);
 	else if (e->ramoff != VM_NORAM)
 		vm_ram_free(e->ramoff, e->end - e->start);
 	e->obj = NULL;
@@ -241,7 +241,7 @@ vm_map_merge_around(struct vm_map *m, uint64_t start, uint64_t end)
 		if (vm_entry_mergeable(&m->ent[i], &m->ent[i + 1])) {
 			m->ent[i].end = m->ent[i + 1].end;
 			if (m->ent[i + 1].obj != NULL)
-				obj_rel(m->ent[i + 1].obj);
+				vm_obj_rel(m->ent[i + 1].obj);
 			vm_map_delete_at(m, i + 1, 1);
 		} else {
 			i++;
@@ -547,11 +547,30 @@ vm_map_cow(struct vm_map *m, uint64_t va)
 	vm_map_clip(m, page);
 	vm_map_clip(m, page + VK_PAGE_SIZE);
 	e = vm_map_lookup(m, page);
-	obj_rel(e->obj);
+	vm_obj_rel(e->obj);
 	e->obj = NULL;
 	e->ramoff = off;
 	e->flags &= ~VME_COW;
 	vm_entry_host_map(m, e);
+	return 0;
+}
+
+int
+vm_map_obj_cow(struct vm_map *m, uint64_t start, uint64_t len, int prot,
+    struct vm_obj *obj, uint64_t off)
+{
+	struct vm_entry e = {
+		.start = start, .end = start + len, .prot = prot,
+		.flags = VME_COW, .obj = obj, .ramoff = obj->ramoff + off,
+		.foff = off,
+	};
+
+	VK_ASSERT(VK_PAGE_ALIGNED(start) && VK_PAGE_ALIGNED(len) && len > 0);
+	VK_ASSERT(vm_map_range_free(m, start, start + len));
+	VK_ASSERT(off + len <= obj->len);
+	obj->refs++;
+	vm_map_insert_at(m, vm_map_search(m, start), &e);
+	vm_entry_host_map(m, &e);
 	return 0;
 }
 
@@ -579,7 +598,7 @@ vm_map_file_shared(struct vm_map *m, uint64_t start, uint64_t len, int prot,
 			/* Undo: the entries made so far hold the object. */
 			obj->refs++;
 			vm_map_remove(m, start, va);
-			obj_rel(obj);
+			vm_obj_rel(obj);
 			return r;
 		}
 		if (r < 0)

@@ -78,6 +78,26 @@ bool vm_map_range_mapped(const struct vm_map *m, uint64_t start,
 bool vm_map_range_has(const struct vm_map *m, uint64_t start, uint64_t end,
     unsigned flags);
 
+/* Drop a reference to obj; the last one frees its RAM. */
+void vm_obj_rel(struct vm_obj *obj);
+
+/*
+ * Map [start, start + len) to obj's RAM from off, copy-on-write: reads
+ * see obj, the first write to a page gives the mapping its own copy.
+ */
+int vm_map_obj_cow(struct vm_map *m, uint64_t start, uint64_t len, int prot,
+    struct vm_obj *obj, uint64_t off);
+
+/*
+ * The page cache (vm_pcache.c): map [va, va + len) privately to the
+ * pages of vn from foff, shared with every other such mapping.  -ENOTSUP
+ * for a file it does not cache; the caller then copies.
+ */
+int vm_pcache_map(struct vm_map *m, uint64_t va, uint64_t len, int prot,
+    struct vnode *vn, uint64_t foff);
+/* Drop the caches no mapping uses; true if that freed any RAM. */
+bool vm_pcache_reclaim(void);
+
 /* Give the entries in [start, end) flags too. */
 void vm_map_add_flags(struct vm_map *m, uint64_t start, uint64_t end,
     unsigned flags);

@@ -12,6 +12,7 @@
 
 #include "vkern/platform.h"
 #include "vkern/vk.h"
+#include "vkern/vm/vm_map.h"
 #include "vkern/vm/vm_ram.h"
 
 struct extent {
@@ -57,8 +58,10 @@ int
 vm_ram_alloc(uint64_t len, uint64_t *offp)
 {
 	VK_ASSERT(len > 0 && VK_PAGE_ALIGNED(len));
-	if (len > ram_limit - ram_used)
-		return -ENOMEM;
+	/* Cached file pages nobody maps are the first to go. */
+	while (len > ram_limit - ram_used)
+		if (!vm_pcache_reclaim())
+			return -ENOMEM;
 	for (unsigned i = 0; i < nfree; i++) {
 		struct extent *e = &free_ext[i];
 
