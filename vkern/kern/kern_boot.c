@@ -19,6 +19,7 @@
 #include "vkern/kern/proc.h"
 #include "vkern/platform.h"
 #include "vkern/vfs/namei.h"
+#include "vkern/vfs/socket.h"
 #include "vkern/vfs/tty.h"
 #include "vkern/vfs/vfs.h"
 #include "vkern/vm/vm_ram.h"
@@ -287,6 +288,7 @@ kern_run(void)
 		proc_exit(p, SIGKILL);
 	while (proc_first() != NULL)
 		proc_free(proc_first());
+	usock_gc();
 	initproc = NULL;
 	return res;
 }

@@ -103,6 +103,12 @@ long usock_send(struct proc *p, struct usock *so, size_t len,
 long usock_recv(struct usock *so, size_t len, usock_copy_fn drain,
     void *arg, int flags, int *flagsp, struct uaddr *from, struct scm *scm);
 
+/*
+ * Free sockets that nothing but messages in queues nobody can read any
+ * more refers to (unix_gc.c).
+ */
+void usock_gc(void);
+
 /* Bytes a read would get now: FIONREAD. */
 long usock_nread(struct usock *so);
 /* Bytes sent and not yet read: TIOCOUTQ. */

@@ -53,11 +53,15 @@ scm_release(struct scm *scm)
 	scm->nfds = 0;
 }
 
+struct usock *usock_all;
+
 static void
 skb_free(struct skb *skb)
 {
-	for (int i = 0; i < skb->nfds; i++)
+	for (int i = 0; i < skb->nfds; i++) {
+		usock_inflight(skb->fds[i], -1);
 		file_rel(skb->fds[i]);
+	}
 	free(skb->fds);
 	free(skb);
 }
@@ -74,8 +78,8 @@ rq_pop(struct usock *so)
 	return skb;
 }
 
-static void
-rq_purge(struct usock *so)
+void
+usock_purge(struct usock *so)
 {
 	while (so->rq != NULL)
 		skb_free(rq_pop(so));
@@ -94,6 +98,10 @@ usock_new(int type, const struct ucred *cred)
 	so->rcvlowat = 1;
 	so->ino = usock_ino++;
 	so->cred = *cred;
+	if ((so->all_next = usock_all) != NULL)
+		usock_all->all_prev = &so->all_next;
+	so->all_prev = &usock_all;
+	usock_all = so;
 	return so;
 }
 
@@ -137,7 +145,7 @@ usock_shutdown_all(struct usock *so)
 			usock_rel(so);
 		}
 	}
-	rq_purge(so);
+	usock_purge(so);
 	if (peer != NULL) {
 		sched_wake_chan(peer);
 		so->peer = NULL;
@@ -152,7 +160,10 @@ usock_rel(struct usock *so)
 {
 	if (--so->refs > 0)
 		return;
-	rq_purge(so);
+	usock_purge(so);
+	if (so->all_next != NULL)
+		so->all_next->all_prev = so->all_prev;
+	*so->all_prev = so->all_next;
 	free(so);
 }
 
@@ -223,6 +234,7 @@ usock_close(struct file *fp)
 {
 	struct usock *so = fp_usock(fp);
 
+	so->fp = NULL;
 	usock_shutdown_all(so);
 	usock_rel(so);
 }
@@ -307,12 +319,14 @@ usock_file(struct usock *so, unsigned oflags)
 	    path);
 	fp->data = so;
 	fp->chan = so;
+	so->fp = fp;
 	return fp;
 }
 
 struct file *
 usock_create(int type, unsigned oflags, const struct ucred *cred)
 {
+	usock_gc();
 	return usock_file(usock_new(type, cred), oflags);
 }
 
@@ -419,6 +433,8 @@ enqueue(struct usock *so, struct usock *target, struct skb *skb,
 		memcpy(skb->fds, scm->fds, (size_t)scm->nfds *
 		    sizeof(*skb->fds));
 		skb->nfds = scm->nfds;
+		for (int i = 0; i < skb->nfds; i++)
+			usock_inflight(skb->fds[i], 1);
 		scm->nfds = 0;
 	}
 	*target->rq_tail = skb;
@@ -498,6 +514,8 @@ take_fds(struct skb *skb, struct scm *scm, bool peek)
 	for (int i = 0; i < skb->nfds; i++) {
 		if (peek)
 			file_ref(skb->fds[i]);
+		else
+			usock_inflight(skb->fds[i], -1);
 		scm->fds[scm->nfds++] = skb->fds[i];
 	}
 	if (!peek) {

@@ -60,7 +60,13 @@ struct usock {
 	struct usock *acceptq, **acceptq_tail;
 	int nacc;
 	struct usock *acc_next;
+	struct file *fp;          /* its open file, while it has one */
+	int inflight;             /* references to fp in messages in queues */
+	bool gc_alive;            /* unix_gc.c's mark */
+	struct usock *all_next, **all_prev;   /* every socket */
 };
+
+extern struct usock *usock_all;
 
 /* unix_sock.c */
 void usock_wake(struct usock *so);
@@ -70,6 +76,12 @@ void usock_rel(struct usock *so);
 bool connection_based(const struct usock *so);
 struct file *usock_file(struct usock *so, unsigned oflags);
 void pair_up(struct usock *a, struct usock *b);
+void usock_purge(struct usock *so);
+
+/* unix_gc.c */
+/* Count files going into (d = 1) or out of (d = -1) a queue. */
+void usock_inflight(struct file *fp, int d);
+
 
 /* unix_conn.c */
 /* The socket bound to name ua, as connect and sendto find it. */

@@ -1,0 +1,281 @@
+/*
+ * Local sockets under random calls: a fixed-seed stream of socket calls
+ * with random descriptors, pointers, lengths and flags, on non-blocking
+ * sockets so that nothing waits.  Every call must come back with a count
+ * or one of the errnos Linux gives these calls; the kernel under test
+ * must live through all of them.  Then a last round trip on a fresh pair
+ * proves the sockets still work.  An argument picks another seed.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "guest.h"
+
+#define ROUNDS 6000
+#define NFDS 12
+
+static uint64_t seed = 0x9e3779b97f4a7c15ULL;
+
+static uint64_t
+rnd(void)
+{
+	seed ^= seed << 13;
+	seed ^= seed >> 7;
+	seed ^= seed << 17;
+	return seed;
+}
+
+static char buf[8192] __attribute__((aligned(64)));
+static int fds[NFDS];
+
+/* A pointer: good, NULL, low, unmapped, kernel, or into the buffer. */
+static void *
+rnd_ptr(void)
+{
+	switch (rnd() % 6) {
+	case 0:
+		return NULL;
+	case 1:
+		return (void *)16;
+	case 2:
+		return (void *)0x7ffffffff000ULL;
+	case 3:
+		return (void *)0xffffffff81000000ULL;
+	default:
+		return buf + rnd() % 4096;
+	}
+}
+
+static size_t
+rnd_len(void)
+{
+	static const size_t lens[] = { 0, 1, 2, 3, 16, 110, 111, 200, 4096,
+	    65536, 1 << 20, (size_t)-1 };
+
+	return lens[rnd() % (sizeof(lens) / sizeof(lens[0]))];
+}
+
+static int
+rnd_fd(void)
+{
+	switch (rnd() % 8) {
+	case 0:
+		return -1;
+	case 1:
+		return 1000;
+	default:
+		return fds[rnd() % NFDS];
+	}
+}
+
+/* A sockaddr_un in buf, of a random kind. */
+static socklen_t
+rnd_addr(void)
+{
+	struct sockaddr_un *sa = (void *)(buf + 4096);
+	static const char *const names[] = { "/tmp/vk-rnd-a", "/tmp/vk-rnd-b",
+	    "", "/nonexistent/x" };
+
+	memset(sa, 0, sizeof(*sa));
+	sa->sun_family = rnd() % 5 == 0 ? AF_INET : AF_UNIX;
+	if (rnd() % 2) {
+		strcpy(sa->sun_path, names[rnd() % 4]);
+		return (socklen_t)(offsetof(struct sockaddr_un, sun_path) +
+		    strlen(sa->sun_path) + 1);
+	}
+	sa->sun_path[0] = '\0';
+	sa->sun_path[1] = (char)('a' + rnd() % 3);
+	return rnd() % 4 == 0 ? (socklen_t)rnd_len() : 4;
+}
+
+/* A msghdr in buf, pointing at random buffers and control data. */
+static struct msghdr *
+rnd_msg(void)
+{
+	struct msghdr *m = (void *)(buf + 5120);
+	struct iovec *iov = (void *)(buf + 5376);
+	struct cmsghdr *c = (void *)(buf + 6144);
+
+	memset(m, 0, sizeof(*m));
+	for (int i = 0; i < 3; i++) {
+		iov[i].iov_base = rnd_ptr();
+		iov[i].iov_len = rnd_len() % 5000;
+	}
+	m->msg_iov = rnd() % 8 == 0 ? rnd_ptr() : iov;
+	m->msg_iovlen = rnd() % 8 == 0 ? rnd_len() : rnd() % 4;
+	if (rnd() % 2) {
+		c->cmsg_level = rnd() % 4 == 0 ? 6 : SOL_SOCKET;
+		c->cmsg_type = rnd() % 3 == 0 ? SCM_CREDENTIALS : SCM_RIGHTS;
+		c->cmsg_len = CMSG_LEN(sizeof(int) * (rnd() % 4));
+		for (int i = 0; i < 3; i++)
+			((int *)CMSG_DATA(c))[i] = rnd_fd();
+		m->msg_control = rnd() % 6 == 0 ? rnd_ptr() : (void *)c;
+		m->msg_controllen = rnd() % 6 == 0 ? rnd_len() :
+		    CMSG_SPACE(sizeof(int) * 3);
+	}
+	if (rnd() % 3 == 0) {
+		m->msg_namelen = rnd_addr();
+		m->msg_name = buf + 4096;
+	}
+	return m;
+}
+
+static const int known[] = {
+	0, EBADF, ENOTSOCK, EINVAL, EFAULT, EAGAIN, EPIPE, ENOTCONN, EISCONN,
+	ECONNREFUSED, ECONNRESET, EADDRINUSE, EAFNOSUPPORT, EOPNOTSUPP,
+	EPROTOTYPE, EMSGSIZE, ENOPROTOOPT, ENOENT, ENOBUFS, EPERM, EDOM,
+	ESOCKTNOSUPPORT, EPROTONOSUPPORT, EMFILE, ENAMETOOLONG, EACCES,
+	EDESTADDRREQ, EADDRNOTAVAIL, ENOTDIR, EROFS, ELOOP, ENOMEM, EEXIST,
+	ENOTTY, ESRCH, ENODATA,
+};
+
+static bool
+ours(int fd)
+{
+	for (int i = 0; i < NFDS; i++)
+		if (fds[i] == fd)
+			return true;
+	return false;
+}
+
+static bool
+errno_known(int e)
+{
+	for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++)
+		if (known[i] == e)
+			return true;
+	return false;
+}
+
+static void
+one_call(void)
+{
+	int flags = (int)(rnd() & (MSG_PEEK | MSG_TRUNC | MSG_WAITALL |
+	    MSG_NOSIGNAL | MSG_CMSG_CLOEXEC | MSG_EOR)) | MSG_DONTWAIT;
+	socklen_t *lenp = (void *)(buf + 7168);
+	long r;
+
+	*lenp = (socklen_t)rnd_len();
+	switch (rnd() % 16) {
+	case 0: {
+		int sv[2], i = (int)(rnd() % NFDS);
+
+		r = syscall(SYS_socketpair, AF_UNIX, (int)(1 + rnd() % 5) |
+		    SOCK_NONBLOCK, 0, rnd() % 8 == 0 ? rnd_ptr() : sv);
+		if (r == 0 && i + 1 < NFDS) {
+			close(fds[i]);
+			close(fds[i + 1]);
+			fds[i] = sv[0];
+			fds[i + 1] = sv[1];
+		}
+		break;
+	}
+	case 1: {
+		int i = (int)(rnd() % NFDS);
+
+		r = syscall(SYS_socket, AF_UNIX, (int)(1 + rnd() % 5) |
+		    SOCK_NONBLOCK, 0);
+		if (r >= 0) {
+			close(fds[i]);
+			fds[i] = (int)r;
+		}
+		break;
+	}
+	case 2:
+		r = syscall(SYS_bind, rnd_fd(), buf + 4096, rnd_addr());
+		break;
+	case 3:
+		r = syscall(SYS_listen, rnd_fd(), (int)(rnd() % 3) - 1);
+		break;
+	case 4:
+		r = syscall(SYS_connect, rnd_fd(), buf + 4096, rnd_addr());
+		break;
+	case 5:
+		r = syscall(SYS_accept4, rnd_fd(), rnd_ptr(), rnd() % 2 ?
+		    (void *)lenp : rnd_ptr(), SOCK_NONBLOCK | SOCK_CLOEXEC);
+		if (r >= 0)
+			close((int)r);
+		break;
+	case 6:
+		r = syscall(SYS_sendto, rnd_fd(), rnd_ptr(), rnd_len() % 70000,
+		    flags, rnd() % 2 ? buf + 4096 : NULL, rnd_addr());
+		break;
+	case 7:
+		r = syscall(SYS_recvfrom, rnd_fd(), rnd_ptr(), rnd_len() % 70000,
+		    flags, rnd() % 2 ? rnd_ptr() : NULL, lenp);
+		break;
+	case 8:
+		r = syscall(SYS_sendmsg, rnd_fd(), rnd() % 8 ? (void *)rnd_msg()
+		    : rnd_ptr(), flags);
+		break;
+	case 9: {
+		r = syscall(SYS_recvmsg, rnd_fd(), rnd() % 8 ? (void *)rnd_msg()
+		    : rnd_ptr(), flags);
+		break;
+	}
+	case 10:
+		r = syscall(SYS_shutdown, rnd_fd(), (int)(rnd() % 4));
+		break;
+	case 11:
+		r = syscall(SYS_setsockopt, rnd_fd(), rnd() % 5 ? SOL_SOCKET :
+		    0, (int)(rnd() % 70), rnd_ptr(), (socklen_t)rnd_len());
+		break;
+	case 12:
+		r = syscall(SYS_getsockopt, rnd_fd(), SOL_SOCKET,
+		    (int)(rnd() % 70), rnd_ptr(), rnd() % 2 ? (void *)lenp :
+		    rnd_ptr());
+		break;
+	case 13:
+		r = syscall(rnd() % 2 ? SYS_getsockname : SYS_getpeername,
+		    rnd_fd(), rnd_ptr(), rnd() % 2 ? (void *)lenp : rnd_ptr());
+		break;
+	case 14:
+		r = syscall(rnd() % 2 ? SYS_read : SYS_write, rnd_fd(),
+		    rnd_ptr(), rnd_len() % 70000);
+		break;
+	default:
+		r = syscall(SYS_ioctl, rnd_fd(), rnd() % 2 ? FIONREAD :
+		    0x5411 /* TIOCOUTQ */, rnd_ptr());
+		break;
+	}
+	if (r < 0 && !errno_known(errno))
+		CHECK(false, "an errno no socket call gives: %d", errno);
+	/* Close received descriptors now and then: they are not counted. */
+	if (rnd() % 64 == 0)
+		for (int fd = 3; fd < 256; fd++)
+			if (!ours(fd))
+				close(fd);
+}
+
+int
+main(int argc, char **argv)
+{
+	char back[8];
+	int sv[2];
+
+	if (argc > 1)
+		seed = strtoull(argv[1], NULL, 0) | 1;
+	signal(SIGPIPE, SIG_IGN);
+	for (int i = 0; i < NFDS; i++)
+		fds[i] = -1;
+	for (int i = 0; i < ROUNDS; i++)
+		one_call();
+	for (int i = 0; i < NFDS; i++)
+		close(fds[i]);
+	unlink("/tmp/vk-rnd-a");
+	unlink("/tmp/vk-rnd-b");
+	CHECK_OK(socketpair(AF_UNIX, SOCK_STREAM, 0, sv));
+	CHECK_EQ(write(sv[0], "alive", 5), 5);
+	CHECK_EQ(read(sv[1], back, sizeof(back)), 5);
+	CHECK(memcmp(back, "alive", 5) == 0, "a pair still works");
+	return guest_done();
+}
