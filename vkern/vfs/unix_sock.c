@@ -13,10 +13,8 @@
  * Linux.
  *
  * Every change wakes the socket and its peer (and every poller); a
- * blocked call retries from the start.
- *
- * XXX: files passed over a socket that is itself in flight are not
- * collected while the sandbox runs.
+ * blocked call retries from the start.  Sockets that only queued
+ * messages keep alive are collected by unix_gc.c.
  */
 #include <errno.h>
 #include <fcntl.h>
