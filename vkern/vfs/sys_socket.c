@@ -372,7 +372,7 @@ kern_accept(struct thread *td, int fd, uaddr_t uaddr, uaddr_t ulen,
 	struct file *fp, *nfp;
 	struct usock *so;
 	struct uaddr ua;
-	long r, nfd;
+	long r;
 
 	if (flags & ~(unsigned)(SOCK_NONBLOCK | SOCK_CLOEXEC))
 		return -EINVAL;
@@ -388,9 +388,7 @@ kern_accept(struct thread *td, int fd, uaddr_t uaddr, uaddr_t ulen,
 		file_rel(nfp);
 		return r;
 	}
-	if ((nfd = install(td, nfp, flags & SOCK_CLOEXEC)) < 0)
-		return nfd;
-	return nfd;
+	return install(td, nfp, flags & SOCK_CLOEXEC);
 }
 
 long
