@@ -273,6 +273,26 @@ check_exec(void)
 	free(buf);
 }
 
+/*
+ * A child's CLONE_CHILD_CLEARTID word, in the memory it shared, is
+ * cleared when it execs and leaves that memory.
+ */
+static void
+check_exec_cleartid(void)
+{
+	static volatile int tidword = -1;
+	pid_t pid;
+	int st;
+
+	pid = clone(exec_main, stack + STACK_SIZE, CLONE_VM | SIGCHLD |
+	    CLONE_CHILD_SETTID | CLONE_CHILD_CLEARTID, NULL, NULL, NULL,
+	    &tidword);
+	CHECK(pid > 0, "clone");
+	st = wait_status(pid);
+	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 7, "status %#x", st);
+	CHECK_EQ(tidword, 0);
+}
+
 static int
 orphan_main(void *arg)
 {
@@ -324,6 +344,7 @@ main(int argc, char **argv)
 	check_private_futex();
 	check_maps();
 	check_exec();
+	check_exec_cleartid();
 	check_parent_exits();
 	return guest_done();
 }

@@ -306,6 +306,8 @@ proc_vm_unshare(struct thread *td)
 
 	if (m->refs == 1)
 		return 0;
+	/* The others keep the memory: its tid word is cleared for them. */
+	thread_clear_tid(td);
 	/*
 	 * Once the kernel is locked down a new stub can only be forked from
 	 * one that runs; the copy's host mappings of the shared memory go.
