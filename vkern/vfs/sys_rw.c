@@ -25,12 +25,6 @@
 #include "vkern/vfs/vfs.h"
 #include "vkern/vm/copyio.h"
 
-#define MAX_RW_COUNT (INT_MAX & ~(int)VK_PAGE_MASK)
-
-struct kiovec {
-	uint64_t base, len;
-};
-
 struct rwspan {
 	struct file *fp;
 	uint64_t *offp;
@@ -236,32 +230,13 @@ sys_pwrite64(struct thread *td, const struct sys_pwrite64_args *a)
 	return kern_rw(td, a->fd, a->buf, a->count, a->off, true, true);
 }
 
-static int
-iov_in(struct thread *td, uaddr_t uiov, int iovcnt, struct kiovec *iov)
-{
-	uint64_t total = 0;
-	int r;
-
-	if (iovcnt < 0 || iovcnt > UIO_MAXIOV)
-		return -EINVAL;
-	if ((r = copyin(td, uiov, iov, (size_t)iovcnt * sizeof(*iov))) < 0)
-		return r;
-	for (int i = 0; i < iovcnt; i++) {
-		if ((int64_t)iov[i].len < 0)
-			return -EINVAL;
-		total += iov[i].len;
-		if (total > (uint64_t)SSIZE_MAX)
-			return -EINVAL;
-	}
-	return 0;
-}
-
 static long
 kern_rwv(struct thread *td, int fd, uaddr_t uiov, int iovcnt, int64_t off,
     bool positioned, bool write)
 {
 	struct kiovec iov[UIO_MAXIOV];
 	struct file *fp;
+	uint64_t total;
 	long done = 0, r;
 
 	if (positioned && off < 0)
@@ -271,7 +246,9 @@ kern_rwv(struct thread *td, int fd, uaddr_t uiov, int iovcnt, int64_t off,
 		return -ESPIPE;
 	if ((fp = rw_file(td, fd, write, &r)) == NULL)
 		return r;
-	if ((r = iov_in(td, uiov, iovcnt, iov)) < 0)
+	if (iovcnt < 0 || iovcnt > UIO_MAXIOV)
+		return -EINVAL;
+	if ((r = copyin_iov(td, uiov, (size_t)iovcnt, iov, &total)) < 0)
 		return r;
 	for (int i = 0; i < iovcnt; i++) {
 		if (iov[i].len == 0)

@@ -55,9 +55,7 @@ struct guest_cmsghdr {
 /* Guest buffers, walked as the socket takes or gives bytes. */
 struct iovwalk {
 	struct thread *td;
-	struct kiovec {
-		uint64_t base, len;
-	} *iov;
+	struct kiovec *iov;
 	int n, i;
 	uint64_t off;
 };
@@ -115,20 +113,13 @@ static long
 iov_load(struct thread *td, uint64_t uiov, uint64_t n, struct kiovec *iov,
     uint64_t *totalp)
 {
-	uint64_t total = 0;
 	int r;
 
 	if (n > UIO_MAX)
 		return -EMSGSIZE;
-	if ((r = copyin(td, UADDR(uiov), iov, n * sizeof(*iov))) < 0)
+	if ((r = copyin_iov(td, UADDR(uiov), n, iov, totalp)) < 0)
 		return r;
-	for (uint64_t i = 0; i < n; i++) {
-		if ((int64_t)iov[i].len < 0 || iov[i].len > (uint64_t)SSIZE_MAX -
-		    total)
-			return -EINVAL;
-		total += iov[i].len;
-	}
-	*totalp = VK_MIN(total, (uint64_t)(INT_MAX & ~4095));
+	*totalp = VK_MIN(*totalp, (uint64_t)MAX_RW_COUNT);
 	return 0;
 }
 
@@ -783,7 +774,7 @@ long
 sys_sendto(struct thread *td, const struct sys_sendto_args *a)
 {
 	struct kiovec v = { a->buf.va, VK_MIN(a->len,
-	    (uint64_t)(INT_MAX & ~4095)) };
+	    (uint64_t)MAX_RW_COUNT) };
 	struct kmsg km = { .hdr = { .name = a->addr.va,
 	    .namelen = a->addrlen, .iovlen = 1 }, .iov = &v,
 	    .total = v.len };
@@ -865,7 +856,7 @@ long
 sys_recvfrom(struct thread *td, const struct sys_recvfrom_args *a)
 {
 	struct kiovec v = { a->buf.va, VK_MIN(a->len,
-	    (uint64_t)(INT_MAX & ~4095)) };
+	    (uint64_t)MAX_RW_COUNT) };
 	struct kmsg km = { .hdr = { .name = a->addr.va, .iovlen = 1 },
 	    .iov = &v, .total = v.len };
 

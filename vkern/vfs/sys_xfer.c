@@ -19,7 +19,6 @@
 #include "vkern/vm/copyio.h"
 
 #define XFER_CHUNK 65536
-#define MAX_RW_COUNT 0x7ffff000L
 
 /*
  * Copy up to len bytes from in (at *inoff) to out (at *outoff).  Returns

@@ -138,6 +138,25 @@ vm_copyout_map(struct vm_map *m, const void *src, uint64_t dst, size_t len)
 	return copy_map(m, dst, (void *)src, len, 0, true);
 }
 
+int
+copyin_iov(struct thread *td, uaddr_t uiov, size_t n, struct kiovec *iov,
+    uint64_t *totalp)
+{
+	uint64_t total = 0;
+	int r;
+
+	if ((r = copyin(td, uiov, iov, n * sizeof(*iov))) < 0)
+		return r;
+	for (size_t i = 0; i < n; i++) {
+		if ((int64_t)iov[i].len < 0 ||
+		    iov[i].len > (uint64_t)SSIZE_MAX - total)
+			return -EINVAL;
+		total += iov[i].len;
+	}
+	*totalp = total;
+	return 0;
+}
+
 long
 copyinstr(struct thread *td, uaddr_t src, char *dst, size_t size)
 {

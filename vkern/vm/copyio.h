@@ -11,6 +11,7 @@
 #ifndef VK_VM_COPYIO_H
 #define VK_VM_COPYIO_H
 
+#include <limits.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -24,6 +25,22 @@ int copyout(struct thread *td, const void *src, uaddr_t dst, size_t len);
 
 /* Copy a NUL-terminated string of at most size bytes with its NUL. */
 long copyinstr(struct thread *td, uaddr_t src, char *dst, size_t size);
+
+/* The most one read or write moves, as Linux's MAX_RW_COUNT. */
+#define MAX_RW_COUNT (INT_MAX & ~(int)VK_PAGE_MASK)
+
+/* A guest struct iovec. */
+struct kiovec {
+	uint64_t base, len;
+};
+
+/*
+ * Copy in n iovecs and check their lengths: -EINVAL for a negative one
+ * or a sum over SSIZE_MAX.  *totalp gets the sum.  The callers bound n,
+ * each with its own errno.
+ */
+int copyin_iov(struct thread *td, uaddr_t uiov, size_t n, struct kiovec *iov,
+    uint64_t *totalp);
 
 /*
  * One aligned 32-bit guest word that other guest threads change at the
