@@ -135,47 +135,32 @@ mmap_fill(struct vm_map *m, struct vnode *vn, uint64_t va, uint64_t len,
 }
 
 /*
- * A copy of the file made at mmap time: a private mapping, or a shared
- * one of a host file open read-only (flags VME_NOWRITE), which nobody in
- * the sandbox can change under it.  XXX: a page cache shared between
- * processes is still to come.  Pages past the end of the file read zero
- * where Linux raises SIGBUS.
+ * A private mapping of a file, or a shared one of a host file open
+ * read-only (flags VME_NOWRITE), which nobody in the sandbox can change
+ * under it: the page cache's pages where it serves the file and the
+ * access, else a copy made at mmap time.  Pages past the end of the file
+ * read zero where Linux raises SIGBUS.
  */
 static long
 mmap_file_copy(struct thread *td, const struct sys_mmap_args *a,
     struct file *fp, unsigned vflags)
 {
 	struct proc *p = td->proc;
-	uint64_t len = len_round(a->len), cva;
-	long va;
+	int prot = (int)(a->prot & PROT_VALID);
+	uint64_t len = len_round(a->len), va;
 	int r;
 
-	/* A read-only host file: its pages in the page cache, if it may. */
-	if ((r = mmap_range(p, a->addr.va, len, a->flags, &cva)) < 0)
+	if ((r = mmap_range(p, a->addr.va, len, a->flags, &va)) < 0)
 		return r;
-	r = vm_pcache_map(p->vm, cva, len, (int)(a->prot & PROT_VALID),
-	    fp->vn, (uint64_t)a->off);
-	if (r == 0) {
-		if (vflags != 0)
-			vm_map_add_flags(p->vm, cva, cva + len, vflags);
-		return vm_sync(p, (long)cva);
-	}
-	if (r != -ENOTSUP)
+	r = vm_pcache_map(p->vm, va, len, prot, fp->vn, (uint64_t)a->off);
+	if (r == -ENOTSUP && (r = vm_map_anon(p->vm, va, len, prot, 0)) == 0 &&
+	    (r = mmap_fill(p->vm, fp->vn, va, a->len, (uint64_t)a->off)) < 0)
+		vm_map_remove(p->vm, va, va + len);
+	if (r < 0)
 		return vm_sync(p, r);
-
-	va = kern_mmap(p, a->addr.va, a->len, (int)(a->prot & PROT_VALID),
-	    (a->flags & ~(uint64_t)MAP_TYPE) | MAP_PRIVATE);
-	if (vk_is_err(va))
-		return va;
-	if ((r = mmap_fill(p->vm, fp->vn, (uint64_t)va, a->len,
-	    (uint64_t)a->off)) < 0) {
-		vm_map_remove(p->vm, (uint64_t)va, (uint64_t)va + len);
-		return vm_sync(p, r);
-	}
 	if (vflags != 0)
-		vm_map_add_flags(p->vm, (uint64_t)va, (uint64_t)va + len,
-		    vflags);
-	return va;
+		vm_map_add_flags(p->vm, va, va + len, vflags);
+	return vm_sync(p, (long)va);
 }
 
 /*
