@@ -560,6 +560,17 @@ proc_fork_vm(struct thread *td, struct proc *c, struct thread *ct,
 	return 0;
 }
 
+/* What a new thread takes from the one that makes it, fork or clone. */
+static void
+thread_inherit(struct thread *nt, const struct thread *td)
+{
+	nt->sigmask = td->sigmask;
+	nt->sched_policy = td->sched_policy;
+	nt->sched_prio = td->sched_prio;
+	nt->timerslack_ns = td->timerslack_ns;
+	memcpy(nt->comm, td->comm, sizeof(nt->comm));
+}
+
 int
 proc_fork(struct thread *td, bool share_vm, struct proc **cp)
 {
@@ -569,11 +580,7 @@ proc_fork(struct thread *td, bool share_vm, struct proc **cp)
 	int r;
 
 	ct->ctx = td->ctx;
-	ct->sigmask = td->sigmask;
-	ct->sched_policy = td->sched_policy;
-	ct->sched_prio = td->sched_prio;
-	ct->timerslack_ns = td->timerslack_ns;
-	memcpy(ct->comm, td->comm, sizeof(ct->comm));
+	thread_inherit(ct, td);
 	ct->altstack_sp = td->altstack_sp;
 	ct->altstack_size = td->altstack_size;
 	ct->altstack_flags = td->altstack_flags;
@@ -658,11 +665,7 @@ proc_thread_create(struct thread *td, struct thread **ntp)
 		return r;
 	}
 	nt->ctx.dirty |= ARCH_DIRTY_ALL;
-	nt->sigmask = td->sigmask;
-	nt->sched_policy = td->sched_policy;
-	nt->sched_prio = td->sched_prio;
-	nt->timerslack_ns = td->timerslack_ns;
-	memcpy(nt->comm, td->comm, sizeof(nt->comm));
+	thread_inherit(nt, td);
 	nt->altstack_flags = SS_DISABLE;
 	nt->tid = nextpid++;
 	thread_link(p, nt);

@@ -16,6 +16,13 @@
 #include "vkern/vfs/vfs.h"
 #include "vkern/vk.h"
 
+/* A file that may write a regular file: what ETXTBSY counts. */
+static bool
+file_writes_vnode(const struct file *fp)
+{
+	return fp->vn != NULL && fp->vn->type == VREG && file_writable(fp);
+}
+
 struct file *
 file_alloc(const struct file_ops *ops, struct vnode *vn, unsigned flags,
     const char *path)
@@ -29,7 +36,7 @@ file_alloc(const struct file_ops *ops, struct vnode *vn, unsigned flags,
 	fp->path = strdup(path != NULL ? path : "");
 	fp->console_fd = -1;
 	fp->seekable = vn != NULL && vn->type != VFIFO && vn->type != VSOCK;
-	if (vn != NULL && vn->type == VREG && file_writable(fp))
+	if (file_writes_vnode(fp))
 		vn->writers++;
 	return fp;
 }
@@ -49,7 +56,7 @@ file_rel(struct file *fp)
 		return;
 	if (fp->ops->close != NULL)
 		fp->ops->close(fp);
-	if (fp->vn != NULL && fp->vn->type == VREG && file_writable(fp))
+	if (file_writes_vnode(fp))
 		fp->vn->writers--;
 	if (fp->vn != NULL)
 		vnode_rel(fp->vn);
