@@ -10,40 +10,33 @@ case_=$2
 work=$(mktemp -d /tmp/vk-proc.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 
-# Run the same bash script natively and inside vkernel; compare stdout
-# and the exit status.
-same() {
-	local script=$1 want got ws gs
-	want=$(bash -c "$script" 2>/dev/null); ws=$?
-	got=$("$vk" run -- bash -c "$script" 2>/dev/null); gs=$?
-	if [ "$want" != "$got" ] || [ "$ws" != "$gs" ]; then
-		echo "FAIL: $case_: status native $ws, vkernel $gs" >&2
-		diff <(echo "$want") <(echo "$got") | head -20 >&2
-		exit 1
-	fi
-	echo "ok: $case_"
+. "$(dirname "$0")/compare.sh"
+
+# A bash script natively and inside vkernel.
+same_script() {
+	same bash -c "$1"
 }
 
 case $case_ in
 pipeline)
-	same 'for f in /etc/*.conf; do wc -l "$f"; done | sort -n | tail -3' ;;
+	same_script 'for f in /etc/*.conf; do wc -l "$f"; done | sort -n | tail -3' ;;
 subshell)
-	same 'x=$(echo a; (echo b; exit 3); echo "st=$?"); echo "$x"; (cd /etc && pwd); echo $((6 * 7))' ;;
+	same_script 'x=$(echo a; (echo b; exit 3); echo "st=$?"); echo "$x"; (cd /etc && pwd); echo $((6 * 7))' ;;
 jobs)
-	same 'sleep 0.2 & a=$!; (echo child; exit 4) & b=$!; wait $b; echo "b=$?"; wait $a; echo "a=$?"' ;;
+	same_script 'sleep 0.2 & a=$!; (echo child; exit 4) & b=$!; wait $b; echo "b=$?"; wait $a; echo "a=$?"' ;;
 trap)
-	same 'trap "echo caught USR1" USR1; kill -USR1 $$; trap "echo bye" EXIT; echo body' ;;
+	same_script 'trap "echo caught USR1" USR1; kill -USR1 $$; trap "echo bye" EXIT; echo body' ;;
 exit_status)
-	same 'sh -c "exit 7"; echo $?; sh -c "kill -TERM \$\$"; echo $?' ;;
+	same_script 'sh -c "exit 7"; echo $?; sh -c "kill -TERM \$\$"; echo $?' ;;
 find_xargs)
-	same 'find /etc -maxdepth 1 -name "*.conf" | sort | xargs -n 4 echo | head -5' ;;
+	same_script 'find /etc -maxdepth 1 -name "*.conf" | sort | xargs -n 4 echo | head -5' ;;
 tar_gzip)
-	same 'cd /tmp && rm -rf tz && mkdir -p tz/a/b && echo hi > tz/a/b/f && seq 1 2000 > tz/n && tar -czf tz.tgz tz && rm -rf tz && tar -xzf tz.tgz && cat tz/a/b/f && sha256sum tz/n | cut -c1-16 && rm -rf tz tz.tgz' ;;
+	same_script 'cd /tmp && rm -rf tz && mkdir -p tz/a/b && echo hi > tz/a/b/f && seq 1 2000 > tz/n && tar -czf tz.tgz tz && rm -rf tz && tar -xzf tz.tgz && cat tz/a/b/f && sha256sum tz/n | cut -c1-16 && rm -rf tz tz.tgz' ;;
 perl)
 	command -v perl >/dev/null || { echo "no perl"; exit 77; }
-	same 'perl -e "print join(q(,), map { \$_ * \$_ } 1..10), qq(\n)"' ;;
+	same_script 'perl -e "print join(q(,), map { \$_ * \$_ } 1..10), qq(\n)"' ;;
 coreutils)
-	same 'seq 1 100 | paste -sd+ | bc 2>/dev/null || seq 1 100 | awk "{s+=\$1} END {print s}"; printf "b\na\nc\n" | sort | tr a-z A-Z; echo hello | sed s/l/L/g; grep -c root /etc/passwd' ;;
+	same_script 'seq 1 100 | paste -sd+ | bc 2>/dev/null || seq 1 100 | awk "{s+=\$1} END {print s}"; printf "b\na\nc\n" | sort | tr a-z A-Z; echo hello | sed s/l/L/g; grep -c root /etc/passwd' ;;
 gcc)
 	command -v gcc >/dev/null || { echo "no gcc"; exit 77; }
 	cat > "$work/hello.c" <<'C'
@@ -81,7 +74,7 @@ int main(void) {
 }
 C
 	gcc -O1 "$work/spawn.c" -o "$work/spawn" || exit 1
-	same "$work/spawn" ;;
+	same_script "$work/spawn" ;;
 *)
 	echo "unknown case $case_" >&2
 	exit 2 ;;

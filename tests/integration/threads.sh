@@ -10,22 +10,7 @@ case_=$2
 work=$(mktemp -d /tmp/vk-threads.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 
-# Run a command natively and inside vkernel; compare stdout and status.
-same() {
-	local want got ws gs
-	want=$("$@" 2>/dev/null); ws=$?
-	got=$("$vk" run -- "$@" 2>/dev/null); gs=$?
-	if [ "$want" != "$got" ] || [ "$ws" != "$gs" ]; then
-		echo "FAIL: $case_: status native $ws, vkernel $gs" >&2
-		diff <(echo "$want") <(echo "$got") | head -20 >&2
-		exit 1
-	fi
-	if [ -z "$want" ]; then
-		echo "FAIL: $case_: no output to compare" >&2
-		exit 1
-	fi
-	echo "ok: $case_"
-}
+. "$(dirname "$0")/compare.sh"
 
 case $case_ in
 python_threads)
