@@ -107,6 +107,13 @@ check_thread_directed(void)
 	    EINVAL);
 	CHECK_ERR(syscall(SYS_tgkill, 0, atomic_load(&w.tid), SIGUSR1), EINVAL);
 	worker_stop(&w);
+	/*
+	 * The joined thread's tid may outlive the join a moment while the
+	 * host reaps it: give it up to a second to go.
+	 */
+	for (int i = 0; i < 1000 && syscall(SYS_tgkill, getpid(),
+	    atomic_load(&w.tid), 0) == 0; i++)
+		nanosleep(&(struct timespec){ 0, 1000000 }, NULL);
 	CHECK_ERR(syscall(SYS_tgkill, getpid(), atomic_load(&w.tid), 0), ESRCH);
 }
 
