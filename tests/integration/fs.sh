@@ -27,7 +27,7 @@ export LC_ALL
 prog=fs.sh
 busybox=${BUSYBOX:-/bin/busybox}
 all_cases="ls_root cat_os_release sha256sum find_usr_include df_root
-stat_passwd host_untouched bind_rw bind_ro root_tree root_bad"
+stat_passwd host_untouched overlay_names bind_rw bind_ro root_tree root_bad"
 
 . "$(dirname "$0")/busybox_args.sh"
 # Runs start in /, which every --root tree has: the guest's cwd is ours.
@@ -296,6 +296,40 @@ case_host_untouched()
 	guest_ok "rm -r $h/tree" -- "$busybox" rm -r "$h/tree"
 	[ -f "$h/tree/leaf" ] ||
 	    fail "the guest's rm -r removed the host's $h/tree"
+}
+
+# One guest sees its own changes to names it looked up before, in the
+# overlay over the host: what a name was found to be must not outlive a
+# removal, creation or rename, even while its old directory is still
+# someone's cwd.
+case_overlay_names()
+{
+	h=$tmp/names
+	mkdir "$h" "$h/tree" "$h/other" && echo host >"$h/f" &&
+	    echo leaf >"$h/tree/leaf" || { fail "cannot make $h"; return; }
+	guest_ok "the name script" -- "$busybox" sh -c '
+	    h=$1
+	    cat $h/f; rm $h/f; [ -e $h/f ] || echo "f gone"
+	    echo new >$h/f; cat $h/f
+	    cd $h/tree; ls; rm -r $h/tree; mkdir $h/tree
+	    echo "tree holds [$(ls -A $h/tree)]"
+	    [ -e $h/tree/leaf ] || echo "no leaf"; cd /
+	    [ -e $h/x ] || echo "no x"; echo x >$h/x; cat $h/x
+	    mv $h/x $h/other/y; [ -e $h/x ] || echo "x moved"; cat $h/other/y
+	    [ "$(ls -di $h/other/.. | cut -d" " -f1)" = \
+	        "$(ls -di $h | cut -d" " -f1)" ] && echo "other/.. is h"
+	    mkdir $h/d; mv $h/d $h/other/d
+	    [ "$(cd $h/other/d/.. && pwd -P)" = $h/other ] && echo "d/.. moved"
+	    ln $h/other/y $h/z; echo more >>$h/z; cat $h/other/y
+	    mv $h/f $h/z; cat $h/z; [ -e $h/f ] || echo "f moved over z"
+	' sh "$h"
+	printf '%s\n' host "f gone" new leaf "tree holds []" "no leaf" "no x" x \
+	    "x moved" x "other/.. is h" "d/.. moved" x more new \
+	    "f moved over z" >"$tmp/names.want"
+	same "the guest's view of names it changed" "$tmp/names.want" \
+	    "$tmp/vk.out"
+	[ -f "$h/tree/leaf" ] && [ "$(cat "$h/f")" = host ] ||
+	    fail "the name script changed the host's $h"
 }
 
 case_bind_rw()

@@ -65,8 +65,7 @@ mknod_path(struct proc *p, int dirfd, const char *path, uint32_t mode,
 	else if (nd.trailing_slash && !S_ISDIR(mode))
 		r = -ENOENT;
 	else if ((r = dir_writable(p, nd.dvp)) == 0)
-		r = nd.dvp->ops->create == NULL ? -EPERM :
-		    nd.dvp->ops->create(nd.dvp, nd.last, mode, dev, target,
+		r = vn_create(nd.dvp, nd.last, mode, dev, target,
 		    p->cred.fsuid, p->cred.fsgid, &vn);
 	if (vn != NULL && vnp != NULL)
 		*vnp = vn;
@@ -195,7 +194,7 @@ kern_remove(struct thread *td, int dirfd, uaddr_t upath, bool rmdir)
 	    (nd.vp->mount != NULL && nd.vp == nd.vp->mount->root))
 		r = -EBUSY;
 	else if ((r = dir_writable(td->proc, nd.dvp)) == 0)
-		r = nd.dvp->ops->remove(nd.dvp, nd.last, rmdir);
+		r = vn_remove(nd.dvp, nd.last, rmdir);
 	nd_release(&nd);
 	return r;
 }
@@ -267,8 +266,7 @@ sys_renameat2(struct thread *td, const struct sys_renameat2_args *a)
 	}
 	r = rename_check(td, &from, &to, a->flags);
 	if (r == 0)
-		r = from.dvp->ops->rename(from.dvp, from.last, to.dvp, to.last,
-		    a->flags);
+		r = vn_rename(from.dvp, from.last, to.dvp, to.last, a->flags);
 	nd_release(&from);
 	nd_release(&to);
 	return r;
@@ -322,8 +320,7 @@ sys_linkat(struct thread *td, const struct sys_linkat_args *a)
 	else if (old.vp->mount != nw.dvp->mount)
 		r = -EXDEV;
 	else if ((r = dir_writable(td->proc, nw.dvp)) == 0)
-		r = nw.dvp->ops->link == NULL ? -EPERM :
-		    nw.dvp->ops->link(nw.dvp, nw.last, old.vp);
+		r = vn_link(nw.dvp, nw.last, old.vp);
 	nd_release(&old);
 	nd_release(&nw);
 	return r;

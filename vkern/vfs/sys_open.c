@@ -54,7 +54,7 @@ open_create(struct proc *p, struct nameidata *nd, uint32_t mode)
 		return r;
 	if (nd->dvp->ops->create == NULL)
 		return -EACCES;
-	return nd->dvp->ops->create(nd->dvp, nd->last, S_IFREG |
+	return vn_create(nd->dvp, nd->last, S_IFREG |
 	    (mode & ~p->umask & 07777), 0, NULL, p->cred.fsuid,
 	    p->cred.fsgid, &nd->vp);
 }

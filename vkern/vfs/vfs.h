@@ -66,6 +66,11 @@ struct vnode_ops {
 	/* Find name in directory dir: a referenced vnode, or -ENOENT. */
 	int (*lookup)(struct vnode *dir, const char *name, struct vnode **vpp);
 	int (*getattr)(struct vnode *vn, struct vattr *va);
+	/*
+	 * Fill in only mode, uid and gid, for a permission check; they may
+	 * be the ones last seen.  NULL: getattr serves.
+	 */
+	int (*getperm)(struct vnode *vn, struct vattr *va);
 	/* Change the attributes in mask (VA_*); VA_SIZE truncates. */
 	int (*setattr)(struct vnode *vn, const struct vattr *va, unsigned mask);
 	/* Byte I/O at off; a short count at end of file. */
@@ -109,6 +114,7 @@ struct vnode_ops {
 };
 
 struct vnode {
+	uint64_t id;                  /* never reused */
 	int refs;
 	enum vtype type;
 	const struct vnode_ops *ops;
@@ -128,6 +134,7 @@ struct mount {
 	const char *fstype;
 	char *source;
 	bool rdonly;
+	bool ncache;                  /* names change only through the VFS */
 	uint32_t magic;               /* statfs(2)'s f_type */
 	uint64_t dev;                 /* st_dev of its files */
 	struct mount *next;
@@ -138,6 +145,8 @@ struct vnode *vnode_alloc(struct mount *mp, enum vtype type,
     const struct vnode_ops *ops, void *data);
 void vnode_ref(struct vnode *vn);
 void vnode_rel(struct vnode *vn);
+/* Mode, uid and gid for a permission check (ops->getperm or getattr). */
+int vnode_getperm(struct vnode *vn, struct vattr *va);
 /*
  * A running program may not be written, nor a file open for writing run:
  * ETXTBSY.  vnode_hold_text() counts a process image running vn (and
@@ -149,6 +158,19 @@ int vnode_check_exec(const struct vnode *vn);
 void vnode_hold_text(struct vnode *vn);
 void vnode_put_text(struct vnode *vn);
 enum vtype vtype_from_mode(uint32_t mode);
+
+/*
+ * vfs_ncache.c: lookup through the name cache, and the namespace ops,
+ * which must go through these wrappers to keep it true.
+ */
+int ncache_lookup(struct vnode *dir, const char *name, struct vnode **vpp);
+int vn_create(struct vnode *dir, const char *name, uint32_t mode,
+    uint64_t rdev, const char *target, uint32_t uid, uint32_t gid,
+    struct vnode **vpp);
+int vn_remove(struct vnode *dir, const char *name, bool rmdir);
+int vn_rename(struct vnode *fromdir, const char *from, struct vnode *todir,
+    const char *to, unsigned flags);
+int vn_link(struct vnode *dir, const char *name, struct vnode *vn);
 
 /* vfs_mount.c */
 struct mount *mount_alloc(const char *fstype, const char *source,

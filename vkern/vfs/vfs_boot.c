@@ -48,7 +48,7 @@ boot_mkdirs(const char *path, struct vnode **vpp)
 		    LOOKUP_PARENT | LOOKUP_FOLLOW, &nd)) < 0)
 			return r;
 		if (nd.vp == NULL)
-			r = nd.dvp->ops->create(nd.dvp, nd.last, S_IFDIR | 0755,
+			r = vn_create(nd.dvp, nd.last, S_IFDIR | 0755,
 			    0, NULL, 0, 0, &vn);
 		if (vn != NULL)
 			vnode_rel(vn);

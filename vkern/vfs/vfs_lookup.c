@@ -254,7 +254,7 @@ walk_component(struct walk *w, const char *name, bool last, bool *donep)
 		}
 		return 0;
 	}
-	r = w->cur->ops->lookup(w->cur, name, &next);
+	r = ncache_lookup(w->cur, name, &next);
 	if (r < 0 && !(r == -ENOENT && last && (w->flags & LOOKUP_PARENT)))
 		return r;
 	if (next != NULL)
@@ -369,7 +369,7 @@ vfs_access(struct proc *p, struct vnode *vn, int want, bool real_ids)
 	uint32_t bits;
 	int r;
 
-	if ((r = vn->ops->getattr(vn, &va)) < 0)
+	if ((r = vnode_getperm(vn, &va)) < 0)
 		return r;
 	if (uid == 0) {
 		/* Root may do anything but run what nobody may run. */

@@ -15,8 +15,10 @@ struct vnode *
 vnode_alloc(struct mount *mp, enum vtype type, const struct vnode_ops *ops,
     void *data)
 {
+	static uint64_t next_id = 1;
 	struct vnode *vn = vk_xcalloc(1, sizeof(*vn));
 
+	vn->id = next_id++;
 	vn->refs = 1;
 	vn->type = type;
 	vn->ops = ops;
@@ -41,6 +43,14 @@ vnode_rel(struct vnode *vn)
 	if (vn->ops->inactive != NULL)
 		vn->ops->inactive(vn);
 	free(vn);
+}
+
+int
+vnode_getperm(struct vnode *vn, struct vattr *va)
+{
+	if (vn->ops->getperm != NULL)
+		return vn->ops->getperm(vn, va);
+	return vn->ops->getattr(vn, va);
 }
 
 bool

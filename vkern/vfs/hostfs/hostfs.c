@@ -47,6 +47,7 @@ struct hostfs_node {
 	struct hostfs_mount *hm;
 	struct plat_hostobj *obj;
 	uint64_t dev, ino;            /* the host's, the table's key */
+	uint32_t mode, uid, gid;      /* as last seen */
 	struct vnode *parent;         /* referenced; NULL: root, or no name */
 	char *name;                   /* its name in parent */
 	struct hostfs_node *hnext;    /* hash chain */
@@ -150,6 +151,14 @@ node_named(const struct hostfs_node *n, const struct vnode *dir,
 	    strcmp(n->name, name) == 0;
 }
 
+static void
+node_saw(struct hostfs_node *n, const struct plat_hoststat *st)
+{
+	n->mode = st->mode;
+	n->uid = st->uid;
+	n->gid = st->gid;
+}
+
 /* A new vnode for obj (taken over), found as name in dir (NULL: root). */
 static struct vnode *
 node_new(struct hostfs_mount *hm, struct plat_hostobj *obj,
@@ -162,6 +171,7 @@ node_new(struct hostfs_mount *hm, struct plat_hostobj *obj,
 	n->obj = obj;
 	n->dev = st->dev;
 	n->ino = st->ino;
+	node_saw(n, st);
 	n->vn = vnode_alloc(hm->mp, vtype_from_mode(st->mode), &hostfs_vnops,
 	    n);
 	if (dir != NULL)
@@ -299,6 +309,7 @@ hostfs_getattr(struct vnode *vn, struct vattr *va)
 
 	if ((r = plat_hostobj_stat(n->obj, &st)) < 0)
 		return r;
+	node_saw(n, &st);
 	*va = (struct vattr){
 		.ino = st.ino, .dev = st.dev, .rdev = st.rdev,
 		.mode = st.mode, .uid = st.uid, .gid = st.gid,
@@ -307,6 +318,23 @@ hostfs_getattr(struct vnode *vn, struct vattr *va)
 		.atime_ns = st.atime_ns, .mtime_ns = st.mtime_ns,
 		.ctime_ns = st.ctime_ns, .btime_ns = st.btime_ns,
 	};
+	return 0;
+}
+
+/*
+ * A read-only mount's permissions are the ones seen last: the guest
+ * cannot change them, and path lookup checks them at every directory.
+ */
+static int
+hostfs_getperm(struct vnode *vn, struct vattr *va)
+{
+	struct hostfs_node *n = vn->data;
+
+	if (!vn_rdonly(vn))
+		return hostfs_getattr(vn, va);
+	va->mode = n->mode;
+	va->uid = n->uid;
+	va->gid = n->gid;
 	return 0;
 }
 
@@ -607,6 +635,7 @@ hostfs_inactive(struct vnode *vn)
 static const struct vnode_ops hostfs_vnops = {
 	.lookup = hostfs_lookup,
 	.getattr = hostfs_getattr,
+	.getperm = hostfs_getperm,
 	.statfs = hostfs_statfs,
 	.setattr = hostfs_setattr,
 	.read = hostfs_read,
@@ -635,6 +664,8 @@ hostfs_mount(const char *hostpath, bool rdonly, struct mount **mpp)
 	hm = vk_xcalloc(1, sizeof(*hm));
 	hm->mp = mount_alloc("hostfs", hostpath, rdonly);
 	hm->mp->dev = st.dev;
+	/* The guest cannot change a read-only one; the host should not. */
+	hm->mp->ncache = rdonly;
 	hm->mp->root = node_new(hm, obj, &st, NULL, NULL);
 	*mpp = hm->mp;
 	return 0;

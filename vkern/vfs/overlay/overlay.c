@@ -89,10 +89,13 @@ ovl_get(struct mount *mp, struct vnode *parent, const char *name,
 	return o->vn;
 }
 
+/*
+ * Take o out of the table: its name is gone, and a new file made there
+ * later must not be taken for it because it has the same lower file.
+ */
 static void
-ovl_inactive(struct vnode *vn)
+ovl_unhash(struct ovl *o)
 {
-	struct ovl *o = OVL(vn);
 	struct ovl **pp = &ovl_hash[ovl_key(o->lower != NULL ? o->lower :
 	    o->upper)];
 
@@ -102,6 +105,15 @@ ovl_inactive(struct vnode *vn)
 			break;
 		}
 	}
+	o->hnext = NULL;
+}
+
+static void
+ovl_inactive(struct vnode *vn)
+{
+	struct ovl *o = OVL(vn);
+
+	ovl_unhash(o);
 	if (o->upper != NULL)
 		vnode_rel(o->upper);
 	if (o->lower != NULL)
@@ -119,6 +131,14 @@ is_whiteout(struct vnode *vn)
 
 	return vn->type == VCHR && vn->ops->getattr(vn, &va) == 0 &&
 	    va.rdev == 0;
+}
+
+/* Whether o's lower directory shows through: it has one, not opaque. */
+static bool
+ovl_lower_shows(const struct ovl *o)
+{
+	return o->lower != NULL &&
+	    !(o->upper != NULL && tmpfs_is_opaque(o->upper));
 }
 
 static int
@@ -142,8 +162,7 @@ ovl_lookup(struct vnode *dir, const char *name, struct vnode **vpp)
 		vnode_rel(u);
 		return -ENOENT;
 	}
-	if (d->lower != NULL && !(d->upper != NULL &&
-	    tmpfs_is_opaque(d->upper)) && (u == NULL || u->type == VDIR)) {
+	if (ovl_lower_shows(d) && (u == NULL || u->type == VDIR)) {
 		r = d->lower->ops->lookup(d->lower, name, &l);
 		if (r < 0 && r != -ENOENT) {
 			if (u != NULL)
@@ -177,6 +196,12 @@ ovl_getattr(struct vnode *vn, struct vattr *va)
 		va->ino = lva.ino;
 	va->dev = vn->mount->dev;
 	return 0;
+}
+
+static int
+ovl_getperm(struct vnode *vn, struct vattr *va)
+{
+	return vnode_getperm(ovl_real(OVL(vn)), va);
 }
 
 /* --- copy-up --- */
@@ -371,8 +396,7 @@ ovl_merge(struct ovl *o, struct dlist *d)
 		d->dir = o->upper;
 		r = o->upper->ops->readdir(o->upper, 0, dlist_add, d);
 	}
-	if (r == 0 && o->lower != NULL &&
-	    !(o->upper != NULL && tmpfs_is_opaque(o->upper))) {
+	if (r == 0 && ovl_lower_shows(o)) {
 		d->dir = NULL;
 		r = o->lower->ops->readdir(o->lower, 0, dlist_add, d);
 	}
@@ -443,8 +467,7 @@ ovl_readdir(struct vnode *dir, uint64_t cookie, vfs_dirent_fn fn, void *arg)
 {
 	struct ovl *o = OVL(dir);
 	struct ovl_rd rd = { .o = o, .fn = fn, .arg = arg };
-	bool merge = o->lower != NULL &&
-	    !(o->upper != NULL && tmpfs_is_opaque(o->upper));
+	bool merge = ovl_lower_shows(o);
 	int r = 0;
 
 	if (o->upper == NULL)
@@ -519,6 +542,22 @@ ovl_create(struct vnode *dir, const char *name, uint32_t mode, uint64_t rdev,
 	return 0;
 }
 
+/*
+ * Whether a lower file called name would show through in dir once the
+ * upper one is gone: then a whiteout must take its place.
+ */
+static bool
+ovl_lower_has(struct vnode *dir, const char *name)
+{
+	struct vnode *l;
+
+	if (!ovl_lower_shows(OVL(dir)) ||
+	    OVL(dir)->lower->ops->lookup(OVL(dir)->lower, name, &l) < 0)
+		return false;
+	vnode_rel(l);
+	return true;
+}
+
 static int
 whiteout(struct vnode *upper, const char *name)
 {
@@ -569,10 +608,26 @@ ovl_remove(struct vnode *dir, const char *name, bool rmdir)
 		r = clear_whiteouts(o);
 	if (r == 0 && o->upper != NULL)
 		r = OVL(dir)->upper->ops->remove(OVL(dir)->upper, name, rmdir);
-	if (r == 0 && o->lower != NULL)
+	if (r == 0 && ovl_lower_has(dir, name))
 		r = whiteout(OVL(dir)->upper, name);
+	if (r == 0)
+		ovl_unhash(o);
 	vnode_rel(vn);
 	return r;
+}
+
+/* o is now called name in dir: copy-up and ".." must find it there. */
+static void
+ovl_moved(struct ovl *o, struct vnode *dir, const char *name)
+{
+	struct vnode *old = o->parent;
+
+	vnode_ref(dir);
+	o->parent = dir;
+	free(o->name);
+	o->name = strdup(name);
+	if (old != NULL)
+		vnode_rel(old);
 }
 
 /* RENAME_EXCHANGE: both exist, so both are copied up and swapped. */
@@ -582,10 +637,13 @@ ovl_exchange(struct vnode *fromdir, const char *from, struct vnode *src,
 {
 	int r;
 
-	if ((r = ovl_copy_up(src)) < 0 || (r = ovl_copy_up(dst)) < 0)
+	if ((r = ovl_copy_up(src)) < 0 || (r = ovl_copy_up(dst)) < 0 ||
+	    (r = OVL(fromdir)->upper->ops->rename(OVL(fromdir)->upper, from,
+	    OVL(todir)->upper, to, VFS_RENAME_EXCHANGE)) < 0)
 		return r;
-	return OVL(fromdir)->upper->ops->rename(OVL(fromdir)->upper, from,
-	    OVL(todir)->upper, to, VFS_RENAME_EXCHANGE);
+	ovl_moved(OVL(src), todir, to);
+	ovl_moved(OVL(dst), fromdir, from);
+	return 0;
 }
 
 static int
@@ -619,8 +677,13 @@ ovl_rename(struct vnode *fromdir, const char *from, struct vnode *todir,
 	if (r == 0)
 		r = OVL(fromdir)->upper->ops->rename(OVL(fromdir)->upper, from,
 		    OVL(todir)->upper, to, flags);
-	if (r == 0 && had_lower)
+	if (r == 0 && ovl_lower_has(fromdir, from))
 		r = whiteout(OVL(fromdir)->upper, from);
+	if (r == 0 && dst != src) {
+		if (dst != NULL)
+			ovl_unhash(OVL(dst));
+		ovl_moved(OVL(src), todir, to);
+	}
 out:
 	if (dst != NULL)
 		vnode_rel(dst);
@@ -649,6 +712,7 @@ ovl_link(struct vnode *dir, const char *name, struct vnode *vn)
 static const struct vnode_ops ovl_ops = {
 	.lookup = ovl_lookup,
 	.getattr = ovl_getattr,
+	.getperm = ovl_getperm,
 	.setattr = ovl_setattr,
 	.read = ovl_read,
 	.write = ovl_write,
@@ -668,6 +732,7 @@ overlay_mount(struct vnode *upper, struct vnode *lower, struct mount **mpp)
 	struct mount *mp = mount_alloc("overlay", "overlay", false);
 
 	mp->root = ovl_get(mp, NULL, "", upper, lower);
+	mp->ncache = true;
 	*mpp = mp;
 	return 0;
 }
