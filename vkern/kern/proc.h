@@ -103,7 +103,7 @@ struct wait {
 	int console_fd;		/* console fd to wait for readability, or -1 */
 	const void *chan;	/* a kernel object whose change wakes it */
 	int restart;		/* WAIT_RESTART_*: run again after a handler */
-	uint64_t arg[4];	/* the handler's own state */
+	uint64_t arg[6];	/* the handler's own state */
 	long done;		/* bytes moved so far: what a signal returns */
 };
 

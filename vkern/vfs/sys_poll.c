@@ -83,6 +83,52 @@ poll_restore_mask(struct thread *td)
 	}
 }
 
+/*
+ * select, pselect6 and ppoll write the time left back into the guest's
+ * timeout, as Linux does: programs calling select may loop on it (glibc's
+ * pselect and ppoll hide it).  arg[4] is where, arg[5] which format; a
+ * bad pointer is ignored, as Linux ignores it.  A dying process gets
+ * nothing written.
+ */
+enum { TL_TIMEVAL = 1, TL_TIMESPEC };
+
+static void
+poll_timeleft(struct thread *td, int64_t deadline)
+{
+	uaddr_t u = UADDR(td->wait.arg[4]);
+	int64_t left;
+	struct { int64_t sec, frac; } t;
+
+	if (u.va == 0 || deadline < 0 || td->proc->exiting)
+		return;
+	left = VK_MAX(deadline - plat_clock_ns(CLOCK_MONOTONIC), 0);
+	t.sec = left / 1000000000;
+	t.frac = left % 1000000000;
+	if (td->wait.arg[5] == TL_TIMEVAL)
+		t.frac /= 1000;
+	(void)copyout(td, &t, u, sizeof(t));
+}
+
+static void
+poll_cancel(struct thread *td)
+{
+	poll_timeleft(td, td->wait.deadline);
+}
+
+/* Park td in cont until deadline, keeping its six args. */
+static long
+poll_park(struct thread *td, long (*cont)(struct thread *), int64_t deadline,
+    int console)
+{
+	uint64_t args[VK_NELEM(td->wait.arg)];
+
+	memcpy(args, td->wait.arg, sizeof(args));
+	td->wait = (struct wait){ .cont = cont, .cancel = poll_cancel,
+	    .chan = &poll_chan, .deadline = deadline, .console_fd = console };
+	memcpy(td->wait.arg, args, sizeof(args));
+	return -EPARKED;
+}
+
 /* arg[0] the guest array, arg[1] its length, arg[2] the deadline + 1. */
 static long
 poll_cont(struct thread *td)
@@ -101,15 +147,11 @@ poll_cont(struct thread *td)
 			ready++;
 	if (ready == 0 && (deadline < 0 ||
 	    deadline > plat_clock_ns(CLOCK_MONOTONIC))) {
-		td->wait = (struct wait){ .cont = poll_cont, .chan = &poll_chan,
-		    .deadline = deadline, .console_fd = poll_console(td, p, n) };
-		td->wait.arg[0] = ufds.va;
-		td->wait.arg[1] = n;
-		td->wait.arg[2] = (uint64_t)(deadline + 1);
-		r = -EPARKED;
+		r = poll_park(td, poll_cont, deadline, poll_console(td, p, n));
 		goto out;
 	}
 	poll_restore_mask(td);
+	poll_timeleft(td, deadline);
 	r = copyout(td, p, ufds, n * sizeof(*p));
 	if (r == 0)
 		r = ready;
@@ -118,14 +160,18 @@ out:
 	return r;
 }
 
+/* tl: ppoll's timeout, which gets the time left, or 0. */
 static long
-kern_poll(struct thread *td, uaddr_t ufds, uint64_t nfds, int64_t deadline)
+kern_poll(struct thread *td, uaddr_t ufds, uint64_t nfds, int64_t deadline,
+    uaddr_t tl)
 {
 	if (nfds > td->proc->rlim[RLIMIT_NOFILE].cur || nfds > (1U << 20))
 		return -EINVAL;
 	td->wait.arg[0] = ufds.va;
 	td->wait.arg[1] = nfds;
 	td->wait.arg[2] = (uint64_t)(deadline + 1);
+	td->wait.arg[4] = tl.va;
+	td->wait.arg[5] = TL_TIMESPEC;
 	return poll_cont(td);
 }
 
@@ -172,7 +218,7 @@ sys_poll(struct thread *td, const struct sys_poll_args *a)
 	int64_t deadline = a->timeout < 0 ? -1 :
 	    plat_clock_ns(CLOCK_MONOTONIC) + (int64_t)a->timeout * 1000000;
 
-	return kern_poll(td, a->fds, a->nfds, deadline);
+	return kern_poll(td, a->fds, a->nfds, deadline, UADDR(0));
 }
 
 long
@@ -184,7 +230,7 @@ sys_ppoll(struct thread *td, const struct sys_ppoll_args *a)
 	if ((r = ts_deadline(td, a->tsp, &deadline)) < 0 ||
 	    (r = wait_mask(td, a->sigmask, a->sigsetsize)) < 0)
 		return r;
-	return kern_poll(td, a->fds, a->nfds, deadline);
+	return kern_poll(td, a->fds, a->nfds, deadline, a->tsp);
 }
 
 /* --- select: fd_set bit arrays, turned into a poll of the same fds --- */
@@ -259,17 +305,10 @@ select_cont(struct thread *td)
 	if ((n = select_scan(td, nfds, &s, &out, &console)) < 0)
 		return n;
 	if (n == 0 && (deadline < 0 ||
-	    deadline > plat_clock_ns(CLOCK_MONOTONIC))) {
-		uint64_t args[4] = { td->wait.arg[0], td->wait.arg[1],
-		    td->wait.arg[2], td->wait.arg[3] };
-
-		td->wait = (struct wait){ .cont = select_cont,
-		    .chan = &poll_chan, .deadline = deadline,
-		    .console_fd = console };
-		memcpy(td->wait.arg, args, sizeof(args));
-		return -EPARKED;
-	}
+	    deadline > plat_clock_ns(CLOCK_MONOTONIC)))
+		return poll_park(td, select_cont, deadline, console);
 	poll_restore_mask(td);
+	poll_timeleft(td, deadline);
 	for (int k = 0; k < 3; k++)
 		if (td->wait.arg[k] != 0 && (r = copyout(td, out.in[k],
 		    UADDR(td->wait.arg[k]), bytes)) < 0)
@@ -277,12 +316,15 @@ select_cont(struct thread *td)
 	return n;
 }
 
+/* tl: the timeout that gets the time left, in format fmt (TL_*), or 0. */
 static long
 kern_select(struct thread *td, int nfds, uaddr_t r, uaddr_t w, uaddr_t e,
-    int64_t deadline)
+    int64_t deadline, uaddr_t tl, int fmt)
 {
 	if (nfds < 0 || nfds > 1024)
 		return -EINVAL;
+	td->wait.arg[4] = tl.va;
+	td->wait.arg[5] = (uint64_t)fmt;
 	td->wait.arg[0] = r.va;
 	td->wait.arg[1] = w.va;
 	td->wait.arg[2] = e.va;
@@ -305,7 +347,8 @@ sys_select(struct thread *td, const struct sys_select_args *a)
 		deadline = plat_clock_ns(CLOCK_MONOTONIC) + tv.sec *
 		    1000000000LL + tv.usec * 1000;
 	}
-	return kern_select(td, a->nfds, a->rfds, a->wfds, a->efds, deadline);
+	return kern_select(td, a->nfds, a->rfds, a->wfds, a->efds, deadline,
+	    a->tv, TL_TIMEVAL);
 }
 
 long
@@ -322,5 +365,6 @@ sys_pselect6(struct thread *td, const struct sys_pselect6_args *a)
 	if (sig.mask != 0 && (r = wait_mask(td, UADDR(sig.mask),
 	    sig.size)) < 0)
 		return r;
-	return kern_select(td, a->nfds, a->rfds, a->wfds, a->efds, deadline);
+	return kern_select(td, a->nfds, a->rfds, a->wfds, a->efds, deadline,
+	    a->ts, TL_TIMESPEC);
 }
