@@ -31,6 +31,23 @@ typedef struct {
 #define VK_MIN(a, b)        ((a) < (b) ? (a) : (b))
 #define VK_MAX(a, b)        ((a) > (b) ? (a) : (b))
 
+/*
+ * sec seconds plus frac (0 <= frac < 10^9 / unit) units of unit ns, in
+ * ns, clamped to +-VK_NS_MAX (146 years from 1970): a guest's huge time
+ * means "never", and a clock reading plus a clamped time cannot overflow.
+ */
+#define VK_NS_MAX (INT64_MAX / 2)
+
+static inline int64_t
+vk_ns(int64_t sec, int64_t frac, int64_t unit)
+{
+	if (sec >= VK_NS_MAX / 1000000000)
+		return VK_NS_MAX;
+	if (sec <= -VK_NS_MAX / 1000000000)
+		return -VK_NS_MAX;
+	return sec * 1000000000 + frac * unit;
+}
+
 /* True when r is an error return: [-4095, -1], as Linux's IS_ERR_VALUE. */
 static inline bool
 vk_is_err(long r)

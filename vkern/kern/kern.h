@@ -215,6 +215,8 @@ int kern_execve(struct thread *td, char *path, struct strvec *argv,
  * (-1 for a NULL pointer).  Returns 0, -EFAULT or -EINVAL.
  */
 int ts_deadline(struct thread *td, uaddr_t uts, int64_t *deadline);
+/* The time left until deadline as a timespec (or timeval) at u. */
+int ts_left_out(struct thread *td, uaddr_t u, int64_t deadline, bool timeval);
 
 /* vfs/sys_open.c */
 int proc_nofile(struct proc *p);

@@ -289,9 +289,9 @@ sys_timer_settime(struct thread *td, const struct sys_timer_settime_args *a)
 	if (a->old.va != 0 &&
 	    (r = copyout(td, &old, a->old, sizeof(old))) < 0)
 		return r;
-	t->interval = v.int_sec * NS + v.int_nsec;
+	t->interval = vk_ns(v.int_sec, v.int_nsec, 1);
 	t->overrun = 0;
-	val = v.val_sec * NS + v.val_nsec;
+	val = vk_ns(v.val_sec, v.val_nsec, 1);
 	value = ptimer_now(t, &now);
 	if (val == 0)
 		*value = -1;

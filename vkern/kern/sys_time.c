@@ -165,10 +165,7 @@ timespec_in(struct thread *td, uaddr_t u, int64_t *nsp)
 		return r;
 	if (ts.tv_sec < 0 || ts.tv_nsec < 0 || ts.tv_nsec >= NSEC_PER_SEC)
 		return -EINVAL;
-	if (ts.tv_sec > (INT64_MAX - ts.tv_nsec) / NSEC_PER_SEC)
-		*nsp = INT64_MAX;
-	else
-		*nsp = ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec;
+	*nsp = vk_ns(ts.tv_sec, ts.tv_nsec, 1);
 	return 0;
 }
 

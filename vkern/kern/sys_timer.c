@@ -101,11 +101,11 @@ itimer_set(const struct itimer_ref *t, const struct kitimerval *v)
 	if (v->int_usec < 0 || v->int_usec >= 1000000 || v->val_usec < 0 ||
 	    v->val_usec >= 1000000 || v->int_sec < 0 || v->val_sec < 0)
 		return -EINVAL;
-	*t->interval = v->int_sec * NS + v->int_usec * 1000;
+	*t->interval = vk_ns(v->int_sec, v->int_usec, 1000);
 	if (v->val_sec == 0 && v->val_usec == 0)
 		*t->value = -1;
 	else
-		*t->value = t->now + v->val_sec * NS + v->val_usec * 1000;
+		*t->value = t->now + vk_ns(v->val_sec, v->val_usec, 1000);
 	return 0;
 }
 

@@ -291,7 +291,7 @@ utime_one(const int64_t ts[2], int64_t now, int64_t *out, bool *set)
 	}
 	if (ts[1] < 0 || ts[1] >= 1000000000)
 		return -EINVAL;
-	*out = ts[0] * 1000000000LL + ts[1];
+	*out = vk_ns(ts[0], ts[1], 1);
 	return 0;
 }
 
@@ -341,8 +341,8 @@ sys_utimes(struct thread *td, const struct sys_utimes_args *a)
 		if (tv[0][1] < 0 || tv[0][1] >= 1000000 || tv[1][1] < 0 ||
 		    tv[1][1] >= 1000000)
 			return -EINVAL;
-		va.atime_ns = tv[0][0] * 1000000000LL + tv[0][1] * 1000;
-		va.mtime_ns = tv[1][0] * 1000000000LL + tv[1][1] * 1000;
+		va.atime_ns = vk_ns(tv[0][0], tv[0][1], 1000);
+		va.mtime_ns = vk_ns(tv[1][0], tv[1][1], 1000);
 	}
 	return setattr_at(td, AT_FDCWD, a->path, LOOKUP_FOLLOW, &va,
 	    VA_ATIME | VA_MTIME);

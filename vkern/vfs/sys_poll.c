@@ -86,27 +86,33 @@ poll_restore_mask(struct thread *td)
 /*
  * select, pselect6 and ppoll write the time left back into the guest's
  * timeout, as Linux does: programs calling select may loop on it (glibc's
- * pselect and ppoll hide it).  arg[4] is where, arg[5] which format; a
- * bad pointer is ignored, as Linux ignores it.  A dying process gets
- * nothing written.
+ * pselect and ppoll hide it).  arg[4] is where, arg[5] & 0xff which
+ * format.  A bad pointer is ignored, as Linux ignores it; a dying
+ * process gets nothing written.
  */
 enum { TL_TIMEVAL = 1, TL_TIMESPEC };
+
+int
+ts_left_out(struct thread *td, uaddr_t u, int64_t deadline, bool timeval)
+{
+	int64_t left = VK_MAX(deadline - plat_clock_ns(CLOCK_MONOTONIC), 0);
+	struct { int64_t sec, frac; } t = { left / 1000000000,
+	    left % 1000000000 };
+
+	if (timeval)
+		t.frac /= 1000;
+	return copyout(td, &t, u, sizeof(t));
+}
 
 static void
 poll_timeleft(struct thread *td, int64_t deadline)
 {
 	uaddr_t u = UADDR(td->wait.arg[4]);
-	int64_t left;
-	struct { int64_t sec, frac; } t;
 
 	if (u.va == 0 || deadline < 0 || td->proc->exiting)
 		return;
-	left = VK_MAX(deadline - plat_clock_ns(CLOCK_MONOTONIC), 0);
-	t.sec = left / 1000000000;
-	t.frac = left % 1000000000;
-	if (td->wait.arg[5] == TL_TIMEVAL)
-		t.frac /= 1000;
-	(void)copyout(td, &t, u, sizeof(t));
+	(void)ts_left_out(td, u, deadline,
+	    (td->wait.arg[5] & 0xff) == TL_TIMEVAL);
 }
 
 static void
@@ -188,8 +194,7 @@ ts_deadline(struct thread *td, uaddr_t uts, int64_t *deadline)
 		return r;
 	if (ts.sec < 0 || ts.nsec < 0 || ts.nsec >= 1000000000)
 		return -EINVAL;
-	*deadline = plat_clock_ns(CLOCK_MONOTONIC) + ts.sec * 1000000000LL +
-	    ts.nsec;
+	*deadline = plat_clock_ns(CLOCK_MONOTONIC) + vk_ns(ts.sec, ts.nsec, 1);
 	return 0;
 }
 
@@ -286,12 +291,12 @@ select_scan(struct thread *td, int nfds, const struct selstate *s,
 	return n;
 }
 
-/* arg[0..2] the guest sets, arg[3] nfds | (deadline + 1) << 11. */
+/* arg[0..2] the guest sets, arg[3] the deadline + 1, arg[5] nfds << 8. */
 static long
 select_cont(struct thread *td)
 {
-	int nfds = (int)(td->wait.arg[3] & 2047);
-	int64_t deadline = (int64_t)(td->wait.arg[3] >> 11) - 1;
+	int nfds = (int)(td->wait.arg[5] >> 8);
+	int64_t deadline = (int64_t)td->wait.arg[3] - 1;
 	size_t bytes = ((size_t)nfds + 63) / 64 * 8;
 	struct selstate s, out;
 	long n;
@@ -324,11 +329,11 @@ kern_select(struct thread *td, int nfds, uaddr_t r, uaddr_t w, uaddr_t e,
 	if (nfds < 0 || nfds > 1024)
 		return -EINVAL;
 	td->wait.arg[4] = tl.va;
-	td->wait.arg[5] = (uint64_t)fmt;
+	td->wait.arg[5] = (uint64_t)fmt | (uint64_t)nfds << 8;
 	td->wait.arg[0] = r.va;
 	td->wait.arg[1] = w.va;
 	td->wait.arg[2] = e.va;
-	td->wait.arg[3] = (uint64_t)nfds | ((uint64_t)(deadline + 1) << 11);
+	td->wait.arg[3] = (uint64_t)(deadline + 1);
 	return select_cont(td);
 }
 
@@ -344,8 +349,8 @@ sys_select(struct thread *td, const struct sys_select_args *a)
 			return r;
 		if (tv.sec < 0 || tv.usec < 0 || tv.usec >= 1000000)
 			return -EINVAL;
-		deadline = plat_clock_ns(CLOCK_MONOTONIC) + tv.sec *
-		    1000000000LL + tv.usec * 1000;
+		deadline = plat_clock_ns(CLOCK_MONOTONIC) +
+		    vk_ns(tv.sec, tv.usec, 1000);
 	}
 	return kern_select(td, a->nfds, a->rfds, a->wfds, a->efds, deadline,
 	    a->tv, TL_TIMEVAL);

@@ -196,8 +196,8 @@ sys_timerfd_settime(struct thread *td,
 	    nw.val_sec < 0 || nw.val_nsec < 0 || nw.val_nsec >= NS)
 		return -EINVAL;
 	tfd_get(t, &old);
-	val = nw.val_sec * NS + nw.val_nsec;
-	t->interval = nw.int_sec * NS + nw.int_nsec;
+	val = vk_ns(nw.val_sec, nw.val_nsec, 1);
+	t->interval = vk_ns(nw.int_sec, nw.int_nsec, 1);
 	t->count = 0;
 	if (val == 0)
 		t->next = -1;
