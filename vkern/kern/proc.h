@@ -99,7 +99,8 @@ enum thread_state {
 struct wait {
 	long (*cont)(struct thread *td);
 	void (*cancel)(struct thread *td);  /* a signal ends the wait early */
-	int64_t deadline;	/* CLOCK_MONOTONIC ns, or -1 */
+	int64_t deadline;	/* CLOCK_MONOTONIC ns, or -1; 0 once woken */
+	int64_t timeout;	/* a socket wait's own end, kept across that */
 	int console_fd;		/* console fd to wait for readability, or -1 */
 	const void *chan;	/* a kernel object whose change wakes it */
 	int restart;		/* WAIT_RESTART_*: run again after a handler */

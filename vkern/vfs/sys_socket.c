@@ -195,7 +195,7 @@ sock_retry(struct thread *td)
 {
 	long r;
 
-	if (td->wait.deadline >= 0 && plat_clock_ns(1) >= td->wait.deadline)
+	if (plat_clock_ns(1) >= td->wait.timeout)
 		return -EAGAIN;
 	retrying = td;
 	r = syscall_redispatch(td);
@@ -209,13 +209,13 @@ sock_park(struct thread *td, const void *chan, int64_t timeo_ns)
 	int64_t deadline = -1;
 
 	if (retrying == td)
-		deadline = td->wait.deadline;
+		deadline = td->wait.timeout;
 	else if (timeo_ns > 0)
 		deadline = plat_clock_ns(1) + timeo_ns;
 	/* Without a timeout, SA_RESTART can simply run the call again. */
 	td->wait = (struct wait){ .cont = deadline >= 0 ? sock_retry :
-	    syscall_redispatch, .deadline = deadline, .console_fd = -1,
-	    .chan = chan };
+	    syscall_redispatch, .deadline = deadline, .timeout = deadline,
+	    .console_fd = -1, .chan = chan };
 	return -EPARKED;
 }
 
@@ -865,48 +865,130 @@ sys_recvfrom(struct thread *td, const struct sys_recvfrom_args *a)
 }
 
 /*
- * sendmmsg and recvmmsg: message by message until one fails or would
- * wait after the first; the count done, else the first one's error.
- * XXX: recvmmsg's timeout is not kept.
+ * sendmmsg and recvmmsg go message by message and park where one would
+ * wait, until vlen are done or one fails; recvmmsg also stops when
+ * MSG_WAITFORONE finds nothing more after the first, or when its timeout
+ * has run out after a message (checked only between messages, as Linux
+ * does).  They return the count done, else the first one's error.  The
+ * state lives in the wait's args while parked.
  */
+struct mmsg {
+	uint64_t vec;		/* the guest's mmsghdr array */
+	uint64_t utimeout;	/* recvmmsg's timeout: it gets the time left */
+	int64_t end;		/* when that runs out, or -1 */
+	int32_t fd, flags;
+	uint32_t vlen, done;
+	bool send;
+};
+
+_Static_assert(sizeof(struct mmsg) <= sizeof(((struct wait *)0)->arg),
+    "mmsg state fits in a wait");
+
+static long mmsg_more(struct thread *td);
+
 static long
-kern_mmsg(struct thread *td, int fd, uaddr_t uvec, unsigned vlen, int flags,
-    bool send)
+mmsg_park(struct thread *td, const struct mmsg *m)
+{
+	/* Without a socket timeout, as a plain receive: ERESTARTSYS. */
+	td->wait.restart = td->wait.timeout < 0 ? WAIT_RESTART_SA : 0;
+	td->wait.cont = mmsg_more;
+	td->wait.done = m->done;
+	memcpy(td->wait.arg, m, sizeof(*m));
+	return -EPARKED;
+}
+
+static long
+mmsg_step(struct thread *td, struct mmsg *m)
 {
 	struct kiovec iov[UIO_MAX];
 	struct kmsg km = { .iov = iov };
-	unsigned i;
 	long r = 0;
 
-	vlen = VK_MIN(vlen, UIO_MAX);
-	for (i = 0; i < vlen; i++) {
-		uaddr_t um = UADDR(uvec.va + i * sizeof(struct guest_mmsghdr));
+	while (m->done < m->vlen) {
+		uaddr_t um = UADDR(m->vec + m->done *
+		    sizeof(struct guest_mmsghdr));
+		int flags = m->flags;
 		uint32_t n;
 
+		if (!m->send) {
+			flags &= ~MSG_WAITFORONE;
+			if (m->done > 0 && (m->flags & MSG_WAITFORONE))
+				flags |= MSG_DONTWAIT;
+		}
 		if ((r = kmsg_load(td, um, &km)) < 0)
 			break;
-		r = send ? kern_sendmsg(td, fd, &km, flags, false) :
-		    kern_recvmsg(td, fd, &km, flags, um, UADDR(0), false);
+		r = m->send ? kern_sendmsg(td, m->fd, &km, flags, false) :
+		    kern_recvmsg(td, m->fd, &km, flags, um, UADDR(0), false);
+		if (r == -EPARKED)
+			return mmsg_park(td, m);
 		if (r < 0)
 			break;
 		n = (uint32_t)r;
 		if ((r = copyout(td, &n, UADDR(um.va + offsetof(struct
 		    guest_mmsghdr, len)), sizeof(n))) < 0)
 			break;
-		/* After the first, take only what is there. */
-		flags |= MSG_DONTWAIT;
+		m->done++;
+		/* The next message waits on its own socket timeout. */
+		retrying = NULL;
+		if (m->end >= 0 && plat_clock_ns(1) >= m->end)
+			break;
 	}
-	return i > 0 ? (long)i : r;
+	if (m->done == 0)
+		return r;
+	if (m->utimeout != 0 && ts_left_out(td, UADDR(m->utimeout), m->end,
+	    false) < 0)
+		return -EFAULT;
+	return m->done;
+}
+
+/* A parked message's socket changed, or its socket timeout ran out. */
+static long
+mmsg_more(struct thread *td)
+{
+	struct mmsg m;
+	long r;
+
+	memcpy(&m, td->wait.arg, sizeof(m));
+	if (td->wait.timeout >= 0 && plat_clock_ns(1) >= td->wait.timeout) {
+		if (m.done > 0)
+			m.vlen = m.done;
+		else
+			return -EAGAIN;
+	}
+	retrying = td;
+	r = mmsg_step(td, &m);
+	retrying = NULL;
+	return r;
+}
+
+static long
+kern_mmsg(struct thread *td, int fd, uaddr_t uvec, unsigned vlen, int flags,
+    uaddr_t utimeout, bool send)
+{
+	struct mmsg m = { .vec = uvec.va, .utimeout = utimeout.va,
+	    .fd = fd, .flags = flags, .vlen = VK_MIN(vlen, UIO_MAX),
+	    .send = send };
+	struct file *fp;
+	struct usock *so;
+	long r;
+
+	if ((r = sock_get(td, fd, &fp, &so)) < 0)
+		return r;
+	if ((r = ts_deadline(td, utimeout, &m.end)) < 0)
+		return r;
+	return mmsg_step(td, &m);
 }
 
 long
 sys_sendmmsg(struct thread *td, const struct sys_sendmmsg_args *a)
 {
-	return kern_mmsg(td, a->fd, a->msgvec, a->vlen, (int)a->flags, true);
+	return kern_mmsg(td, a->fd, a->msgvec, a->vlen, (int)a->flags,
+	    UADDR(0), true);
 }
 
 long
 sys_recvmmsg(struct thread *td, const struct sys_recvmmsg_args *a)
 {
-	return kern_mmsg(td, a->fd, a->msgvec, a->vlen, (int)a->flags, false);
+	return kern_mmsg(td, a->fd, a->msgvec, a->vlen, (int)a->flags,
+	    a->timeout, false);
 }
