@@ -6,11 +6,13 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/membarrier.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
+#include <sys/syscall.h>
 #include <sys/random.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -144,6 +146,20 @@ int
 plat_ncpus(void)
 {
 	return ncpus;
+}
+
+int
+plat_cpu_barrier(void)
+{
+	/*
+	 * The host's own global barrier: it waits until every CPU has been
+	 * through a state ordering all memory accesses, which takes a grace
+	 * period, but this is rare and the caller is stopped meanwhile.
+	 */
+	if (ncpus > 1 && syscall(SYS_membarrier, MEMBARRIER_CMD_GLOBAL, 0,
+	    0) < 0)
+		return -errno;
+	return 0;
 }
 
 const char *

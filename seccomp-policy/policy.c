@@ -8,6 +8,7 @@
  */
 #include <fcntl.h>
 #include <linux/falloc.h>
+#include <linux/membarrier.h>
 #include <linux/openat2.h>
 #include <signal.h>
 #include <stdio.h>
@@ -23,6 +24,8 @@ const struct policy_rule policy_rules[] = {
 	    "stop, inspect and resume stub threads (PTRACE_SYSEMU, GETREGS)" },
 	{ "wait4", POLICY_ANY, 0, 0,
 	    "learn why a stub thread stopped" },
+	{ "membarrier", POLICY_EQ, 0, MEMBARRIER_CMD_GLOBAL,
+	    "a guest's membarrier with threads on several CPUs" },
 	{ "kill", POLICY_EQ, 1, SIGKILL,
 	    "kill a stub when its guest process ends" },
 	{ "ppoll", POLICY_ANY, 0, 0,

@@ -238,6 +238,12 @@ uint64_t plat_host_auxv(unsigned long type);
 
 int plat_ncpus(void);
 
+/*
+ * Make every host CPU the guest runs on pass a full memory barrier before
+ * this returns (nothing to do with one); else the host's error.
+ */
+int plat_cpu_barrier(void);
+
 /* The host's uname release and version strings, for the guest's uname. */
 const char *plat_os_release(void);
 const char *plat_os_version(void);

@@ -1,21 +1,103 @@
 /* The scheduler calls: affinity, priorities, policies, getcpu, membarrier. */
 #include <errno.h>
+#include <pthread.h>
 #include <sched.h>
 #include <sys/personality.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "guest.h"
 
-#define MEMBARRIER_CMD_QUERY 0   /* linux/membarrier.h, not in musl's */
+/* linux/membarrier.h's commands, not in musl's headers. */
+enum {
+	MB_QUERY = 0, MB_GLOBAL = 1, MB_GLOBAL_EXPEDITED = 2,
+	MB_REGISTER_GLOBAL_EXPEDITED = 4, MB_PRIVATE_EXPEDITED = 8,
+	MB_REGISTER_PRIVATE_EXPEDITED = 16, MB_SYNC_CORE = 32,
+	MB_REGISTER_SYNC_CORE = 64, MB_RSEQ = 128, MB_REGISTER_RSEQ = 256,
+	MB_GET_REGISTRATIONS = 512,
+};
+
+static long
+mb(int cmd, unsigned flags, int cpu)
+{
+	return syscall(SYS_membarrier, cmd, flags, cpu);
+}
+
+static volatile int spin_stop;
+
+static void *
+spinner(void *arg)
+{
+	(void)arg;
+	while (!spin_stop)
+		;
+	return NULL;
+}
+
+/*
+ * The private commands need their registration, which fork keeps and exec
+ * drops; every barrier succeeds while another thread runs (on another CPU
+ * too, with --cpus 2).
+ */
+static void
+check_membarrier(char *self)
+{
+	const int regs = MB_REGISTER_GLOBAL_EXPEDITED |
+	    MB_REGISTER_PRIVATE_EXPEDITED | MB_REGISTER_SYNC_CORE |
+	    MB_REGISTER_RSEQ;
+	pthread_t t;
+	pid_t pid;
+	int st;
+
+	CHECK_EQ(mb(MB_QUERY, 0, 0) & 0x3ff, 0x3ff);
+	CHECK_ERR(mb(MB_QUERY, 1, 0), EINVAL);
+	CHECK_ERR(mb(3, 0, 0), EINVAL);
+	CHECK_ERR(mb(1024, 0, 0), EINVAL);
+	CHECK_ERR(mb(MB_GLOBAL, 1, 0), EINVAL);
+	CHECK_ERR(mb(MB_REGISTER_PRIVATE_EXPEDITED, 1, 0), EINVAL);
+	CHECK_EQ(mb(MB_GET_REGISTRATIONS, 0, 0), 0);
+	CHECK_ERR(mb(MB_PRIVATE_EXPEDITED, 0, 0), EPERM);
+	CHECK_ERR(mb(MB_SYNC_CORE, 0, 0), EPERM);
+	CHECK_ERR(mb(MB_RSEQ, 0, 0), EPERM);
+	CHECK_OK(mb(MB_GLOBAL_EXPEDITED, 0, 0));
+	for (int r = MB_REGISTER_GLOBAL_EXPEDITED; r <= MB_REGISTER_RSEQ;
+	    r <<= 2)
+		CHECK_OK(mb(r, 0, 0));
+	CHECK_EQ(mb(MB_GET_REGISTRATIONS, 0, 0), regs);
+	CHECK_OK(pthread_create(&t, NULL, spinner, NULL));
+	CHECK_OK(mb(MB_GLOBAL, 0, 0));
+	CHECK_OK(mb(MB_PRIVATE_EXPEDITED, 0, 0));
+	CHECK_OK(mb(MB_SYNC_CORE, 0, 0));
+	CHECK_OK(mb(MB_RSEQ, 0, 0));
+	CHECK_OK(mb(MB_RSEQ, 1, 0));
+	CHECK_ERR(mb(MB_RSEQ, 2, 0), EINVAL);
+	spin_stop = 1;
+	CHECK_OK(pthread_join(t, NULL));
+	if ((pid = fork()) == 0)
+		_exit(mb(MB_GET_REGISTRATIONS, 0, 0) == regs ? 0 : 1);
+	CHECK_EQ(waitpid(pid, &st, 0), pid);
+	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0, "fork keeps them: %#x",
+	    st);
+	if ((pid = fork()) == 0) {
+		execl(self, self, "unregistered", (char *)NULL);
+		_exit(2);
+	}
+	CHECK_EQ(waitpid(pid, &st, 0), pid);
+	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0, "exec drops them: %#x",
+	    st);
+}
 
 int
-main(void)
+main(int argc, char **argv)
 {
 	struct sched_param sp = { .sched_priority = 1 };
 	cpu_set_t set;
 	unsigned cpu = 99, node = 99;
+
+	if (argc > 1)
+		return mb(MB_GET_REGISTRATIONS, 0, 0) == 0 ? 0 : 1;
 
 	CHECK_OK(sched_getaffinity(0, sizeof(set), &set));
 	CHECK(CPU_COUNT(&set) >= 1, "at least one CPU");
@@ -55,9 +137,7 @@ main(void)
 	CHECK_EQ(sched_get_priority_max(SCHED_FIFO), 99);
 	CHECK_EQ(sched_get_priority_min(SCHED_RR), 1);
 	CHECK_ERR(sched_get_priority_max(12345), EINVAL);
-	CHECK(syscall(SYS_membarrier, MEMBARRIER_CMD_QUERY, 0, 0) > 0,
-	    "membarrier commands");
-	CHECK_ERR(syscall(SYS_membarrier, 3, 0, 0), EINVAL);
+	check_membarrier(argv[0]);
 	CHECK_EQ(personality(0xffffffff), PER_LINUX);
 	return guest_done();
 }

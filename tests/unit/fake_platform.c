@@ -270,6 +270,12 @@ plat_ncpus(void)
 	return 1;
 }
 
+int
+plat_cpu_barrier(void)
+{
+	return 0;
+}
+
 const char *
 plat_os_release(void)
 {

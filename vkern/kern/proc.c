@@ -522,6 +522,7 @@ proc_copy_state(struct proc *c, const struct proc *p)
 	c->undumpable = p->undumpable;
 	c->nice = p->nice;
 	c->personality = p->personality;
+	c->membarrier_reg = p->membarrier_reg;
 	c->no_new_privs = p->no_new_privs;
 	c->itimer_deadline = -1;
 	cpu_timers_init(c);

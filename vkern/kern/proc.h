@@ -183,6 +183,7 @@ struct proc {
 	bool subreaper;               /* PR_SET_CHILD_SUBREAPER */
 	int nice;
 	unsigned long personality;
+	unsigned membarrier_reg;      /* membarrier's REGISTER_* commands */
 	bool stopped;                 /* by a stop signal, until SIGCONT */
 	int stopsig;
 	bool stop_report, cont_report;   /* for wait's WUNTRACED, WCONTINUED */

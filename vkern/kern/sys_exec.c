@@ -153,6 +153,7 @@ exec_flush_old(struct proc *p)
 	for (int s = 0; s < VK_NSIG; s++)
 		if (p->sigact[s].handler != (uint64_t)(uintptr_t)SIG_IGN)
 			p->sigact[s] = (struct sigact){ 0 };
+	p->membarrier_reg = 0;
 	p->main->robust_list = 0;
 	p->main->clear_child_tid = 0;
 }

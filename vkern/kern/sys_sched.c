@@ -236,19 +236,49 @@ sys_sched_get_priority_min(struct thread *td,
 }
 
 /*
- * membarrier: every guest thread runs on the one host CPU the kernel is
- * pinned to, and the caller's stop is a context switch there, so each
- * barrier is already satisfied; QUERY says which commands there are.
+ * membarrier.  Each guest thread that is not running guest code right now
+ * is stopped by ptrace, and that stop was a context switch: a full barrier.
+ * With one host CPU no other thread can be running while the kernel serves
+ * the caller, so every barrier holds already; with more, a thread of the
+ * caller's process may be running on another CPU, and the host's global
+ * barrier makes every CPU pass through one.  The private commands need
+ * their registration first (EPERM), which fork keeps and exec drops, as
+ * on Linux.
  */
-#define MEMBARRIER_CMDS 0x1ff
+#define MB_QUERY		0x000
+#define MB_GLOBAL		0x001
+#define MB_GLOBAL_EXPEDITED	0x002
+#define MB_PRIVATE_EXPEDITED	0x008
+#define MB_SYNC_CORE		0x020
+#define MB_RSEQ			0x080
+#define MB_GET_REGISTRATIONS	0x200
+#define MB_CMDS			0x3ff
+#define MB_REGISTER_CMDS	0x154	/* each REGISTER_*: a barrier's << 1 */
+#define MB_FLAG_CPU		1	/* RSEQ's: only the given CPU */
 
 long
 sys_membarrier(struct thread *td, const struct sys_membarrier_args *a)
 {
-	if (a->cmd == 0)
-		return a->flags != 0 ? -EINVAL : MEMBARRIER_CMDS;
-	if ((a->cmd & (a->cmd - 1)) != 0 || (a->cmd & ~MEMBARRIER_CMDS))
+	struct proc *p = td->proc;
+	unsigned cmd = (unsigned)a->cmd;
+
+	if (a->flags != 0 && !(cmd == MB_RSEQ && a->flags == MB_FLAG_CPU))
 		return -EINVAL;
+	if ((cmd & (cmd - 1)) != 0 || (cmd & ~MB_CMDS))
+		return -EINVAL;
+	if (cmd == MB_QUERY)
+		return MB_CMDS;
+	if (cmd == MB_GET_REGISTRATIONS)
+		return p->membarrier_reg;
+	if (cmd & MB_REGISTER_CMDS) {
+		p->membarrier_reg |= cmd;
+		return 0;
+	}
+	if ((cmd & (MB_PRIVATE_EXPEDITED | MB_SYNC_CORE | MB_RSEQ)) &&
+	    !(p->membarrier_reg & (cmd << 1)))
+		return -EPERM;
+	if (p->nthreads > 1 || cmd == MB_GLOBAL || cmd == MB_GLOBAL_EXPEDITED)
+		return plat_cpu_barrier();
 	return 0;
 }
 

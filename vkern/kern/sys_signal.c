@@ -132,7 +132,8 @@ sys_kill(struct thread *td, const struct sys_kill_args *a)
 		    send_proc(td, t, a->sig);
 	}
 	for (t = proc_first(); t != NULL; t = t->next) {
-		if (t->exiting || (a->pid == -1 ? t->pid == 1 && t != p :
+		/* -1 is everyone but init and the caller, as on Linux. */
+		if (t->exiting || (a->pid == -1 ? t->pid == 1 || t == p :
 		    t->pgid != pgid))
 			continue;
 		if ((r = send_proc(td, t, a->sig)) == 0)

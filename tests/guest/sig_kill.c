@@ -1,0 +1,140 @@
+/*
+ * kill's targets: one process, the caller's group, another group, and -1,
+ * which reaches every process but init and the caller; bad signals and
+ * pids give Linux's errors.  The -1 case runs only as pid 1 (inside the
+ * vkernel, or a pid namespace), since natively it would signal the host.
+ */
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "sig_common.h"
+
+/* A child that reports on fd w each SIGUSR1 it takes, until SIGTERM. */
+static pid_t
+listener(int w, pid_t pgid)
+{
+	sigset_t set, old;
+	pid_t pid;
+	int sig;
+
+	/* Blocked from birth, so that none is taken by the handler. */
+	sigemptyset(&set);
+	sigaddset(&set, SIGUSR1);
+	sigaddset(&set, SIGTERM);
+	CHECK_OK(sigprocmask(SIG_BLOCK, &set, &old));
+	if ((pid = fork()) != 0) {
+		CHECK_OK(sigprocmask(SIG_SETMASK, &old, NULL));
+		return pid;
+	}
+	if (pgid >= 0)
+		setpgid(0, pgid);
+	for (;;) {
+		if (sigwait(&set, &sig) != 0 || sig == SIGTERM)
+			_exit(0);
+		if (write(w, "u", 1) != 1)
+			_exit(1);
+	}
+}
+
+/* How many reports wait on fd r after a moment. */
+static int
+reports(int r)
+{
+	char buf[16];
+	ssize_t n;
+
+	usleep(100000);
+	n = read(r, buf, sizeof(buf));
+	return n < 0 ? 0 : (int)n;
+}
+
+static void
+reap(pid_t pid)
+{
+	int st;
+
+	CHECK_OK(kill(pid, SIGTERM));
+	CHECK_EQ(waitpid(pid, &st, 0), pid);
+	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0, "status %#x", st);
+}
+
+static void
+check_errors(void)
+{
+	pid_t pid = fork();
+	int st;
+
+	if (pid == 0)
+		_exit(0);
+	CHECK_EQ(waitpid(pid, &st, 0), pid);
+	CHECK_ERR(kill(pid, 0), ESRCH);
+	CHECK_ERR(kill(getpid(), 65), EINVAL);
+	CHECK_ERR(kill(getpid(), -1), EINVAL);
+	CHECK_ERR(kill(INT32_MIN, 0), ESRCH);
+	CHECK_OK(kill(getpid(), 0));
+	CHECK_ERR(kill(-pid, 0), ESRCH);
+}
+
+/* kill(0) reaches the caller's group, kill(-pgid) another group. */
+static void
+check_groups(int p[2])
+{
+	pid_t same, other;
+
+	same = listener(p[1], -1);
+	other = listener(p[1], 0);
+	CHECK_OK(setpgid(other, other));
+	usleep(50000);
+	CHECK_OK(kill(-other, SIGUSR1));
+	CHECK_EQ(reports(p[0]), 1);
+	CHECK_OK(kill(0, SIGUSR1));
+	CHECK_EQ(reports(p[0]), 1);
+	CHECK_EQ(hits[SIGUSR1], 1);
+	reap(same);
+	reap(other);
+}
+
+/*
+ * kill(-1) from a child: the other child gets it, init and the caller do
+ * not.
+ */
+static void
+check_all(int p[2])
+{
+	pid_t other = listener(p[1], -1), sender;
+	int st;
+
+	usleep(50000);
+	sender = fork();
+	if (sender == 0) {
+		signal(SIGUSR1, SIG_DFL);
+		_exit(kill(-1, SIGUSR1) == 0 ? 0 : 2);
+	}
+	CHECK_EQ(waitpid(sender, &st, 0), sender);
+	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0, "sender status %#x", st);
+	CHECK_EQ(reports(p[0]), 1);
+	CHECK_EQ(hits[SIGUSR1], 0);
+	reap(other);
+}
+
+int
+main(void)
+{
+	int p[2];
+
+	/* kill(0) must reach no one outside the test. */
+	if (getpgrp() != getpid())
+		CHECK_OK(setpgid(0, 0));
+	CHECK_OK(pipe(p));
+	CHECK_OK(fcntl(p[0], F_SETFL, O_NONBLOCK));
+	check_errors();
+	CHECK(signal(SIGUSR1, on_plain) != SIG_ERR, "signal");
+	check_groups(p);
+	if (getpid() == 1) {
+		hits[SIGUSR1] = 0;
+		check_all(p);
+	}
+	return guest_done();
+}
