@@ -37,7 +37,7 @@ spawn_once(posix_spawn_file_actions_t *fa, char **argv)
 	int err, st;
 
 	t0 = bench_now_ns();
-	err = posix_spawn(&pid, argv[0], fa, NULL, argv, environ);
+	err = posix_spawnp(&pid, argv[0], fa, NULL, argv, environ);
 	if (err != 0) {
 		bench_fprint(2, "startup: spawn %s: %s\n", argv[0],
 		    strerror(err));
