@@ -247,6 +247,9 @@ node_make(struct tmpfs_fs *fs, uint32_t mode, uint64_t rdev,
 		np->rdev = rdev;
 	if (S_ISDIR(mode))
 		np->dir.next_seq = TMPFS_FIRST_SEQ;
+	/* Linux's shmem files can take no seals but memfds. */
+	if (S_ISREG(mode))
+		np->reg.seals = F_SEAL_SEAL;
 	if (S_ISLNK(mode)) {
 		np->target = strdup(target);
 		VK_ASSERT(np->target != NULL);
@@ -708,6 +711,9 @@ tmpfs_setattr(struct vnode *vn, const struct vattr *va, unsigned mask)
 	/* Check what can fail first, so that a failure changes nothing. */
 	if ((mask & VA_SIZE) != 0 &&
 	    (r = setattr_check_size(vn, va->size)) < 0)
+		return r;
+	if (vn->type == VREG &&
+	    (r = tmpfs_seals_check_setattr(np, va, mask)) < 0)
 		return r;
 	now = tmpfs_now();
 	if ((mask & VA_SIZE) != 0 && va->size != np->size) {

@@ -227,12 +227,15 @@ tmpfs_file_resize(struct tmpfs_node *np, uint64_t size)
 }
 
 void
-tmpfs_map_pin(struct vnode *vn, bool on)
+tmpfs_map_pin(struct vnode *vn, bool on, bool maywrite)
 {
 	struct tmpfs_node *np = vn->data;
 
 	VK_ASSERT(vn->type == VREG && (on || np->reg.mapped > 0));
+	VK_ASSERT(on || !maywrite || np->reg.wmapped > 0);
 	np->reg.mapped += on ? 1 : -1;
+	if (maywrite)
+		np->reg.wmapped += on ? 1 : -1;
 }
 
 int
@@ -251,6 +254,108 @@ tmpfs_page(struct vnode *vn, uint64_t idx, uint64_t *ramoff)
 		np->reg.npages++;
 	}
 	*ramoff = *slot;
+	return 0;
+}
+
+/*
+ * --- Seals ---
+ */
+
+static bool
+seals_deny_write(unsigned seals)
+{
+	return (seals & (F_SEAL_WRITE | F_SEAL_FUTURE_WRITE)) != 0;
+}
+
+/* vn's node if it is a tmpfs regular file, the only kind with seals. */
+static struct tmpfs_node *
+seals_node(const struct vnode *vn)
+{
+	if (!tmpfs_is_tmpfs(vn) || vn->type != VREG)
+		return NULL;
+	return vn->data;
+}
+
+int
+tmpfs_seals_get(const struct vnode *vn)
+{
+	const struct tmpfs_node *np = seals_node(vn);
+
+	return np == NULL ? -EINVAL : (int)np->reg.seals;
+}
+
+int
+tmpfs_seals_add(struct vnode *vn, unsigned seals)
+{
+	struct tmpfs_node *np = seals_node(vn);
+
+	/* In the order of Linux's memfd_add_seals(). */
+	if ((seals & ~(unsigned)TMPFS_SEALS_ALL) != 0 || np == NULL)
+		return -EINVAL;
+	if (np->reg.seals & F_SEAL_SEAL)
+		return -EPERM;
+	if ((seals & F_SEAL_WRITE) && !(np->reg.seals & F_SEAL_WRITE) &&
+	    np->reg.wmapped > 0)
+		return -EBUSY;
+	/* An executable file sealed against exec is sealed against writes. */
+	if ((seals & F_SEAL_EXEC) && (np->mode & 0111))
+		seals |= F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE |
+		    F_SEAL_FUTURE_WRITE;
+	np->reg.seals |= seals;
+	return 0;
+}
+
+void
+tmpfs_seals_set(struct vnode *vn, unsigned seals)
+{
+	struct tmpfs_node *np = seals_node(vn);
+
+	VK_ASSERT(np != NULL);
+	np->reg.seals = seals;
+}
+
+bool
+tmpfs_write_sealed(const struct vnode *vn)
+{
+	const struct tmpfs_node *np = seals_node(vn);
+
+	return np != NULL && seals_deny_write(np->reg.seals);
+}
+
+int
+tmpfs_seals_check_setattr(const struct tmpfs_node *np,
+    const struct vattr *va, unsigned mask)
+{
+	unsigned seals = np->reg.seals;
+
+	if ((mask & VA_SIZE) != 0 &&
+	    ((va->size < np->size && (seals & F_SEAL_SHRINK)) ||
+	    (va->size > np->size && (seals & F_SEAL_GROW))))
+		return -EPERM;
+	if ((mask & VA_MODE) != 0 && (seals & F_SEAL_EXEC) &&
+	    ((np->mode ^ va->mode) & 0111) != 0)
+		return -EPERM;
+	return 0;
+}
+
+/*
+ * What the seals let a write of *lenp bytes at off do: -EPERM, or under
+ * F_SEAL_GROW go on short, up to the page where it would grow the file,
+ * as Linux's shmem_write_begin() refuses the first page that would.
+ */
+static int
+seals_check_write(const struct tmpfs_node *np, uint64_t off, size_t *lenp)
+{
+	uint64_t end;
+
+	if (seals_deny_write(np->reg.seals))
+		return -EPERM;
+	if (!(np->reg.seals & F_SEAL_GROW) || off + *lenp <= np->size)
+		return 0;
+	end = VK_ROUND_DOWN(np->size, VK_PAGE_SIZE);
+	if (end <= off)
+		return -EPERM;
+	*lenp = (size_t)(end - off);
 	return 0;
 }
 
@@ -341,6 +446,8 @@ tmpfs_write(struct vnode *vn, const void *buf, size_t len, uint64_t off)
 	if (off >= TMPFS_MAXFILESIZE)
 		return -EFBIG;
 	len = VK_MIN(len, VK_MIN(TMPFS_MAXFILESIZE - off, TMPFS_RW_MAX));
+	if ((r = seals_check_write(np, off, &len)) < 0)
+		return r;
 	done = file_fill(np, buf, len, off);
 	if (done == 0)
 		return -ENOMEM;

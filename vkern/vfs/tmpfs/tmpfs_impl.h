@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct vattr;
 struct vnode;
 
 #define PGT_SHIFT  9
@@ -55,6 +56,8 @@ struct tmpfs_file {
 	unsigned height;                /* a leaf alone is height 1 */
 	uint64_t npages;                /* allocated, for st_blocks */
 	unsigned mapped;                /* MAP_SHARED mappings of it */
+	unsigned wmapped;               /* those that may be made writable */
+	unsigned seals;                 /* F_SEAL_* */
 };
 
 struct tmpfs_node {
@@ -85,6 +88,12 @@ void tmpfs_file_free(struct tmpfs_file *f);
  * zeroed instead, so nothing stale comes back if it grows again.
  */
 void tmpfs_file_resize(struct tmpfs_node *np, uint64_t size);
+/*
+ * Whether the seals let setattr change what mask says (VA_SIZE,
+ * VA_MODE) of regular file np: 0 or -EPERM.
+ */
+int tmpfs_seals_check_setattr(const struct tmpfs_node *np,
+    const struct vattr *va, unsigned mask);
 long tmpfs_read(struct vnode *vn, void *buf, size_t len, uint64_t off);
 long tmpfs_write(struct vnode *vn, const void *buf, size_t len,
     uint64_t off);
