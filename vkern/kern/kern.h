@@ -13,6 +13,7 @@
 #include "vkern/vfs/vfs.h"
 #include "vkern/vk.h"
 
+struct file;
 struct kcount;
 struct kru;
 struct proc;
@@ -217,6 +218,9 @@ int kern_execve(struct thread *td, char *path, struct strvec *argv,
 int ts_deadline(struct thread *td, uaddr_t uts, int64_t *deadline);
 /* The time left until deadline as a timespec (or timeval) at u. */
 int ts_left_out(struct thread *td, uaddr_t u, int64_t deadline, bool timeval);
+
+/* vfs/sys_memfd.c: F_ADD_SEALS and F_GET_SEALS. */
+long memfd_fcntl(struct file *fp, int cmd, uint64_t arg);
 
 /* vfs/sys_open.c */
 int proc_nofile(struct proc *p);

@@ -432,8 +432,11 @@ sys_fcntl(struct thread *td, const struct sys_fcntl_args *a)
 	case F_GETLK: case F_SETLK: case F_SETLKW:
 	case F_OFD_GETLK: case F_OFD_SETLK: case F_OFD_SETLKW:
 		return fcntl_lock(td, fp, a->cmd, UADDR(a->arg));
+	case F_ADD_SEALS:
+	case F_GET_SEALS:
+		return memfd_fcntl(fp, a->cmd, a->arg);
 	}
-	/* XXX: seals, leases and owner signals are still to come. */
+	/* XXX: leases and owner signals are still to come. */
 	return -EINVAL;
 }
 

@@ -166,16 +166,17 @@ mmap_file_copy(struct thread *td, const struct sys_mmap_args *a,
 /*
  * MAP_SHARED of a file: tmpfs files (memfds, /dev/shm, the overlay's
  * upper layer) map their own pages; a host file open read-only maps a
- * copy.  A mapping of a read-only fd may never be made writable.  XXX:
- * shared mappings of host files open for writing need write-back
- * (ENODEV until then).
+ * copy.  A mapping of a read-only fd may never be made writable, nor
+ * may one of a file sealed against writes (a writable one is EPERM, as
+ * Linux's memfd_check_seals_mmap() says).  XXX: shared mappings of host
+ * files open for writing need write-back (ENODEV until then).
  */
 static long
 mmap_file_shared(struct thread *td, const struct sys_mmap_args *a,
     struct file *fp)
 {
 	struct proc *p = td->proc;
-	bool wr = (a->prot & PROT_WRITE) != 0;
+	bool wr = (a->prot & PROT_WRITE) != 0, maywrite;
 	struct vnode *vn = overlay_upper(fp->vn, wr);
 	uint64_t len = len_round(a->len), va;
 	long r;
@@ -185,11 +186,14 @@ mmap_file_shared(struct thread *td, const struct sys_mmap_args *a,
 	if (vn == NULL || !tmpfs_is_tmpfs(vn))
 		return file_writable(fp) ? -ENODEV :
 		    mmap_file_copy(td, a, fp, VME_NOWRITE);
+	if (wr && tmpfs_write_sealed(vn))
+		return -EPERM;
+	maywrite = file_writable(fp) && !tmpfs_write_sealed(vn);
 	if ((r = mmap_range(p, a->addr.va, len, a->flags, &va)) < 0)
 		return r;
 	r = vm_map_file_shared(p->vm, va, len, (int)(a->prot & PROT_VALID),
-	    vn, (uint64_t)a->off);
-	if (r == 0 && !file_writable(fp))
+	    vn, (uint64_t)a->off, maywrite);
+	if (r == 0 && !maywrite)
 		vm_map_add_flags(p->vm, va, va + len, VME_NOWRITE);
 	return vm_sync(p, r < 0 ? r : (long)va);
 }

@@ -32,7 +32,7 @@ vm_obj_rel(struct vm_obj *obj)
 	if (--obj->refs > 0)
 		return;
 	if (obj->vn != NULL) {
-		tmpfs_map_pin(obj->vn, false);
+		tmpfs_map_pin(obj->vn, false, obj->maywrite);
 		vnode_rel(obj->vn);
 	} else {
 		vm_ram_free(obj->ramoff, obj->len);
@@ -576,15 +576,16 @@ vm_map_obj_cow(struct vm_map *m, uint64_t start, uint64_t len, int prot,
 
 int
 vm_map_file_shared(struct vm_map *m, uint64_t start, uint64_t len, int prot,
-    struct vnode *vn, uint64_t off)
+    struct vnode *vn, uint64_t off, bool maywrite)
 {
 	struct vm_obj *obj = vk_xcalloc(1, sizeof(*obj));
 
 	VK_ASSERT(VK_PAGE_ALIGNED(start) && VK_PAGE_ALIGNED(len) && len > 0);
 	VK_ASSERT(vm_map_range_free(m, start, start + len));
 	vnode_ref(vn);
-	tmpfs_map_pin(vn, true);
+	tmpfs_map_pin(vn, true, maywrite);
 	obj->vn = vn;
+	obj->maywrite = maywrite;
 	obj->ramoff = VM_NORAM;
 	for (uint64_t va = start; va < start + len; va += VK_PAGE_SIZE) {
 		struct vm_entry e = {

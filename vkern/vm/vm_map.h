@@ -26,7 +26,7 @@ struct plat_space;
 #define VME_HEAP     0x4   /* made by brk */
 #define VME_COW      0x8   /* shares RAM after fork: copy before writing */
 #define VME_SHARED   0x10  /* MAP_SHARED: stays shared across fork */
-#define VME_NOWRITE  0x20  /* shared, of a read-only fd: never writable */
+#define VME_NOWRITE  0x20  /* shared, never writable: a read-only fd, a seal */
 
 /*
  * RAM shared by entries after fork: an extent freed when the last entry
@@ -36,6 +36,7 @@ struct vm_obj {
 	int refs;
 	uint64_t ramoff, len;
 	struct vnode *vn;     /* a MAP_SHARED file: its pages are the file's */
+	bool maywrite;        /* vn's mapping is or may become writable */
 };
 
 struct vm_entry {
@@ -151,10 +152,11 @@ int vm_map_hostptr(struct vm_map *m, uint64_t va, uint64_t len, int need,
  * Map [start, start + len) shared onto the tmpfs file vn from offset off
  * (page aligned): the file's own pages, so writes show in read() and in
  * every other mapping.  Pages past the end of the file are mapped to
- * nothing and raise SIGBUS.  Returns 0 or -ENOMEM.
+ * nothing and raise SIGBUS.  maywrite: the mapping may be or become
+ * writable (else the caller marks it VME_NOWRITE).  Returns 0 or -ENOMEM.
  */
 int vm_map_file_shared(struct vm_map *m, uint64_t start, uint64_t len,
-    int prot, struct vnode *vn, uint64_t off);
+    int prot, struct vnode *vn, uint64_t off, bool maywrite);
 
 /*
  * A fault in a shared file mapping's page that had no RAM: map the file's

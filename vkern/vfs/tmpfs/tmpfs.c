@@ -14,11 +14,7 @@
  * than positions, a walk resumed after entries were added or removed
  * neither repeats nor skips the entries that stayed.
  *
- * The data of a regular file is a sparse array of RAM file offsets, one
- * per 4 KiB page, kept in a radix tree of 512-slot nodes (a hole is
- * VM_NORAM and reads as zeros).  Bytes of an allocated page beyond the
- * file's size are always zero, so that growing a file never has to clear
- * anything: truncation clears the tail of the last page instead.
+ * The data of regular files is tmpfs_file.c's.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -28,82 +24,17 @@
 
 #include "vkern/platform.h"
 #include "vkern/vfs/tmpfs/tmpfs.h"
+#include "vkern/vfs/tmpfs/tmpfs_impl.h"
 #include "vkern/vfs/vfs.h"
 #include "vkern/vk.h"
-#include "vkern/vm/vm_ram.h"
 
 #define TMPFS_NAME_MAX    255          /* Linux's NAME_MAX */
 #define TMPFS_SYMLINK_MAX 4095         /* PATH_MAX less the NUL */
-#define TMPFS_RW_MAX      0x7ffff000UL /* Linux's MAX_RW_COUNT */
 #define TMPFS_BOGO_DIRENT 20           /* Linux shmem's dir size unit */
 #define TMPFS_DAY_NS      (86400LL * 1000000000LL)
 
 /* The first cookie after "." (1) and ".." (2) is an entry's seq + 1. */
 #define TMPFS_FIRST_SEQ 2
-
-#define PGT_SHIFT  9
-#define PGT_FANOUT (1U << PGT_SHIFT)
-#define PGT_MASK   (PGT_FANOUT - 1)
-
-/* A radix tree node: child pointers inside, RAM offsets in the leaves. */
-struct pgt_node {
-	union {
-		struct pgt_node *child[PGT_FANOUT];
-		uint64_t page[PGT_FANOUT];
-	};
-};
-
-struct tmpfs_fs {
-	struct tmpfs_node *root;
-	uint64_t next_ino;
-	unsigned nvnodes;               /* live vnodes, for unmount */
-};
-
-struct tmpfs_dirent {
-	struct tmpfs_dirent *hnext;     /* hash chain */
-	struct tmpfs_node *node;
-	char *name;
-	size_t namelen;
-	uint64_t seq;                   /* readdir order; never reused */
-	uint32_t hash;
-};
-
-struct tmpfs_dir {
-	struct tmpfs_dirent **ents;     /* sorted by seq */
-	size_t nents, cap;
-	struct tmpfs_dirent **htab;     /* hsize buckets, a power of two */
-	size_t hsize;
-	uint64_t next_seq;
-	struct tmpfs_node *parent;      /* the root's own; NULL once removed */
-	uint64_t nsubdirs;
-	bool opaque;
-};
-
-struct tmpfs_file {
-	struct pgt_node *root;          /* NULL exactly when height is 0 */
-	unsigned height;                /* a leaf alone is height 1 */
-	uint64_t npages;                /* allocated, for st_blocks */
-	unsigned mapped;                /* MAP_SHARED mappings of it */
-};
-
-struct tmpfs_node {
-	struct tmpfs_fs *fs;
-	struct vnode *vnode;            /* while referenced, else NULL */
-	uint64_t ino, rdev, size;
-	uint64_t nlink;                 /* names; dirs: 1 linked, 0 removed */
-	uint32_t mode, uid, gid;
-	int64_t atime, mtime, ctime, btime;
-	union {
-		struct tmpfs_dir dir;
-		struct tmpfs_file reg;
-		char *target;           /* symlinks */
-	};
-};
-
-/* Contiguous RAM ranges freed together: one host discard per run. */
-struct ram_run {
-	uint64_t off, len;
-};
 
 /* What a rename works on, once looked up. */
 struct tmpfs_rename {
@@ -118,7 +49,7 @@ static const struct vnode_ops tmpfs_vnops;
 
 static void node_free(struct tmpfs_node *np);
 
-static int64_t
+int64_t
 tmpfs_now(void)
 {
 	return plat_clock_ns(CLOCK_REALTIME);
@@ -297,171 +228,6 @@ dir_rename_entry(struct tmpfs_dir *d, struct tmpfs_dirent *de,
 }
 
 /*
- * --- The page tree of a regular file ---
- */
-
-/* Pages covered by a subtree of height h (h >= 0). */
-static uint64_t
-pgt_span(unsigned h)
-{
-	return 1ULL << (PGT_SHIFT * h);
-}
-
-static struct pgt_node *
-pgt_node_alloc(bool leaf)
-{
-	struct pgt_node *n = vk_xcalloc(1, sizeof(*n));
-
-	/* Offset 0 is a valid page, so a leaf's holes must be said. */
-	if (leaf)
-		for (unsigned i = 0; i < PGT_FANOUT; i++)
-			n->page[i] = VM_NORAM;
-	return n;
-}
-
-/* The RAM offset of page idx, or VM_NORAM for a hole. */
-static uint64_t
-pgt_lookup(const struct tmpfs_file *f, uint64_t idx)
-{
-	const struct pgt_node *n = f->root;
-
-	if (n == NULL || idx >= pgt_span(f->height))
-		return VM_NORAM;
-	for (unsigned h = f->height; h > 1; h--) {
-		n = n->child[(idx >> (PGT_SHIFT * (h - 1))) & PGT_MASK];
-		if (n == NULL)
-			return VM_NORAM;
-	}
-	return n->page[idx & PGT_MASK];
-}
-
-/* Add levels on top until the tree covers page idx. */
-static void
-pgt_grow(struct tmpfs_file *f, uint64_t idx)
-{
-	if (f->root == NULL) {
-		f->height = 1;
-		while (idx >= pgt_span(f->height))
-			f->height++;
-		f->root = pgt_node_alloc(f->height == 1);
-		return;
-	}
-	while (idx >= pgt_span(f->height)) {
-		struct pgt_node *n = pgt_node_alloc(false);
-
-		n->child[0] = f->root;
-		f->root = n;
-		f->height++;
-	}
-}
-
-/* The slot of page idx, made along with the nodes above it if need be. */
-static uint64_t *
-pgt_slot(struct tmpfs_file *f, uint64_t idx)
-{
-	struct pgt_node *n;
-
-	pgt_grow(f, idx);
-	n = f->root;
-	for (unsigned h = f->height; h > 1; h--) {
-		struct pgt_node **cp =
-		    &n->child[(idx >> (PGT_SHIFT * (h - 1))) & PGT_MASK];
-
-		if (*cp == NULL)
-			*cp = pgt_node_alloc(h == 2);
-		n = *cp;
-	}
-	return &n->page[idx & PGT_MASK];
-}
-
-static void
-ram_run_flush(struct ram_run *run)
-{
-	if (run->len > 0)
-		vm_ram_free(run->off, run->len);
-	run->len = 0;
-}
-
-/* Free a page, merged with the run before it when they touch. */
-static void
-ram_run_add(struct ram_run *run, uint64_t off)
-{
-	if (run->len > 0 && run->off + run->len == off) {
-		run->len += VK_PAGE_SIZE;
-		return;
-	}
-	ram_run_flush(run);
-	run->off = off;
-	run->len = VK_PAGE_SIZE;
-}
-
-/* Free the pages from first on of a leaf for pages [base, base + 512). */
-static bool
-pgt_trunc_leaf(struct tmpfs_file *f, struct pgt_node *n, uint64_t base,
-    uint64_t first, struct ram_run *run)
-{
-	bool empty = true;
-
-	for (unsigned i = 0; i < PGT_FANOUT; i++) {
-		if (n->page[i] == VM_NORAM)
-			continue;
-		if (base + i < first) {
-			empty = false;
-			continue;
-		}
-		ram_run_add(run, n->page[i]);
-		n->page[i] = VM_NORAM;
-		f->npages--;
-	}
-	return empty;
-}
-
-/*
- * Free the pages from first on in the subtree n of height h whose first
- * page is base, and the nodes left empty.  Returns whether n is empty.
- */
-static bool
-pgt_trunc_node(struct tmpfs_file *f, struct pgt_node *n, unsigned h,
-    uint64_t base, uint64_t first, struct ram_run *run)
-{
-	uint64_t span = pgt_span(h - 1);
-	bool empty = true;
-
-	if (h == 1)
-		return pgt_trunc_leaf(f, n, base, first, run);
-	for (unsigned i = 0; i < PGT_FANOUT; i++) {
-		uint64_t sbase = base + i * span;
-
-		if (n->child[i] == NULL)
-			continue;
-		if (sbase + span <= first || !pgt_trunc_node(f, n->child[i],
-		    h - 1, sbase, first, run)) {
-			empty = false;
-			continue;
-		}
-		free(n->child[i]);
-		n->child[i] = NULL;
-	}
-	return empty;
-}
-
-/* Free every page at index first or above. */
-static void
-pgt_truncate(struct tmpfs_file *f, uint64_t first)
-{
-	struct ram_run run = { 0, 0 };
-
-	if (f->root == NULL)
-		return;
-	if (pgt_trunc_node(f, f->root, f->height, 0, first, &run)) {
-		free(f->root);
-		f->root = NULL;
-		f->height = 0;
-	}
-	ram_run_flush(&run);
-}
-
-/*
  * --- Nodes and their vnodes ---
  */
 
@@ -481,6 +247,9 @@ node_make(struct tmpfs_fs *fs, uint32_t mode, uint64_t rdev,
 		np->rdev = rdev;
 	if (S_ISDIR(mode))
 		np->dir.next_seq = TMPFS_FIRST_SEQ;
+	/* Linux's shmem files can take no seals but memfds. */
+	if (S_ISREG(mode))
+		np->reg.seals = F_SEAL_SEAL;
 	if (S_ISLNK(mode)) {
 		np->target = strdup(target);
 		VK_ASSERT(np->target != NULL);
@@ -494,7 +263,7 @@ node_free(struct tmpfs_node *np)
 {
 	VK_ASSERT(np->vnode == NULL && np->nlink == 0);
 	if (S_ISREG(np->mode))
-		pgt_truncate(&np->reg, 0);
+		tmpfs_file_free(&np->reg);
 	if (S_ISDIR(np->mode)) {
 		VK_ASSERT(np->dir.nents == 0);
 		free(np->dir.ents);
@@ -527,9 +296,8 @@ node_vnode(struct tmpfs_node *np, struct mount *mp)
 	return np->vnode;
 }
 
-/* Move atime as Linux's default relatime does. */
-static void
-node_touch_atime(struct tmpfs_node *np)
+void
+tmpfs_touch_atime(struct tmpfs_node *np)
 {
 	int64_t now = tmpfs_now();
 
@@ -918,75 +686,6 @@ tmpfs_getattr(struct vnode *vn, struct vattr *va)
 	return 0;
 }
 
-/* Clear the bytes of the last page beyond size (the tail invariant). */
-static void
-file_zero_tail(struct tmpfs_node *np, uint64_t size)
-{
-	uint64_t pgoff = size & VK_PAGE_MASK;
-	uint64_t ram;
-
-	if (pgoff == 0)
-		return;
-	ram = pgt_lookup(&np->reg, size / VK_PAGE_SIZE);
-	if (ram != VM_NORAM)
-		memset((char *)plat_ram_base() + ram + pgoff, 0,
-		    VK_PAGE_SIZE - pgoff);
-}
-
-/*
- * Set the size of a regular file: a shrink frees, growth makes a hole.
- * A mapped file keeps its pages (a stub may still map them) and has them
- * zeroed instead, so nothing stale comes back if it grows again.
- */
-static void
-file_resize(struct tmpfs_node *np, uint64_t size)
-{
-	uint64_t first = VK_ROUND_UP(size, VK_PAGE_SIZE) / VK_PAGE_SIZE;
-
-	if (size < np->size && np->reg.mapped > 0) {
-		for (uint64_t i = first; i * VK_PAGE_SIZE < np->size; i++) {
-			uint64_t ram = pgt_lookup(&np->reg, i);
-
-			if (ram != VM_NORAM)
-				memset((char *)plat_ram_base() + ram, 0,
-				    VK_PAGE_SIZE);
-		}
-		file_zero_tail(np, size);
-	} else if (size < np->size) {
-		pgt_truncate(&np->reg, first);
-		file_zero_tail(np, size);
-	}
-	np->size = size;
-}
-
-void
-tmpfs_map_pin(struct vnode *vn, bool on)
-{
-	struct tmpfs_node *np = vn->data;
-
-	VK_ASSERT(vn->type == VREG && (on || np->reg.mapped > 0));
-	np->reg.mapped += on ? 1 : -1;
-}
-
-int
-tmpfs_page(struct vnode *vn, uint64_t idx, uint64_t *ramoff)
-{
-	struct tmpfs_node *np = vn->data;
-	uint64_t *slot;
-	int r;
-
-	if (idx >= VK_ROUND_UP(np->size, VK_PAGE_SIZE) / VK_PAGE_SIZE)
-		return -ENXIO;
-	slot = pgt_slot(&np->reg, idx);
-	if (*slot == VM_NORAM) {
-		if ((r = vm_ram_alloc(VK_PAGE_SIZE, slot)) < 0)
-			return r;
-		np->reg.npages++;
-	}
-	*ramoff = *slot;
-	return 0;
-}
-
 /* Whether setattr may change size to size, or -errno. */
 static int
 setattr_check_size(const struct vnode *vn, uint64_t size)
@@ -1013,9 +712,12 @@ tmpfs_setattr(struct vnode *vn, const struct vattr *va, unsigned mask)
 	if ((mask & VA_SIZE) != 0 &&
 	    (r = setattr_check_size(vn, va->size)) < 0)
 		return r;
+	if (vn->type == VREG &&
+	    (r = tmpfs_seals_check_setattr(np, va, mask)) < 0)
+		return r;
 	now = tmpfs_now();
 	if ((mask & VA_SIZE) != 0 && va->size != np->size) {
-		file_resize(np, va->size);
+		tmpfs_file_resize(np, va->size);
 		np->mtime = now;
 	}
 	if ((mask & VA_MODE) != 0)
@@ -1032,101 +734,6 @@ tmpfs_setattr(struct vnode *vn, const struct vattr *va, unsigned mask)
 	return 0;
 }
 
-/*
- * --- Vnode ops: data ---
- */
-
-/* Whether vn can be read or written as a regular file, or -errno. */
-static int
-io_check(const struct vnode *vn)
-{
-	if (vn->type == VDIR)
-		return -EISDIR;
-	return vn->type == VREG ? 0 : -EINVAL;
-}
-
-static long
-tmpfs_read(struct vnode *vn, void *buf, size_t len, uint64_t off)
-{
-	struct tmpfs_node *np = vn->data;
-	char *base = plat_ram_base(), *dst = buf;
-	size_t done = 0;
-	int r;
-
-	if ((r = io_check(vn)) < 0)
-		return r;
-	if (off >= np->size || len == 0)
-		return 0;
-	len = VK_MIN(len, VK_MIN(np->size - off, TMPFS_RW_MAX));
-	while (done < len) {
-		uint64_t pos = off + done;
-		size_t pgoff = pos & VK_PAGE_MASK;
-		size_t n = VK_MIN(len - done, VK_PAGE_SIZE - pgoff);
-		uint64_t ram = pgt_lookup(&np->reg, pos / VK_PAGE_SIZE);
-
-		if (ram == VM_NORAM)
-			memset(dst + done, 0, n);
-		else
-			memmove(dst + done, base + ram + pgoff, n);
-		done += n;
-	}
-	node_touch_atime(np);
-	return (long)done;
-}
-
-/*
- * Copy into the file from off on, allocating pages for holes.  Returns
- * the bytes copied: fewer than len when the RAM file is full.
- */
-static size_t
-file_fill(struct tmpfs_node *np, const char *src, size_t len, uint64_t off)
-{
-	char *base = plat_ram_base();
-	size_t done = 0;
-
-	while (done < len) {
-		uint64_t pos = off + done;
-		size_t pgoff = pos & VK_PAGE_MASK;
-		size_t n = VK_MIN(len - done, VK_PAGE_SIZE - pgoff);
-		uint64_t *slot = pgt_slot(&np->reg, pos / VK_PAGE_SIZE);
-
-		if (*slot == VM_NORAM) {
-			if (vm_ram_alloc(VK_PAGE_SIZE, slot) < 0)
-				break;
-			np->reg.npages++;
-		}
-		/* memmove: the source may be a mapping of this very page. */
-		memmove(base + *slot + pgoff, src + done, n);
-		done += n;
-	}
-	return done;
-}
-
-static long
-tmpfs_write(struct vnode *vn, const void *buf, size_t len, uint64_t off)
-{
-	struct tmpfs_node *np = vn->data;
-	size_t done;
-	int r;
-
-	if ((r = io_check(vn)) < 0)
-		return r;
-	if (vn->mount->rdonly)
-		return -EROFS;
-	if (len == 0)
-		return 0;
-	/* As Linux's generic_write_check_limits(): EFBIG, or write short. */
-	if (off >= TMPFS_MAXFILESIZE)
-		return -EFBIG;
-	len = VK_MIN(len, VK_MIN(TMPFS_MAXFILESIZE - off, TMPFS_RW_MAX));
-	done = file_fill(np, buf, len, off);
-	if (done == 0)
-		return -ENOMEM;
-	if (off + done > np->size)
-		np->size = off + done;
-	np->mtime = np->ctime = tmpfs_now();
-	return (long)done;
-}
 
 static int
 tmpfs_readdir(struct vnode *dvn, uint64_t cookie, vfs_dirent_fn fn,
@@ -1162,7 +769,7 @@ tmpfs_readdir(struct vnode *dvn, uint64_t cookie, vfs_dirent_fn fn,
 		    vtype_from_mode(de->node->mode), cookie) != 0)
 			break;
 	}
-	node_touch_atime(dp);
+	tmpfs_touch_atime(dp);
 	return 0;
 }
 

@@ -16,6 +16,7 @@
 #define VK_VFS_TMPFS_H
 
 #include <stdbool.h>
+#include <fcntl.h>
 #include <stdint.h>
 
 struct mount;
@@ -52,10 +53,37 @@ int tmpfs_set_opaque(struct vnode *dir, bool on);
 
 /*
  * MAP_SHARED of a regular file: pin (on) or unpin it.  While pinned, a
- * truncation zeroes the pages beyond the end instead of freeing them,
- * so a mapping never points at RAM that went elsewhere.
+ * truncation or a punched hole zeroes pages instead of freeing them, so
+ * a mapping never points at RAM that went elsewhere.  maywrite: the
+ * mapping is or may be made writable, which F_SEAL_WRITE waits out.
  */
-void tmpfs_map_pin(struct vnode *vn, bool on);
+void tmpfs_map_pin(struct vnode *vn, bool on, bool maywrite);
+
+/* F_SEAL_EXEC is Linux 6.3's, newer than the UAPI headers here. */
+#ifndef F_SEAL_EXEC
+#define F_SEAL_EXEC 0x0020
+#endif
+#define TMPFS_SEALS_ALL (F_SEAL_SEAL | F_SEAL_SHRINK | F_SEAL_GROW | \
+    F_SEAL_WRITE | F_SEAL_FUTURE_WRITE | F_SEAL_EXEC)
+
+/*
+ * File seals (fcntl(2), "File sealing"), which belong to the file, not
+ * to an open file.  Every tmpfs regular file has them, and starts with
+ * F_SEAL_SEAL, as Linux's shmem files do; memfd_create(2) may start a
+ * file with others.  The data ops, setattr and fallocate enforce them.
+ * Files of other file systems have none: -EINVAL.
+ *
+ * tmpfs_seals_get() returns the seals.  tmpfs_seals_add() adds some:
+ * -EINVAL for bits beyond TMPFS_SEALS_ALL, -EPERM once F_SEAL_SEAL is
+ * set, -EBUSY for F_SEAL_WRITE while a shared mapping may write.
+ * tmpfs_seals_set() sets them outright on a new file.
+ * tmpfs_write_sealed() says whether F_SEAL_WRITE or F_SEAL_FUTURE_WRITE
+ * forbids new writes (and new writable shared mappings).
+ */
+int tmpfs_seals_get(const struct vnode *vn);
+int tmpfs_seals_add(struct vnode *vn, unsigned seals);
+void tmpfs_seals_set(struct vnode *vn, unsigned seals);
+bool tmpfs_write_sealed(const struct vnode *vn);
 
 /*
  * The RAM offset of page idx of a regular file, allocated if it was a

@@ -1,0 +1,101 @@
+/*
+ * tmpfs internals shared by its two halves: tmpfs.c (the tree of names
+ * and attributes, mounting) and tmpfs_file.c (the data of regular files).
+ * Nothing outside vkern/vfs/tmpfs/ includes this.
+ */
+#ifndef VK_VFS_TMPFS_IMPL_H
+#define VK_VFS_TMPFS_IMPL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct vattr;
+struct vnode;
+
+#define PGT_SHIFT  9
+#define PGT_FANOUT (1U << PGT_SHIFT)
+#define PGT_MASK   (PGT_FANOUT - 1)
+
+/* A radix tree node: child pointers inside, RAM offsets in the leaves. */
+struct pgt_node {
+	union {
+		struct pgt_node *child[PGT_FANOUT];
+		uint64_t page[PGT_FANOUT];
+	};
+};
+
+struct tmpfs_fs {
+	struct tmpfs_node *root;
+	uint64_t next_ino;
+	unsigned nvnodes;               /* live vnodes, for unmount */
+};
+
+struct tmpfs_dirent {
+	struct tmpfs_dirent *hnext;     /* hash chain */
+	struct tmpfs_node *node;
+	char *name;
+	size_t namelen;
+	uint64_t seq;                   /* readdir order; never reused */
+	uint32_t hash;
+};
+
+struct tmpfs_dir {
+	struct tmpfs_dirent **ents;     /* sorted by seq */
+	size_t nents, cap;
+	struct tmpfs_dirent **htab;     /* hsize buckets, a power of two */
+	size_t hsize;
+	uint64_t next_seq;
+	struct tmpfs_node *parent;      /* the root's own; NULL once removed */
+	uint64_t nsubdirs;
+	bool opaque;
+};
+
+struct tmpfs_file {
+	struct pgt_node *root;          /* NULL exactly when height is 0 */
+	unsigned height;                /* a leaf alone is height 1 */
+	uint64_t npages;                /* allocated, for st_blocks */
+	unsigned mapped;                /* MAP_SHARED mappings of it */
+	unsigned wmapped;               /* those that may be made writable */
+	unsigned seals;                 /* F_SEAL_* */
+};
+
+struct tmpfs_node {
+	struct tmpfs_fs *fs;
+	struct vnode *vnode;            /* while referenced, else NULL */
+	uint64_t ino, rdev, size;
+	uint64_t nlink;                 /* names; dirs: 1 linked, 0 removed */
+	uint32_t mode, uid, gid;
+	int64_t atime, mtime, ctime, btime;
+	union {
+		struct tmpfs_dir dir;
+		struct tmpfs_file reg;
+		char *target;           /* symlinks */
+	};
+};
+
+/* tmpfs.c */
+int64_t tmpfs_now(void);
+/* Move atime as Linux's default relatime does. */
+void tmpfs_touch_atime(struct tmpfs_node *np);
+
+/* tmpfs_file.c: regular files' data, and their vnode ops. */
+/* Free all of a file's pages (its node is going). */
+void tmpfs_file_free(struct tmpfs_file *f);
+/*
+ * Set the size of a regular file: a shrink frees, growth makes a hole.
+ * A mapped file keeps its pages (a stub may still map them) and has them
+ * zeroed instead, so nothing stale comes back if it grows again.
+ */
+void tmpfs_file_resize(struct tmpfs_node *np, uint64_t size);
+/*
+ * Whether the seals let setattr change what mask says (VA_SIZE,
+ * VA_MODE) of regular file np: 0 or -EPERM.
+ */
+int tmpfs_seals_check_setattr(const struct tmpfs_node *np,
+    const struct vattr *va, unsigned mask);
+long tmpfs_read(struct vnode *vn, void *buf, size_t len, uint64_t off);
+long tmpfs_write(struct vnode *vn, const void *buf, size_t len,
+    uint64_t off);
+
+#endif
