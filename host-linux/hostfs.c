@@ -20,6 +20,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/falloc.h>
 #include <linux/openat2.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -564,6 +565,27 @@ plat_hostobj_truncate(struct plat_hostobj *obj, uint64_t size)
 	if (size > INT64_MAX)
 		return -EINVAL;
 	if (TEMP_FAILURE_RETRY(ftruncate(obj->fd, (off_t)size)) < 0)
+		return host_err(errno);
+	return 0;
+}
+
+int
+plat_hostobj_fallocate(struct plat_hostobj *obj, int mode, uint64_t off,
+    uint64_t len)
+{
+	/* The modes seccomp-policy/policy.c lets through: no others. */
+	const int modes = FALLOC_FL_KEEP_SIZE | FALLOC_FL_PUNCH_HOLE |
+	    FALLOC_FL_COLLAPSE_RANGE | FALLOC_FL_ZERO_RANGE |
+	    FALLOC_FL_INSERT_RANGE | FALLOC_FL_UNSHARE_RANGE;
+
+	if (mode & ~modes)
+		return -EOPNOTSUPP;
+	if (!(obj->access & PLAT_HOST_WRITE))
+		return -EBADF;
+	if (off > INT64_MAX || len > INT64_MAX)
+		return -EINVAL;
+	if (TEMP_FAILURE_RETRY(fallocate(obj->fd, mode, (off_t)off,
+	    (off_t)len)) < 0)
 		return host_err(errno);
 	return 0;
 }

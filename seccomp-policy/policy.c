@@ -102,6 +102,12 @@ const struct policy_rule policy_rules[] = {
 	    "hostfs: make a FIFO or a socket; never a device (S_IFCHR and "
 	    "S_IFBLK both have this bit)" },
 	{ "symlinkat", POLICY_ANY, 0, 0, "hostfs: make a symlink" },
+	{ "fallocate", POLICY_MASK0, 1,
+	    (uint32_t)~(FALLOC_FL_KEEP_SIZE | FALLOC_FL_PUNCH_HOLE |
+	    FALLOC_FL_COLLAPSE_RANGE | FALLOC_FL_ZERO_RANGE |
+	    FALLOC_FL_INSERT_RANGE | FALLOC_FL_UNSHARE_RANGE),
+	    "hostfs: the guest's fallocate of a host file, in the modes "
+	    "fallocate(2) documents" },
 	{ "unlinkat", POLICY_ANY, 0, 0, "hostfs: unlink and rmdir one name" },
 	{ "renameat2", POLICY_MASK0, 4,
 	    (uint32_t)~(RENAME_NOREPLACE | RENAME_EXCHANGE),

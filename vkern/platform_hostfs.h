@@ -169,6 +169,15 @@ int plat_hostobj_utimens(struct plat_hostobj *obj, unsigned which,
     int64_t atime_ns, int64_t mtime_ns);
 int plat_hostobj_truncate(struct plat_hostobj *obj, uint64_t size);
 
+/*
+ * fallocate(2) of a regular file with write access (-EBADF), mode as
+ * fallocate's: the host file system says which modes it has
+ * (-EOPNOTSUPP), and -ENOSPC, -EFBIG, -EINVAL as it gives them.  Modes
+ * newer than FALLOC_FL_UNSHARE_RANGE are -EOPNOTSUPP without asking.
+ */
+int plat_hostobj_fallocate(struct plat_hostobj *obj, int mode, uint64_t off,
+    uint64_t len);
+
 /* Close the host descriptor and free the object. */
 void plat_hostobj_close(struct plat_hostobj *obj);
 

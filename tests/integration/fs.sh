@@ -27,7 +27,8 @@ export LC_ALL
 prog=fs.sh
 busybox=${BUSYBOX:-/bin/busybox}
 all_cases="ls_root cat_os_release sha256sum find_usr_include df_root
-stat_passwd host_untouched overlay_names bind_rw bind_ro root_tree root_bad"
+stat_passwd host_untouched overlay_names bind_rw bind_ro root_tree root_bad
+fallocate_bind_rw fallocate_enospc"
 
 . "$(dirname "$0")/busybox_args.sh"
 # Runs start in /, which every --root tree has: the guest's cwd is ours.
@@ -351,6 +352,33 @@ case_bind_rw()
 	    fail "cp through the rw bind did not write /etc/passwd's bytes"
 	guest_ok "rm $mnt/f" --bind "$h:$mnt:rw" -- "$busybox" rm "$mnt/f"
 	[ ! -e "$h/f" ] || fail "rm in the rw bind left the host's $h/f"
+}
+
+case_fallocate_bind_rw()
+{
+	h=$tmp/falloc-rw
+	mkdir "$h" || { fail "cannot make $h"; return; }
+	guest_ok "fallocate -l 12288" --bind "$h:$mnt:rw" -- \
+	    "$busybox" fallocate -l 12288 "$mnt/f"
+	[ "$(stat -c %s "$h/f" 2>/dev/null)" = 12288 ] ||
+	    fail "fallocate in the rw bind did not make a 12288-byte $h/f"
+	# The host allocated it: a truncation would leave no blocks.
+	[ "$(stat -c %b "$h/f" 2>/dev/null)" -ge 24 ] ||
+	    fail "fallocate in the rw bind allocated no blocks on the host"
+}
+
+# fallocate beyond --mem is ENOSPC, and gives back what it took.
+case_fallocate_enospc()
+{
+	vk --mem 64M -- "$busybox" sh -c "$busybox fallocate -l 100M \
+	    /dev/shm/big; echo big \$?; $busybox fallocate -l 32M \
+	    /dev/shm/small; echo small \$?"
+	grep -iq 'no space left on device' "$tmp/vk.err" ||
+	    fail "fallocate -l 100M with --mem 64M does not say ENOSPC"
+	[ "$(cat "$tmp/vk.out")" = "big 1
+small 0" ] || fail "fallocate says '$(cat "$tmp/vk.out")', want" \
+	    "'big 1', then 'small 0'"
+	[ "$failed" -eq 0 ] || show "vkernel stderr" "$tmp/vk.err"
 }
 
 case_bind_ro()

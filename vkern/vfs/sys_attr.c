@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/falloc.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -15,8 +16,18 @@
 #include "vkern/platform.h"
 #include "vkern/vfs/file.h"
 #include "vkern/vfs/namei.h"
+#include "vkern/vfs/pipe.h"
 #include "vkern/vfs/vfs.h"
 #include "vkern/vm/copyio.h"
+
+/* Linux 6.17's, newer than the UAPI headers here. */
+#ifndef FALLOC_FL_WRITE_ZEROES
+#define FALLOC_FL_WRITE_ZEROES 0x80
+#endif
+/* Every mode bit but FALLOC_FL_KEEP_SIZE (Linux's FALLOC_FL_MODE_MASK). */
+#define FALLOC_MODE_MASK (FALLOC_FL_PUNCH_HOLE | FALLOC_FL_COLLAPSE_RANGE | \
+    FALLOC_FL_ZERO_RANGE | FALLOC_FL_INSERT_RANGE | \
+    FALLOC_FL_UNSHARE_RANGE | FALLOC_FL_WRITE_ZEROES)
 
 #define UTIME_NOW_  ((1l << 30) - 1l)
 #define UTIME_OMIT_ ((1l << 30) - 2l)
@@ -393,29 +404,62 @@ sys_ftruncate(struct thread *td, const struct sys_ftruncate_args *a)
 	return truncate_vn(td->proc, fp->vn, a->length);
 }
 
+/*
+ * The modes Linux's vfs_fallocate() passes on: one of allocation,
+ * FALLOC_FL_UNSHARE_RANGE or FALLOC_FL_ZERO_RANGE with or without
+ * FALLOC_FL_KEEP_SIZE; FALLOC_FL_PUNCH_HOLE only with it; collapsing,
+ * inserting and writing zeroes only without it.
+ */
+static int
+fallocate_check_mode(int mode)
+{
+	if (mode & ~(FALLOC_MODE_MASK | FALLOC_FL_KEEP_SIZE))
+		return -EOPNOTSUPP;
+	switch (mode & FALLOC_MODE_MASK) {
+	case 0:
+	case FALLOC_FL_UNSHARE_RANGE:
+	case FALLOC_FL_ZERO_RANGE:
+		return 0;
+	case FALLOC_FL_PUNCH_HOLE:
+		return (mode & FALLOC_FL_KEEP_SIZE) ? 0 : -EOPNOTSUPP;
+	case FALLOC_FL_COLLAPSE_RANGE:
+	case FALLOC_FL_INSERT_RANGE:
+	case FALLOC_FL_WRITE_ZEROES:
+		return (mode & FALLOC_FL_KEEP_SIZE) ? -EOPNOTSUPP : 0;
+	}
+	return -EOPNOTSUPP;
+}
+
+/* fallocate(2)'s checks, in the order of Linux's vfs_fallocate(). */
 long
 sys_fallocate(struct thread *td, const struct sys_fallocate_args *a)
 {
 	struct file *fp = fd_get(&td->proc->fdt, a->fd);
-	struct vattr va;
+	struct vnode *vn;
+	int64_t end;
 	int r;
 
-	if (fp == NULL || !file_writable(fp))
+	if (fp == NULL)
 		return -EBADF;
 	if (a->off < 0 || a->len <= 0)
 		return -EINVAL;
-	if (fp->vn == NULL || fp->vn->type != VREG)
-		return fp->vn != NULL && fp->vn->type == VDIR ? -EISDIR :
-		    -ENODEV;
-	/* XXX: only plain allocation: punching and collapsing need #3's
-	 * page cache. */
-	if (a->mode != 0)
-		return -EOPNOTSUPP;
-	if ((r = fp->vn->ops->getattr(fp->vn, &va)) < 0)
+	if ((r = fallocate_check_mode(a->mode)) < 0)
 		return r;
-	if ((uint64_t)(a->off + a->len) <= va.size)
-		return 0;
-	return truncate_vn(td->proc, fp->vn, a->off + a->len);
+	if (!file_writable(fp))
+		return -EBADF;
+	vn = fp->vn;
+	if (file_is_pipe(fp) || (vn != NULL && vn->type == VFIFO))
+		return -ESPIPE;
+	if (vn != NULL && vn->type == VDIR)
+		return -EISDIR;
+	if (vn == NULL || vn->type != VREG)
+		return -ENODEV;
+	if (__builtin_add_overflow(a->off, a->len, &end))
+		return -EFBIG;
+	if (vn->ops->fallocate == NULL)
+		return -EOPNOTSUPP;
+	return vn->ops->fallocate(vn, a->mode, (uint64_t)a->off,
+	    (uint64_t)a->len);
 }
 
 /* Advice is checked and taken as a hint: file data is already in memory. */

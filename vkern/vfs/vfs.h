@@ -109,6 +109,13 @@ struct vnode_ops {
 	int (*open)(struct vnode *vn, struct file *fp);
 	/* The last reference is gone: free the file system's part. */
 	void (*inactive)(struct vnode *vn);
+	/*
+	 * fallocate(2) of a regular file, mode and range checked as the VFS
+	 * checks them (the file system refuses modes it lacks, -EOPNOTSUPP,
+	 * and ranges beyond its largest file, -EFBIG).  NULL: -EOPNOTSUPP.
+	 */
+	int (*fallocate)(struct vnode *vn, int mode, uint64_t off,
+	    uint64_t len);
 	/* The figures of the file system vn is on; NULL: the mount's own. */
 	int (*statfs)(struct vnode *vn, struct vfs_statfs *sf);
 };

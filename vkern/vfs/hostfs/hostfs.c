@@ -370,6 +370,19 @@ hostfs_truncate(struct hostfs_node *n, uint64_t size)
 }
 
 static int
+hostfs_fallocate(struct vnode *vn, int mode, uint64_t off, uint64_t len)
+{
+	struct hostfs_node *n = vn->data;
+	int r;
+
+	if (vn_rdonly(vn))
+		return -EROFS;
+	if ((r = node_want(n, PLAT_HOST_READ | PLAT_HOST_WRITE)) < 0)
+		return r;
+	return plat_hostobj_fallocate(n->obj, mode, off, len);
+}
+
+static int
 hostfs_setattr(struct vnode *vn, const struct vattr *va, unsigned mask)
 {
 	struct hostfs_node *n = vn->data;
@@ -640,6 +653,7 @@ static const struct vnode_ops hostfs_vnops = {
 	.setattr = hostfs_setattr,
 	.read = hostfs_read,
 	.write = hostfs_write,
+	.fallocate = hostfs_fallocate,
 	.readdir = hostfs_readdir,
 	.readlink = hostfs_readlink,
 	.create = hostfs_create,

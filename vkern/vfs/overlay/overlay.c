@@ -312,6 +312,19 @@ ovl_write(struct vnode *vn, const void *buf, size_t len, uint64_t off)
 	return OVL(vn)->upper->ops->write(OVL(vn)->upper, buf, len, off);
 }
 
+static int
+ovl_fallocate(struct vnode *vn, int mode, uint64_t off, uint64_t len)
+{
+	struct vnode *up;
+	int r;
+
+	if ((r = ovl_copy_up(vn)) < 0)
+		return r;
+	up = OVL(vn)->upper;
+	return up->ops->fallocate != NULL ?
+	    up->ops->fallocate(up, mode, off, len) : -EOPNOTSUPP;
+}
+
 static long
 ovl_readlink(struct vnode *vn, char *buf, size_t size)
 {
@@ -716,6 +729,7 @@ static const struct vnode_ops ovl_ops = {
 	.setattr = ovl_setattr,
 	.read = ovl_read,
 	.write = ovl_write,
+	.fallocate = ovl_fallocate,
 	.readdir = ovl_readdir,
 	.readlink = ovl_readlink,
 	.create = ovl_create,

@@ -805,6 +805,7 @@ static const struct vnode_ops tmpfs_vnops = {
 	.setattr = tmpfs_setattr,
 	.read = tmpfs_read,
 	.write = tmpfs_write,
+	.fallocate = tmpfs_fallocate,
 	.readdir = tmpfs_readdir,
 	.readlink = tmpfs_readlink,
 	.create = tmpfs_create,

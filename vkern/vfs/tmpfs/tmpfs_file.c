@@ -8,6 +8,7 @@
  * anything: truncation clears the tail of the last page instead.
  */
 #include <errno.h>
+#include <linux/falloc.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -19,6 +20,8 @@
 #include "vkern/vm/vm_ram.h"
 
 #define TMPFS_RW_MAX      0x7ffff000UL /* Linux's MAX_RW_COUNT */
+/* Beyond any page of any file, as a byte offset. */
+#define FILE_END          VK_ROUND_DOWN(UINT64_MAX, VK_PAGE_SIZE)
 
 /* Contiguous RAM ranges freed together: one host discard per run. */
 struct ram_run {
@@ -124,17 +127,28 @@ ram_run_add(struct ram_run *run, uint64_t off)
 	run->len = VK_PAGE_SIZE;
 }
 
-/* Free the pages from first on of a leaf for pages [base, base + 512). */
+/*
+ * What pgt_range() does to the allocated pages of a range: free them, or
+ * (while a stub may map them) only clear them.
+ */
+enum pgt_op { PGT_FREE, PGT_ZERO };
+
+/* pgt_range() in a leaf for pages [base, base + 512). */
 static bool
-pgt_trunc_leaf(struct tmpfs_file *f, struct pgt_node *n, uint64_t base,
-    uint64_t first, struct ram_run *run)
+pgt_range_leaf(struct tmpfs_file *f, struct pgt_node *n, uint64_t base,
+    uint64_t first, uint64_t end, enum pgt_op op, struct ram_run *run)
 {
 	bool empty = true;
 
 	for (unsigned i = 0; i < PGT_FANOUT; i++) {
+		bool in = base + i >= first && base + i < end;
+
 		if (n->page[i] == VM_NORAM)
 			continue;
-		if (base + i < first) {
+		if (in && op == PGT_ZERO)
+			memset((char *)plat_ram_base() + n->page[i], 0,
+			    VK_PAGE_SIZE);
+		if (!in || op == PGT_ZERO) {
 			empty = false;
 			continue;
 		}
@@ -146,25 +160,29 @@ pgt_trunc_leaf(struct tmpfs_file *f, struct pgt_node *n, uint64_t base,
 }
 
 /*
- * Free the pages from first on in the subtree n of height h whose first
- * page is base, and the nodes left empty.  Returns whether n is empty.
+ * Apply op to the pages [first, end) in the subtree n of height h whose
+ * first page is base, freeing the nodes left empty.  Returns whether n
+ * is empty.  Subtrees outside the range or never made are not walked,
+ * so a range may be as large as the file may be.
  */
 static bool
-pgt_trunc_node(struct tmpfs_file *f, struct pgt_node *n, unsigned h,
-    uint64_t base, uint64_t first, struct ram_run *run)
+pgt_range_node(struct tmpfs_file *f, struct pgt_node *n, unsigned h,
+    uint64_t base, uint64_t first, uint64_t end, enum pgt_op op,
+    struct ram_run *run)
 {
 	uint64_t span = pgt_span(h - 1);
 	bool empty = true;
 
 	if (h == 1)
-		return pgt_trunc_leaf(f, n, base, first, run);
+		return pgt_range_leaf(f, n, base, first, end, op, run);
 	for (unsigned i = 0; i < PGT_FANOUT; i++) {
 		uint64_t sbase = base + i * span;
 
 		if (n->child[i] == NULL)
 			continue;
-		if (sbase + span <= first || !pgt_trunc_node(f, n->child[i],
-		    h - 1, sbase, first, run)) {
+		if (sbase + span <= first || sbase >= end ||
+		    !pgt_range_node(f, n->child[i], h - 1, sbase, first, end,
+		    op, run)) {
 			empty = false;
 			continue;
 		}
@@ -174,15 +192,15 @@ pgt_trunc_node(struct tmpfs_file *f, struct pgt_node *n, unsigned h,
 	return empty;
 }
 
-/* Free every page at index first or above. */
+/* Apply op to every allocated page in [first, end). */
 static void
-pgt_truncate(struct tmpfs_file *f, uint64_t first)
+pgt_range(struct tmpfs_file *f, uint64_t first, uint64_t end, enum pgt_op op)
 {
 	struct ram_run run = { 0, 0 };
 
-	if (f->root == NULL)
+	if (f->root == NULL || first >= end)
 		return;
-	if (pgt_trunc_node(f, f->root, f->height, 0, first, &run)) {
+	if (pgt_range_node(f, f->root, f->height, 0, first, end, op, &run)) {
 		free(f->root);
 		f->root = NULL;
 		f->height = 0;
@@ -190,39 +208,49 @@ pgt_truncate(struct tmpfs_file *f, uint64_t first)
 	ram_run_flush(&run);
 }
 
-/* Clear the bytes of the last page beyond size (the tail invariant). */
+/* Clear bytes [off, end) of one page of the file, if it is allocated. */
 static void
-file_zero_tail(struct tmpfs_node *np, uint64_t size)
+file_zero_part(struct tmpfs_node *np, uint64_t off, uint64_t end)
 {
-	uint64_t pgoff = size & VK_PAGE_MASK;
-	uint64_t ram;
+	uint64_t ram = pgt_lookup(&np->reg, off / VK_PAGE_SIZE);
 
-	if (pgoff == 0)
-		return;
-	ram = pgt_lookup(&np->reg, size / VK_PAGE_SIZE);
+	VK_ASSERT(off < end && (end - 1) / VK_PAGE_SIZE == off / VK_PAGE_SIZE);
 	if (ram != VM_NORAM)
-		memset((char *)plat_ram_base() + ram + pgoff, 0,
-		    VK_PAGE_SIZE - pgoff);
+		memset((char *)plat_ram_base() + ram + (off & VK_PAGE_MASK), 0,
+		    end - off);
+}
+
+/*
+ * Drop bytes [off, end) of the file: whole pages go (or are cleared,
+ * while mapped), the parts of the pages at either edge are cleared.
+ */
+static void
+file_clear(struct tmpfs_node *np, uint64_t off, uint64_t end)
+{
+	uint64_t first = VK_ROUND_UP(off, VK_PAGE_SIZE) / VK_PAGE_SIZE;
+	uint64_t last = end / VK_PAGE_SIZE;
+
+	if (first > last) {
+		file_zero_part(np, off, end);
+		return;
+	}
+	if (off & VK_PAGE_MASK)
+		file_zero_part(np, off, first * VK_PAGE_SIZE);
+	if (end & VK_PAGE_MASK)
+		file_zero_part(np, last * VK_PAGE_SIZE, end);
+	pgt_range(&np->reg, first, last,
+	    np->reg.mapped > 0 ? PGT_ZERO : PGT_FREE);
 }
 
 void
 tmpfs_file_resize(struct tmpfs_node *np, uint64_t size)
 {
-	uint64_t first = VK_ROUND_UP(size, VK_PAGE_SIZE) / VK_PAGE_SIZE;
-
-	if (size < np->size && np->reg.mapped > 0) {
-		for (uint64_t i = first; i * VK_PAGE_SIZE < np->size; i++) {
-			uint64_t ram = pgt_lookup(&np->reg, i);
-
-			if (ram != VM_NORAM)
-				memset((char *)plat_ram_base() + ram, 0,
-				    VK_PAGE_SIZE);
-		}
-		file_zero_tail(np, size);
-	} else if (size < np->size) {
-		pgt_truncate(&np->reg, first);
-		file_zero_tail(np, size);
-	}
+	/*
+	 * Beyond the size, even in a last partial page, all must read zero;
+	 * pages allocated beyond the old size (FALLOC_FL_KEEP_SIZE) go too.
+	 */
+	if (size < np->size)
+		file_clear(np, size, FILE_END);
 	np->size = size;
 }
 
@@ -457,8 +485,91 @@ tmpfs_write(struct vnode *vn, const void *buf, size_t len, uint64_t off)
 	return (long)done;
 }
 
+/*
+ * --- fallocate ---
+ */
+
+/*
+ * Give pages [first, end) of the file RAM where they are holes.  All of
+ * it is taken before any goes in, so running out (-ENOSPC, as a full
+ * tmpfs says) changes nothing.
+ */
+static int
+file_prealloc(struct tmpfs_file *f, uint64_t first, uint64_t end)
+{
+	uint64_t *ram, nholes = 0, n = 0;
+	int r = 0;
+
+	/* Not even all of --mem would do: too large to walk, as well. */
+	if (end - first > vm_ram_limit() / VK_PAGE_SIZE)
+		return -ENOSPC;
+	for (uint64_t i = first; i < end; i++)
+		nholes += pgt_lookup(f, i) == VM_NORAM;
+	if (nholes == 0)
+		return 0;
+	ram = vk_xcalloc(nholes, sizeof(*ram));
+	while (n < nholes && (r = vm_ram_alloc(VK_PAGE_SIZE, &ram[n])) == 0)
+		n++;
+	if (r < 0) {
+		while (n > 0)
+			vm_ram_free(ram[--n], VK_PAGE_SIZE);
+		free(ram);
+		return -ENOSPC;
+	}
+	for (uint64_t i = first; i < end; i++) {
+		uint64_t *slot = pgt_slot(f, i);
+
+		if (*slot == VM_NORAM)
+			*slot = ram[--n];
+	}
+	f->npages += nholes;
+	free(ram);
+	return 0;
+}
+
+/*
+ * The modes Linux's shmem_fallocate() knows: allocation (growing the
+ * file unless FALLOC_FL_KEEP_SIZE), and punching a hole, which the VFS
+ * only passes with FALLOC_FL_KEEP_SIZE.  Seals refuse a hole under a
+ * write seal and a growth beyond the size (even with KEEP_SIZE) under
+ * F_SEAL_GROW.
+ */
+int
+tmpfs_fallocate(struct vnode *vn, int mode, uint64_t off, uint64_t len)
+{
+	struct tmpfs_node *np = vn->data;
+	uint64_t end = off + len;
+	int r;
+
+	if (vn->type != VREG)
+		return -ENODEV;
+	if (end > TMPFS_MAXFILESIZE)
+		return -EFBIG;
+	if (mode & ~(FALLOC_FL_KEEP_SIZE | FALLOC_FL_PUNCH_HOLE))
+		return -EOPNOTSUPP;
+	if (vn->mount->rdonly)
+		return -EROFS;
+	if (mode & FALLOC_FL_PUNCH_HOLE) {
+		if (seals_deny_write(np->reg.seals))
+			return -EPERM;
+		file_clear(np, off, end);
+		np->mtime = np->ctime = tmpfs_now();
+		return 0;
+	}
+	if ((np->reg.seals & F_SEAL_GROW) && end > np->size)
+		return -EPERM;
+	if ((r = file_prealloc(&np->reg, off / VK_PAGE_SIZE,
+	    VK_ROUND_UP(end, VK_PAGE_SIZE) / VK_PAGE_SIZE)) < 0)
+		return r;
+	if (!(mode & FALLOC_FL_KEEP_SIZE) && end > np->size) {
+		np->size = end;
+		np->ctime = tmpfs_now();
+	}
+	return 0;
+}
+
 void
 tmpfs_file_free(struct tmpfs_file *f)
 {
-	pgt_truncate(f, 0);
+	pgt_range(f, 0, UINT64_MAX, PGT_FREE);
 }

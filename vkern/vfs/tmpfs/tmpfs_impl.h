@@ -94,6 +94,7 @@ void tmpfs_file_resize(struct tmpfs_node *np, uint64_t size);
  */
 int tmpfs_seals_check_setattr(const struct tmpfs_node *np,
     const struct vattr *va, unsigned mask);
+int tmpfs_fallocate(struct vnode *vn, int mode, uint64_t off, uint64_t len);
 long tmpfs_read(struct vnode *vn, void *buf, size_t len, uint64_t off);
 long tmpfs_write(struct vnode *vn, const void *buf, size_t len,
     uint64_t off);
