@@ -236,6 +236,7 @@ plat_hostobj_statfs(struct plat_hostobj *obj, struct plat_hoststatfs *sf)
 		.magic = (uint32_t)hs.f_type, .bsize = (uint64_t)hs.f_bsize,
 		.blocks = hs.f_blocks, .bfree = hs.f_bfree,
 		.bavail = hs.f_bavail, .files = hs.f_files, .ffree = hs.f_ffree,
+		.namelen = (uint64_t)hs.f_namelen,
 	};
 	return 0;
 }

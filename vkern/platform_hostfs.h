@@ -78,7 +78,7 @@ int plat_hostobj_stat(struct plat_hostobj *obj, struct plat_hoststat *st);
 /* The figures of the host file system obj is on, as statfs(2) gives them. */
 struct plat_hoststatfs {
 	uint32_t magic;
-	uint64_t bsize, blocks, bfree, bavail, files, ffree;
+	uint64_t bsize, blocks, bfree, bavail, files, ffree, namelen;
 };
 int plat_hostobj_statfs(struct plat_hostobj *obj, struct plat_hoststatfs *sf);
 

@@ -28,7 +28,7 @@ prog=fs.sh
 busybox=${BUSYBOX:-/bin/busybox}
 all_cases="ls_root cat_os_release sha256sum find_usr_include df_root
 stat_passwd host_untouched overlay_names bind_rw bind_ro root_tree root_bad
-fallocate_bind_rw fallocate_enospc"
+fallocate_bind_rw fallocate_enospc statfs_mem df_shape statfs_bind"
 
 . "$(dirname "$0")/busybox_args.sh"
 # Runs start in /, which every --root tree has: the guest's cwd is ours.
@@ -379,6 +379,82 @@ case_fallocate_enospc()
 small 0" ] || fail "fallocate says '$(cat "$tmp/vk.out")', want" \
 	    "'big 1', then 'small 0'"
 	[ "$failed" -eq 0 ] || show "vkernel stderr" "$tmp/vk.err"
+}
+
+# A tmpfs's size is --mem, and what the guest holds is used.
+case_statfs_mem()
+{
+	guest_ok "stat -f /dev/shm" --mem 256M -- "$busybox" stat -f \
+	    -c '%t %b %S %l' /dev/shm
+	[ "$(cat "$tmp/vk.out")" = "1021994 65536 4096 255" ] ||
+	    fail "stat -f /dev/shm says '$(cat "$tmp/vk.out")', want" \
+		"'1021994 65536 4096 255' (tmpfs, 256 MiB)"
+	guest_ok "df -k /tmp" --mem 256M -- "$busybox" df -k /tmp
+	# The overlay on / holds /tmp: its upper tmpfs's figures.
+	awk 'NR == 2 && $1 == "overlay" && $2 == 262144 && $3 > 0 &&
+	    $3 + $4 == 262144 && $6 == "/" { ok = 1 } END { exit !ok }' \
+	    "$tmp/vk.out" ||
+	    fail "df -k /tmp does not show a 262144 KiB overlay on /"
+	[ "$failed" -eq 0 ] || show "vkernel stdout" "$tmp/vk.out"
+}
+
+# Prints the shape of df output: the header, then per line the number
+# of fields and which are numbers.
+df_shape()
+{
+	awk 'NR == 1 { $1 = $1; print; next }
+	{
+		s = NF ":"
+		for (i = 2; i < NF; i++)
+			s = s ($i ~ /^[0-9]+%?$/ ? " n" : " w")
+		print s
+	}' "$1"
+}
+
+# df (busybox and coreutils) and stat -f print what they print natively,
+# but for the figures themselves.
+case_df_shape()
+{
+	for p in / /tmp; do
+		run_both df "$p" || return
+		df_shape "$tmp/native.out" >"$tmp/native.shape"
+		df_shape "$tmp/vk.out" >"$tmp/vk.shape"
+		same "the shape of busybox df $p" "$tmp/native.shape" \
+		    "$tmp/vk.shape"
+		if [ -x /usr/bin/df ]; then
+			/usr/bin/df "$p" >"$tmp/native.out" 2>&1
+			vk -- /usr/bin/df "$p"
+			df_shape "$tmp/native.out" >"$tmp/native.shape"
+			df_shape "$tmp/vk.out" >"$tmp/vk.shape"
+			same "the shape of df $p" "$tmp/native.shape" \
+			    "$tmp/vk.shape"
+		fi
+	done
+	# The type's name is busybox's to know (it has no overlayfs).
+	run_both stat -f / || return
+	for w in native vk; do
+		sed 's/ID: [0-9a-f]*/ID: N/; s/[0-9][0-9]*/N/g; s/Type: .*//' \
+		    "$tmp/$w.out" | tr -s ' ' >"$tmp/$w.shape"
+	done
+	same "the shape of stat -f /" "$tmp/native.shape" "$tmp/vk.shape"
+}
+
+# A host directory's figures are the host's; a read-only bind says so.
+case_statfs_bind()
+{
+	h=$tmp/statfs-bind
+	mkdir "$h" || { fail "cannot make $h"; return; }
+	native=$("$busybox" stat -f -c '%t %b %S %l' "$h")
+	guest_ok "stat -f $mnt" --bind "$h:$mnt:ro" -- "$busybox" stat -f \
+	    -c '%t %b %S %l' "$mnt"
+	[ "$(cat "$tmp/vk.out")" = "$native" ] ||
+	    fail "stat -f of the bind says '$(cat "$tmp/vk.out")', the" \
+		"host '$native'"
+	command -v python3 >/dev/null || return
+	guest_ok "statvfs" --bind "$h:$mnt:ro" -- python3 -c \
+	    "import os; print(os.statvfs('$mnt').f_flag & os.ST_RDONLY)"
+	[ "$(cat "$tmp/vk.out")" = 1 ] ||
+	    fail "statvfs of a ro bind has no ST_RDONLY"
 }
 
 case_bind_ro()

@@ -339,32 +339,26 @@ sys_getdents64(struct thread *td, const struct sys_getdents64_args *a)
 
 /* --- statfs --- */
 
+/* f_flags holds the mount flags: the kernel's, in no UAPI header. */
+#define ST_VALID 0x0020
+
 /*
- * Figures for a file system that keeps its files in the vkernel's memory:
- * what the guest may still fill is bounded by its memory limit, not by a
- * disk, so the counts are nominal.  proc and sysfs, like Linux's, report
- * no blocks and no inodes at all.
+ * The figures Linux's simple_statfs() gives, which a file system's
+ * statfs op starts from (see struct vfs_statfs).
  */
 static void
-statfs_nominal(struct vfs_statfs *sf, uint32_t magic)
+statfs_simple(struct vfs_statfs *sf, uint32_t magic)
 {
-	*sf = (struct vfs_statfs){ .magic = magic, .bsize = 4096 };
-	if (magic == 0x9fa0 || magic == 0x62656572)
-		return;
-	sf->blocks = 1 << 20;
-	sf->bfree = sf->bavail = 1 << 19;
-	sf->files = 1 << 20;
-	sf->ffree = 1 << 19;
+	*sf = (struct vfs_statfs){ .magic = magic, .bsize = 4096,
+	    .namelen = VK_NAME_MAX };
 }
 
 /* The figures of the file system vn is on. */
 static int
 vnode_statfs(struct vnode *vn, struct vfs_statfs *sf)
 {
-	if (vn->ops->statfs != NULL)
-		return vn->ops->statfs(vn, sf);
-	statfs_nominal(sf, vn->mount != NULL ? vn->mount->magic : 0);
-	return 0;
+	statfs_simple(sf, vn->mount != NULL ? vn->mount->magic : 0);
+	return vn->ops->statfs != NULL ? vn->ops->statfs(vn, sf) : 0;
 }
 
 /* Files without a vnode are on the internal file systems Linux names. */
@@ -372,17 +366,23 @@ static void
 anon_statfs(const struct file *fp, struct vfs_statfs *sf)
 {
 	if (file_is_pipe(fp))
-		statfs_nominal(sf, 0x50495045);         /* PIPEFS_MAGIC */
+		statfs_simple(sf, 0x50495045);          /* PIPEFS_MAGIC */
 	else if (fp->ops == &console_fileops)
-		statfs_nominal(sf, 0x1cd1);             /* DEVPTS_SUPER_MAGIC */
+		statfs_simple(sf, 0x1cd1);              /* DEVPTS_SUPER_MAGIC */
 	else
-		statfs_nominal(sf, 0x09041934);         /* ANON_INODE_FS_MAGIC */
+		statfs_simple(sf, 0x09041934);          /* ANON_INODE_FS_MAGIC */
 }
 
+/*
+ * f_flags are the mount's flags, with ST_VALID to say so: every mount
+ * here is relatime (as /proc/mounts says), and read-only ones ST_RDONLY.
+ * f_fsid is the mount's device number, as Linux derives it for tmpfs.
+ */
 static int
 statfs_out(struct thread *td, const struct vfs_statfs *vs, struct vnode *vn,
     uaddr_t ubuf)
 {
+	struct mount *mp = vn != NULL ? vn->mount : NULL;
 	struct statfs sf;
 
 	memset(&sf, 0, sizeof(sf));
@@ -394,9 +394,14 @@ statfs_out(struct thread *td, const struct vfs_statfs *vs, struct vnode *vn,
 	sf.f_bavail = vs->bavail;
 	sf.f_files = vs->files;
 	sf.f_ffree = vs->ffree;
-	sf.f_namelen = VK_NAME_MAX;
-	if (vn != NULL && vn->mount != NULL && vn->mount->rdonly)
-		sf.f_flags = ST_RDONLY;
+	sf.f_namelen = (long)vs->namelen;
+	sf.f_flags = ST_VALID | ST_RELATIME;
+	if (mp != NULL && mp->rdonly)
+		sf.f_flags |= ST_RDONLY;
+	if (mp != NULL) {
+		sf.f_fsid.__val[0] = (int)(uint32_t)mp->dev;
+		sf.f_fsid.__val[1] = (int)(uint32_t)(mp->dev >> 32);
+	}
 	return copyout(td, &sf, ubuf, sizeof(sf));
 }
 

@@ -31,11 +31,14 @@ enum vtype { VNON, VREG, VDIR, VLNK, VCHR, VBLK, VFIFO, VSOCK };
 
 /*
  * A file system's figures, as statfs(2) reports them.  magic is the
- * f_type Linux gives the same kind of file system.
+ * f_type Linux gives the same kind of file system.  A statfs op starts
+ * from the figures Linux's simple_statfs() gives (the mount's magic,
+ * 4 KiB blocks, names of 255 bytes, no blocks or files at all) and
+ * changes what its file system knows better.
  */
 struct vfs_statfs {
 	uint32_t magic;
-	uint64_t bsize, blocks, bfree, bavail, files, ffree;
+	uint64_t bsize, blocks, bfree, bavail, files, ffree, namelen;
 };
 
 /* File status, as stat(2) reports it.  mode includes the S_IFMT bits. */
@@ -116,7 +119,7 @@ struct vnode_ops {
 	 */
 	int (*fallocate)(struct vnode *vn, int mode, uint64_t off,
 	    uint64_t len);
-	/* The figures of the file system vn is on; NULL: the mount's own. */
+	/* The figures of the file system vn is on; NULL: no figures. */
 	int (*statfs)(struct vnode *vn, struct vfs_statfs *sf);
 };
 

@@ -18,6 +18,7 @@
 
 #include "vkern/platform.h"
 #include "vkern/vfs/devfs/devfs.h"
+#include "vkern/vfs/tmpfs/tmpfs.h"
 #include "vkern/vfs/vfs.h"
 #include "vkern/vk.h"
 
@@ -341,6 +342,14 @@ devfs_inactive(struct vnode *vn)
 	dn->fs->nvnodes--;
 }
 
+/* devtmpfs is a tmpfs on Linux, and says so. */
+static int
+devfs_statfs(struct vnode *vn, struct vfs_statfs *sf)
+{
+	tmpfs_statfs_mem(sf, DEVFS_NNODES);
+	return 0;
+}
+
 static const struct vnode_ops devfs_vnops = {
 	.lookup = devfs_lookup,
 	.getattr = devfs_getattr,
@@ -354,6 +363,7 @@ static const struct vnode_ops devfs_vnops = {
 	.remove = devfs_remove,
 	.rename = devfs_rename,
 	.inactive = devfs_inactive,
+	.statfs = devfs_statfs,
 };
 
 static void

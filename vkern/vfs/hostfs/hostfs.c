@@ -350,7 +350,7 @@ hostfs_statfs(struct vnode *vn, struct vfs_statfs *sf)
 	*sf = (struct vfs_statfs){
 		.magic = hs.magic, .bsize = hs.bsize, .blocks = hs.blocks,
 		.bfree = hs.bfree, .bavail = hs.bavail, .files = hs.files,
-		.ffree = hs.ffree,
+		.ffree = hs.ffree, .namelen = hs.namelen,
 	};
 	return 0;
 }

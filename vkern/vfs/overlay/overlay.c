@@ -325,6 +325,19 @@ ovl_fallocate(struct vnode *vn, int mode, uint64_t off, uint64_t len)
 	    up->ops->fallocate(up, mode, off, len) : -EOPNOTSUPP;
 }
 
+/* The upper layer's figures, under overlayfs's own magic, as Linux's. */
+static int
+ovl_statfs(struct vnode *vn, struct vfs_statfs *sf)
+{
+	struct vnode *up = OVL(vn->mount->root)->upper;
+	int r;
+
+	if (up->ops->statfs != NULL && (r = up->ops->statfs(up, sf)) < 0)
+		return r;
+	sf->magic = vn->mount->magic;
+	return 0;
+}
+
 static long
 ovl_readlink(struct vnode *vn, char *buf, size_t size)
 {
@@ -738,6 +751,7 @@ static const struct vnode_ops ovl_ops = {
 	.rename = ovl_rename,
 	.open = ovl_open,
 	.inactive = ovl_inactive,
+	.statfs = ovl_statfs,
 };
 
 int

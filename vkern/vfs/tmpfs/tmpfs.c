@@ -27,6 +27,7 @@
 #include "vkern/vfs/tmpfs/tmpfs_impl.h"
 #include "vkern/vfs/vfs.h"
 #include "vkern/vk.h"
+#include "vkern/vm/vm_ram.h"
 
 #define TMPFS_NAME_MAX    255          /* Linux's NAME_MAX */
 #define TMPFS_SYMLINK_MAX 4095         /* PATH_MAX less the NUL */
@@ -239,6 +240,7 @@ node_make(struct tmpfs_fs *fs, uint32_t mode, uint64_t rdev,
 
 	np->fs = fs;
 	np->ino = fs->next_ino++;
+	fs->nnodes++;
 	np->mode = mode;
 	np->uid = uid;
 	np->gid = gid;
@@ -271,6 +273,7 @@ node_free(struct tmpfs_node *np)
 	}
 	if (S_ISLNK(np->mode))
 		free(np->target);
+	np->fs->nnodes--;
 	free(np);
 }
 
@@ -788,6 +791,27 @@ tmpfs_readlink(struct vnode *vn, char *buf, size_t size)
 	return (long)n;
 }
 
+static int
+tmpfs_statfs(struct vnode *vn, struct vfs_statfs *sf)
+{
+	const struct tmpfs_node *np = vn->data;
+
+	tmpfs_statfs_mem(sf, np->fs->nnodes);
+	return 0;
+}
+
+void
+tmpfs_statfs_mem(struct vfs_statfs *sf, uint64_t nfiles)
+{
+	uint64_t limit = vm_ram_limit(), used = VK_MIN(vm_ram_used(), limit);
+
+	sf->bsize = VK_PAGE_SIZE;
+	sf->blocks = limit / VK_PAGE_SIZE;
+	sf->bfree = sf->bavail = (limit - used) / VK_PAGE_SIZE;
+	sf->files = sf->blocks;
+	sf->ffree = sf->files - VK_MIN(nfiles, sf->files);
+}
+
 static void
 tmpfs_inactive(struct vnode *vn)
 {
@@ -813,6 +837,7 @@ static const struct vnode_ops tmpfs_vnops = {
 	.remove = tmpfs_remove,
 	.rename = tmpfs_rename,
 	.inactive = tmpfs_inactive,
+	.statfs = tmpfs_statfs,
 };
 
 /*

@@ -41,6 +41,15 @@ int tmpfs_mount(bool rdonly, uint32_t root_mode, uint32_t uid, uint32_t gid,
  */
 void tmpfs_unmount(struct mount *mp);
 
+/*
+ * The figures of a file system in the kernel's memory that holds nfiles
+ * files (tmpfs, devfs): its blocks are all of --mem and the free ones
+ * what of it is free, shared by all such file systems, as every tmpfs
+ * of Linux's takes from one RAM; it may hold a file per block.
+ */
+struct vfs_statfs;
+void tmpfs_statfs_mem(struct vfs_statfs *sf, uint64_t nfiles);
+
 /* Whether vn is a tmpfs vnode. */
 bool tmpfs_is_tmpfs(const struct vnode *vn);
 

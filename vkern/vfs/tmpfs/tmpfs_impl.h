@@ -28,6 +28,7 @@ struct pgt_node {
 struct tmpfs_fs {
 	struct tmpfs_node *root;
 	uint64_t next_ino;
+	uint64_t nnodes;                /* live nodes, for statfs */
 	unsigned nvnodes;               /* live vnodes, for unmount */
 };
 
