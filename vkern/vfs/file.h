@@ -56,6 +56,17 @@ long file_epipe(struct thread *td);
 /* fp's readiness for events (POLLERR and POLLHUP always count). */
 short file_poll(struct file *fp, short events);
 
+/*
+ * Who gets a file's signal-driven I/O signal (fcntl_owner.c): type is an
+ * F_OWNER_* and id 0 is no one; sig is F_SETSIG's (0: SIGIO).
+ */
+struct fown {
+	int type, id, sig;
+	int fd;                 /* si_fd: the fd O_ASYNC was set through */
+	short ready;            /* the readiness last seen */
+	struct file *next;      /* on the list of async files */
+};
+
 struct file {
 	int refs;
 	const struct file_ops *ops;
@@ -67,6 +78,7 @@ struct file {
 	bool seekable;
 	const void *chan;       /* what a blocked read or write waits on */
 	void *data;
+	struct fown own;
 };
 
 struct fdtable {
@@ -76,6 +88,18 @@ struct fdtable {
 };
 
 extern const struct file_ops vn_fileops;
+
+/*
+ * fcntl_owner.c.  fown_fcntl() serves F_GETOWN, F_SETOWN, F_GETOWN_EX,
+ * F_SETOWN_EX, F_GETSIG and F_SETSIG.  fown_setfl() follows F_SETFL
+ * (through fd) changing O_ASYNC; fown_close() forgets a file that goes.
+ * fown_poll() signals the owners of async files that became ready: every
+ * poll_wake() calls it.
+ */
+long fown_fcntl(struct thread *td, struct file *fp, int cmd, uint64_t arg);
+void fown_setfl(struct file *fp, int fd);
+void fown_close(struct file *fp);
+void fown_poll(void);
 
 /* A new file with one reference; takes over the vnode reference. */
 struct file *file_alloc(const struct file_ops *ops, struct vnode *vn,

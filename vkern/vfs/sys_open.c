@@ -423,6 +423,7 @@ sys_fcntl(struct thread *td, const struct sys_fcntl_args *a)
 	case F_SETFL:
 		fp->flags = (fp->flags & ~(unsigned)SETFL_FLAGS) |
 		    ((unsigned)a->arg & SETFL_FLAGS);
+		fown_setfl(fp, a->fd);
 		return 0;
 	case F_GETPIPE_SZ:
 	case F_SETPIPE_SZ:
@@ -435,8 +436,11 @@ sys_fcntl(struct thread *td, const struct sys_fcntl_args *a)
 	case F_ADD_SEALS:
 	case F_GET_SEALS:
 		return memfd_fcntl(fp, a->cmd, a->arg);
+	case F_GETOWN: case F_SETOWN: case F_GETOWN_EX: case F_SETOWN_EX:
+	case F_GETSIG: case F_SETSIG:
+		return fown_fcntl(td, fp, a->cmd, a->arg);
 	}
-	/* XXX: leases and owner signals are still to come. */
+	/* XXX: leases are still to come. */
 	return -EINVAL;
 }
 

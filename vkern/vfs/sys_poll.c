@@ -30,6 +30,7 @@ poll_wake(void)
 {
 	poll_generation++;
 	sched_wake_chan(&poll_chan);
+	fown_poll();
 }
 
 struct kpollfd {

@@ -54,6 +54,8 @@ file_rel(struct file *fp)
 	VK_ASSERT(fp->refs > 0);
 	if (--fp->refs > 0)
 		return;
+	if (fp->flags & O_ASYNC)
+		fown_close(fp);
 	if (fp->ops->close != NULL)
 		fp->ops->close(fp);
 	if (file_writes_vnode(fp))
