@@ -28,9 +28,10 @@ prog=fs.sh
 busybox=${BUSYBOX:-/bin/busybox}
 all_cases="ls_root cat_os_release sha256sum find_usr_include df_root
 stat_passwd host_untouched overlay_names bind_rw bind_ro root_tree root_bad
-fallocate_bind_rw fallocate_enospc statfs_mem df_shape statfs_bind"
+fallocate_bind_rw fallocate_enospc statfs_mem df_shape statfs_bind locks"
 
-. "$(dirname "$0")/busybox_args.sh"
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/busybox_args.sh"
 # Runs start in /, which every --root tree has: the guest's cwd is ours.
 case $vkernel in /*) ;; *) vkernel=$PWD/$vkernel ;; esac
 case $busybox in /*) ;; *) busybox=$PWD/$busybox ;; esac
@@ -529,6 +530,24 @@ case_root_bad()
 	: >"$tmp/plain"
 	refused_once 'no such file' --root "$tmp/missing" -- "$busybox" true
 	refused_once 'not a directory' --root "$tmp/plain" -- "$busybox" true
+}
+
+# Locks between processes of one guest: flock(1) in a shell, and a python3
+# program whose lockf and flock must tell what they tell natively.
+case_locks()
+{
+	guest_ok "flock(1)" -- /usr/bin/flock /tmp/l /bin/sh -c \
+	    '/usr/bin/flock -n /tmp/l true; echo inner $?;
+	    /usr/bin/flock -n -s /tmp/m true; echo other $?'
+	[ "$(cat "$tmp/vk.out")" = "inner 1
+other 0" ] || fail "flock -n under flock of the same file says" \
+	    "'$(cat "$tmp/vk.out")', want 'inner 1', then 'other 0'"
+	py=/usr/bin/python3
+	[ -x "$py" ] || { skip "no $py"; return; }
+	"$py" "$here/locks.py" "$tmp/lockfile" >"$tmp/native.out" 2>&1 ||
+	    { fail "natively locks.py fails"; return; }
+	guest_ok "python3 locks.py" -- "$py" "$here/locks.py" /tmp/lockfile
+	same "locks.py's output" "$tmp/native.out" "$tmp/vk.out"
 }
 
 [ $# -gt 0 ] || set -- $all_cases

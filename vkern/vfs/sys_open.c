@@ -25,6 +25,7 @@
 #include "vkern/vfs/pipe.h"
 #include "vkern/vfs/namei.h"
 #include "vkern/vfs/vfs.h"
+#include "vkern/vfs/vfs_lock.h"
 #include "vkern/vm/copyio.h"
 
 /* The flags an open file keeps, and those F_SETFL may change. */
@@ -363,39 +364,12 @@ sys_dup3(struct thread *td, const struct sys_dup3_args *a)
 	return kern_dup(td->proc, a->oldfd, a->newfd, 0, a->flags != 0);
 }
 
-/*
- * Record locks.  XXX: with one process no lock can conflict with another
- * owner's, so setting always succeeds and F_GETLK finds none; real lock
- * tables come with fork (#4).
- */
-static long
-fcntl_lock(struct thread *td, struct file *fp, int cmd, uaddr_t uarg)
+/* What an O_PATH fd answers to: the rest is EBADF, as on Linux. */
+static bool
+fcntl_path_cmd(int cmd)
 {
-	struct flock fl;
-	int r;
-
-	if ((r = copyin(td, uarg, &fl, sizeof(fl))) < 0)
-		return r;
-	if (fl.l_type != F_RDLCK && fl.l_type != F_WRLCK &&
-	    fl.l_type != F_UNLCK)
-		return -EINVAL;
-	if (fl.l_whence != SEEK_SET && fl.l_whence != SEEK_CUR &&
-	    fl.l_whence != SEEK_END)
-		return -EINVAL;
-	if ((cmd == F_OFD_GETLK || cmd == F_OFD_SETLK || cmd == F_OFD_SETLKW)
-	    && fl.l_pid != 0)
-		return -EINVAL;
-	if (fl.l_type == F_RDLCK && !file_readable(fp) && cmd != F_GETLK &&
-	    cmd != F_OFD_GETLK)
-		return -EBADF;
-	if (fl.l_type == F_WRLCK && !file_writable(fp) && cmd != F_GETLK &&
-	    cmd != F_OFD_GETLK)
-		return -EBADF;
-	if (cmd == F_GETLK || cmd == F_OFD_GETLK) {
-		fl.l_type = F_UNLCK;
-		return copyout(td, &fl, uarg, sizeof(fl));
-	}
-	return 0;
+	return cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC || cmd == F_GETFD ||
+	    cmd == F_SETFD || cmd == F_GETFL;
 }
 
 long
@@ -404,7 +378,7 @@ sys_fcntl(struct thread *td, const struct sys_fcntl_args *a)
 	struct proc *p = td->proc;
 	struct file *fp = fd_get(&p->fdt, a->fd);
 
-	if (fp == NULL)
+	if (fp == NULL || ((fp->flags & O_PATH) && !fcntl_path_cmd(a->cmd)))
 		return -EBADF;
 	switch (a->cmd) {
 	case F_DUPFD:
@@ -432,7 +406,7 @@ sys_fcntl(struct thread *td, const struct sys_fcntl_args *a)
 		return pipe_fcntl_size(fp, a->cmd == F_SETPIPE_SZ, a->arg);
 	case F_GETLK: case F_SETLK: case F_SETLKW:
 	case F_OFD_GETLK: case F_OFD_SETLK: case F_OFD_SETLKW:
-		return fcntl_lock(td, fp, a->cmd, UADDR(a->arg));
+		return lf_fcntl(td, fp, a->cmd, UADDR(a->arg));
 	case F_ADD_SEALS:
 	case F_GET_SEALS:
 		return memfd_fcntl(fp, a->cmd, a->arg);
@@ -447,12 +421,9 @@ sys_fcntl(struct thread *td, const struct sys_fcntl_args *a)
 long
 sys_flock(struct thread *td, const struct sys_flock_args *a)
 {
-	int op = a->op & ~LOCK_NB;
+	struct file *fp = fd_get(&td->proc->fdt, a->fd);
 
-	if (fd_get(&td->proc->fdt, a->fd) == NULL)
+	if (fp == NULL || (fp->flags & O_PATH))
 		return -EBADF;
-	if (op != LOCK_SH && op != LOCK_EX && op != LOCK_UN)
-		return -EINVAL;
-	/* XXX: as fcntl locks: nothing to conflict with before #4. */
-	return 0;
+	return lf_flock(td, fp, a->op);
 }

@@ -14,6 +14,7 @@
 
 #include "vkern/vfs/file.h"
 #include "vkern/vfs/vfs.h"
+#include "vkern/vfs/vfs_lock.h"
 #include "vkern/vk.h"
 
 /* A file that may write a regular file: what ETXTBSY counts. */
@@ -56,6 +57,7 @@ file_rel(struct file *fp)
 		return;
 	if (fp->flags & O_ASYNC)
 		fown_close(fp);
+	lf_file_close(fp);
 	if (fp->ops->close != NULL)
 		fp->ops->close(fp);
 	if (file_writes_vnode(fp))
@@ -181,8 +183,10 @@ fd_install(struct fdtable *t, int fd, struct file *fp, bool cloexec,
 	old = t->files[fd];
 	t->files[fd] = fp;
 	t->cloexec[fd] = cloexec;
-	if (old != NULL)
+	if (old != NULL) {
+		lf_fd_close(t, old);
 		file_rel(old);
+	}
 	return fd;
 }
 
@@ -203,6 +207,7 @@ fd_close(struct fdtable *t, int fd)
 		return -EBADF;
 	t->files[fd] = NULL;
 	t->cloexec[fd] = 0;
+	lf_fd_close(t, fp);
 	file_rel(fp);
 	return 0;
 }
