@@ -298,8 +298,8 @@ Test(procfs, status_shows_signal_sets_and_root_caps)
 	char *s;
 
 	p1->cred.euid = 0;
-	p1->sigact[SIGINT - 1].handler = 1;       /* SIG_IGN */
-	p1->sigact[SIGTERM - 1].handler = 0x401000;
+	p1->sighand->act[SIGINT - 1].handler = 1;       /* SIG_IGN */
+	p1->sighand->act[SIGTERM - 1].handler = 0x401000;
 	p1->main->sigmask = 1ULL << (SIGUSR1 - 1);
 	s = cat("1/status");
 	cr_assert_not_null(strstr(s, "\nSigBlk:\t0000000000000200\n"), "%s", s);
@@ -460,9 +460,9 @@ Test(procfs, fd_lists_open_fds_as_links)
 	struct vnode *vn;
 	struct vattr va;
 
-	fd_install(&p1->fdt, 0, file_alloc(&vn_fileops, NULL, O_RDONLY,
+	fd_install(p1->fdt, 0, file_alloc(&vn_fileops, NULL, O_RDONLY,
 	    "/etc/passwd"), false, 64);
-	fd_install(&p1->fdt, 3, file_alloc(&vn_fileops, NULL, O_WRONLY,
+	fd_install(p1->fdt, 3, file_alloc(&vn_fileops, NULL, O_WRONLY,
 	    "/tmp/log"), true, 64);
 	list_dir("1/fd", &d);
 	cr_assert_eq(d.n, 4);
@@ -477,7 +477,7 @@ Test(procfs, fd_lists_open_fds_as_links)
 	vn = walk_ok("1/fd/3");
 	cr_assert_eq(vn->ops->getattr(vn, &va), 0);
 	cr_assert_eq(va.mode, S_IFLNK | 0300, "mode %o", va.mode);
-	cr_assert_eq(procfs_fd_file(vn), fd_get(&p1->fdt, 3));
+	cr_assert_eq(procfs_fd_file(vn), fd_get(p1->fdt, 3));
 	vnode_rel(vn);
 }
 
@@ -488,7 +488,7 @@ Test(procfs, fdinfo_shows_offset_and_flags)
 	char *s;
 
 	fp->off = 1234;
-	fd_install(&p1->fdt, 5, fp, true, 64);
+	fd_install(p1->fdt, 5, fp, true, 64);
 	s = cat("1/fdinfo/5");
 	cr_assert_eq(strncmp(s, "pos:\t1234\nflags:\t02102002\nmnt_id:\t",
 	    34), 0, "%s", s);
@@ -501,10 +501,10 @@ Test(procfs, fd_of_closed_file_goes_away)
 	struct vnode *vn;
 	char buf[32];
 
-	fd_install(&p1->fdt, 4, file_alloc(&vn_fileops, NULL, O_RDONLY,
+	fd_install(p1->fdt, 4, file_alloc(&vn_fileops, NULL, O_RDONLY,
 	    "/a"), false, 64);
 	vn = walk_ok("1/fd/4");
-	fd_close(&p1->fdt, 4);
+	fd_close(p1->fdt, 4);
 	cr_assert_eq(vn->ops->readlink(vn, buf, sizeof(buf)), -ENOENT);
 	cr_assert_null(procfs_fd_file(vn));
 	vnode_rel(vn);
@@ -636,7 +636,7 @@ Test(procfs, bad_fd_names_are_enoent)
 {
 	struct vnode *vn;
 
-	fd_install(&p1->fdt, 1, file_alloc(&vn_fileops, NULL, O_RDONLY,
+	fd_install(p1->fdt, 1, file_alloc(&vn_fileops, NULL, O_RDONLY,
 	    "/a"), false, 64);
 	cr_assert_eq(walk(mp->root, "1/fd/01", &vn), -ENOENT);
 	cr_assert_eq(walk(mp->root, "1/fd/1a", &vn), -ENOENT);
@@ -1020,7 +1020,7 @@ Test(procfs_vfs, fdinfo_names_the_mount_and_inode)
 	char *s, want[64];
 
 	cr_assert_eq(vn->ops->getattr(vn, &va), 0);
-	fd_install(&p1->fdt, 3, file_alloc(&vn_fileops, vn, O_RDONLY,
+	fd_install(p1->fdt, 3, file_alloc(&vn_fileops, vn, O_RDONLY,
 	    "/proc"), false, 64);
 	vn = lookup_ok("/proc/self/fdinfo/3", NULL);
 	s = slurp(vn, 4096, NULL);

@@ -56,11 +56,11 @@ start_cwd(struct proc *p)
 	    LOOKUP_FOLLOW, &nd) < 0)
 		return;
 	if (nd.vp->type == VDIR) {
-		vnode_rel(p->cwd);
-		p->cwd = nd.vp;
+		vnode_rel(p->fs->cwd);
+		p->fs->cwd = nd.vp;
 		nd.vp = NULL;
-		free(p->cwd_path);
-		p->cwd_path = strdup(nd.path);
+		free(p->fs->cwd_path);
+		p->fs->cwd_path = strdup(nd.path);
 	}
 	nd_release(&nd);
 }

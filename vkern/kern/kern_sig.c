@@ -74,7 +74,7 @@ sig_info_fault(uint8_t info[128], int signo, int code, uint64_t addr)
 static bool
 sig_ignored(const struct proc *p, int sig)
 {
-	uint64_t h = p->sigact[sig - 1].handler;
+	uint64_t h = p->sighand->act[sig - 1].handler;
 
 	if (h == (uint64_t)(uintptr_t)SIG_IGN)
 		return true;
@@ -94,7 +94,7 @@ sig_ignored(const struct proc *p, int sig)
 static void
 sig_interrupt(struct thread *td, int sig)
 {
-	const struct sigact *sa = &td->proc->sigact[sig - 1];
+	const struct sigact *sa = &td->proc->sighand->act[sig - 1];
 	long done = td->wait.done;
 
 	sched_unpark(td);
@@ -231,7 +231,7 @@ sig_notify_stop(struct proc *p, int code, int status)
 	if (pp == NULL || pp->exiting)
 		return;
 	sched_wake_chan(pp);
-	if (pp->sigact[SIGCHLD - 1].flags & SA_NOCLDSTOP)
+	if (pp->sighand->act[SIGCHLD - 1].flags & SA_NOCLDSTOP)
 		return;
 	sig_info_user(info, SIGCHLD, code, p->pid, p->cred.uid);
 	memcpy(info + 24, &status, 4);
@@ -295,7 +295,7 @@ proc_continue(struct proc *p)
 static bool
 sig_stops(const struct proc *p, int sig)
 {
-	return p->sigact[sig - 1].handler == (uint64_t)(uintptr_t)SIG_DFL &&
+	return p->sighand->act[sig - 1].handler == (uint64_t)(uintptr_t)SIG_DFL &&
 	    sig_default(sig) == DFL_STOP;
 }
 
@@ -330,9 +330,9 @@ sig_post(struct thread *td, int signo, const uint8_t info[128], unsigned how)
 	uint64_t bit = SIGBIT(signo);
 
 	if ((how & SIGPOST_FORCE) && ((td->sigmask & bit) ||
-	    p->sigact[signo - 1].handler == (uint64_t)(uintptr_t)SIG_IGN)) {
+	    p->sighand->act[signo - 1].handler == (uint64_t)(uintptr_t)SIG_IGN)) {
 		td->sigmask &= ~bit;
-		p->sigact[signo - 1].handler = (uint64_t)(uintptr_t)SIG_DFL;
+		p->sighand->act[signo - 1].handler = (uint64_t)(uintptr_t)SIG_DFL;
 	}
 	if (!(how & SIGPOST_THREAD))
 		td = sig_target(td, bit);
@@ -452,7 +452,7 @@ static bool
 sig_act(struct thread *td, int sig, const uint8_t info[128])
 {
 	struct proc *p = td->proc;
-	struct sigact *sa = &p->sigact[sig - 1];
+	struct sigact *sa = &p->sighand->act[sig - 1];
 
 	if (sig_ignored(p, sig))
 		return true;

@@ -20,6 +20,7 @@
 #include <sys/wait.h>
 #include <sys/resource.h>
 #include <linux/futex.h>
+#include <linux/sched.h>
 
 #include "vkern/kern/kern.h"
 #include "vkern/kern/proc.h"
@@ -34,6 +35,9 @@
 
 static int nextpid = 1;
 static struct proc *allproc;
+/* What an exited process keeps of its fd table and fs state: nothing. */
+static struct fdtable fdt_gone = { .refs = 1 };
+static struct fs_ctx fs_gone = { .refs = 1 };
 static struct thread *deadthreads;   /* ended alone, to be freed */
 
 struct proc *
@@ -92,6 +96,7 @@ proc_default_limits(struct proc *p)
 static void
 proc_init_files(struct proc *p)
 {
+	p->fdt = fdt_alloc();
 	for (int fd = 0; fd < 3; fd++) {
 		struct file *fp = console_file(fd);
 
@@ -100,16 +105,20 @@ proc_init_files(struct proc *p)
 		/* The first session has the console for its terminal. */
 		if (tty_file(fp))
 			tty_set_ctty(p);
-		fd_install(&p->fdt, fd, fp, false, 3);
+		fd_install(p->fdt, fd, fp, false, 3);
 	}
-	p->root = vfs_root();
-	if (p->root != NULL) {
-		vnode_ref(p->root);
-		vnode_ref(p->root);
+	p->fs = vk_xcalloc(1, sizeof(*p->fs));
+	p->fs->refs = 1;
+	p->fs->root = vfs_root();
+	if (p->fs->root != NULL) {
+		vnode_ref(p->fs->root);
+		vnode_ref(p->fs->root);
 	}
-	p->cwd = p->root;
-	p->cwd_path = strdup("/");
-	p->umask = 022;
+	p->fs->cwd = p->fs->root;
+	p->fs->cwd_path = strdup("/");
+	p->fs->umask = 022;
+	p->sighand = vk_xcalloc(1, sizeof(*p->sighand));
+	p->sighand->refs = 1;
 }
 
 struct thread *
@@ -374,8 +383,8 @@ proc_notify_parent(struct proc *p, int status)
 		p->reaped_by_host = p->pid != 1;
 		return;
 	}
-	if (pp->sigact[SIGCHLD - 1].handler == (uint64_t)(uintptr_t)SIG_IGN ||
-	    (pp->sigact[SIGCHLD - 1].flags & SA_NOCLDWAIT))
+	if (pp->sighand->act[SIGCHLD - 1].handler == (uint64_t)(uintptr_t)SIG_IGN ||
+	    (pp->sighand->act[SIGCHLD - 1].flags & SA_NOCLDWAIT))
 		p->reaped_by_host = true;
 	code = (status & 0x7f) == 0 ? CLD_EXITED :
 	    (status & 0x80) ? CLD_DUMPED : CLD_KILLED;
@@ -425,6 +434,73 @@ proc_reparent(struct proc *p)
 	}
 }
 
+static struct fs_ctx *
+fs_ctx_copy(const struct fs_ctx *fs)
+{
+	struct fs_ctx *c = vk_xcalloc(1, sizeof(*c));
+
+	c->refs = 1;
+	c->root = fs->root;
+	c->cwd = fs->cwd;
+	vnode_ref(c->root);
+	vnode_ref(c->cwd);
+	c->cwd_path = strdup(fs->cwd_path);
+	c->umask = fs->umask;
+	return c;
+}
+
+static void
+fs_ctx_rel(struct fs_ctx *fs)
+{
+	if (--fs->refs > 0)
+		return;
+	if (fs->root != NULL) {
+		vnode_rel(fs->root);
+		vnode_rel(fs->cwd);
+	}
+	free(fs->cwd_path);
+	free(fs);
+}
+
+static struct sighand *
+sighand_copy(const struct sighand *sh)
+{
+	struct sighand *c = vk_xcalloc(1, sizeof(*c));
+
+	c->refs = 1;
+	memcpy(c->act, sh->act, sizeof(c->act));
+	return c;
+}
+
+static void
+sighand_rel(struct sighand *sh)
+{
+	if (--sh->refs == 0)
+		free(sh);
+}
+
+void
+proc_unshare_sighand(struct proc *p)
+{
+	struct sighand *sh = p->sighand;
+
+	if (sh->refs > 1) {
+		p->sighand = sighand_copy(sh);
+		sighand_rel(sh);
+	}
+}
+
+void
+proc_unshare_files(struct proc *p)
+{
+	struct fdtable *t = p->fdt;
+
+	if (t->refs > 1) {
+		p->fdt = fdt_copy(t);
+		fdt_rel(t);
+	}
+}
+
 void
 proc_exit(struct proc *p, int status)
 {
@@ -438,14 +514,12 @@ proc_exit(struct proc *p, int status)
 		if (p->vm->refs > 1)
 			thread_clear_tid(td);
 	}
-	fd_close_all(&p->fdt);
+	fdt_rel(p->fdt);
+	p->fdt = &fdt_gone;
 	ptimer_drop_all(p);
 	cpu_proc_exit(p);
-	if (p->root != NULL) {
-		vnode_rel(p->root);
-		vnode_rel(p->cwd);
-		p->root = p->cwd = NULL;
-	}
+	fs_ctx_rel(p->fs);
+	p->fs = &fs_gone;
 	proc_vm_rel(p);
 	proc_set_text(p, NULL);
 	p->vfork_done = true;
@@ -473,22 +547,28 @@ proc_reap_orphans(void)
 	}
 }
 
+/* The fd table, fs state and signal actions c shares or copies of p's. */
 static void
-proc_copy_files(struct proc *c, const struct proc *p)
+proc_share(struct proc *c, struct proc *p, uint64_t flags)
 {
-	for (int fd = 0; fd < p->fdt.n; fd++) {
-		if (p->fdt.files[fd] == NULL)
-			continue;
-		file_ref(p->fdt.files[fd]);
-		fd_install(&c->fdt, fd, p->fdt.files[fd], p->fdt.cloexec[fd],
-		    p->fdt.n);
+	if (flags & CLONE_FILES) {
+		c->fdt = p->fdt;
+		fdt_ref(c->fdt);
+	} else {
+		c->fdt = fdt_copy(p->fdt);
 	}
-	c->root = p->root;
-	c->cwd = p->cwd;
-	vnode_ref(c->root);
-	vnode_ref(c->cwd);
-	c->cwd_path = strdup(p->cwd_path);
-	c->umask = p->umask;
+	if (flags & CLONE_FS) {
+		c->fs = p->fs;
+		c->fs->refs++;
+	} else {
+		c->fs = fs_ctx_copy(p->fs);
+	}
+	if (flags & CLONE_SIGHAND) {
+		c->sighand = p->sighand;
+		c->sighand->refs++;
+	} else {
+		c->sighand = sighand_copy(p->sighand);
+	}
 }
 
 static void
@@ -504,7 +584,6 @@ proc_copy_state(struct proc *c, const struct proc *p)
 		memcpy(c->groups, p->groups, (size_t)p->ngroups * 4);
 		c->ngroups = p->ngroups;
 	}
-	memcpy(c->sigact, p->sigact, sizeof(c->sigact));
 	memcpy(c->rlim, p->rlim, sizeof(c->rlim));
 	c->keepcaps = p->keepcaps;
 	c->thp_disable = p->thp_disable;
@@ -573,7 +652,7 @@ thread_inherit(struct thread *nt, const struct thread *td)
 }
 
 int
-proc_fork(struct thread *td, bool share_vm, struct proc **cp)
+proc_fork(struct thread *td, uint64_t flags, struct proc **cp)
 {
 	struct proc *p = td->proc;
 	struct proc *c = vk_xcalloc(1, sizeof(*c));
@@ -585,7 +664,7 @@ proc_fork(struct thread *td, bool share_vm, struct proc **cp)
 	ct->altstack_sp = td->altstack_sp;
 	ct->altstack_size = td->altstack_size;
 	ct->altstack_flags = td->altstack_flags;
-	if ((r = proc_fork_vm(td, c, ct, share_vm)) < 0) {
+	if ((r = proc_fork_vm(td, c, ct, (flags & CLONE_VM) != 0)) < 0) {
 		free(ct);
 		free(c);
 		return r;
@@ -594,7 +673,7 @@ proc_fork(struct thread *td, bool share_vm, struct proc **cp)
 	c->pid = ct->tid = nextpid++;
 	proc_copy_state(c, p);
 	memcpy(c->comm, td->comm, sizeof(c->comm));   /* the forking thread's */
-	proc_copy_files(c, p);
+	proc_share(c, p, flags);
 	arch_syscall_set_ret(&ct->ctx, 0);
 	ct->ctx.dirty |= ARCH_DIRTY_ALL;
 	proc_link(c);
@@ -625,7 +704,7 @@ proc_free(struct proc *p)
 		thread_free(td);
 	}
 	free(p->exe);
-	free(p->cwd_path);
+	sighand_rel(p->sighand);
 	free(p->groups);
 	free(p);
 }

@@ -55,6 +55,23 @@ struct sigact {
 	uint64_t mask;
 };
 
+/* Signal actions, shared by the processes clone made with CLONE_SIGHAND. */
+struct sighand {
+	int refs;
+	struct sigact act[VK_NSIG];
+};
+
+/*
+ * Root, working directory and umask, shared by the processes clone made
+ * with CLONE_FS.  An exited process's has no root nor cwd.
+ */
+struct fs_ctx {
+	int refs;
+	struct vnode *root, *cwd;     /* referenced */
+	char *cwd_path;               /* canonical, below root */
+	uint32_t umask;
+};
+
 struct rlim64 {
 	uint64_t cur, max;
 };
@@ -154,7 +171,7 @@ struct proc {
 				      /* thread that speaks for the process */
 	struct thread *threads;       /* all live threads, main among them */
 	int nthreads;
-	struct sigact sigact[VK_NSIG];
+	struct sighand *sighand;      /* shared (CLONE_SIGHAND) */
 	struct sigpend pending;       /* directed at the process */
 	int nqueued;                  /* real-time signals queued, all told */
 	int64_t itimer_deadline, itimer_interval;   /* ITIMER_REAL, ns */
@@ -169,10 +186,8 @@ struct proc {
 	struct cred cred;
 	uint32_t *groups;             /* supplementary groups */
 	int ngroups;
-	struct fdtable fdt;
-	struct vnode *root, *cwd;     /* referenced */
-	char *cwd_path;               /* canonical, below root */
-	uint32_t umask;
+	struct fdtable *fdt;          /* shared (CLONE_FILES) */
+	struct fs_ctx *fs;            /* shared (CLONE_FS) */
 	bool exiting;
 	bool reaped_by_host;          /* no parent will wait: free at once */
 	bool vfork_done;              /* a vfork child exec'd or exited */
@@ -236,13 +251,18 @@ void proc_thread_exit(struct thread *td);
 void proc_single_thread(struct thread *td);
 
 /*
- * fork: a copy of parent (fds shared, signal actions copied) with one
- * thread whose registers are td's.  Its memory is a copy-on-write copy of
- * the parent's, or with share_vm the parent's own address space, its
- * thread a host thread of the parent's stub.  Returns 0 with *cp set, or
- * -EAGAIN / -ENOMEM.
+ * fork: a copy of td's process with one thread whose registers are td's.
+ * Its memory is a copy-on-write copy of the parent's, or with CLONE_VM in
+ * flags the parent's own address space, its thread a host thread of the
+ * parent's stub.  CLONE_FILES, CLONE_FS and CLONE_SIGHAND share the fd
+ * table, the fs state and the signal actions instead of copying them.
+ * Returns 0 with *cp set, or -EAGAIN / -ENOMEM.
  */
-int proc_fork(struct thread *td, bool share_vm, struct proc **cp);
+int proc_fork(struct thread *td, uint64_t flags, struct proc **cp);
+
+/* Give p its own copy of a shared fd table or of shared signal actions. */
+void proc_unshare_files(struct proc *p);
+void proc_unshare_sighand(struct proc *p);
 
 /*
  * Give td's process an address space of its own (a stub forked from the

@@ -148,11 +148,14 @@ exec_flush_old(struct proc *p)
 	vm_map_init(m, m->space, min, max);
 	if (p->vdso_start < p->vdso_end)
 		vm_map_reserve(m, p->vdso_start, p->vdso_end);
-	fd_close_on_exec(&p->fdt);
+	/* As Linux, the new image shares neither fds nor signal actions. */
+	proc_unshare_files(p);
+	fd_close_on_exec(p->fdt);
 	ptimer_drop_all(p);
+	proc_unshare_sighand(p);
 	for (int s = 0; s < VK_NSIG; s++)
-		if (p->sigact[s].handler != (uint64_t)(uintptr_t)SIG_IGN)
-			p->sigact[s] = (struct sigact){ 0 };
+		if (p->sighand->act[s].handler != (uint64_t)(uintptr_t)SIG_IGN)
+			p->sighand->act[s] = (struct sigact){ 0 };
 	p->membarrier_reg = 0;
 	p->main->robust_list = 0;
 	p->main->clear_child_tid = 0;
@@ -208,7 +211,7 @@ execveat_path(struct thread *td, int dirfd, char *path, unsigned flags)
 
 	if (dirfd == AT_FDCWD || path[0] == '/')
 		return 0;
-	if ((fp = fd_get(&td->proc->fdt, dirfd)) == NULL)
+	if ((fp = fd_get(td->proc->fdt, dirfd)) == NULL)
 		return -EBADF;
 	if (path[0] == '\0' && !(flags & AT_EMPTY_PATH))
 		return -ENOENT;

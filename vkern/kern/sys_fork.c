@@ -8,11 +8,11 @@
  * parent's stub instead and uses the parent's map itself, until it execs
  * or exits.  A vfork parent waits until the child execs or exits.  An
  * exited child is a zombie until its parent waits for it; a parent
- * waiting parks on itself and every child's exit wakes it.  CLONE_THREAD
- * makes a thread of the caller's process instead, which shares all of it.
- * XXX: a child that is not a thread gets copies of the fd table, fs
- * state and signal actions even with CLONE_FILES, CLONE_FS or
- * CLONE_SIGHAND; a thread without CLONE_FILES or CLONE_FS is refused.
+ * waiting parks on itself and every child's exit wakes it.  CLONE_FILES,
+ * CLONE_FS and CLONE_SIGHAND make the child share the fd table, the root,
+ * cwd and umask, and the signal actions.  CLONE_THREAD makes a thread of
+ * the caller's process instead, which shares all of it.  XXX: a thread
+ * without CLONE_FILES or CLONE_FS is refused.
  */
 #include <errno.h>
 #include <linux/sched.h>
@@ -95,21 +95,22 @@ kern_clone(struct thread *td, const struct clone_req *cr)
 
 	if ((cr->flags & ~(uint64_t)(CLONE_SUPPORTED)) ||
 	    ((cr->flags & CLONE_THREAD) && !(cr->flags & CLONE_SIGHAND)) ||
-	    ((cr->flags & CLONE_SIGHAND) && !(cr->flags & CLONE_VM)))
+	    ((cr->flags & CLONE_SIGHAND) && !(cr->flags & CLONE_VM)) ||
+	    ((cr->flags & CLONE_SIGHAND) && (cr->flags & CLONE_CLEAR_SIGHAND)))
 		return -EINVAL;
 	if (cr->flags & CLONE_THREAD)
 		return clone_thread(td, cr);
 	if (cr->exit_signal < 0 || cr->exit_signal > VK_NSIG)
 		return -EINVAL;
-	if ((r = proc_fork(td, cr->flags & CLONE_VM, &c)) < 0)
+	if ((r = proc_fork(td, cr->flags, &c)) < 0)
 		return r;
 	pid = c->pid;
 	c->exit_signal = cr->exit_signal;
 	if (cr->flags & CLONE_CLEAR_SIGHAND)
 		for (int s = 0; s < VK_NSIG; s++)
-			if (c->sigact[s].handler !=
+			if (c->sighand->act[s].handler !=
 			    (uint64_t)(uintptr_t)SIG_IGN)
-				c->sigact[s] = (struct sigact){ 0 };
+				c->sighand->act[s] = (struct sigact){ 0 };
 	clone_setup(c->main, cr);
 	if ((cr->flags & CLONE_PARENT_SETTID) &&
 	    copyout(td, &pid, cr->parent_tid, sizeof(pid)) < 0)

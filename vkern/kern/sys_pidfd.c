@@ -39,7 +39,7 @@ static const struct file_ops pidfd_fileops = {
 int
 pidfd_pid(struct thread *td, int fd)
 {
-	struct file *fp = fd_get(&td->proc->fdt, fd);
+	struct file *fp = fd_get(td->proc->fdt, fd);
 
 	if (fp == NULL)
 		return -EBADF;
@@ -64,7 +64,7 @@ sys_pidfd_open(struct thread *td, const struct sys_pidfd_open_args *a)
 	fp = file_alloc(&pidfd_fileops, NULL, O_RDWR | (a->flags &
 	    PIDFD_NONBLOCK_), "anon_inode:[pidfd]");
 	fp->data = (void *)(intptr_t)a->pid;
-	return fd_alloc(&td->proc->fdt, fp, 0, proc_nofile(td->proc), true);
+	return fd_alloc(td->proc->fdt, fp, 0, proc_nofile(td->proc), true);
 }
 
 long

@@ -43,11 +43,11 @@ sys_rt_sigaction(struct thread *td, const struct sys_rt_sigaction_args *a)
 		if ((r = copyin(td, a->act, &nw, sizeof(nw))) < 0)
 			return r;
 	}
-	old = p->sigact[a->sig - 1];
+	old = p->sighand->act[a->sig - 1];
 	if (a->act.va != 0) {
 		nw.mask &= ~UNBLOCKABLE;
 		nw.flags &= SA_KNOWN;
-		p->sigact[a->sig - 1] = nw;
+		p->sighand->act[a->sig - 1] = nw;
 		sig_discard(p, a->sig);
 	}
 	if (a->oact.va != 0)

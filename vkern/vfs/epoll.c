@@ -97,6 +97,7 @@ epoll_close(struct file *fp)
 {
 	struct epoll *ep = fp->data;
 
+	fdt_unhold(ep->fdt);
 	free(ep->it);
 	free(ep);
 }
@@ -116,9 +117,10 @@ kern_epoll_create(struct thread *td, bool cloexec)
 	struct file *fp = file_alloc(&epoll_fileops, NULL, O_RDWR,
 	    "anon_inode:[eventpoll]");
 
-	ep->fdt = &td->proc->fdt;
+	ep->fdt = td->proc->fdt;
+	fdt_hold(ep->fdt);
 	fp->data = ep;
-	return fd_alloc(&td->proc->fdt, fp, 0, proc_nofile(td->proc),
+	return fd_alloc(td->proc->fdt, fp, 0, proc_nofile(td->proc),
 	    cloexec);
 }
 
@@ -141,7 +143,7 @@ sys_epoll_create1(struct thread *td, const struct sys_epoll_create1_args *a)
 static struct epoll *
 epoll_of(struct thread *td, int epfd, long *errp)
 {
-	struct file *fp = fd_get(&td->proc->fdt, epfd);
+	struct file *fp = fd_get(td->proc->fdt, epfd);
 
 	*errp = fp == NULL ? -EBADF : -EINVAL;
 	return fp != NULL && fp->ops == &epoll_fileops ? fp->data : NULL;
@@ -172,7 +174,7 @@ sys_epoll_ctl(struct thread *td, const struct sys_epoll_ctl_args *a)
 
 	if ((ep = epoll_of(td, a->epfd, &r)) == NULL)
 		return r;
-	if ((fp = fd_get(&td->proc->fdt, a->fd)) == NULL)
+	if ((fp = fd_get(td->proc->fdt, a->fd)) == NULL)
 		return -EBADF;
 	if (a->fd == a->epfd)
 		return -EINVAL;

@@ -106,7 +106,7 @@ kern_eventfd(struct thread *td, unsigned initval, unsigned flags)
 	    "anon_inode:[eventfd]");
 	fp->data = e;
 	fp->chan = e;
-	return fd_alloc(&td->proc->fdt, fp, 0, proc_nofile(td->proc),
+	return fd_alloc(td->proc->fdt, fp, 0, proc_nofile(td->proc),
 	    (flags & EFD_CLOEXEC) != 0);
 }
 

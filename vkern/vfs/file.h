@@ -81,10 +81,17 @@ struct file {
 	struct fown own;
 };
 
+/*
+ * An fd table, shared by the processes that clone made with CLONE_FILES
+ * (refs counts them).  An epoll file remembers the table its fds are in:
+ * holds counts those, and keeps the (by then empty) table from being
+ * freed under them when its last process goes first.
+ */
 struct fdtable {
 	struct file **files;
 	unsigned char *cloexec;
 	int n;                  /* slots */
+	int refs, holds;
 };
 
 extern const struct file_ops vn_fileops;
@@ -125,7 +132,18 @@ int fd_install(struct fdtable *t, int fd, struct file *fp, bool cloexec,
 /* The file at fd, not referenced (valid until the fd is closed), or NULL. */
 struct file *fd_get(struct fdtable *t, int fd);
 int fd_close(struct fdtable *t, int fd);
-void fd_close_all(struct fdtable *t);
 void fd_close_on_exec(struct fdtable *t);
+
+/*
+ * A new empty table, or a copy of t (each file referenced again), with
+ * one reference.  fdt_rel() drops one: the last closes every fd.
+ */
+struct fdtable *fdt_alloc(void);
+struct fdtable *fdt_copy(const struct fdtable *t);
+void fdt_ref(struct fdtable *t);
+void fdt_rel(struct fdtable *t);
+/* An epoll's hold on the table its fds are in. */
+void fdt_hold(struct fdtable *t);
+void fdt_unhold(struct fdtable *t);
 
 #endif

@@ -364,19 +364,19 @@ sys_pipe2(struct thread *td, const struct sys_pipe2_args *a)
 	    (O_NONBLOCK | O_DIRECT)), "pipe:");
 	rf->data = wf->data = pp;
 	rf->chan = wf->chan = pp;
-	if ((fds[0] = fd_alloc(&p->fdt, rf, 0, proc_nofile(p),
+	if ((fds[0] = fd_alloc(p->fdt, rf, 0, proc_nofile(p),
 	    a->flags & O_CLOEXEC)) < 0) {
 		file_rel(wf);
 		return fds[0];
 	}
-	if ((fds[1] = fd_alloc(&p->fdt, wf, 0, proc_nofile(p),
+	if ((fds[1] = fd_alloc(p->fdt, wf, 0, proc_nofile(p),
 	    a->flags & O_CLOEXEC)) < 0) {
-		fd_close(&p->fdt, fds[0]);
+		fd_close(p->fdt, fds[0]);
 		return fds[1];
 	}
 	if ((r = copyout(td, fds, a->fds, sizeof(fds))) < 0) {
-		fd_close(&p->fdt, fds[0]);
-		fd_close(&p->fdt, fds[1]);
+		fd_close(p->fdt, fds[0]);
+		fd_close(p->fdt, fds[1]);
 	}
 	return r;
 }
@@ -425,7 +425,7 @@ fifo_file(struct proc *p, struct pipe *pp, unsigned flags, const char *path,
 	fp->data = pp;
 	fp->chan = pp;
 	pipe_wake(pp);
-	return fd_alloc(&p->fdt, fp, 0, proc_nofile(p), cloexec);
+	return fd_alloc(p->fdt, fp, 0, proc_nofile(p), cloexec);
 }
 
 static bool

@@ -108,7 +108,7 @@ sys_signalfd4(struct thread *td, const struct sys_signalfd4_args *a)
 		return r;
 	mask &= ~SIG_UNBLOCKABLE;
 	if (a->fd != -1) {
-		if ((fp = fd_get(&td->proc->fdt, a->fd)) == NULL)
+		if ((fp = fd_get(td->proc->fdt, a->fd)) == NULL)
 			return -EBADF;
 		if (fp->ops != &sfd_fileops)
 			return -EINVAL;
@@ -121,7 +121,7 @@ sys_signalfd4(struct thread *td, const struct sys_signalfd4_args *a)
 	fp->data = vk_xcalloc(1, sizeof(struct sfd));
 	((struct sfd *)fp->data)->mask = mask;
 	fp->chan = &poll_chan;
-	return fd_alloc(&td->proc->fdt, fp, 0, proc_nofile(td->proc),
+	return fd_alloc(td->proc->fdt, fp, 0, proc_nofile(td->proc),
 	    (a->flags & SFD_CLOEXEC) != 0);
 }
 

@@ -56,10 +56,10 @@ vn_at(struct thread *td, int dirfd, uaddr_t upath, unsigned lflags,
 static void
 proc_set_cwd(struct proc *p, struct vnode *vn, const char *path)
 {
-	vnode_rel(p->cwd);
-	p->cwd = vn;
-	free(p->cwd_path);
-	p->cwd_path = strdup(path);
+	vnode_rel(p->fs->cwd);
+	p->fs->cwd = vn;
+	free(p->fs->cwd_path);
+	p->fs->cwd_path = strdup(path);
 }
 
 long
@@ -86,7 +86,7 @@ sys_chdir(struct thread *td, const struct sys_chdir_args *a)
 long
 sys_fchdir(struct thread *td, const struct sys_fchdir_args *a)
 {
-	struct file *fp = fd_get(&td->proc->fdt, a->fd);
+	struct file *fp = fd_get(td->proc->fdt, a->fd);
 	int r;
 
 	if (fp == NULL)
@@ -103,17 +103,17 @@ sys_fchdir(struct thread *td, const struct sys_fchdir_args *a)
 long
 sys_getcwd(struct thread *td, const struct sys_getcwd_args *a)
 {
-	size_t len = strlen(td->proc->cwd_path) + 1;
+	size_t len = strlen(td->proc->fs->cwd_path) + 1;
 	struct vattr va;
 	int r;
 
 	/* A removed working directory has no path (getcwd(3): ENOENT). */
-	if (td->proc->cwd->ops->getattr(td->proc->cwd, &va) == 0 &&
+	if (td->proc->fs->cwd->ops->getattr(td->proc->fs->cwd, &va) == 0 &&
 	    va.nlink == 0)
 		return -ENOENT;
 	if (a->size < len)
 		return -ERANGE;
-	if ((r = copyout(td, td->proc->cwd_path, a->buf, len)) < 0)
+	if ((r = copyout(td, td->proc->fs->cwd_path, a->buf, len)) < 0)
 		return r;
 	return (long)len;
 }
@@ -135,17 +135,17 @@ sys_chroot(struct thread *td, const struct sys_chroot_args *a)
 		vnode_rel(vn);
 		return r;
 	}
-	vnode_rel(p->root);
-	p->root = vn;
+	vnode_rel(p->fs->root);
+	p->fs->root = vn;
 	return 0;
 }
 
 long
 sys_umask(struct thread *td, const struct sys_umask_args *a)
 {
-	uint32_t old = td->proc->umask;
+	uint32_t old = td->proc->fs->umask;
 
-	td->proc->umask = a->mask & 0777;
+	td->proc->fs->umask = a->mask & 0777;
 	return old;
 }
 
@@ -205,7 +205,7 @@ setattr_at(struct thread *td, int dirfd, uaddr_t upath, unsigned lflags,
 static long
 setattr_fd(struct thread *td, int fd, struct vattr *va, unsigned mask)
 {
-	struct file *fp = fd_get(&td->proc->fdt, fd);
+	struct file *fp = fd_get(td->proc->fdt, fd);
 
 	if (fp == NULL || (fp->flags & O_PATH))
 		return -EBADF;
@@ -393,7 +393,7 @@ sys_truncate(struct thread *td, const struct sys_truncate_args *a)
 long
 sys_ftruncate(struct thread *td, const struct sys_ftruncate_args *a)
 {
-	struct file *fp = fd_get(&td->proc->fdt, a->fd);
+	struct file *fp = fd_get(td->proc->fdt, a->fd);
 
 	if (a->length < 0)
 		return -EINVAL;
@@ -434,7 +434,7 @@ fallocate_check_mode(int mode)
 long
 sys_fallocate(struct thread *td, const struct sys_fallocate_args *a)
 {
-	struct file *fp = fd_get(&td->proc->fdt, a->fd);
+	struct file *fp = fd_get(td->proc->fdt, a->fd);
 	struct vnode *vn;
 	int64_t end;
 	int r;
@@ -466,7 +466,7 @@ sys_fallocate(struct thread *td, const struct sys_fallocate_args *a)
 long
 sys_fadvise64(struct thread *td, const struct sys_fadvise64_args *a)
 {
-	struct file *fp = fd_get(&td->proc->fdt, a->fd);
+	struct file *fp = fd_get(td->proc->fdt, a->fd);
 
 	if (fp == NULL)
 		return -EBADF;
@@ -482,19 +482,19 @@ sys_fadvise64(struct thread *td, const struct sys_fadvise64_args *a)
 long
 sys_fsync(struct thread *td, const struct sys_fsync_args *a)
 {
-	return fd_get(&td->proc->fdt, a->fd) == NULL ? -EBADF : 0;
+	return fd_get(td->proc->fdt, a->fd) == NULL ? -EBADF : 0;
 }
 
 long
 sys_fdatasync(struct thread *td, const struct sys_fdatasync_args *a)
 {
-	return fd_get(&td->proc->fdt, a->fd) == NULL ? -EBADF : 0;
+	return fd_get(td->proc->fdt, a->fd) == NULL ? -EBADF : 0;
 }
 
 long
 sys_syncfs(struct thread *td, const struct sys_syncfs_args *a)
 {
-	return fd_get(&td->proc->fdt, a->fd) == NULL ? -EBADF : 0;
+	return fd_get(td->proc->fdt, a->fd) == NULL ? -EBADF : 0;
 }
 
 long

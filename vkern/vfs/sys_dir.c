@@ -98,14 +98,14 @@ long
 sys_mkdir(struct thread *td, const struct sys_mkdir_args *a)
 {
 	return kern_mknod(td, AT_FDCWD, a->path, S_IFDIR | (a->mode & 07777 &
-	    ~td->proc->umask), 0, NULL);
+	    ~td->proc->fs->umask), 0, NULL);
 }
 
 long
 sys_mkdirat(struct thread *td, const struct sys_mkdirat_args *a)
 {
 	return kern_mknod(td, a->dirfd, a->path, S_IFDIR | (a->mode & 07777 &
-	    ~td->proc->umask), 0, NULL);
+	    ~td->proc->fs->umask), 0, NULL);
 }
 
 static long
@@ -138,7 +138,7 @@ sys_mknodat(struct thread *td, const struct sys_mknodat_args *a)
 	if ((mode & S_IFMT) == 0)
 		mode |= S_IFREG;
 	return kern_mknod(td, a->dirfd, a->path, (mode & S_IFMT) |
-	    (mode & 07777 & ~td->proc->umask), a->dev, NULL);
+	    (mode & 07777 & ~td->proc->fs->umask), a->dev, NULL);
 }
 
 long

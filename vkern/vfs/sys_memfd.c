@@ -90,7 +90,7 @@ sys_memfd_create(struct thread *td, const struct sys_memfd_create_args *a)
 		tmpfs_seals_set(vn, 0);
 	snprintf(path, sizeof(path), "/memfd:%s (deleted)", name);
 	fp = file_alloc(&vn_fileops, vn, O_RDWR | O_LARGEFILE, path);
-	return fd_alloc(&p->fdt, fp, 0, proc_nofile(p),
+	return fd_alloc(p->fdt, fp, 0, proc_nofile(p),
 	    (a->flags & MFD_CLOEXEC) != 0);
 }
 

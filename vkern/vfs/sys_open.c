@@ -56,7 +56,7 @@ open_create(struct proc *p, struct nameidata *nd, uint32_t mode)
 	if (nd->dvp->ops->create == NULL)
 		return -EACCES;
 	return vn_create(nd->dvp, nd->last, S_IFREG |
-	    (mode & ~p->umask & 07777), 0, NULL, p->cred.fsuid,
+	    (mode & ~p->fs->umask & 07777), 0, NULL, p->cred.fsuid,
 	    p->cred.fsgid, &nd->vp);
 }
 
@@ -182,7 +182,7 @@ open_at(struct thread *td, int dirfd, const char *path, unsigned flags,
 		file_rel(fp);
 		return r;
 	}
-	return fd_alloc(&p->fdt, fp, 0, proc_nofile(p), flags & O_CLOEXEC);
+	return fd_alloc(p->fdt, fp, 0, proc_nofile(p), flags & O_CLOEXEC);
 }
 
 long
@@ -296,13 +296,13 @@ sys_openat2(struct thread *td, const struct sys_openat2_args *a)
 long
 sys_close(struct thread *td, const struct sys_close_args *a)
 {
-	return fd_close(&td->proc->fdt, a->fd);
+	return fd_close(td->proc->fdt, a->fd);
 }
 
 long
 sys_close_range(struct thread *td, const struct sys_close_range_args *a)
 {
-	struct fdtable *t = &td->proc->fdt;
+	struct fdtable *t = td->proc->fdt;
 
 	if (a->flags & ~(unsigned)(CLOSE_RANGE_UNSHARE | CLOSE_RANGE_CLOEXEC))
 		return -EINVAL;
@@ -324,14 +324,14 @@ sys_close_range(struct thread *td, const struct sys_close_range_args *a)
 static long
 kern_dup(struct proc *p, int oldfd, int newfd, int minfd, bool cloexec)
 {
-	struct file *fp = fd_get(&p->fdt, oldfd);
+	struct file *fp = fd_get(p->fdt, oldfd);
 
 	if (fp == NULL)
 		return -EBADF;
 	file_ref(fp);
 	if (newfd == DUP_ANY)
-		return fd_alloc(&p->fdt, fp, minfd, proc_nofile(p), cloexec);
-	return fd_install(&p->fdt, newfd, fp, cloexec, proc_nofile(p));
+		return fd_alloc(p->fdt, fp, minfd, proc_nofile(p), cloexec);
+	return fd_install(p->fdt, newfd, fp, cloexec, proc_nofile(p));
 }
 
 long
@@ -343,7 +343,7 @@ sys_dup(struct thread *td, const struct sys_dup_args *a)
 long
 sys_dup2(struct thread *td, const struct sys_dup2_args *a)
 {
-	if (fd_get(&td->proc->fdt, a->oldfd) == NULL)
+	if (fd_get(td->proc->fdt, a->oldfd) == NULL)
 		return -EBADF;
 	if (a->oldfd == a->newfd)
 		return a->newfd;
@@ -376,7 +376,7 @@ long
 sys_fcntl(struct thread *td, const struct sys_fcntl_args *a)
 {
 	struct proc *p = td->proc;
-	struct file *fp = fd_get(&p->fdt, a->fd);
+	struct file *fp = fd_get(p->fdt, a->fd);
 
 	if (fp == NULL || ((fp->flags & O_PATH) && !fcntl_path_cmd(a->cmd)))
 		return -EBADF;
@@ -388,9 +388,9 @@ sys_fcntl(struct thread *td, const struct sys_fcntl_args *a)
 		return kern_dup(p, a->fd, DUP_ANY, (int)a->arg,
 		    a->cmd == F_DUPFD_CLOEXEC);
 	case F_GETFD:
-		return p->fdt.cloexec[a->fd] ? FD_CLOEXEC : 0;
+		return p->fdt->cloexec[a->fd] ? FD_CLOEXEC : 0;
 	case F_SETFD:
-		p->fdt.cloexec[a->fd] = (a->arg & FD_CLOEXEC) != 0;
+		p->fdt->cloexec[a->fd] = (a->arg & FD_CLOEXEC) != 0;
 		return 0;
 	case F_GETFL:
 		return fp->flags;
@@ -421,7 +421,7 @@ sys_fcntl(struct thread *td, const struct sys_fcntl_args *a)
 long
 sys_flock(struct thread *td, const struct sys_flock_args *a)
 {
-	struct file *fp = fd_get(&td->proc->fdt, a->fd);
+	struct file *fp = fd_get(td->proc->fdt, a->fd);
 
 	if (fp == NULL || (fp->flags & O_PATH))
 		return -EBADF;

@@ -57,7 +57,7 @@ fd_revents(struct thread *td, int fd, short events)
 
 	if (fd < 0)
 		return 0;
-	if ((fp = fd_get(&td->proc->fdt, fd)) == NULL)
+	if ((fp = fd_get(td->proc->fdt, fd)) == NULL)
 		return POLLNVAL;
 	return file_poll(fp, events);
 }
@@ -67,7 +67,7 @@ static int
 poll_console(struct thread *td, const struct kpollfd *p, unsigned n)
 {
 	for (unsigned i = 0; i < n; i++) {
-		struct file *fp = fd_get(&td->proc->fdt, p[i].fd);
+		struct file *fp = fd_get(td->proc->fdt, p[i].fd);
 
 		if (fp != NULL && fp->console_fd >= 0 && (p[i].events & POLLIN))
 			return fp->console_fd;
@@ -280,7 +280,7 @@ select_scan(struct thread *td, int nfds, const struct selstate *s,
 		if ((r = fd_revents(td, fd, ev)) & POLLNVAL)
 			return -EBADF;
 		if ((ev & POLLIN) && *consolep < 0 &&
-		    (fp = fd_get(&td->proc->fdt, fd))->console_fd >= 0)
+		    (fp = fd_get(td->proc->fdt, fd))->console_fd >= 0)
 			*consolep = fp->console_fd;
 		if ((ev & POLLIN) && (r & SEL_IN) && ++n)
 			out->in[0][w] |= bit;

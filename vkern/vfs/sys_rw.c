@@ -90,7 +90,7 @@ rw_result(struct thread *td, struct file *fp, long r, bool write)
 static struct file *
 rw_file(struct thread *td, int fd, bool write, long *errp)
 {
-	struct file *fp = fd_get(&td->proc->fdt, fd);
+	struct file *fp = fd_get(td->proc->fdt, fd);
 
 	*errp = -EBADF;
 	if (fp == NULL || (write ? !file_writable(fp) : !file_readable(fp)))
@@ -154,7 +154,7 @@ static long
 write_more(struct thread *td)
 {
 	int fdno = (int)td->wait.arg[0];
-	struct file *fp = fd_get(&td->proc->fdt, fdno);
+	struct file *fp = fd_get(td->proc->fdt, fdno);
 	uint64_t buf = td->wait.arg[1], len = td->wait.arg[2];
 	uint64_t done = td->wait.arg[3];
 	long r;
@@ -188,7 +188,7 @@ kern_rw(struct thread *td, int fd, uaddr_t buf, size_t len, int64_t off,
 	if (positioned && off < 0)
 		return -EINVAL;
 	/* As Linux: ESPIPE for an unseekable file comes before EBADF. */
-	fp = fd_get(&td->proc->fdt, fd);
+	fp = fd_get(td->proc->fdt, fd);
 	if (positioned && fp != NULL && !fp->seekable)
 		return -ESPIPE;
 	if ((fp = rw_file(td, fd, write, &err)) == NULL)
@@ -241,7 +241,7 @@ kern_rwv(struct thread *td, int fd, uaddr_t uiov, int iovcnt, int64_t off,
 
 	if (positioned && off < 0)
 		return -EINVAL;
-	fp = fd_get(&td->proc->fdt, fd);
+	fp = fd_get(td->proc->fdt, fd);
 	if (positioned && fp != NULL && !fp->seekable)
 		return -ESPIPE;
 	if ((fp = rw_file(td, fd, write, &r)) == NULL)
@@ -312,7 +312,7 @@ sys_pwritev2(struct thread *td, const struct sys_pwritev2_args *a)
 long
 sys_lseek(struct thread *td, const struct sys_lseek_args *a)
 {
-	struct file *fp = fd_get(&td->proc->fdt, a->fd);
+	struct file *fp = fd_get(td->proc->fdt, a->fd);
 	struct vattr va;
 	int64_t base;
 	int r;

@@ -135,7 +135,7 @@ caller_cred(struct thread *td)
 static long
 sock_get(struct thread *td, int fd, struct file **fpp, struct usock **sop)
 {
-	struct file *fp = fd_get(&td->proc->fdt, fd);
+	struct file *fp = fd_get(td->proc->fdt, fd);
 
 	if (fp == NULL)
 		return -EBADF;
@@ -184,7 +184,7 @@ install(struct thread *td, struct file *fp, bool cloexec)
 {
 	struct proc *p = td->proc;
 
-	return fd_alloc(&p->fdt, fp, 0, proc_nofile(p), cloexec);
+	return fd_alloc(p->fdt, fp, 0, proc_nofile(p), cloexec);
 }
 
 /* Park until chan changes; with a timeout, until then (EAGAIN). */
@@ -298,12 +298,12 @@ sys_socketpair(struct thread *td, const struct sys_socketpair_args *a)
 		return fds[0];
 	}
 	if ((fds[1] = (int)install(td, f1, a->type & SOCK_CLOEXEC)) < 0) {
-		fd_close(&td->proc->fdt, fds[0]);
+		fd_close(td->proc->fdt, fds[0]);
 		return fds[1];
 	}
 	if ((r = copyout(td, fds, a->sv, sizeof(fds))) < 0) {
-		fd_close(&td->proc->fdt, fds[0]);
-		fd_close(&td->proc->fdt, fds[1]);
+		fd_close(td->proc->fdt, fds[0]);
+		fd_close(td->proc->fdt, fds[1]);
 	}
 	return r;
 }
@@ -510,7 +510,7 @@ cmsg_in(struct thread *td, uint64_t uctl, uint64_t len, struct scm *scm)
 			    n * sizeof(int))) < 0)
 				return r;
 			for (size_t i = 0; i < n; i++) {
-				struct file *fp = fd_get(&td->proc->fdt,
+				struct file *fp = fd_get(td->proc->fdt,
 				    fds[i]);
 
 				if (fp == NULL)

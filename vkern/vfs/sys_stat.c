@@ -44,8 +44,8 @@ stat_at(struct thread *td, int dirfd, const char *path, bool follow,
 
 	if (path[0] == '\0' && empty) {
 		if (dirfd == AT_FDCWD)
-			return td->proc->cwd->ops->getattr(td->proc->cwd, va);
-		if ((fp = fd_get(&td->proc->fdt, dirfd)) == NULL)
+			return td->proc->fs->cwd->ops->getattr(td->proc->fs->cwd, va);
+		if ((fp = fd_get(td->proc->fdt, dirfd)) == NULL)
 			return -EBADF;
 		return fp->ops->stat(fp, va);
 	}
@@ -123,7 +123,7 @@ sys_newfstatat(struct thread *td, const struct sys_newfstatat_args *a)
 long
 sys_fstat(struct thread *td, const struct sys_fstat_args *a)
 {
-	struct file *fp = fd_get(&td->proc->fdt, a->fd);
+	struct file *fp = fd_get(td->proc->fdt, a->fd);
 	struct vattr va;
 	int r;
 
@@ -312,7 +312,7 @@ dents_add(void *arg, const char *name, size_t len, uint64_t ino,
 long
 sys_getdents64(struct thread *td, const struct sys_getdents64_args *a)
 {
-	struct file *fp = fd_get(&td->proc->fdt, a->fd);
+	struct file *fp = fd_get(td->proc->fdt, a->fd);
 	struct dents *d;
 	long r;
 
@@ -426,7 +426,7 @@ sys_statfs(struct thread *td, const struct sys_statfs_args *a)
 long
 sys_fstatfs(struct thread *td, const struct sys_fstatfs_args *a)
 {
-	struct file *fp = fd_get(&td->proc->fdt, a->fd);
+	struct file *fp = fd_get(td->proc->fdt, a->fd);
 	struct vfs_statfs vs;
 	int r;
 
@@ -444,7 +444,7 @@ sys_fstatfs(struct thread *td, const struct sys_fstatfs_args *a)
 long
 sys_ioctl(struct thread *td, const struct sys_ioctl_args *a)
 {
-	struct file *fp = fd_get(&td->proc->fdt, a->fd);
+	struct file *fp = fd_get(td->proc->fdt, a->fd);
 	int r, one;
 
 	if (fp == NULL)
@@ -452,7 +452,7 @@ sys_ioctl(struct thread *td, const struct sys_ioctl_args *a)
 	switch (a->cmd) {
 	case FIOCLEX:
 	case FIONCLEX:
-		td->proc->fdt.cloexec[a->fd] = a->cmd == FIOCLEX;
+		td->proc->fdt->cloexec[a->fd] = a->cmd == FIOCLEX;
 		return 0;
 	case FIONBIO:
 		if ((r = copyin(td, UADDR(a->arg), &one, sizeof(one))) < 0)

@@ -34,7 +34,7 @@ xattr_path(struct thread *td, uaddr_t upath, bool follow)
 static long
 xattr_fd(struct thread *td, int fd)
 {
-	return fd_get(&td->proc->fdt, fd) == NULL ? -EBADF : 0;
+	return fd_get(td->proc->fdt, fd) == NULL ? -EBADF : 0;
 }
 
 /* Attribute names are checked for length as Linux does (XATTR_NAME_MAX). */

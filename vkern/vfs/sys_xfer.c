@@ -54,7 +54,7 @@ xfer(struct file *in, uint64_t *inoff, struct file *out, uint64_t *outoff,
 long
 sys_sendfile(struct thread *td, const struct sys_sendfile_args *a)
 {
-	struct fdtable *t = &td->proc->fdt;
+	struct fdtable *t = td->proc->fdt;
 	struct file *out = fd_get(t, a->outfd), *in = fd_get(t, a->infd);
 	uint64_t pos;
 	int64_t off;
@@ -116,7 +116,7 @@ long
 sys_copy_file_range(struct thread *td,
     const struct sys_copy_file_range_args *a)
 {
-	struct fdtable *t = &td->proc->fdt;
+	struct fdtable *t = td->proc->fdt;
 	struct file *in = fd_get(t, a->infd), *out = fd_get(t, a->outfd);
 	uint64_t ipos, opos, *ip, *op;
 	long r;
@@ -160,7 +160,7 @@ splice_wait(struct thread *td, struct file *in)
 long
 sys_splice(struct thread *td, const struct sys_splice_args *a)
 {
-	struct fdtable *t = &td->proc->fdt;
+	struct fdtable *t = td->proc->fdt;
 	struct file *in = fd_get(t, a->infd), *out = fd_get(t, a->outfd);
 	uint64_t ipos, opos, *ip, *op;
 	long r;
@@ -195,7 +195,7 @@ sys_splice(struct thread *td, const struct sys_splice_args *a)
 long
 sys_tee(struct thread *td, const struct sys_tee_args *a)
 {
-	struct fdtable *t = &td->proc->fdt;
+	struct fdtable *t = td->proc->fdt;
 	struct file *in = fd_get(t, a->infd), *out = fd_get(t, a->outfd);
 	char *buf;
 	long n, w;

@@ -149,7 +149,7 @@ sys_timerfd_create(struct thread *td, const struct sys_timerfd_create_args *a)
 	    "anon_inode:[timerfd]");
 	fp->data = t;
 	fp->chan = t;
-	return fd_alloc(&td->proc->fdt, fp, 0, proc_nofile(td->proc),
+	return fd_alloc(td->proc->fdt, fp, 0, proc_nofile(td->proc),
 	    (a->flags & TFD_CLOEXEC) != 0);
 }
 
@@ -160,7 +160,7 @@ struct kitimerspec {
 static struct tfd *
 tfd_of(struct thread *td, int fd, long *errp)
 {
-	struct file *fp = fd_get(&td->proc->fdt, fd);
+	struct file *fp = fd_get(td->proc->fdt, fd);
 
 	*errp = fp == NULL ? -EBADF : -EINVAL;
 	return fp != NULL && fp->ops == &tfd_fileops ? fp->data : NULL;

@@ -105,7 +105,7 @@ static bool
 tty_sig_ignored(const struct thread *td, int sig)
 {
 	return (td->sigmask & SIGBIT(sig)) ||
-	    td->proc->sigact[sig - 1].handler == (uint64_t)(uintptr_t)SIG_IGN;
+	    td->proc->sighand->act[sig - 1].handler == (uint64_t)(uintptr_t)SIG_IGN;
 }
 
 /*

@@ -143,7 +143,7 @@ usock_bind(struct proc *p, struct usock *so, const struct uaddr *uain)
 		return -EINVAL;
 	if (is_path(&ua)) {
 		r = vfs_mknod(p, AT_FDCWD, ua.sun.sun_path, S_IFSOCK |
-		    (0777 & ~p->umask), &vn);
+		    (0777 & ~p->fs->umask), &vn);
 		if (r < 0)
 			return r == -EEXIST ? -EADDRINUSE : r;
 	} else if (find_abstract(&ua) != NULL) {

@@ -24,7 +24,8 @@
 #include "vkern/vfs/vfs.h"
 #include "vkern/vfs/vfs_boot.h"
 
-static struct proc boot_proc;
+static struct fs_ctx boot_fs;
+static struct proc boot_proc = { .fs = &boot_fs };
 
 /* Look up path as root, making missing directories on the way. */
 static int
@@ -95,8 +96,8 @@ vfs_boot_root(const char *hostdir, bool overlay)
 	}
 	if ((r = vfs_mount(mp, NULL, "/")) < 0)
 		return r;
-	boot_proc.root = boot_proc.cwd = vfs_root();
-	boot_proc.cwd_path = "/";
+	boot_fs.root = boot_fs.cwd = vfs_root();
+	boot_fs.cwd_path = (char *)"/";
 	return 0;
 }
 

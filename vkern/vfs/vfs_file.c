@@ -212,17 +212,71 @@ fd_close(struct fdtable *t, int fd)
 	return 0;
 }
 
-void
-fd_close_all(struct fdtable *t)
+struct fdtable *
+fdt_alloc(void)
 {
+	struct fdtable *t = vk_xcalloc(1, sizeof(*t));
+
+	t->refs = 1;
+	return t;
+}
+
+struct fdtable *
+fdt_copy(const struct fdtable *t)
+{
+	struct fdtable *c = fdt_alloc();
+
+	if (t->n > 0)
+		fd_grow(c, t->n - 1);
+	for (int fd = 0; fd < t->n; fd++) {
+		if ((c->files[fd] = t->files[fd]) != NULL)
+			file_ref(c->files[fd]);
+		c->cloexec[fd] = t->cloexec[fd];
+	}
+	return c;
+}
+
+void
+fdt_ref(struct fdtable *t)
+{
+	VK_ASSERT(t->refs > 0);
+	t->refs++;
+}
+
+static void
+fdt_free(struct fdtable *t)
+{
+	free(t->files);
+	free(t->cloexec);
+	free(t);
+}
+
+void
+fdt_rel(struct fdtable *t)
+{
+	VK_ASSERT(t->refs > 0);
+	if (--t->refs > 0)
+		return;
+	/* Closing may drop the last epoll holds, so the table goes after. */
+	t->holds++;
 	for (int fd = 0; fd < t->n; fd++)
 		if (t->files[fd] != NULL)
 			fd_close(t, fd);
-	free(t->files);
-	free(t->cloexec);
-	t->files = NULL;
-	t->cloexec = NULL;
-	t->n = 0;
+	fdt_unhold(t);
+}
+
+void
+fdt_hold(struct fdtable *t)
+{
+	t->holds++;
+}
+
+void
+fdt_unhold(struct fdtable *t)
+{
+	VK_ASSERT(t->holds > 0);
+	if (--t->holds == 0 && t->refs == 0)
+		fdt_free(t);
 }
 
 void

@@ -306,7 +306,7 @@ static struct lf_lock
 lf_request(struct thread *td, struct file *fp, enum lf_kind kind)
 {
 	return (struct lf_lock){ .key = lf_key(fp), .kind = kind,
-	    .owner = kind == LF_POSIX ? (const void *)&td->proc->fdt :
+	    .owner = kind == LF_POSIX ? (const void *)td->proc->fdt :
 	    (const void *)fp, .pid = kind == LF_POSIX ? td->proc->pid : -1 };
 }
 

@@ -86,11 +86,11 @@ walk_base(struct walk *w, int dirfd, const char *path, struct vnode **vpp,
 	struct file *fp;
 
 	if (dirfd == AT_FDCWD) {
-		*vpp = p->cwd;
-		*pathp = p->cwd_path;
+		*vpp = p->fs->cwd;
+		*pathp = p->fs->cwd_path;
 		return 0;
 	}
-	if ((fp = fd_get(&p->fdt, dirfd)) == NULL)
+	if ((fp = fd_get(p->fdt, dirfd)) == NULL)
 		return -EBADF;
 	if (fp->vn == NULL || (path[0] != '\0' && fp->vn->type != VDIR))
 		return -ENOTDIR;
@@ -110,7 +110,7 @@ walk_start(struct walk *w, int dirfd, const char *path)
 	if ((path[0] != '/' || (w->flags & LOOKUP_IN_ROOT)) &&
 	    (r = walk_base(w, dirfd, path, &base, &bpath)) < 0)
 		return r;
-	w->root = (w->flags & LOOKUP_IN_ROOT) ? base : w->p->root;
+	w->root = (w->flags & LOOKUP_IN_ROOT) ? base : w->p->fs->root;
 	vnode_ref(w->root);
 	snprintf(w->root_path, sizeof(w->root_path), "%s",
 	    (w->flags & LOOKUP_IN_ROOT) ? bpath : "/");
@@ -330,7 +330,7 @@ vfs_lookup(struct proc *p, int dirfd, const char *path, unsigned flags,
 	int r;
 
 	memset(nd, 0, sizeof(*nd));
-	if (p->root == NULL)
+	if (p->fs->root == NULL)
 		return -ENOENT;
 	if (len >= VK_PATH_MAX)
 		return -ENAMETOOLONG;

@@ -201,7 +201,7 @@ mmap_file_shared(struct thread *td, const struct sys_mmap_args *a,
 static long
 mmap_file(struct thread *td, const struct sys_mmap_args *a, uint64_t type)
 {
-	struct file *fp = fd_get(&td->proc->fdt, a->fd);
+	struct file *fp = fd_get(td->proc->fdt, a->fd);
 
 	if (fp == NULL)
 		return -EBADF;

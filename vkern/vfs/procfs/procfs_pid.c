@@ -111,7 +111,7 @@ pid_sigsets(const struct proc *p, uint64_t *ignp, uint64_t *cgtp)
 {
 	*ignp = *cgtp = 0;
 	for (int i = 0; i < VK_NSIG; i++) {
-		uint64_t h = p->sigact[i].handler;
+		uint64_t h = p->sighand->act[i].handler;
 
 		if (h == GUEST_SIG_IGN)
 			*ignp |= 1ULL << i;
@@ -200,7 +200,7 @@ status_ids(struct sbuf *sb, const struct pfs_ctx *c)
 
 	status_name(sb, p->comm);
 	sbuf_printf(sb, "Umask:\t%04o\nState:\t%c (%s)\nTgid:\t%d\n"
-	    "Ngid:\t0\nPid:\t%d\nPPid:\t%d\nTracerPid:\t0\n", p->umask & 0777,
+	    "Ngid:\t0\nPid:\t%d\nPPid:\t%d\nTracerPid:\t0\n", p->fs->umask & 0777,
 	    st, st == 'R' ? "running" : "sleeping", p->pid, pid_tid(c),
 	    p->ppid);
 	sbuf_printf(sb, "Uid:\t%u\t%u\t%u\t%u\nGid:\t%u\t%u\t%u\t%u\n",
@@ -208,7 +208,7 @@ status_ids(struct sbuf *sb, const struct pfs_ctx *c)
 	    cr->sgid, cr->fsgid);
 	/* Linux's fd tables start at 64 slots (NR_OPEN_DEFAULT). */
 	sbuf_printf(sb, "FDSize:\t%d\nGroups:\t\nNStgid:\t%d\nNSpid:\t%d\n"
-	    "NSpgid:\t%d\nNSsid:\t%d\n", VK_MAX(p->fdt.n, 64), p->pid,
+	    "NSpgid:\t%d\nNSsid:\t%d\n", VK_MAX(p->fdt->n, 64), p->pid,
 	    pid_tid(c), p->pgid, p->sid);
 }
 
@@ -444,9 +444,9 @@ procfs_gen_pid_exe(const struct pfs_ctx *c, struct sbuf *sb)
 int
 procfs_gen_pid_cwd(const struct pfs_ctx *c, struct sbuf *sb)
 {
-	if (c->p->cwd_path == NULL || c->p->cwd_path[0] == '\0')
+	if (c->p->fs->cwd_path == NULL || c->p->fs->cwd_path[0] == '\0')
 		return -ENOENT;
-	sbuf_printf(sb, "%s", c->p->cwd_path);
+	sbuf_printf(sb, "%s", c->p->fs->cwd_path);
 	return 0;
 }
 
@@ -458,7 +458,7 @@ procfs_gen_pid_cwd(const struct pfs_ctx *c, struct sbuf *sb)
 int
 procfs_gen_fd_link(const struct pfs_ctx *c, struct sbuf *sb)
 {
-	struct file *fp = fd_get(&c->p->fdt, c->arg);
+	struct file *fp = fd_get(c->p->fdt, c->arg);
 
 	if (fp == NULL)
 		return -ENOENT;
@@ -485,7 +485,7 @@ fdinfo_attr(struct file *fp, struct vattr *va)
 int
 procfs_gen_fdinfo(const struct pfs_ctx *c, struct sbuf *sb)
 {
-	struct fdtable *t = &c->p->fdt;
+	struct fdtable *t = c->p->fdt;
 	struct file *fp = fd_get(t, c->arg);
 	struct vattr va;
 	unsigned flags;

@@ -195,7 +195,7 @@ pfs_resolve(const struct pfs_fs *fs, int kind, int pid, int arg,
 		return -ENOENT;
 	if (s == PFS_THREAD && proc_thread(p, arg) == NULL)
 		return -ENOENT;
-	if (s == PFS_FD && fd_get(&p->fdt, arg) == NULL)
+	if (s == PFS_FD && fd_get(p->fdt, arg) == NULL)
 		return -ENOENT;
 	c->p = p;
 	return 0;
@@ -238,9 +238,9 @@ pfs_number_next(enum pfs_scope s, const struct pfs_ctx *c, long from,
 		}
 	} else if (s == PFS_FD) {
 		VK_ASSERT(c->p != NULL);
-		for (long fd = VK_MAX(from, 0); !found && fd < c->p->fdt.n;
+		for (long fd = VK_MAX(from, 0); !found && fd < c->p->fdt->n;
 		    fd++) {
-			found = c->p->fdt.files[fd] != NULL;
+			found = c->p->fdt->files[fd] != NULL;
 			*np = (int)fd;
 		}
 	}
@@ -360,7 +360,7 @@ pfs_mode(const struct pfs_node *pn, const struct pfs_ctx *c)
 
 	if (sp->scope != PFS_FD || !S_ISLNK(sp->mode))
 		return sp->mode;
-	fp = fd_get(&c->p->fdt, c->arg);
+	fp = fd_get(c->p->fdt, c->arg);
 	if (file_readable(fp))
 		m |= S_IRUSR | S_IXUSR;
 	if (file_writable(fp))
@@ -685,5 +685,5 @@ pfs_fd_file(const struct vnode *vn)
 	if (pn->fs->specs[pn->kind].scope != PFS_FD || vn->type != VLNK ||
 	    pfs_node_resolve(pn, &c) < 0)
 		return NULL;
-	return fd_get(&c.p->fdt, c.arg);
+	return fd_get(c.p->fdt, c.arg);
 }
