@@ -7,9 +7,12 @@
  * CLONE_FILES child gets a table of its own first, so its close-on-exec
  * fds stay open in the parent.  clone3 refuses CLONE_SIGHAND with
  * CLONE_CLEAR_SIGHAND, and CLONE_CLEAR_SIGHAND alone resets the child's
- * handlers but keeps ignored signals ignored.
+ * handlers but keeps ignored signals ignored.  The new image of execve
+ * has handled signals back at SIG_DFL, and ignored ones still ignored but
+ * with no flags and an empty mask.
  *
- * Run with no arguments.  "closed FD" is the program the exec check runs.
+ * Run with no arguments.  "exec-state FD" is the program the exec check
+ * runs.
  */
 #include <fcntl.h>
 #include <sched.h>
@@ -243,7 +246,7 @@ static int
 exec_main(void *arg)
 {
 	char num[16];
-	char *argv[] = { self_path, "closed", num, NULL };
+	char *argv[] = { self_path, "exec-state", num, NULL };
 
 	snprintf(num, sizeof(num), "%d", *(int *)arg);
 	execve(self_path, argv, environ);
@@ -251,25 +254,54 @@ exec_main(void *arg)
 	_exit(127);
 }
 
+/* The kernel's struct sigaction, whose flags and mask libc may rewrite. */
+struct ksigaction {
+	uint64_t handler, flags, restorer, mask;
+};
+
+/* What the exec'd image checks: fd closed, signal actions reset. */
+static int
+exec_state(int fd)
+{
+	struct ksigaction usr1, usr2;
+
+	if (fcntl(fd, F_GETFD) != -1 || errno != EBADF)
+		return 1;
+	if (syscall(SYS_rt_sigaction, SIGUSR1, NULL, &usr1, 8) != 0 ||
+	    syscall(SYS_rt_sigaction, SIGUSR2, NULL, &usr2, 8) != 0)
+		return 2;
+	if (usr1.handler != (uintptr_t)SIG_DFL || usr1.flags || usr1.mask)
+		return 3;
+	if (usr2.handler != (uintptr_t)SIG_IGN || usr2.flags || usr2.mask)
+		return 4;
+	return 0;
+}
+
 static void
 check_exec_unshares(void)
 {
 	int fd = (int)CHECK_OK(open("/dev/null", O_RDONLY | O_CLOEXEC));
+	struct sigaction sa = { .sa_handler = on_usr1, .sa_flags = SA_RESTART };
 
+	sigaddset(&sa.sa_mask, SIGINT);
+	CHECK_OK(sigaction(SIGUSR1, &sa, NULL));
+	sa.sa_handler = SIG_IGN;
+	CHECK_OK(sigaction(SIGUSR2, &sa, NULL));
 	child_failed = 0;
 	reap(clone_vm(exec_main, CLONE_FILES | CLONE_VFORK, &fd), 0);
 	CHECK_EQ(child_failed, 0);
 	CHECK_EQ(fcntl(fd, F_GETFD), FD_CLOEXEC);
 	CHECK(is_dev_null(fd), "the close-on-exec fd is still ours");
 	close(fd);
+	signal(SIGUSR1, SIG_DFL);
+	signal(SIGUSR2, SIG_DFL);
 }
 
 int
 main(int argc, char **argv)
 {
-	if (argc == 3 && strcmp(argv[1], "closed") == 0)
-		return fcntl(atoi(argv[2]), F_GETFD) == -1 && errno == EBADF ?
-		    0 : 1;
+	if (argc == 3 && strcmp(argv[1], "exec-state") == 0)
+		return exec_state(atoi(argv[2]));
 	self_path = argv[0];
 	check_files(true);
 	check_files(false);

@@ -198,6 +198,17 @@ sig_flush(struct sigpend *sp)
 	sp->set = 0;
 }
 
+void
+sig_reset_handlers(struct sighand *sh)
+{
+	for (int s = 0; s < VK_NSIG; s++) {
+		bool ign = sh->act[s].handler == (uint64_t)(uintptr_t)SIG_IGN;
+
+		sh->act[s] = (struct sigact){ .handler = ign ?
+		    (uint64_t)(uintptr_t)SIG_IGN : 0 };
+	}
+}
+
 uint64_t
 sig_pending_set(const struct thread *td)
 {

@@ -332,6 +332,12 @@ void sig_discard(struct proc *p, int signo);
 void sig_flush(struct sigpend *sp);
 
 /*
+ * Handlers back to SIG_DFL, as exec and CLONE_CLEAR_SIGHAND leave them:
+ * ignored signals stay ignored, and no action keeps its flags or mask.
+ */
+void sig_reset_handlers(struct sighand *sh);
+
+/*
  * Before td runs: deliver its pending signals (take default actions or
  * build a handler's frame).  Returns false when the process is gone.
  */

@@ -153,9 +153,7 @@ exec_flush_old(struct proc *p)
 	fd_close_on_exec(p->fdt);
 	ptimer_drop_all(p);
 	proc_unshare_sighand(p);
-	for (int s = 0; s < VK_NSIG; s++)
-		if (p->sighand->act[s].handler != (uint64_t)(uintptr_t)SIG_IGN)
-			p->sighand->act[s] = (struct sigact){ 0 };
+	sig_reset_handlers(p->sighand);
 	p->membarrier_reg = 0;
 	p->main->robust_list = 0;
 	p->main->clear_child_tid = 0;

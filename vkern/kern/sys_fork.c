@@ -107,10 +107,7 @@ kern_clone(struct thread *td, const struct clone_req *cr)
 	pid = c->pid;
 	c->exit_signal = cr->exit_signal;
 	if (cr->flags & CLONE_CLEAR_SIGHAND)
-		for (int s = 0; s < VK_NSIG; s++)
-			if (c->sighand->act[s].handler !=
-			    (uint64_t)(uintptr_t)SIG_IGN)
-				c->sighand->act[s] = (struct sigact){ 0 };
+		sig_reset_handlers(c->sighand);
 	clone_setup(c->main, cr);
 	if ((cr->flags & CLONE_PARENT_SETTID) &&
 	    copyout(td, &pid, cr->parent_tid, sizeof(pid)) < 0)
