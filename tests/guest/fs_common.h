@@ -3,7 +3,8 @@
  * guest.h:
  *
  *  - scratch, scratch_enter() and scratch_leave(): the program's own
- *    directory "/tmp/vk-<prog>.XXXXXX", made by mkdtemp(3), the cwd while
+ *    directory "/tmp/vk-<prog>.XXXXXX" (or in another directory, with
+ *    scratch_enter_in()), made by mkdtemp(3), the cwd while
  *    the checks run, and removed with everything in it at the end;
  *  - FS_CHECK_ERR(call, err): CHECK_ERR whose failure line also names the
  *    errno the call did give;
@@ -30,23 +31,25 @@
  * checks run, and removed with everything in it at the end.  scratch_enter()
  * fills in the template, so scratch names it in any message after the call.
  */
-static char scratch[64];
+static char scratch[256];
 
 /*
  * Makes the scratch directory the cwd, with umask 022; false on failure.
  * The directory is named after the program, as guest_done() names it.
+ * scratch_enter_in(dir) makes it in dir (absolute) instead of /tmp.
  */
-#define scratch_enter()	fs_scratch_enter_(__FILE__)
+#define scratch_enter()		fs_scratch_enter_(__FILE__, "/tmp")
+#define scratch_enter_in(dir)	fs_scratch_enter_(__FILE__, (dir))
 
 static inline bool
-fs_scratch_enter_(const char *file)
+fs_scratch_enter_(const char *file, const char *dir)
 {
 	const char *name = guest_basename(file);
 	const char *dot = strrchr(name, '.');
 	int len = dot != NULL ? (int)(dot - name) : (int)strlen(name);
 	int n;
 
-	n = snprintf(scratch, sizeof(scratch), "/tmp/vk-%.*s.XXXXXX", len,
+	n = snprintf(scratch, sizeof(scratch), "%s/vk-%.*s.XXXXXX", dir, len,
 	    name);
 	if (n < 0 || (size_t)n >= sizeof(scratch))
 		return false;

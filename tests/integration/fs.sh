@@ -28,7 +28,8 @@ prog=fs.sh
 busybox=${BUSYBOX:-/bin/busybox}
 all_cases="ls_root cat_os_release sha256sum find_usr_include df_root
 stat_passwd host_untouched overlay_names bind_rw bind_ro root_tree root_bad
-fallocate_bind_rw fallocate_enospc statfs_mem df_shape statfs_bind locks"
+fallocate_bind_rw fallocate_enospc statfs_mem df_shape statfs_bind locks
+mmap_bind_rw"
 
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/busybox_args.sh"
@@ -366,6 +367,34 @@ case_fallocate_bind_rw()
 	# The host allocated it: a truncation would leave no blocks.
 	[ "$(stat -c %b "$h/f" 2>/dev/null)" -ge 24 ] ||
 	    fail "fallocate in the rw bind allocated no blocks on the host"
+}
+
+# python3's mmap of a host file in an rw bind: what it stores reaches the
+# host file, flushed or not, and read() sees it before.
+case_mmap_bind_rw()
+{
+	py=/usr/bin/python3
+	[ -x "$py" ] || { skip "no $py"; return; }
+	h=$tmp/mmap-rw
+	mkdir "$h" || { fail "cannot make $h"; return; }
+	"$py" -c "open('$h/f', 'wb').write(b'x' * 8192)"
+	guest_ok "python3 mmap" --bind "$h:$mnt:rw" -- "$py" -c "
+import mmap
+f = open('$mnt/f', 'r+b')
+m = mmap.mmap(f.fileno(), 0)
+m[0:5] = b'HELLO'
+m.flush()
+print(f.read(5).decode())
+m[4100:4105] = b'WORLD'
+f.seek(4100)
+print(f.read(5).decode())"
+	[ "$(cat "$tmp/vk.out")" = "HELLO
+WORLD" ] || fail "read() after stores through the mapping says" \
+	    "'$(cat "$tmp/vk.out")', want HELLO, then WORLD"
+	[ "$("$py" -c "d = open('$h/f', 'rb').read(); print(len(d), \
+	    d[0:5].decode(), d[4100:4105].decode(), d.count(b'x'))")" = \
+	    "8192 HELLO WORLD 8182" ] ||
+	    fail "the host file does not hold what the guest's mapping stored"
 }
 
 # fallocate beyond --mem is ENOSPC, and gives back what it took.

@@ -15,6 +15,7 @@
 #include "vkern/kern/syscall_gen.h"
 #include "vkern/platform.h"
 #include "vkern/vfs/file.h"
+#include "vkern/vfs/mapcache.h"
 #include "vkern/vfs/namei.h"
 #include "vkern/vfs/pipe.h"
 #include "vkern/vfs/vfs.h"
@@ -478,27 +479,47 @@ sys_fadvise64(struct thread *td, const struct sys_fadvise64_args *a)
 	return 0;
 }
 
-/* Everything is in memory or written through: there is nothing to sync. */
+/*
+ * Writes reach tmpfs and host files at once; what a file system may
+ * hold back is what shared mappings wrote to a host file's map cache.
+ */
+static long
+kern_fsync(struct thread *td, int fd)
+{
+	struct file *fp = fd_get(td->proc->fdt, fd);
+
+	if (fp == NULL)
+		return -EBADF;
+	if (fp->vn == NULL || fp->vn->ops->fsync == NULL)
+		return 0;
+	return fp->vn->ops->fsync(fp->vn);
+}
+
 long
 sys_fsync(struct thread *td, const struct sys_fsync_args *a)
 {
-	return fd_get(td->proc->fdt, a->fd) == NULL ? -EBADF : 0;
+	return kern_fsync(td, a->fd);
 }
 
 long
 sys_fdatasync(struct thread *td, const struct sys_fdatasync_args *a)
 {
-	return fd_get(td->proc->fdt, a->fd) == NULL ? -EBADF : 0;
+	return kern_fsync(td, a->fd);
 }
 
+/* Every map cache, whatever its file system: they are few. */
 long
 sys_syncfs(struct thread *td, const struct sys_syncfs_args *a)
 {
-	return fd_get(td->proc->fdt, a->fd) == NULL ? -EBADF : 0;
+	if (fd_get(td->proc->fdt, a->fd) == NULL)
+		return -EBADF;
+	return mapcache_sync_all();
 }
 
+/* sync(2) cannot fail: write-back errors are for fsync to report. */
 long
 sys_sync(struct thread *td, const struct sys_sync_args *a)
 {
+	(void)mapcache_sync_all();
 	return 0;
 }

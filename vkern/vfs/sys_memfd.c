@@ -34,8 +34,6 @@
 #define MFD_VALID (MFD_CLOEXEC | MFD_ALLOW_SEALING | MFD_HUGETLB | \
     MFD_NOEXEC_SEAL | MFD_EXEC)
 
-static struct mount *memfd_mnt;
-static uint64_t memfd_seq;
 
 /* The flags' checks, in the order of Linux's memfd_create(). */
 static int
@@ -57,9 +55,9 @@ long
 sys_memfd_create(struct thread *td, const struct sys_memfd_create_args *a)
 {
 	struct proc *p = td->proc;
-	char name[MFD_NAME_MAX + 1], tmp[32], path[MFD_NAME_MAX + 32];
+	char name[MFD_NAME_MAX + 1], path[MFD_NAME_MAX + 32];
 	uint32_t mode = (a->flags & MFD_NOEXEC_SEAL) ? 0666 : 0777;
-	struct vnode *root, *vn;
+	struct vnode *vn;
 	struct file *fp;
 	long n;
 	int r;
@@ -75,14 +73,7 @@ sys_memfd_create(struct thread *td, const struct sys_memfd_create_args *a)
 	 * pages here. */
 	if (a->flags & MFD_HUGETLB)
 		return -ENOSYS;
-	if (memfd_mnt == NULL)
-		tmpfs_mount(false, 01777, 0, 0, &memfd_mnt);
-	root = memfd_mnt->root;
-	snprintf(tmp, sizeof(tmp), "%lu", (unsigned long)memfd_seq++);
-	if ((r = root->ops->create(root, tmp, S_IFREG | mode, 0, NULL,
-	    p->cred.fsuid, p->cred.fsgid, &vn)) < 0)
-		return r;
-	root->ops->remove(root, tmp, false);
+	vn = tmpfs_unlinked(mode, p->cred.fsuid, p->cred.fsgid);
 	/* MFD_NOEXEC_SEAL allows sealing too, and starts with F_SEAL_EXEC. */
 	if (a->flags & MFD_NOEXEC_SEAL)
 		tmpfs_seals_set(vn, F_SEAL_EXEC);

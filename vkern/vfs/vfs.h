@@ -121,6 +121,22 @@ struct vnode_ops {
 	    uint64_t len);
 	/* The figures of the file system vn is on; NULL: no figures. */
 	int (*statfs)(struct vnode *vn, struct vfs_statfs *sf);
+	/*
+	 * Shared mappings (MAP_SHARED) of a regular file.  getpage gives
+	 * the RAM page that holds page idx of the file, the one every
+	 * mapping and read(2) see: 0, -ENXIO past the end of the file, or
+	 * -ENOMEM.  map_pin counts the mappings (on) and their ends: while
+	 * any is left, the pages getpage gave stay where they are.
+	 * maywrite: the mapping is or may become writable.  NULL: the
+	 * file system cannot map its files shared.
+	 */
+	int (*getpage)(struct vnode *vn, uint64_t idx, uint64_t *ramoff);
+	void (*map_pin)(struct vnode *vn, bool on, bool maywrite);
+	/*
+	 * Write what the kernel holds of the file in memory to where the
+	 * file lives (fsync(2), msync(2)).  NULL: there is nothing to write.
+	 */
+	int (*fsync)(struct vnode *vn);
 };
 
 struct vnode {

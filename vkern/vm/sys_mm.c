@@ -164,12 +164,24 @@ mmap_file_copy(struct thread *td, const struct sys_mmap_args *a,
 }
 
 /*
+ * Whether MAP_SHARED of vn maps the file's own pages: those of tmpfs,
+ * and the map cache of a host file on a read-write mount.  A file that
+ * nothing in the sandbox can change gets a copy.
+ */
+static bool
+mmap_shares_pages(const struct vnode *vn)
+{
+	return vn != NULL && vn->ops->getpage != NULL &&
+	    (tmpfs_is_tmpfs(vn) || !vn->mount->rdonly);
+}
+
+/*
  * MAP_SHARED of a file: tmpfs files (memfds, /dev/shm, the overlay's
- * upper layer) map their own pages; a host file open read-only maps a
- * copy.  A mapping of a read-only fd may never be made writable, nor
- * may one of a file sealed against writes (a writable one is EPERM, as
- * Linux's memfd_check_seals_mmap() says).  XXX: shared mappings of host
- * files open for writing need write-back (ENODEV until then).
+ * upper layer) and host files on read-write mounts map their pages,
+ * which every mapping shares and which are the file's for read() and
+ * write(); other files map a copy.  A mapping of a read-only fd may
+ * never be made writable, nor may one of a file sealed against writes
+ * (a writable one is EPERM, as Linux's memfd_check_seals_mmap() says).
  */
 static long
 mmap_file_shared(struct thread *td, const struct sys_mmap_args *a,
@@ -183,9 +195,8 @@ mmap_file_shared(struct thread *td, const struct sys_mmap_args *a,
 
 	if (wr && !file_writable(fp))
 		return -EACCES;
-	if (vn == NULL || !tmpfs_is_tmpfs(vn))
-		return file_writable(fp) ? -ENODEV :
-		    mmap_file_copy(td, a, fp, VME_NOWRITE);
+	if (!mmap_shares_pages(vn))
+		return mmap_file_copy(td, a, fp, VME_NOWRITE);
 	if (wr && tmpfs_write_sealed(vn))
 		return -EPERM;
 	maywrite = file_writable(fp) && !tmpfs_write_sealed(vn);
@@ -251,13 +262,18 @@ sys_munmap(struct thread *td, const struct sys_munmap_args *a)
 }
 
 /*
- * Shared mappings are the file's own pages, so there is nothing to write
- * back: msync checks its arguments and the range, as Linux does.
+ * Shared mappings are the file's own pages: a tmpfs file has nothing to
+ * write back, a host file's map cache is written to the host file.
+ * MS_ASYNC writes too, at once: the host file is where the data must
+ * land, and nothing would write it later.  The checks are Linux's.
  */
 long
 sys_msync(struct thread *td, const struct sys_msync_args *a)
 {
 	uint64_t start = a->addr.va, end = start + len_round(a->len);
+	struct vm_map *m = td->proc->vm;
+	struct vnode *last = NULL;
+	int r = 0;
 
 	if (!VK_PAGE_ALIGNED(start) || (a->flags & ~(unsigned long)(MS_ASYNC |
 	    MS_INVALIDATE | MS_SYNC)) || ((a->flags & MS_ASYNC) &&
@@ -267,7 +283,18 @@ sys_msync(struct thread *td, const struct sys_msync_args *a)
 		return -ENOMEM;
 	if (end == start)
 		return 0;
-	return vm_map_range_mapped(td->proc->vm, start, end) ? 0 : -ENOMEM;
+	if (!vm_map_range_mapped(m, start, end))
+		return -ENOMEM;
+	for (uint64_t va = start; va < end && r == 0; ) {
+		struct vm_entry *e = vm_map_lookup(m, va);
+		struct vnode *vn = e->obj != NULL ? e->obj->vn : NULL;
+
+		if (vn != NULL && vn != last && vn->ops->fsync != NULL)
+			r = vn->ops->fsync(vn);
+		last = vn;
+		va = e->end;
+	}
+	return r;
 }
 
 long

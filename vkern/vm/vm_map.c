@@ -15,7 +15,6 @@
 #include "vkern/vk.h"
 #include "vkern/vm/vm_map.h"
 #include "vkern/vm/vm_ram.h"
-#include "vkern/vfs/tmpfs/tmpfs.h"
 #include "vkern/vfs/vfs.h"
 
 static unsigned vm_map_search(const struct vm_map *, uint64_t);
@@ -32,7 +31,7 @@ vm_obj_rel(struct vm_obj *obj)
 	if (--obj->refs > 0)
 		return;
 	if (obj->vn != NULL) {
-		tmpfs_map_pin(obj->vn, false, obj->maywrite);
+		obj->vn->ops->map_pin(obj->vn, false, obj->maywrite);
 		vnode_rel(obj->vn);
 	} else {
 		vm_ram_free(obj->ramoff, obj->len);
@@ -583,7 +582,7 @@ vm_map_file_shared(struct vm_map *m, uint64_t start, uint64_t len, int prot,
 	VK_ASSERT(VK_PAGE_ALIGNED(start) && VK_PAGE_ALIGNED(len) && len > 0);
 	VK_ASSERT(vm_map_range_free(m, start, start + len));
 	vnode_ref(vn);
-	tmpfs_map_pin(vn, true, maywrite);
+	vn->ops->map_pin(vn, true, maywrite);
 	obj->vn = vn;
 	obj->maywrite = maywrite;
 	obj->ramoff = VM_NORAM;
@@ -593,7 +592,7 @@ vm_map_file_shared(struct vm_map *m, uint64_t start, uint64_t len, int prot,
 			.flags = VME_SHARED, .obj = obj,
 			.foff = off + (va - start), .ramoff = VM_NORAM,
 		};
-		int r = tmpfs_page(vn, e.foff / VK_PAGE_SIZE, &e.ramoff);
+		int r = vn->ops->getpage(vn, e.foff / VK_PAGE_SIZE, &e.ramoff);
 
 		if (r < 0 && r != -ENXIO) {
 			/* Undo: the entries made so far hold the object. */
@@ -622,8 +621,8 @@ vm_map_file_fault(struct vm_map *m, uint64_t va)
 	if (e == NULL || e->obj == NULL || e->obj->vn == NULL ||
 	    e->ramoff != VM_NORAM)
 		return -ENXIO;
-	if ((r = tmpfs_page(e->obj->vn, (e->foff + (page - e->start)) /
-	    VK_PAGE_SIZE, &ram)) < 0)
+	if ((r = e->obj->vn->ops->getpage(e->obj->vn, (e->foff +
+	    (page - e->start)) / VK_PAGE_SIZE, &ram)) < 0)
 		return -ENXIO;
 	vm_map_clip(m, page);
 	vm_map_clip(m, page + VK_PAGE_SIZE);

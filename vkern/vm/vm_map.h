@@ -149,10 +149,10 @@ int vm_map_hostptr(struct vm_map *m, uint64_t va, uint64_t len, int need,
     void **hpp, uint64_t *np);
 
 /*
- * Map [start, start + len) shared onto the tmpfs file vn from offset off
- * (page aligned): the file's own pages, so writes show in read() and in
- * every other mapping.  Pages past the end of the file are mapped to
- * nothing and raise SIGBUS.  maywrite: the mapping may be or become
+ * Map [start, start + len) shared onto the file vn (one with a getpage
+ * op) from offset off (page aligned): the file's own pages, so writes
+ * show in read() and in every other mapping.  Pages past the end of the
+ * file are mapped to nothing and raise SIGBUS.  maywrite: the mapping may be or become
  * writable (else the caller marks it VME_NOWRITE).  Returns 0 or -ENOMEM.
  */
 int vm_map_file_shared(struct vm_map *m, uint64_t start, uint64_t len,

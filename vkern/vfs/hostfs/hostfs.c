@@ -35,6 +35,7 @@
 
 #include "vkern/platform.h"
 #include "vkern/vfs/hostfs/hostfs.h"
+#include "vkern/vfs/mapcache.h"
 #include "vkern/vfs/vfs.h"
 #include "vkern/vk.h"
 
@@ -51,6 +52,7 @@ struct hostfs_node {
 	struct vnode *parent;         /* referenced; NULL: root, or no name */
 	char *name;                   /* its name in parent */
 	struct hostfs_node *hnext;    /* hash chain */
+	struct mapcache *mc;          /* while mapped shared, or NULL */
 };
 
 struct hostfs_mount {
@@ -364,9 +366,12 @@ hostfs_truncate(struct hostfs_node *n, uint64_t size)
 		return -EISDIR;
 	if (n->vn->type != VREG)
 		return -EINVAL;
-	if ((r = node_want(n, PLAT_HOST_READ | PLAT_HOST_WRITE)) < 0)
+	if ((r = node_want(n, PLAT_HOST_READ | PLAT_HOST_WRITE)) < 0 ||
+	    (r = plat_hostobj_truncate(n->obj, size)) < 0)
 		return r;
-	return plat_hostobj_truncate(n->obj, size);
+	if (n->mc != NULL)
+		mapcache_resize(n->mc, size);
+	return 0;
 }
 
 static int
@@ -379,7 +384,12 @@ hostfs_fallocate(struct vnode *vn, int mode, uint64_t off, uint64_t len)
 		return -EROFS;
 	if ((r = node_want(n, PLAT_HOST_READ | PLAT_HOST_WRITE)) < 0)
 		return r;
-	return plat_hostobj_fallocate(n->obj, mode, off, len);
+	/* Punching or shifting ranges moves data the mappings see. */
+	if (n->mc != NULL && (r = mapcache_flush(n->mc)) < 0)
+		return r;
+	if ((r = plat_hostobj_fallocate(n->obj, mode, off, len)) < 0)
+		return r;
+	return n->mc != NULL ? mapcache_reload(n->mc) : 0;
 }
 
 static int
@@ -410,26 +420,69 @@ hostfs_setattr(struct vnode *vn, const struct vattr *va, unsigned mask)
 	return r;
 }
 
+/* The host file's own data, for reads and for the map cache. */
 static long
-hostfs_read(struct vnode *vn, void *buf, size_t len, uint64_t off)
+host_pread(struct vnode *vn, void *buf, size_t len, uint64_t off)
 {
 	struct hostfs_node *n = vn->data;
 	int r;
 
-	if (vn->type == VDIR)
-		return -EISDIR;
-	if (vn->type != VREG)
-		return -EINVAL;
 	if ((r = node_want(n, PLAT_HOST_READ)) < 0)
 		return r;
 	return plat_hostobj_pread(n->obj, buf, len, off);
 }
 
 static long
-hostfs_write(struct vnode *vn, const void *buf, size_t len, uint64_t off)
+host_pwrite(struct vnode *vn, const void *buf, size_t len, uint64_t off)
 {
 	struct hostfs_node *n = vn->data;
 	int r;
+
+	if ((r = node_want(n, PLAT_HOST_READ | PLAT_HOST_WRITE)) < 0)
+		return r;
+	return plat_hostobj_pwrite(n->obj, buf, len, off);
+}
+
+static int
+host_size(struct vnode *vn, uint64_t *sizep)
+{
+	struct hostfs_node *n = vn->data;
+	struct plat_hoststat st;
+	int r;
+
+	if ((r = plat_hostobj_stat(n->obj, &st)) < 0)
+		return r;
+	*sizep = st.size;
+	return 0;
+}
+
+static const struct mapcache_io hostfs_mcio = {
+	.pread = host_pread,
+	.pwrite = host_pwrite,
+	.size = host_size,
+};
+
+static long
+hostfs_read(struct vnode *vn, void *buf, size_t len, uint64_t off)
+{
+	struct hostfs_node *n = vn->data;
+	long got;
+
+	if (vn->type == VDIR)
+		return -EISDIR;
+	if (vn->type != VREG)
+		return -EINVAL;
+	got = host_pread(vn, buf, len, off);
+	if (got > 0 && n->mc != NULL)
+		mapcache_read(n->mc, buf, (size_t)got, off);
+	return got;
+}
+
+static long
+hostfs_write(struct vnode *vn, const void *buf, size_t len, uint64_t off)
+{
+	struct hostfs_node *n = vn->data;
+	long put;
 
 	if (vn_rdonly(vn))
 		return -EROFS;
@@ -437,9 +490,41 @@ hostfs_write(struct vnode *vn, const void *buf, size_t len, uint64_t off)
 		return -EISDIR;
 	if (vn->type != VREG)
 		return -EINVAL;
-	if ((r = node_want(n, PLAT_HOST_READ | PLAT_HOST_WRITE)) < 0)
-		return r;
-	return plat_hostobj_pwrite(n->obj, buf, len, off);
+	put = host_pwrite(vn, buf, len, off);
+	if (put > 0 && n->mc != NULL)
+		mapcache_wrote(n->mc, buf, (size_t)put, off);
+	return put;
+}
+
+/*
+ * Shared mappings of a host file map its map cache.  A read-only mount's
+ * files are not mapped this way: the kernel maps copies of them, since
+ * nothing in the sandbox can change them.
+ */
+static int
+hostfs_getpage(struct vnode *vn, uint64_t idx, uint64_t *ramoff)
+{
+	struct hostfs_node *n = vn->data;
+
+	VK_ASSERT(n->mc != NULL);
+	return mapcache_getpage(n->mc, idx, ramoff);
+}
+
+static void
+hostfs_map_pin(struct vnode *vn, bool on, bool maywrite)
+{
+	struct hostfs_node *n = vn->data;
+
+	VK_ASSERT(vn->type == VREG);
+	mapcache_pin(&n->mc, vn, &hostfs_mcio, on, maywrite);
+}
+
+static int
+hostfs_fsync(struct vnode *vn)
+{
+	struct hostfs_node *n = vn->data;
+
+	return n->mc != NULL ? mapcache_flush(n->mc) : 0;
 }
 
 struct readdir_ctx {
@@ -637,6 +722,8 @@ hostfs_inactive(struct vnode *vn)
 {
 	struct hostfs_node *n = vn->data;
 
+	/* Every mapping holds a reference. */
+	VK_ASSERT(n->mc == NULL);
 	node_unhash(n);
 	plat_hostobj_close(n->obj);
 	free(n->name);
@@ -661,6 +748,9 @@ static const struct vnode_ops hostfs_vnops = {
 	.remove = hostfs_remove,
 	.rename = hostfs_rename,
 	.inactive = hostfs_inactive,
+	.getpage = hostfs_getpage,
+	.map_pin = hostfs_map_pin,
+	.fsync = hostfs_fsync,
 };
 
 /* --- Mounts --- */

@@ -17,6 +17,7 @@
  * The data of regular files is tmpfs_file.c's.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -838,7 +839,30 @@ static const struct vnode_ops tmpfs_vnops = {
 	.rename = tmpfs_rename,
 	.inactive = tmpfs_inactive,
 	.statfs = tmpfs_statfs,
+	.getpage = tmpfs_page,
+	.map_pin = tmpfs_map_pin,
 };
+
+struct vnode *
+tmpfs_unlinked(uint32_t mode, uint32_t uid, uint32_t gid)
+{
+	static struct mount *anon_mnt;
+	static uint64_t seq;
+	struct vnode *root, *vn;
+	char name[32];
+	int r;
+
+	if (anon_mnt == NULL)
+		tmpfs_mount(false, 01777, 0, 0, &anon_mnt);
+	root = anon_mnt->root;
+	snprintf(name, sizeof(name), "%lu", (unsigned long)seq++);
+	/* A fresh name in a directory nobody else sees cannot fail. */
+	r = tmpfs_create(root, name, S_IFREG | (mode & 07777), 0, NULL, uid,
+	    gid, &vn);
+	VK_ASSERT(r == 0);
+	tmpfs_remove(root, name, false);
+	return vn;
+}
 
 /*
  * --- Mounting ---

@@ -50,6 +50,14 @@ void tmpfs_unmount(struct mount *mp);
 struct vfs_statfs;
 void tmpfs_statfs_mem(struct vfs_statfs *sf, uint64_t nfiles);
 
+/*
+ * A new regular file of mode (permission bits) owned by uid/gid, with no
+ * name: it lives while references to it do (memfd_create(2), shadows of
+ * shared host mappings).  It is made on a tmpfs of its own, mounted
+ * nowhere.  Returns it referenced.
+ */
+struct vnode *tmpfs_unlinked(uint32_t mode, uint32_t uid, uint32_t gid);
+
 /* Whether vn is a tmpfs vnode. */
 bool tmpfs_is_tmpfs(const struct vnode *vn);
 
