@@ -27,6 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/sendfile.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/syscall.h>
@@ -322,6 +323,34 @@ plat_hostobj_pread(struct plat_hostobj *obj, void *buf, size_t len,
 	if (off > INT64_MAX)
 		return -EINVAL;
 	n = TEMP_FAILURE_RETRY(pread(obj->fd, buf, len, (off_t)off));
+	return n < 0 ? host_err(errno) : n;
+}
+
+/*
+ * sendfile(2) from the host file into the RAM file: the host copies the
+ * file's cached pages into RAM file pages it allocates without clearing
+ * and without a fault each, which halves the cost of filling memory from
+ * files (cc1's 32 MiB: 11 ms, against 20 ms for a pread into the
+ * mapping, on a 2-CPU VM).  The RAM file's offset is the kernel's alone:
+ * stubs only map it.  Without a RAM file (a test), a pread.
+ */
+long
+plat_hostobj_pread_ram(struct plat_hostobj *obj, uint64_t ramoff, size_t len,
+    uint64_t off)
+{
+	off_t in = (off_t)off;
+	ssize_t n;
+
+	if (!(obj->access & PLAT_HOST_READ))
+		return -EBADF;
+	if (off > INT64_MAX)
+		return -EINVAL;
+	if (ram_fd() < 0)
+		return plat_hostobj_pread(obj, (char *)plat_ram_base() + ramoff,
+		    len, off);
+	if (lseek(ram_fd(), (off_t)ramoff, SEEK_SET) < 0)
+		return host_err(errno);
+	n = TEMP_FAILURE_RETRY(sendfile(ram_fd(), obj->fd, &in, len));
 	return n < 0 ? host_err(errno) : n;
 }
 

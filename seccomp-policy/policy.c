@@ -40,7 +40,10 @@ const struct policy_rule policy_rules[] = {
 	    "the guest's positioned writes of a console fd; hostfs writes" },
 	{ "lseek", POLICY_ANY, 0, 0,
 	    "the guest's seeks on a console fd; hostfs readdir resumes at a "
-	    "cookie" },
+	    "cookie; where hostfs sendfile writes in the RAM file" },
+	{ "sendfile", POLICY_ANY, 0, 0,
+	    "hostfs: a host file's bytes into the RAM file (no more than "
+	    "pread64 and pwrite64 could move)" },
 	{ "fcntl", POLICY_EQ, 1, F_GETFL,
 	    "the guest's F_GETFL of a console fd" },
 	/* Guest memory. */

@@ -109,6 +109,14 @@ long plat_hostobj_pwrite(struct plat_hostobj *obj, const void *buf,
     size_t len, uint64_t off);
 
 /*
+ * plat_hostobj_pread into the RAM file at ramoff, host file to RAM file
+ * with no pass through the kernel's mapping of it: pages that are not
+ * in memory yet are not faulted in one by one.
+ */
+long plat_hostobj_pread_ram(struct plat_hostobj *obj, uint64_t ramoff,
+    size_t len, uint64_t off);
+
+/*
  * readdir's callback, once per entry: ino, type as S_IFMT bits (0 when
  * the host does not say) and the cookie that resumes after the entry.
  * Return 0 to go on, anything else to stop.

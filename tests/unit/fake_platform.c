@@ -16,6 +16,7 @@
 #include <sys/mman.h>
 #include <time.h>
 
+#include "host-linux/host.h"
 #include "tests/unit/fake_platform.h"
 #include "vkern/platform.h"
 
@@ -390,4 +391,14 @@ _Noreturn void
 plat_abort(void)
 {
 	abort();
+}
+
+/*
+ * host-linux's RAM file, for its files that unit tests link (hostfs):
+ * there is none, the RAM area is anonymous memory.
+ */
+int
+ram_fd(void)
+{
+	return -1;
 }

@@ -43,28 +43,19 @@ rnd_pages(uint64_t npages)
 	return (r % npages) * VK_PAGE_SIZE;
 }
 
-/* Read [off, off + len) of the file into guest memory at va. */
+/*
+ * Read [off, off + len) of the file into guest memory at va: all of it,
+ * or -EIO for a file that ends before.
+ */
 static int
 exec_read_into(struct vm_map *m, struct vnode *vn, uint64_t va,
     uint64_t off, uint64_t len)
 {
-	while (len > 0) {
-		void *hp;
-		uint64_t n;
-		long got;
+	long got = vm_map_read_file(m, vn, va, len, off);
 
-		if (vm_map_hostptr(m, va, len, 0, &hp, &n) < 0)
-			return -EFAULT;
-		got = vn->ops->read(vn, hp, n, off);
-		if (got < 0)
-			return (int)got;
-		if (got == 0)
-			return -EIO;
-		va += (uint64_t)got;
-		off += (uint64_t)got;
-		len -= (uint64_t)got;
-	}
-	return 0;
+	if (got < 0)
+		return (int)got;
+	return (uint64_t)got == len ? 0 : -EIO;
 }
 
 /*

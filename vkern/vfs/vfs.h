@@ -78,6 +78,13 @@ struct vnode_ops {
 	int (*setattr)(struct vnode *vn, const struct vattr *va, unsigned mask);
 	/* Byte I/O at off; a short count at end of file. */
 	long (*read)(struct vnode *vn, void *buf, size_t len, uint64_t off);
+	/*
+	 * read into the RAM file at ramoff, where the host may put the
+	 * bytes without faulting the pages into the kernel's mapping (for
+	 * pages not in memory yet).  NULL: read serves.
+	 */
+	long (*read_ram)(struct vnode *vn, uint64_t ramoff, size_t len,
+	    uint64_t off);
 	long (*write)(struct vnode *vn, const void *buf, size_t len,
 	    uint64_t off);
 	/*
@@ -171,6 +178,9 @@ struct vnode *vnode_alloc(struct mount *mp, enum vtype type,
     const struct vnode_ops *ops, void *data);
 void vnode_ref(struct vnode *vn);
 void vnode_rel(struct vnode *vn);
+/* Read from vn into the RAM file at ramoff (ops->read_ram or read). */
+long vnode_read_ram(struct vnode *vn, uint64_t ramoff, size_t len,
+    uint64_t off);
 /* Mode, uid and gid for a permission check (ops->getperm or getattr). */
 int vnode_getperm(struct vnode *vn, struct vattr *va);
 /*

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <sys/stat.h>
 
+#include "vkern/platform.h"
 #include "vkern/vfs/vfs.h"
 #include "vkern/vk.h"
 
@@ -43,6 +44,14 @@ vnode_rel(struct vnode *vn)
 	if (vn->ops->inactive != NULL)
 		vn->ops->inactive(vn);
 	free(vn);
+}
+
+long
+vnode_read_ram(struct vnode *vn, uint64_t ramoff, size_t len, uint64_t off)
+{
+	if (vn->ops->read_ram != NULL)
+		return vn->ops->read_ram(vn, ramoff, len, off);
+	return vn->ops->read(vn, (char *)plat_ram_base() + ramoff, len, off);
 }
 
 int

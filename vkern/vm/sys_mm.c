@@ -109,29 +109,18 @@ kern_mmap(struct proc *p, uint64_t addr, uint64_t len, int prot,
 
 /*
  * Copy the file's bytes at off into [va, va + len): a private mapping's
- * first contents.  Bytes past the end of the file read zero.
+ * first contents.  Bytes past the end of the file read zero.  An overlay
+ * file is read through its layer's vnode, which may have a faster way.
  */
 static int
 mmap_fill(struct vm_map *m, struct vnode *vn, uint64_t va, uint64_t len,
     uint64_t off)
 {
-	while (len > 0) {
-		void *hp;
-		uint64_t n;
-		long got;
+	struct vnode *layer = overlay_upper(vn, false);
+	long got = vm_map_read_file(m, layer != NULL ? layer : vn, va, len,
+	    off);
 
-		if (vm_map_hostptr(m, va, len, 0, &hp, &n) < 0)
-			return -EFAULT;
-		got = vn->ops->read(vn, hp, n, off);
-		if (got < 0)
-			return (int)got;
-		if (got == 0)
-			break;
-		va += (uint64_t)got;
-		off += (uint64_t)got;
-		len -= (uint64_t)got;
-	}
-	return 0;
+	return got < 0 ? (int)got : 0;
 }
 
 /*

@@ -573,6 +573,31 @@ vm_map_obj_cow(struct vm_map *m, uint64_t start, uint64_t len, int prot,
 	return 0;
 }
 
+long
+vm_map_read_file(struct vm_map *m, struct vnode *vn, uint64_t va,
+    uint64_t len, uint64_t off)
+{
+	char *base = plat_ram_base();
+	long total = 0;
+
+	while (len > 0) {
+		void *hp;
+		uint64_t n;
+		long got;
+
+		if (vm_map_hostptr(m, va, len, 0, &hp, &n) < 0)
+			return total > 0 ? total : -EFAULT;
+		got = vnode_read_ram(vn, (uint64_t)((char *)hp - base), n, off);
+		if (got <= 0)
+			return total > 0 || got == 0 ? total : got;
+		total += got;
+		va += (uint64_t)got;
+		off += (uint64_t)got;
+		len -= (uint64_t)got;
+	}
+	return total;
+}
+
 int
 vm_map_file_shared(struct vm_map *m, uint64_t start, uint64_t len, int prot,
     struct vnode *vn, uint64_t off, bool maywrite)

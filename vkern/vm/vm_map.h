@@ -149,6 +149,14 @@ int vm_map_hostptr(struct vm_map *m, uint64_t va, uint64_t len, int need,
     void **hpp, uint64_t *np);
 
 /*
+ * Read the file vn from off into guest memory [va, va + len) of m, which
+ * must be mapped, until the end of the file.  Returns the bytes read, or
+ * -EFAULT or the file's -errno when nothing could be read.
+ */
+long vm_map_read_file(struct vm_map *m, struct vnode *vn, uint64_t va,
+    uint64_t len, uint64_t off);
+
+/*
  * Map [start, start + len) shared onto the file vn (one with a getpage
  * op) from offset off (page aligned): the file's own pages, so writes
  * show in read() and in every other mapping.  Pages past the end of the

@@ -113,7 +113,8 @@ pcache_fill(struct pcache *pc, uint64_t first, uint64_t last)
 		off = p * VK_PAGE_SIZE;
 		len = (end - p) * VK_PAGE_SIZE;
 		while (len > 0) {
-			long got = pc->vn->ops->read(pc->vn, ram + off, len, off);
+			long got = vnode_read_ram(pc->vn, pc->obj->ramoff + off,
+			    len, off);
 
 			if (got < 0)
 				return (int)got;

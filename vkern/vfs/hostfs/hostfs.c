@@ -462,20 +462,52 @@ static const struct mapcache_io hostfs_mcio = {
 	.size = host_size,
 };
 
-static long
-hostfs_read(struct vnode *vn, void *buf, size_t len, uint64_t off)
+/*
+ * A read's checks and, when the file is mapped shared, the map cache's
+ * newer pages over the got bytes the host gave at buf.
+ */
+static int
+read_check(struct vnode *vn)
 {
-	struct hostfs_node *n = vn->data;
-	long got;
-
 	if (vn->type == VDIR)
 		return -EISDIR;
 	if (vn->type != VREG)
 		return -EINVAL;
-	got = host_pread(vn, buf, len, off);
+	return node_want(vn->data, PLAT_HOST_READ);
+}
+
+static long
+read_done(struct vnode *vn, void *buf, long got, uint64_t off)
+{
+	struct hostfs_node *n = vn->data;
+
 	if (got > 0 && n->mc != NULL)
 		mapcache_read(n->mc, buf, (size_t)got, off);
 	return got;
+}
+
+static long
+hostfs_read(struct vnode *vn, void *buf, size_t len, uint64_t off)
+{
+	struct hostfs_node *n = vn->data;
+	int r;
+
+	if ((r = read_check(vn)) < 0)
+		return r;
+	return read_done(vn, buf, plat_hostobj_pread(n->obj, buf, len, off),
+	    off);
+}
+
+static long
+hostfs_read_ram(struct vnode *vn, uint64_t ramoff, size_t len, uint64_t off)
+{
+	struct hostfs_node *n = vn->data;
+	int r;
+
+	if ((r = read_check(vn)) < 0)
+		return r;
+	return read_done(vn, (char *)plat_ram_base() + ramoff,
+	    plat_hostobj_pread_ram(n->obj, ramoff, len, off), off);
 }
 
 static long
@@ -739,6 +771,7 @@ static const struct vnode_ops hostfs_vnops = {
 	.statfs = hostfs_statfs,
 	.setattr = hostfs_setattr,
 	.read = hostfs_read,
+	.read_ram = hostfs_read_ram,
 	.write = hostfs_write,
 	.fallocate = hostfs_fallocate,
 	.readdir = hostfs_readdir,
