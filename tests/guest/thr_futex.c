@@ -349,6 +349,53 @@ requeue_pi(atomic_uint *cond, atomic_uint *pi, long nreq)
 }
 
 static void
+on_usr1(int sig)
+{
+	(void)sig;
+}
+
+/* rq_main's wait with a deadline 2 s ahead, and its errno. */
+static void *
+rq_timed_main(void *arg)
+{
+	struct rq *q = arg;
+	struct timespec dl;
+
+	clock_gettime(CLOCK_MONOTONIC, &dl);
+	dl.tv_sec += 2;
+	atomic_store(&q->tid, gettid_raw());
+	q->r = fx(q->cond, PRIV(FUTEX_WAIT_REQUEUE_PI), 0, &dl, q->pi, 0);
+	q->r2 = errno;
+	return NULL;
+}
+
+/*
+ * A handler that interrupts the wait after CMP_REQUEUE_PI moved it onto
+ * the held lock ends it with EAGAIN (EWOULDBLOCK), even with SA_RESTART:
+ * a restart would wait on the condition word again, which Linux's
+ * futex_wait_requeue_pi() declines to do.
+ */
+static void
+check_requeue_pi_signal(void)
+{
+	struct sigaction sa = { .sa_handler = on_usr1, .sa_flags = SA_RESTART };
+	atomic_uint cond = 0, pi = 0;
+	struct rq q = { .cond = &cond, .pi = &pi };
+
+	CHECK_OK(sigaction(SIGUSR1, &sa, NULL));
+	CHECK_EQ(fx(&pi, PRIV(FUTEX_LOCK_PI), 0, NULL, NULL, 0), 0);
+	pthread_create(&q.t, NULL, rq_timed_main, &q);
+	CHECK_EQ(requeue_pi(&cond, &pi, 1), 1);
+	CHECK_OK(syscall(SYS_tgkill, getpid(), atomic_load(&q.tid), SIGUSR1));
+	pthread_join(q.t, NULL);
+	CHECK_EQ(q.r, -1);
+	CHECK_EQ(q.r2, EAGAIN);
+	CHECK_EQ(fx(&pi, PRIV(FUTEX_UNLOCK_PI), 0, NULL, NULL, 0), 0);
+	CHECK_EQ(atomic_load(&pi), 0);
+	signal(SIGUSR1, SIG_DFL);
+}
+
+static void
 check_requeue_pi(void)
 {
 	uint32_t me = (uint32_t)gettid_raw();
@@ -654,6 +701,7 @@ main(void)
 	check_wake_op();
 	check_pi_raw();
 	check_requeue_pi();
+	check_requeue_pi_signal();
 	check_pi_mutex();
 	check_robust_pi();
 	check_waitv();

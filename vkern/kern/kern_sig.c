@@ -89,20 +89,20 @@ sig_ignored(const struct proc *p, int sig)
  * asks for SA_RESTART and the call can simply run again (or the call is
  * one Linux always restarts), back up to the syscall instruction so that
  * it does after the handler.  A read or write that had moved some bytes
- * returns their count.
+ * returns their count, and a call whose cancel hook set an error in
+ * their place returns that.
  */
 static void
 sig_interrupt(struct thread *td, int sig)
 {
 	const struct sigact *sa = &td->proc->sighand->act[sig - 1];
-	long done = td->wait.done;
 
 	sched_unpark(td);
 	if (td->wait.cancel != NULL)
 		td->wait.cancel(td);
 	td->state = TD_ONCPU;
-	if (done > 0) {
-		syscall_finish(td, done);
+	if (td->wait.done != 0) {
+		syscall_finish(td, td->wait.done);
 		return;
 	}
 	if (td->wait.restart == WAIT_RESTART_ALWAYS ||

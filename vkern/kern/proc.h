@@ -122,7 +122,8 @@ struct wait {
 	const void *chan;	/* a kernel object whose change wakes it */
 	int restart;		/* WAIT_RESTART_*: run again after a handler */
 	uint64_t arg[6];	/* the handler's own state */
-	long done;		/* bytes moved so far: what a signal returns */
+	long done;		/* bytes moved so far: what a signal returns; */
+				/* or the -errno a cancel hook sets for it */
 };
 
 /*

@@ -66,6 +66,7 @@ struct futex_waiter {
 	struct futex_key pi_key;  /* FW_RQPI: the PI word it may move to */
 	uint64_t pi_uaddr;	/* FW_PI, FW_RQPI: that word, in its space */
 	int pi_owner;		/* FW_PI: the tid holding the lock */
+	bool requeued;		/* FW_PI: moved there by CMP_REQUEUE_PI */
 };
 
 struct futex_sleep {
@@ -185,11 +186,20 @@ futex_sleep_wake(struct futex_sleep *sl, long r)
 	sl->td->wait.deadline = 0;
 }
 
-/* A signal ended the sleep, or its thread is going away. */
+/*
+ * A signal ended the sleep, or its thread is going away.  A requeue-PI
+ * wait already moved onto its PI word fails with EAGAIN instead of being
+ * restarted, as Linux's futex_wait_requeue_pi() does: run again, it
+ * would wait on the condition word it has left.
+ */
 static void
 futex_sleep_cancel(struct thread *td)
 {
-	futex_sleep_free((struct futex_sleep *)td->wait.arg[0]);
+	struct futex_sleep *sl = (struct futex_sleep *)td->wait.arg[0];
+
+	if (sl->w[0].requeued)
+		td->wait.done = -EAGAIN;
+	futex_sleep_free(sl);
 }
 
 /* The continuation of a sleep: its result, or ETIMEDOUT. */
@@ -493,10 +503,8 @@ futex_unlock_pi(struct thread *td, uint64_t uaddr, bool private)
 
 /*
  * WAIT_REQUEUE_PI: wait on uaddr until CMP_REQUEUE_PI hands over the PI
- * lock at uaddr2 or moves the wait onto it.
- * XXX: a handler interrupting the wait restarts it even after the move,
- * where Linux fails with EAGAIN; the restart finds the changed word and
- * fails so, unless the guest changed it back.
+ * lock at uaddr2 or moves the wait onto it.  A handler restarts it
+ * before the move; after it, the wait fails (futex_sleep_cancel).
  */
 static long
 futex_wait_requeue_pi(struct thread *td, uint64_t uaddr, bool private,
@@ -580,6 +588,7 @@ futex_move_pi(const struct futex_key *k, const struct futex_key *k2,
 		w->key = *k2;
 		w->kind = FW_PI;
 		w->pi_owner = owner;
+		w->requeued = true;
 		count++;
 	}
 	return count;
