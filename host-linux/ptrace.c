@@ -54,7 +54,9 @@ struct plat_thread {
 	bool interrupted;         /* PTRACE_INTERRUPT sent, stop not seen */
 	bool held;                /* stopped, its stop seen, not resumed */
 	bool retired;             /* the leader, kept stopped for stub calls */
+	bool spare;               /* its guest thread ended: kept for reuse */
 	int sched_fd;             /* its /proc schedstat once read, or -1 */
+	int64_t cpu_base;         /* host CPU time it had when last reused */
 	struct plat_thread *hnext;
 	struct plat_thread *snext;  /* the space's threads */
 };
@@ -70,7 +72,15 @@ struct plat_space {
 	struct plat_thread *threads;
 	pid_t spawned;            /* the child of an injected fork or clone */
 	int stat_fd;              /* its /proc stat once read, or -1 */
+	unsigned nspare;          /* threads kept for reuse */
 };
+
+/*
+ * Host threads kept per space when their guest threads end, for the next
+ * guest threads: a reused one costs a register load where a new one
+ * costs an injected clone and an exit, each several stops.
+ */
+#define SPARE_MAX 4
 
 #define HASH_SIZE 256
 static struct plat_thread *thash[HASH_SIZE];
@@ -634,6 +644,36 @@ plat_space_fork(struct plat_thread *from, void *cookie,
 	return 0;
 }
 
+/*
+ * Give a spare thread of from's space to a new guest thread: held at a
+ * stop, with from's FPU state as a new thread inherits it, and its CPU
+ * time counted from now.  NULL when there is none.
+ */
+static struct plat_thread *
+spare_take(struct plat_thread *from, void *cookie, struct arch_context *ctx)
+{
+	/* The largest XSAVE image (AMX's is ~11 KiB); one event loop. */
+	static uint8_t fpu[32768];
+	struct plat_space *sp = from->sp;
+	struct plat_thread *pt;
+	long n;
+
+	for (pt = sp->threads; pt != NULL && !pt->spare; pt = pt->snext)
+		;
+	if (pt == NULL || (n = plat_thread_fpu_get(from, fpu,
+	    sizeof(fpu))) < 0 || plat_thread_fpu_set(pt, fpu, (size_t)n) < 0)
+		return NULL;
+	pt->spare = false;
+	sp->nspare--;
+	pt->cookie = cookie;
+	pt->ctx = ctx;
+	pt->regs_valid = false;
+	pt->interrupted = false;
+	pt->cpu_base = 0;
+	pt->cpu_base = plat_thread_cputime(pt, NULL);
+	return pt;
+}
+
 int
 plat_thread_create(struct plat_thread *from, void *cookie,
     struct arch_context *ctx, struct plat_thread **ptp)
@@ -643,6 +683,10 @@ plat_thread_create(struct plat_thread *from, void *cookie,
 	int st, e;
 	long r;
 
+	if ((pt = spare_take(from, cookie, ctx)) != NULL) {
+		*ptp = pt;
+		return 0;
+	}
 	/* No stack: the new thread stops before it runs an instruction. */
 	sp->spawned = 0;
 	r = stub_syscall(from, SYS_clone, CLONE_VM | CLONE_FS | CLONE_FILES |
@@ -676,6 +720,13 @@ plat_thread_destroy(struct plat_thread *pt)
 		 * not, and frees it with itself.
 		 */
 		pt->retired = true;
+		pt->cookie = NULL;
+		pt->ctx = NULL;
+		return;
+	}
+	if (held && pt->sp->nspare < SPARE_MAX) {
+		pt->spare = true;
+		pt->sp->nspare++;
 		pt->cookie = NULL;
 		pt->ctx = NULL;
 		return;
@@ -748,6 +799,7 @@ plat_thread_cputime(struct plat_thread *pt, int64_t *userp)
 		ns = cputime_sched_ns(pt->sched_fd);
 	if (ns < 0)
 		return plat_space_cputime(pt->sp, userp);
+	ns = VK_MAX(ns - pt->cpu_base, 0);
 	if (userp == NULL)
 		return ns;
 	/* Rarely asked (RUSAGE_THREAD): not worth an fd per thread. */

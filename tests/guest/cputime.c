@@ -130,6 +130,18 @@ test_thread_clocks(void)
 	    (long long)ru_ns(RUSAGE_SELF));
 	CHECK(ru_ns(RUSAGE_THREAD) < 50 * MS, "RUSAGE_THREAD %lld",
 	    (long long)ru_ns(RUSAGE_THREAD));
+	/* Threads made after the spinner ended start from nothing. */
+	for (int n = 0; n < 2; n++) {
+		stop = 0;
+		CHECK_EQ(pthread_create(&idle, NULL, idler, NULL), 0);
+		CHECK_EQ(pthread_getcpuclockid(idle, &ci), 0);
+		i = clock_ns(ci);
+		CHECK(i >= 0 && i < 30 * MS, "new thread's clock %lld ns",
+		    (long long)i);
+		stop = 1;
+		futex_wake((void *)&stop, 1);
+		CHECK_EQ(pthread_join(idle, NULL), 0);
+	}
 }
 
 /* A sleep on the process clock ends once another thread spun that long. */

@@ -3,7 +3,8 @@
  * the kernel clears and wakes at thread exit, CLONE_CHILD_CLEARTID), each
  * thread's own tid and TLS, many threads contending on one mutex, a
  * condition variable handing work between threads, a thread ending with
- * exit(2) while the others go on, and raw futex calls' errors.
+ * exit(2) while the others go on, raw futex calls' errors, and a new
+ * thread's SSE control word: its creator's, never a thread's before it.
  *
  * The threads only record what they saw; main checks it, because the
  * check helpers count with plain globals.
@@ -212,9 +213,67 @@ check_futex_errors(void)
 	    NULL, 0), EINVAL);
 }
 
+#define MXCSR_RC	0x6000u		/* rounding control */
+#define MXCSR_RZ	0x6000u		/* toward zero */
+#define MXCSR_RU	0x4000u		/* upward */
+
+static unsigned
+mxcsr_get(void)
+{
+	unsigned m;
+
+	__asm__ volatile("stmxcsr %0" : "=m"(m));
+	return m;
+}
+
+static void
+mxcsr_set_rc(unsigned rc)
+{
+	unsigned m = (mxcsr_get() & ~MXCSR_RC) | rc;
+
+	__asm__ volatile("ldmxcsr %0" : : "m"(m));
+}
+
+/* Sets the rounding its argument says, records what it found first. */
+static void *
+mxcsr_main(void *arg)
+{
+	unsigned *rc = arg, found = mxcsr_get() & MXCSR_RC;
+
+	mxcsr_set_rc(*rc);
+	*rc = found;
+	return NULL;
+}
+
+static unsigned
+mxcsr_in_thread(unsigned set)
+{
+	pthread_t t;
+
+	if (pthread_create(&t, NULL, mxcsr_main, &set) != 0 ||
+	    pthread_join(t, NULL) != 0)
+		return ~0u;
+	return set;
+}
+
+static void
+check_fpu_inherited(void)
+{
+	unsigned mine = mxcsr_get() & MXCSR_RC;
+
+	/* A thread that changed its rounding and ended leaves no trace. */
+	CHECK_EQ(mxcsr_in_thread(MXCSR_RZ), mine);
+	CHECK_EQ(mxcsr_in_thread(MXCSR_RZ), mine);
+	/* A new thread starts with its creator's. */
+	mxcsr_set_rc(MXCSR_RU);
+	CHECK_EQ(mxcsr_in_thread(MXCSR_RZ), MXCSR_RU);
+	mxcsr_set_rc(mine);
+}
+
 int
 main(void)
 {
+	check_fpu_inherited();
 	check_workers();
 	check_condvar();
 	check_raw_exit();
