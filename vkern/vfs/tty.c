@@ -12,19 +12,31 @@
  * TOSTOP set or changes the settings gets SIGTTOU, and the call runs
  * again once the group is continued.
  *
+ * No request waits in the host for long: draining output and breaks
+ * park the guest thread (tty_drain, tty_break), since a host ioctl that
+ * waits holds up the one event loop, and every guest with it.
+ *
  * There is one terminal: the console files on host fds that are one.
  */
 #include <errno.h>
 #include <signal.h>
 #include <sys/ioctl.h>
 #include <termios.h>
+#include <time.h>
 
 #include "arch/x86/abi.h"
+#include "vkern/kern/kern.h"
 #include "vkern/kern/proc.h"
 #include "vkern/platform.h"
 #include "vkern/vfs/file.h"
 #include "vkern/vfs/tty.h"
 #include "vkern/vm/copyio.h"
+
+/* How often a drain looks at the host's output queue. */
+#define TTY_DRAIN_POLL_NS	(10 * 1000 * 1000)
+
+/* A break with no length given (TCSBRK 0, TCSBRKP 0), in ms, as Linux. */
+#define TTY_BREAK_MS		250
 
 static struct {
 	bool present;   /* a console fd is a terminal */
@@ -147,6 +159,109 @@ tty_check_io(struct thread *td, struct file *fp, bool write)
 	return tty_check_change(td, SIGTTOU);
 }
 
+/*
+ * The same as syscall_redispatch, but not the same function: a signal
+ * ends the wait with EINTR and no restart, as Linux's break requests.
+ */
+static long
+tty_drain_again(struct thread *td)
+{
+	return syscall_redispatch(td);
+}
+
+/*
+ * Wait until the host terminal has sent its output, before a break, for
+ * tcdrain (brk), or before TCSETSW and TCSETSF.  A slow serial line, or
+ * one whose far end sent XOFF, may take any time to drain, and the host's
+ * own drain would hold the event loop all that time.  So the thread
+ * waits parked and the request runs again every 10 ms until TIOCOUTQ
+ * reads 0; only then does the host drain (TCSBRK 1, or TCSETSW's own),
+ * which waits at most for the few bytes left in a UART's FIFO (a pty, the
+ * usual console, has none).  Returns 0 once drained, -EPARKED or -errno.
+ */
+static long
+tty_drain(struct thread *td, struct file *fp, bool brk)
+{
+	int n = 0, one = 1;
+
+	if (plat_console_ioctl(fp->console_fd, TIOCOUTQ, &n) == 0 && n > 0) {
+		/* Linux's set_termios restarts; the breaks give EINTR. */
+		td->wait = (struct wait){
+			.cont = brk ? tty_drain_again : syscall_redispatch,
+			.deadline = plat_clock_ns(CLOCK_MONOTONIC) +
+			    TTY_DRAIN_POLL_NS,
+			.console_fd = -1,
+		};
+		return -EPARKED;
+	}
+	return brk ? plat_console_ioctl(fp->console_fd, TCSBRK, &one) : 0;
+}
+
+static long
+tty_break_end(struct thread *td)
+{
+	return plat_console_ioctl((int)td->wait.arg[0], TIOCCBRK, NULL);
+}
+
+static void
+tty_break_cancel(struct thread *td)
+{
+	(void)plat_console_ioctl((int)td->wait.arg[0], TIOCCBRK, NULL);
+}
+
+/*
+ * A break of ms milliseconds, as Linux's send_break does it: the line
+ * held in break (TIOCSBRK) while the thread waits parked, not the event
+ * loop, then let go (TIOCCBRK), also when a signal (EINTR) or the
+ * thread's end cuts the wait short.  A terminal that has no break says
+ * so or succeeds; either way the call succeeds.  On a pty, which has
+ * none, Linux returns at once; the host's TIOCSBRK does not tell, so
+ * here the call takes the break's time there too.
+ */
+static long
+tty_break(struct thread *td, struct file *fp, uint32_t ms)
+{
+	long r;
+
+	if ((r = plat_console_ioctl(fp->console_fd, TIOCSBRK, NULL)) < 0)
+		return r == -EOPNOTSUPP ? 0 : r;
+	td->wait = (struct wait){
+		.cont = tty_break_end,
+		.cancel = tty_break_cancel,
+		.deadline = plat_clock_ns(CLOCK_MONOTONIC) +
+		    (int64_t)ms * 1000000,
+		.console_fd = -1,
+	};
+	td->wait.arg[0] = (uint64_t)fp->console_fd;
+	return -EPARKED;
+}
+
+/*
+ * TCSBRK, TCSBRKP, TIOCSBRK and TIOCCBRK: from the background as a
+ * change of settings, and all but TIOCCBRK after the output drains
+ * (Linux's tty_ioctl).  TCSBRK with a nonzero arg is tcdrain's.
+ */
+static long
+tty_ioctl_break(struct thread *td, struct file *fp, unsigned cmd,
+    uint64_t arg)
+{
+	long r;
+
+	if ((r = tty_check_change(td, SIGTTOU)) != 0)
+		return r;
+	if (cmd != TIOCCBRK && (r = tty_drain(td, fp, true)) != 0)
+		return r;
+	switch (cmd) {
+	case TCSBRK:
+		return arg != 0 ? 0 : tty_break(td, fp, TTY_BREAK_MS);
+	case TCSBRKP:
+		/* POSIX tcsendbreak's: tenths of a second, in an unsigned. */
+		return tty_break(td, fp, arg != 0 ? (uint32_t)(arg * 100) :
+		    TTY_BREAK_MS);
+	}
+	return plat_console_ioctl(fp->console_fd, cmd, NULL);
+}
+
 /* TIOCSPGRP: a group of the caller's own session to the foreground. */
 static long
 tty_set_pgrp(struct thread *td, uaddr_t arg)
@@ -252,6 +367,9 @@ tty_arg_size(unsigned cmd)
 	switch (cmd) {
 	case TCGETS: case TCSETS: case TCSETSW: case TCSETSF:
 		return sizeof(struct arch_termios);
+	case ARCH_TCGETS2: case ARCH_TCSETS2: case ARCH_TCSETSW2:
+	case ARCH_TCSETSF2:
+		return sizeof(struct arch_termios2);
 	case TIOCGWINSZ: case TIOCSWINSZ:
 		return sizeof(struct arch_winsize);
 	case FIONREAD: case TIOCOUTQ:
@@ -260,22 +378,30 @@ tty_arg_size(unsigned cmd)
 	return 0;
 }
 
+/* The requests that change the settings: TCSETS[WF] and termios2's. */
+static bool
+tty_sets(unsigned cmd)
+{
+	return cmd == TCSETS || cmd == TCSETSW || cmd == TCSETSF ||
+	    cmd == ARCH_TCSETS2 || cmd == ARCH_TCSETSW2 ||
+	    cmd == ARCH_TCSETSF2;
+}
+
 /*
  * The requests the host terminal answers.  Changing its settings or its
- * flow from the background is job control's business first.
+ * flow from the background is job control's business first; new
+ * settings are read, then the output drains, as Linux's set_termios.
  */
 static long
 tty_ioctl_host(struct thread *td, struct file *fp, unsigned cmd,
     uint64_t arg, size_t n)
 {
-	uint8_t buf[sizeof(struct arch_termios)];
-	bool in = cmd == TCSETS || cmd == TCSETSW || cmd == TCSETSF ||
-	    cmd == TIOCSWINSZ;
+	uint8_t buf[sizeof(struct arch_termios2)];
+	bool in = tty_sets(cmd) || cmd == TIOCSWINSZ;
 	int v = (int)arg;
 	long r;
 
-	if (cmd == TCSETS || cmd == TCSETSW || cmd == TCSETSF ||
-	    cmd == TCFLSH || cmd == TCXONC) {
+	if (tty_sets(cmd) || cmd == TCFLSH || cmd == TCXONC) {
 		if ((r = tty_check_change(td, SIGTTOU)) != 0)
 			return r;
 	}
@@ -283,6 +409,9 @@ tty_ioctl_host(struct thread *td, struct file *fp, unsigned cmd,
 	if (n == 0)
 		return plat_console_ioctl(fp->console_fd, cmd, &v);
 	if (in && (r = copyin(td, UADDR(arg), buf, n)) < 0)
+		return r;
+	if ((cmd == TCSETSW || cmd == TCSETSF || cmd == ARCH_TCSETSW2 ||
+	    cmd == ARCH_TCSETSF2) && (r = tty_drain(td, fp, false)) != 0)
 		return r;
 	if ((r = plat_console_ioctl(fp->console_fd, cmd, buf)) < 0)
 		return r;
@@ -297,6 +426,10 @@ tty_ioctl(struct thread *td, struct file *fp, unsigned cmd, uint64_t arg)
 	/* The host counts what a pipe or a file holds, too. */
 	if (!tty_file(fp) && cmd != FIONREAD)
 		return -ENOTTY;
+	switch (cmd) {
+	case TCSBRK: case TCSBRKP: case TIOCSBRK: case TIOCCBRK:
+		return tty_ioctl_break(td, fp, cmd, arg);
+	}
 	if (n != 0 || cmd == TCFLSH || cmd == TCXONC)
 		return tty_ioctl_host(td, fp, cmd, arg, n);
 	return tty_ioctl_job(td, fp, cmd, arg);
