@@ -4,11 +4,14 @@
  * TIOCSBRK, TIOCCBRK) succeed, termios2 (TCGETS2, TCSETS[WF]2) reads back
  * what was set, speeds too, an old TCSETS shows its speed in TCGETS2, bad
  * pointers give EFAULT, a background group changing the settings or
- * sending a break is stopped by SIGTTOU.
+ * sending a break is stopped by SIGTTOU, and TIOCSTI pushes bytes that a
+ * read, poll and FIONREAD see next, or fails EIO where Linux refuses it.
  *
  * It needs a terminal: tests/integration/tty.py runs it on a pty, inside
  * vkernel and natively.  Elsewhere it skips.
  */
+#include <fcntl.h>
+#include <poll.h>
 #include <sys/ioctl.h>
 #include <sys/wait.h>
 #include <termios.h>
@@ -184,6 +187,118 @@ test_background(void)
 	    "background with SIGTTOU ignored: status %#x", st);
 }
 
+/* dev.tty.legacy_tiocsti; a kernel without it (before 6.2) allows all. */
+static bool
+legacy_tiocsti(void)
+{
+	char c = '1';
+	int fd = open("/proc/sys/dev/tty/legacy_tiocsti", O_RDONLY);
+
+	if (fd >= 0) {
+		if (read(fd, &c, 1) != 1)
+			c = '?';
+		close(fd);
+	}
+	return c == '1';
+}
+
+static void
+sti(const char *s)
+{
+	for (; *s != '\0'; s++)
+		CHECK_OK(syscall(SYS_ioctl, 0, TIOCSTI, s));
+}
+
+static void
+set_lflag(const struct ktermios2 *orig, tcflag_t on, tcflag_t off)
+{
+	struct ktermios2 t = *orig;
+
+	t.c_lflag = (t.c_lflag | on) & ~off;
+	t.c_cc[VMIN] = 1;
+	t.c_cc[VTIME] = 0;
+	CHECK_OK(tio_set(K_TCSETS2, &t));
+}
+
+/* A child waits in poll and read; the byte pushed later wakes it. */
+static void
+check_sti_wakes(void)
+{
+	pid_t c;
+	int st;
+
+	if ((c = fork()) == 0) {
+		struct pollfd p = { .fd = 0, .events = POLLIN };
+		char b = 0;
+
+		alarm(10);
+		if (poll(&p, 1, -1) != 1 || p.revents != POLLIN)
+			_exit(10);
+		if (read(0, &b, 1) != 1 || b != 'q')
+			_exit(11);
+		/* The second byte wakes a read that waits. */
+		if (read(0, &b, 1) != 1 || b != 'r')
+			_exit(12);
+		_exit(0);
+	}
+	CHECK(c > 0, "fork");
+	usleep(300 * 1000);
+	sti("q");
+	usleep(300 * 1000);
+	sti("r");
+	CHECK_EQ(waitpid(c, &st, 0), c);
+	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+	    "a pushed byte wakes poll and read: status %#x", st);
+}
+
+static void
+test_sti(void)
+{
+	struct pollfd p = { .fd = 0, .events = POLLIN };
+	struct ktermios2 orig;
+	char buf[32];
+	int n = -1;
+
+	if (geteuid() != 0 && !legacy_tiocsti()) {
+		/* Linux 6.2+: without CAP_SYS_ADMIN, EIO before all else. */
+		CHECK_ERR(syscall(SYS_ioctl, 0, TIOCSTI, "x"), EIO);
+		CHECK_ERR(syscall(SYS_ioctl, 0, TIOCSTI, BAD), EIO);
+		guest_note("TIOCSTI is refused here (not root, "
+		    "legacy_tiocsti 0)");
+		return;
+	}
+	CHECK_ERR(syscall(SYS_ioctl, 0, TIOCSTI, BAD), EFAULT);
+	CHECK_OK(tio_get(&orig));
+
+	/* Raw: each byte is there to read at once. */
+	set_lflag(&orig, 0, ICANON | ECHO);
+	sti("ab");
+	CHECK_OK(syscall(SYS_ioctl, 0, FIONREAD, &n));
+	CHECK_EQ(n, 2);
+	CHECK_EQ(poll(&p, 1, 0), 1);
+	CHECK_EQ(p.revents, POLLIN);
+	CHECK_EQ(read(0, buf, sizeof(buf)), 2);
+	CHECK(memcmp(buf, "ab", 2) == 0, "read the pushed \"ab\"");
+
+	/* A flush of the input drops what was pushed. */
+	sti("z");
+	CHECK_OK(syscall(SYS_ioctl, 0, TCFLSH, TCIFLUSH));
+	CHECK_EQ(poll(&p, 1, 0), 0);
+	check_sti_wakes();
+
+	/* Canonical: a line; echoed when ECHO is on. */
+	set_lflag(&orig, ICANON, ECHO);
+	sti("hi\n");
+	CHECK_EQ(read(0, buf, sizeof(buf)), 3);
+	CHECK(memcmp(buf, "hi\n", 3) == 0, "read the pushed line");
+	set_lflag(&orig, ICANON | ECHO, 0);
+	sti("sti-echo\n");
+	CHECK_EQ(read(0, buf, sizeof(buf)), 9);
+	CHECK(memcmp(buf, "sti-echo\n", 9) == 0, "read the echoed line");
+
+	CHECK_OK(tio_set(K_TCSETS2, &orig));
+}
+
 int
 main(void)
 {
@@ -194,5 +309,6 @@ main(void)
 	test_drain();
 	test_termios2();
 	test_background();
+	test_sti();
 	return guest_done();
 }

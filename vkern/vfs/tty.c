@@ -12,14 +12,19 @@
  * TOSTOP set or changes the settings gets SIGTTOU, and the call runs
  * again once the group is continued.
  *
- * No request waits in the host for long: draining output and breaks
+ * Two things of a terminal stay here too.  Bytes TIOCSTI pushes wait in a
+ * small queue that reads take first and poll sees, never in the host
+ * terminal's input, where the shell that started vkernel could read them.
+ * And no request waits in the host for long: draining output and breaks
  * park the guest thread (tty_drain, tty_break), since a host ioctl that
  * waits holds up the one event loop, and every guest with it.
  *
  * There is one terminal: the console files on host fds that are one.
  */
 #include <errno.h>
+#include <poll.h>
 #include <signal.h>
+#include <string.h>
 #include <sys/ioctl.h>
 #include <termios.h>
 #include <time.h>
@@ -42,6 +47,8 @@ static struct {
 	bool present;   /* a console fd is a terminal */
 	int sid;        /* the session it controls, or 0 */
 	int pgrp;       /* its foreground group, or 0 */
+	size_t nsti;    /* bytes in sti */
+	uint8_t sti[4096];  /* TIOCSTI's, read first; n_tty's buffer size */
 } tty;
 
 void
@@ -51,6 +58,8 @@ tty_file_init(struct file *fp)
 
 	if (plat_console_ioctl(fp->console_fd, TCGETS, &tio) == 0) {
 		fp->data = &tty;
+		/* A reader that waits is woken by a TIOCSTI, too. */
+		fp->chan = &tty;
 		tty.present = true;
 	}
 }
@@ -157,6 +166,102 @@ tty_check_io(struct thread *td, struct file *fp, bool write)
 	    !(tio.c_lflag & TOSTOP))
 		return 0;
 	return tty_check_change(td, SIGTTOU);
+}
+
+/* Whether c ends a line in canonical mode: n_tty's line delimiters. */
+static bool
+tty_eol(const struct arch_termios *tio, uint8_t c)
+{
+	return c == '\n' || (c != _POSIX_VDISABLE &&
+	    (c == tio->c_cc[VEOL] || c == tio->c_cc[VEOL2]));
+}
+
+long
+tty_read_pushed(struct file *fp, void *buf, size_t len)
+{
+	struct arch_termios tio;
+	size_t n = VK_MIN(len, tty.nsti);
+
+	if (!tty_file(fp) || n == 0)
+		return 0;
+	/* A canonical read returns one line at most. */
+	if (plat_console_ioctl(fp->console_fd, TCGETS, &tio) == 0 &&
+	    (tio.c_lflag & ICANON)) {
+		for (size_t i = 0; i < n; i++) {
+			if (tty_eol(&tio, tty.sti[i])) {
+				n = i + 1;
+				break;
+			}
+		}
+	}
+	memcpy(buf, tty.sti, n);
+	tty.nsti -= n;
+	memmove(tty.sti, tty.sti + n, tty.nsti);
+	return (long)n;
+}
+
+short
+tty_poll_pushed(const struct file *fp)
+{
+	return tty_file(fp) && tty.nsti > 0 ? POLLIN : 0;
+}
+
+/*
+ * Echo a pushed byte as n_tty would echo it typed: control characters
+ * as ^X under ECHOCTL, a newline alone under ECHONL.  The host's output
+ * processing (ONLCR) applies, as to Linux's echo.
+ */
+static void
+tty_echo(int fd, const struct arch_termios *tio, uint8_t c)
+{
+	uint8_t ctl[2] = { '^', c ^ 0x40 };
+
+	if (!(tio->c_lflag & ECHO)) {
+		if (c == '\n' && (tio->c_lflag & ECHONL) &&
+		    (tio->c_lflag & ICANON))
+			(void)plat_console_write(fd, &c, 1);
+		return;
+	}
+	if ((tio->c_lflag & ECHOCTL) && (c < 0x20 || c == 0x7f) &&
+	    c != '\t' && c != '\n')
+		(void)plat_console_write(fd, ctl, sizeof(ctl));
+	else
+		(void)plat_console_write(fd, &c, 1);
+}
+
+/*
+ * TIOCSTI: a byte as if typed.  vkernel's dev.tty.legacy_tiocsti is 0
+ * (/proc/sys/dev/tty/legacy_tiocsti), the setting Linux 6.2+ recommends
+ * (CONFIG_LEGACY_TIOCSTI=n), so as Linux's tiocsti only CAP_SYS_ADMIN
+ * may push, and a caller without it gets EIO before anything is looked
+ * at.  The guest runs with the uid of whoever started vkernel, and its
+ * root (euid 0) has every capability: so run by root, a guest pushes,
+ * into any session's terminal (no EPERM); run by another user, it gets
+ * EIO.  The byte joins the queue reads take first.
+ *
+ * XXX: pushed bytes are not edited nor turned into signals (ERASE,
+ * INTR...), and reads take them before what the host has from the
+ * keyboard.
+ */
+static long
+tty_push(struct thread *td, struct file *fp, uaddr_t arg)
+{
+	struct arch_termios tio;
+	uint8_t c;
+	long r;
+
+	if (td->proc->cred.euid != 0)
+		return -EIO;
+	if ((r = copyin(td, arg, &c, sizeof(c))) < 0)
+		return r;
+	if (plat_console_ioctl(fp->console_fd, TCGETS, &tio) == 0)
+		tty_echo(fp->console_fd, &tio, c);
+	/* A full queue drops the byte, as n_tty's full buffer does. */
+	if (tty.nsti < sizeof(tty.sti))
+		tty.sti[tty.nsti++] = c;
+	sched_wake_chan(&tty);
+	poll_wake();
+	return 0;
 }
 
 /*
@@ -387,6 +492,14 @@ tty_sets(unsigned cmd)
 	    cmd == ARCH_TCSETSF2;
 }
 
+/* Whether a request flushes the input, TIOCSTI's queue with it. */
+static bool
+tty_flushes_input(unsigned cmd, int arg)
+{
+	return cmd == TCSETSF || cmd == ARCH_TCSETSF2 ||
+	    (cmd == TCFLSH && (arg == TCIFLUSH || arg == TCIOFLUSH));
+}
+
 /*
  * The requests the host terminal answers.  Changing its settings or its
  * flow from the background is job control's business first; new
@@ -406,8 +519,12 @@ tty_ioctl_host(struct thread *td, struct file *fp, unsigned cmd,
 			return r;
 	}
 	/* TCFLSH and TCXONC take their argument by value. */
-	if (n == 0)
-		return plat_console_ioctl(fp->console_fd, cmd, &v);
+	if (n == 0) {
+		if ((r = plat_console_ioctl(fp->console_fd, cmd, &v)) == 0 &&
+		    tty_flushes_input(cmd, v))
+			tty.nsti = 0;
+		return r;
+	}
 	if (in && (r = copyin(td, UADDR(arg), buf, n)) < 0)
 		return r;
 	if ((cmd == TCSETSW || cmd == TCSETSF || cmd == ARCH_TCSETSW2 ||
@@ -415,6 +532,14 @@ tty_ioctl_host(struct thread *td, struct file *fp, unsigned cmd,
 		return r;
 	if ((r = plat_console_ioctl(fp->console_fd, cmd, buf)) < 0)
 		return r;
+	if (tty_flushes_input(cmd, 0))
+		tty.nsti = 0;
+	/* What TIOCSTI pushed is input to read, too. */
+	if (cmd == FIONREAD && tty_file(fp)) {
+		memcpy(&v, buf, sizeof(v));
+		v += (int)tty.nsti;
+		memcpy(buf, &v, sizeof(v));
+	}
 	return in ? 0 : copyout(td, buf, UADDR(arg), n);
 }
 
@@ -429,6 +554,8 @@ tty_ioctl(struct thread *td, struct file *fp, unsigned cmd, uint64_t arg)
 	switch (cmd) {
 	case TCSBRK: case TCSBRKP: case TIOCSBRK: case TIOCCBRK:
 		return tty_ioctl_break(td, fp, cmd, arg);
+	case TIOCSTI:
+		return tty_push(td, fp, UADDR(arg));
 	}
 	if (n != 0 || cmd == TCFLSH || cmd == TCXONC)
 		return tty_ioctl_host(td, fp, cmd, arg, n);
