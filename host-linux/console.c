@@ -12,6 +12,7 @@
  * it to the guest).  The settings vkernel found are put back when it
  * exits, however it exits short of an uncatchable signal.
  */
+#include <asm/termbits.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -25,6 +26,12 @@
 #include "arch/x86/abi.h"
 #include "host-linux/host.h"
 #include "vkern/platform.h"
+
+_Static_assert(ARCH_TCGETS2 == TCGETS2 && ARCH_TCSETS2 == TCSETS2 &&
+    ARCH_TCSETSW2 == TCSETSW2 && ARCH_TCSETSF2 == TCSETSF2,
+    "termios2 requests");
+_Static_assert(sizeof(struct arch_termios2) == sizeof(struct termios2),
+    "struct termios2");
 
 static int saved_fd = -1;
 static struct arch_termios saved_tio;
@@ -45,6 +52,8 @@ console_restore(void)
 	sigaddset(&ttou, SIGTTOU);
 	(void)sigprocmask(SIG_BLOCK, &ttou, NULL);
 	(void)ioctl(saved_fd, TCSETS, &saved_tio);
+	/* A guest's break that vkernel's end cut short. */
+	(void)ioctl(saved_fd, TIOCCBRK);
 }
 
 void
@@ -195,7 +204,20 @@ plat_console_ioctl(int fd, unsigned long req, void *arg)
 		/* These take their argument by value. */
 		r = ioctl(fd, req, (unsigned long)*(const int *)arg);
 		break;
+	case TCSBRK:
+		/*
+		 * Only as tcdrain, once TIOCOUTQ said the queue is empty: it
+		 * then waits for the UART's last bytes at most (see
+		 * vkern/vfs/tty.c), never for a break.
+		 */
+		r = ioctl(fd, TCSBRK, 1UL);
+		break;
+	case TIOCSBRK:
+	case TIOCCBRK:
+		r = ioctl(fd, req);
+		break;
 	case TCGETS: case TCSETS: case TCSETSW: case TCSETSF:
+	case TCGETS2: case TCSETS2: case TCSETSW2: case TCSETSF2:
 	case TIOCGWINSZ: case TIOCSWINSZ: case FIONREAD: case TIOCOUTQ:
 		r = ioctl(fd, req, arg);
 		break;

@@ -16,6 +16,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 
+#include "arch/x86/abi.h"
 #include "seccomp-policy/policy.h"
 
 const struct policy_rule policy_rules[] = {
@@ -67,6 +68,23 @@ const struct policy_rule policy_rules[] = {
 	{ "ioctl", POLICY_EQ, 1, TCSETSF,
 	    "the guest's terminal settings, after output drains, input "
 	    "flushed" },
+	{ "ioctl", POLICY_EQ, 1, ARCH_TCGETS2,
+	    "the console's terminal settings with their speeds (termios2)" },
+	{ "ioctl", POLICY_EQ, 1, ARCH_TCSETS2,
+	    "the guest's termios2 settings to the console" },
+	{ "ioctl", POLICY_EQ, 1, ARCH_TCSETSW2,
+	    "the guest's termios2 settings, after output drains" },
+	{ "ioctl", POLICY_EQ, 1, ARCH_TCSETSF2,
+	    "the guest's termios2 settings, after output drains, input "
+	    "flushed" },
+	{ "ioctl", POLICY_EQ, 1, TCSBRK,
+	    "the guest's tcdrain of the console, once TIOCOUTQ reads 0; "
+	    "vkernel passes only arg 1 (a rule pins one argument, and arg 0 "
+	    "would be a break of a quarter second, no worse)" },
+	{ "ioctl", POLICY_EQ, 1, TIOCSBRK,
+	    "the guest's break on the console starts (tcsendbreak)" },
+	{ "ioctl", POLICY_EQ, 1, TIOCCBRK,
+	    "the guest's break on the console ends; also at exit" },
 	{ "ioctl", POLICY_EQ, 1, TCFLSH,
 	    "the guest's tcflush of the console" },
 	{ "ioctl", POLICY_EQ, 1, TCXONC,

@@ -207,9 +207,13 @@ struct plat_console_stat {
 int plat_console_stat(int fd, struct plat_console_stat *st);
 
 /*
- * Terminal ioctls the console passes through (TCGETS, TIOCGWINSZ):
- * arg points to a buffer of the size the request implies.  Returns 0 or
- * -errno (-ENOTTY when the fd is no terminal).
+ * Terminal ioctls the console passes through (TCGETS, TCGETS2,
+ * TIOCGWINSZ...): arg points to a buffer of the size the request implies
+ * (an int for TCFLSH and TCXONC, nothing for TIOCSBRK and TIOCCBRK).
+ * TCSBRK is tcdrain's, whatever arg says: it waits until the host has
+ * sent its output, so call it only when TIOCOUTQ reads 0; TCSETSW and
+ * TCSETSF drain too.  Returns 0 or -errno (-ENOTTY when the fd is no
+ * terminal).
  */
 int plat_console_ioctl(int fd, unsigned long req, void *arg);
 

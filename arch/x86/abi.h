@@ -6,6 +6,7 @@
 #define VK_ARCH_X86_ABI_H
 
 #include <stdint.h>
+#include <sys/ioctl.h>
 
 /* struct stat as arch/x86/include/uapi/asm/stat.h lays it out. */
 struct arch_stat {
@@ -34,6 +35,25 @@ struct arch_termios {
 	uint8_t c_cc[19];
 };
 _Static_assert(sizeof(struct arch_termios) == 36, "struct termios");
+
+/*
+ * struct termios2 (<asm/termbits.h>, which cannot share a file with libc's
+ * <termios.h>): struct termios with the speeds as numbers, for BOTHER.
+ * Its requests are spelt here for the same reason; host-linux/console.c
+ * checks them against the UAPI's.
+ */
+struct arch_termios2 {
+	uint32_t c_iflag, c_oflag, c_cflag, c_lflag;
+	uint8_t c_line;
+	uint8_t c_cc[19];
+	uint32_t c_ispeed, c_ospeed;
+};
+_Static_assert(sizeof(struct arch_termios2) == 44, "struct termios2");
+
+#define ARCH_TCGETS2	_IOR('T', 0x2A, struct arch_termios2)
+#define ARCH_TCSETS2	_IOW('T', 0x2B, struct arch_termios2)
+#define ARCH_TCSETSW2	_IOW('T', 0x2C, struct arch_termios2)
+#define ARCH_TCSETSF2	_IOW('T', 0x2D, struct arch_termios2)
 
 struct arch_winsize {
 	uint16_t ws_row, ws_col, ws_xpixel, ws_ypixel;

@@ -1,6 +1,7 @@
 /*
  * Verifies the terminal ioctls where there is no terminal: every one fails
- * ENOTTY on a pipe, /dev/null and a regular file, FIONREAD counts a pipe's
+ * ENOTTY on a pipe, /dev/null and a regular file, with a good pointer or a
+ * bad one (ENOTTY, not EFAULT), FIONREAD counts a pipe's
  * bytes, a process without a controlling terminal gets ENXIO opening
  * /dev/tty and ENOTTY from tcgetpgrp on any fd, and a terminal stop signal
  * sent to an orphaned process group is discarded.
@@ -15,21 +16,45 @@
 
 #include "guest.h"
 
+/*
+ * termios2's requests (<asm/termbits.h> clashes with <termios.h>): 'T'
+ * 0x2A-0x2D on a 44-byte struct termios2.
+ */
+#define K_TCGETS2	_IOR('T', 0x2A, char[44])
+#define K_TCSETS2	_IOW('T', 0x2B, char[44])
+#define K_TCSETSW2	_IOW('T', 0x2C, char[44])
+#define K_TCSETSF2	_IOW('T', 0x2D, char[44])
+#ifndef TIOCCBRK
+#define TIOCCBRK	0x5428
+#endif
+
 static const unsigned long reqs[] = {
 	TCGETS, TCSETS, TCSETSW, TCSETSF, TCFLSH, TCXONC, TIOCOUTQ,
 	TIOCGPGRP, TIOCSPGRP, TIOCGSID, TIOCSCTTY, TIOCNOTTY, TIOCGWINSZ,
-	TIOCSWINSZ,
+	TIOCSWINSZ, TCSBRK, TCSBRKP, TIOCSBRK, TIOCCBRK, TIOCSTI, K_TCGETS2,
+	K_TCSETS2, K_TCSETSW2, K_TCSETSF2,
 };
 
-/* Every terminal request on fd fails ENOTTY; the buffer is never read. */
+/* The requests whose argument is a value, not a pointer. */
+static bool
+by_value(unsigned long req)
+{
+	return req == TCFLSH || req == TCXONC || req == TIOCSCTTY ||
+	    req == TCSBRK || req == TCSBRKP || req == TIOCSBRK ||
+	    req == TIOCCBRK;
+}
+
+/*
+ * Every terminal request on fd fails ENOTTY, before any look at its
+ * argument: a bad pointer changes nothing.
+ */
 static void
 check_notty(int fd, const char *what)
 {
 	char buf[64];
 
 	for (size_t i = 0; i < sizeof(reqs) / sizeof(reqs[0]); i++) {
-		unsigned long arg = reqs[i] == TCFLSH || reqs[i] == TCXONC ||
-		    reqs[i] == TIOCSCTTY ? 0 : (unsigned long)buf;
+		unsigned long arg = by_value(reqs[i]) ? 0 : (unsigned long)buf;
 
 		/* A pgrp or a size that would be accepted, were fd a tty. */
 		memset(buf, 0, sizeof(buf));
@@ -38,7 +63,19 @@ check_notty(int fd, const char *what)
 		CHECK(syscall(SYS_ioctl, fd, reqs[i], arg) == -1 &&
 		    errno == ENOTTY, "ioctl(%s, %#lx) fails ENOTTY", what,
 		    reqs[i]);
+		/* tcdrain's TCSBRK 1 and a bad pointer: ENOTTY too. */
+		arg = by_value(reqs[i]) ? 1 : 8;
+		errno = 0;
+		CHECK(syscall(SYS_ioctl, fd, reqs[i], arg) == -1 &&
+		    errno == ENOTTY, "ioctl(%s, %#lx, %#lx) fails ENOTTY",
+		    what, reqs[i], arg);
 	}
+	errno = 0;
+	CHECK(tcdrain(fd) == -1 && errno == ENOTTY, "tcdrain(%s): ENOTTY",
+	    what);
+	errno = 0;
+	CHECK(tcsendbreak(fd, 0) == -1 && errno == ENOTTY,
+	    "tcsendbreak(%s): ENOTTY", what);
 }
 
 static void

@@ -8,8 +8,9 @@ the settings and the window size, a resize reaching the guest, background
 jobs stopped by SIGTTIN and SIGTTOU, and the host terminal's settings put
 back when vkernel exits (also when it is killed by SIGTERM).
 
-Usage: tty.py VKERNEL CASE, where VKERNEL "native" runs the shell on the
-host itself, to see that the checks hold on Linux.  VK_OPTS in the
+Usage: tty.py VKERNEL CASE [PROG], where VKERNEL "native" runs the shell
+on the host itself, to see that the checks hold on Linux.  The case ioctl
+runs the guest program PROG (tests/guest/tty_ioctl.c) on the terminal.  VK_OPTS in the
 environment adds options to "vkernel run" (VK_OPTS=--strace=FILE).
 """
 import fcntl
@@ -246,14 +247,40 @@ def case_sigterm_twice(vk):
     t.check_restored()
 
 
+def tiocsti_allowed(vk):
+    """Whether TIOCSTI pushes input: root may, others as the sysctl says.
+    vkernel's dev.tty.legacy_tiocsti is 0, Linux's is the host's."""
+    if os.geteuid() == 0:
+        return True
+    if vk != "native":
+        return False
+    try:
+        with open("/proc/sys/dev/tty/legacy_tiocsti") as f:
+            return f.read().strip() == "1"
+    except OSError:
+        return True
+
+
+def case_ioctl(vk, prog):
+    # The program checks the ioctls itself; a pushed line is echoed.
+    t = Term(vk, [prog])
+    if tiocsti_allowed(vk):
+        t.expect(r"sti-echo\r\n")
+    t.expect(r"ok: tty_ioctl")
+    st = t.wait()
+    if st != 0:
+        raise Fail("exit status %d:\n%s" % (st, t.out))
+    t.check_restored()
+
+
 def main():
-    vk, name = sys.argv[1], sys.argv[2]
+    vk, name, extra = sys.argv[1], sys.argv[2], sys.argv[3:]
     fn = globals().get("case_" + name)
     if fn is None:
         print("unknown case " + name, file=sys.stderr)
         return 2
     try:
-        fn(vk)
+        fn(vk, *extra)
     except Fail as e:
         print("FAIL: %s: %s" % (name, e), file=sys.stderr)
         return 1

@@ -24,8 +24,10 @@ console_read(struct file *fp, void *buf, size_t len, uint64_t *offp)
 	if (offp != &fp->off)
 		return plat_console_pread(fp->console_fd, buf, len,
 		    (int64_t)*offp);
-	r = plat_console_read(fp->console_fd, buf, len);
-	return r;
+	/* What TIOCSTI pushed comes first. */
+	if ((r = tty_read_pushed(fp, buf, len)) != 0)
+		return r;
+	return plat_console_read(fp->console_fd, buf, len);
 }
 
 static long
@@ -58,7 +60,8 @@ console_stat(struct file *fp, struct vattr *va)
 static short
 console_poll(struct file *fp)
 {
-	return plat_console_poll(fp->console_fd, POLLIN | POLLOUT);
+	return plat_console_poll(fp->console_fd, POLLIN | POLLOUT) |
+	    tty_poll_pushed(fp);
 }
 
 const struct file_ops console_fileops = {

@@ -12,24 +12,43 @@
  * TOSTOP set or changes the settings gets SIGTTOU, and the call runs
  * again once the group is continued.
  *
+ * Two things of a terminal stay here too.  Bytes TIOCSTI pushes wait in a
+ * small queue that reads take first and poll sees, never in the host
+ * terminal's input, where the shell that started vkernel could read them.
+ * And no request waits in the host for long: draining output and breaks
+ * park the guest thread (tty_drain, tty_break), since a host ioctl that
+ * waits holds up the one event loop, and every guest with it.
+ *
  * There is one terminal: the console files on host fds that are one.
  */
 #include <errno.h>
+#include <poll.h>
 #include <signal.h>
+#include <string.h>
 #include <sys/ioctl.h>
 #include <termios.h>
+#include <time.h>
 
 #include "arch/x86/abi.h"
+#include "vkern/kern/kern.h"
 #include "vkern/kern/proc.h"
 #include "vkern/platform.h"
 #include "vkern/vfs/file.h"
 #include "vkern/vfs/tty.h"
 #include "vkern/vm/copyio.h"
 
+/* How often a drain looks at the host's output queue. */
+#define TTY_DRAIN_POLL_NS	(10 * 1000 * 1000)
+
+/* A break with no length given (TCSBRK 0, TCSBRKP 0), in ms, as Linux. */
+#define TTY_BREAK_MS		250
+
 static struct {
 	bool present;   /* a console fd is a terminal */
 	int sid;        /* the session it controls, or 0 */
 	int pgrp;       /* its foreground group, or 0 */
+	size_t nsti;    /* bytes in sti */
+	uint8_t sti[4096];  /* TIOCSTI's, read first; n_tty's buffer size */
 } tty;
 
 void
@@ -39,6 +58,8 @@ tty_file_init(struct file *fp)
 
 	if (plat_console_ioctl(fp->console_fd, TCGETS, &tio) == 0) {
 		fp->data = &tty;
+		/* A reader that waits is woken by a TIOCSTI, too. */
+		fp->chan = &tty;
 		tty.present = true;
 	}
 }
@@ -147,6 +168,205 @@ tty_check_io(struct thread *td, struct file *fp, bool write)
 	return tty_check_change(td, SIGTTOU);
 }
 
+/* Whether c ends a line in canonical mode: n_tty's line delimiters. */
+static bool
+tty_eol(const struct arch_termios *tio, uint8_t c)
+{
+	return c == '\n' || (c != _POSIX_VDISABLE &&
+	    (c == tio->c_cc[VEOL] || c == tio->c_cc[VEOL2]));
+}
+
+long
+tty_read_pushed(struct file *fp, void *buf, size_t len)
+{
+	struct arch_termios tio;
+	size_t n = VK_MIN(len, tty.nsti);
+
+	if (!tty_file(fp) || n == 0)
+		return 0;
+	/* A canonical read returns one line at most. */
+	if (plat_console_ioctl(fp->console_fd, TCGETS, &tio) == 0 &&
+	    (tio.c_lflag & ICANON)) {
+		for (size_t i = 0; i < n; i++) {
+			if (tty_eol(&tio, tty.sti[i])) {
+				n = i + 1;
+				break;
+			}
+		}
+	}
+	memcpy(buf, tty.sti, n);
+	tty.nsti -= n;
+	memmove(tty.sti, tty.sti + n, tty.nsti);
+	return (long)n;
+}
+
+short
+tty_poll_pushed(const struct file *fp)
+{
+	return tty_file(fp) && tty.nsti > 0 ? POLLIN : 0;
+}
+
+/*
+ * Echo a pushed byte as n_tty would echo it typed: control characters
+ * as ^X under ECHOCTL, a newline alone under ECHONL.  The host's output
+ * processing (ONLCR) applies, as to Linux's echo.
+ */
+static void
+tty_echo(int fd, const struct arch_termios *tio, uint8_t c)
+{
+	uint8_t ctl[2] = { '^', c ^ 0x40 };
+
+	if (!(tio->c_lflag & ECHO)) {
+		if (c == '\n' && (tio->c_lflag & ECHONL) &&
+		    (tio->c_lflag & ICANON))
+			(void)plat_console_write(fd, &c, 1);
+		return;
+	}
+	if ((tio->c_lflag & ECHOCTL) && (c < 0x20 || c == 0x7f) &&
+	    c != '\t' && c != '\n')
+		(void)plat_console_write(fd, ctl, sizeof(ctl));
+	else
+		(void)plat_console_write(fd, &c, 1);
+}
+
+/*
+ * TIOCSTI: a byte as if typed.  vkernel's dev.tty.legacy_tiocsti is 0
+ * (/proc/sys/dev/tty/legacy_tiocsti), the setting Linux 6.2+ recommends
+ * (CONFIG_LEGACY_TIOCSTI=n), so as Linux's tiocsti only CAP_SYS_ADMIN
+ * may push, and a caller without it gets EIO before anything is looked
+ * at.  The guest runs with the uid of whoever started vkernel, and its
+ * root (euid 0) has every capability: so run by root, a guest pushes,
+ * into any session's terminal (no EPERM); run by another user, it gets
+ * EIO.  The byte joins the queue reads take first.
+ *
+ * XXX: pushed bytes are not edited nor turned into signals (ERASE,
+ * INTR...), and reads take them before what the host has from the
+ * keyboard.
+ */
+static long
+tty_push(struct thread *td, struct file *fp, uaddr_t arg)
+{
+	struct arch_termios tio;
+	uint8_t c;
+	long r;
+
+	if (td->proc->cred.euid != 0)
+		return -EIO;
+	if ((r = copyin(td, arg, &c, sizeof(c))) < 0)
+		return r;
+	if (plat_console_ioctl(fp->console_fd, TCGETS, &tio) == 0)
+		tty_echo(fp->console_fd, &tio, c);
+	/* A full queue drops the byte, as n_tty's full buffer does. */
+	if (tty.nsti < sizeof(tty.sti))
+		tty.sti[tty.nsti++] = c;
+	sched_wake_chan(&tty);
+	poll_wake();
+	return 0;
+}
+
+/*
+ * The same as syscall_redispatch, but not the same function: a signal
+ * ends the wait with EINTR and no restart, as Linux's break requests.
+ */
+static long
+tty_drain_again(struct thread *td)
+{
+	return syscall_redispatch(td);
+}
+
+/*
+ * Wait until the host terminal has sent its output, before a break, for
+ * tcdrain (brk), or before TCSETSW and TCSETSF.  A slow serial line, or
+ * one whose far end sent XOFF, may take any time to drain, and the host's
+ * own drain would hold the event loop all that time.  So the thread
+ * waits parked and the request runs again every 10 ms until TIOCOUTQ
+ * reads 0; only then does the host drain (TCSBRK 1, or TCSETSW's own),
+ * which waits at most for the few bytes left in a UART's FIFO (a pty, the
+ * usual console, has none).  Returns 0 once drained, -EPARKED or -errno.
+ */
+static long
+tty_drain(struct thread *td, struct file *fp, bool brk)
+{
+	int n = 0, one = 1;
+
+	if (plat_console_ioctl(fp->console_fd, TIOCOUTQ, &n) == 0 && n > 0) {
+		/* Linux's set_termios restarts; the breaks give EINTR. */
+		td->wait = (struct wait){
+			.cont = brk ? tty_drain_again : syscall_redispatch,
+			.deadline = plat_clock_ns(CLOCK_MONOTONIC) +
+			    TTY_DRAIN_POLL_NS,
+			.console_fd = -1,
+		};
+		return -EPARKED;
+	}
+	return brk ? plat_console_ioctl(fp->console_fd, TCSBRK, &one) : 0;
+}
+
+static long
+tty_break_end(struct thread *td)
+{
+	return plat_console_ioctl((int)td->wait.arg[0], TIOCCBRK, NULL);
+}
+
+static void
+tty_break_cancel(struct thread *td)
+{
+	(void)plat_console_ioctl((int)td->wait.arg[0], TIOCCBRK, NULL);
+}
+
+/*
+ * A break of ms milliseconds, as Linux's send_break does it: the line
+ * held in break (TIOCSBRK) while the thread waits parked, not the event
+ * loop, then let go (TIOCCBRK), also when a signal (EINTR) or the
+ * thread's end cuts the wait short.  A terminal that has no break says
+ * so or succeeds; either way the call succeeds.  On a pty, which has
+ * none, Linux returns at once; the host's TIOCSBRK does not tell, so
+ * here the call takes the break's time there too.
+ */
+static long
+tty_break(struct thread *td, struct file *fp, uint32_t ms)
+{
+	long r;
+
+	if ((r = plat_console_ioctl(fp->console_fd, TIOCSBRK, NULL)) < 0)
+		return r == -EOPNOTSUPP ? 0 : r;
+	td->wait = (struct wait){
+		.cont = tty_break_end,
+		.cancel = tty_break_cancel,
+		.deadline = plat_clock_ns(CLOCK_MONOTONIC) +
+		    (int64_t)ms * 1000000,
+		.console_fd = -1,
+	};
+	td->wait.arg[0] = (uint64_t)fp->console_fd;
+	return -EPARKED;
+}
+
+/*
+ * TCSBRK, TCSBRKP, TIOCSBRK and TIOCCBRK: from the background as a
+ * change of settings, and all but TIOCCBRK after the output drains
+ * (Linux's tty_ioctl).  TCSBRK with a nonzero arg is tcdrain's.
+ */
+static long
+tty_ioctl_break(struct thread *td, struct file *fp, unsigned cmd,
+    uint64_t arg)
+{
+	long r;
+
+	if ((r = tty_check_change(td, SIGTTOU)) != 0)
+		return r;
+	if (cmd != TIOCCBRK && (r = tty_drain(td, fp, true)) != 0)
+		return r;
+	switch (cmd) {
+	case TCSBRK:
+		return arg != 0 ? 0 : tty_break(td, fp, TTY_BREAK_MS);
+	case TCSBRKP:
+		/* POSIX tcsendbreak's: tenths of a second, in an unsigned. */
+		return tty_break(td, fp, arg != 0 ? (uint32_t)(arg * 100) :
+		    TTY_BREAK_MS);
+	}
+	return plat_console_ioctl(fp->console_fd, cmd, NULL);
+}
+
 /* TIOCSPGRP: a group of the caller's own session to the foreground. */
 static long
 tty_set_pgrp(struct thread *td, uaddr_t arg)
@@ -252,6 +472,9 @@ tty_arg_size(unsigned cmd)
 	switch (cmd) {
 	case TCGETS: case TCSETS: case TCSETSW: case TCSETSF:
 		return sizeof(struct arch_termios);
+	case ARCH_TCGETS2: case ARCH_TCSETS2: case ARCH_TCSETSW2:
+	case ARCH_TCSETSF2:
+		return sizeof(struct arch_termios2);
 	case TIOCGWINSZ: case TIOCSWINSZ:
 		return sizeof(struct arch_winsize);
 	case FIONREAD: case TIOCOUTQ:
@@ -260,32 +483,63 @@ tty_arg_size(unsigned cmd)
 	return 0;
 }
 
+/* The requests that change the settings: TCSETS[WF] and termios2's. */
+static bool
+tty_sets(unsigned cmd)
+{
+	return cmd == TCSETS || cmd == TCSETSW || cmd == TCSETSF ||
+	    cmd == ARCH_TCSETS2 || cmd == ARCH_TCSETSW2 ||
+	    cmd == ARCH_TCSETSF2;
+}
+
+/* Whether a request flushes the input, TIOCSTI's queue with it. */
+static bool
+tty_flushes_input(unsigned cmd, int arg)
+{
+	return cmd == TCSETSF || cmd == ARCH_TCSETSF2 ||
+	    (cmd == TCFLSH && (arg == TCIFLUSH || arg == TCIOFLUSH));
+}
+
 /*
  * The requests the host terminal answers.  Changing its settings or its
- * flow from the background is job control's business first.
+ * flow from the background is job control's business first; new
+ * settings are read, then the output drains, as Linux's set_termios.
  */
 static long
 tty_ioctl_host(struct thread *td, struct file *fp, unsigned cmd,
     uint64_t arg, size_t n)
 {
-	uint8_t buf[sizeof(struct arch_termios)];
-	bool in = cmd == TCSETS || cmd == TCSETSW || cmd == TCSETSF ||
-	    cmd == TIOCSWINSZ;
+	uint8_t buf[sizeof(struct arch_termios2)];
+	bool in = tty_sets(cmd) || cmd == TIOCSWINSZ;
 	int v = (int)arg;
 	long r;
 
-	if (cmd == TCSETS || cmd == TCSETSW || cmd == TCSETSF ||
-	    cmd == TCFLSH || cmd == TCXONC) {
+	if (tty_sets(cmd) || cmd == TCFLSH || cmd == TCXONC) {
 		if ((r = tty_check_change(td, SIGTTOU)) != 0)
 			return r;
 	}
 	/* TCFLSH and TCXONC take their argument by value. */
-	if (n == 0)
-		return plat_console_ioctl(fp->console_fd, cmd, &v);
+	if (n == 0) {
+		if ((r = plat_console_ioctl(fp->console_fd, cmd, &v)) == 0 &&
+		    tty_flushes_input(cmd, v))
+			tty.nsti = 0;
+		return r;
+	}
 	if (in && (r = copyin(td, UADDR(arg), buf, n)) < 0)
+		return r;
+	if ((cmd == TCSETSW || cmd == TCSETSF || cmd == ARCH_TCSETSW2 ||
+	    cmd == ARCH_TCSETSF2) && (r = tty_drain(td, fp, false)) != 0)
 		return r;
 	if ((r = plat_console_ioctl(fp->console_fd, cmd, buf)) < 0)
 		return r;
+	if (tty_flushes_input(cmd, 0))
+		tty.nsti = 0;
+	/* What TIOCSTI pushed is input to read, too. */
+	if (cmd == FIONREAD && tty_file(fp)) {
+		memcpy(&v, buf, sizeof(v));
+		v += (int)tty.nsti;
+		memcpy(buf, &v, sizeof(v));
+	}
 	return in ? 0 : copyout(td, buf, UADDR(arg), n);
 }
 
@@ -297,6 +551,12 @@ tty_ioctl(struct thread *td, struct file *fp, unsigned cmd, uint64_t arg)
 	/* The host counts what a pipe or a file holds, too. */
 	if (!tty_file(fp) && cmd != FIONREAD)
 		return -ENOTTY;
+	switch (cmd) {
+	case TCSBRK: case TCSBRKP: case TIOCSBRK: case TIOCCBRK:
+		return tty_ioctl_break(td, fp, cmd, arg);
+	case TIOCSTI:
+		return tty_push(td, fp, UADDR(arg));
+	}
 	if (n != 0 || cmd == TCFLSH || cmd == TCXONC)
 		return tty_ioctl_host(td, fp, cmd, arg, n);
 	return tty_ioctl_job(td, fp, cmd, arg);

@@ -7,6 +7,7 @@
 #define VK_VFS_TTY_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 struct file;
@@ -33,6 +34,15 @@ int tty_fg_pgrp(void);
  * -ERESTARTSYS_ when SIGTTIN (SIGTTOU) went to td's background group.
  */
 long tty_check_io(struct thread *td, struct file *fp, bool write);
+
+/*
+ * A read of console file fp takes what TIOCSTI pushed first: up to len
+ * bytes (a line at most in canonical mode), or 0 when there is nothing.
+ */
+long tty_read_pushed(struct file *fp, void *buf, size_t len);
+
+/* POLLIN when TIOCSTI left fp's terminal bytes to read, else 0. */
+short tty_poll_pushed(const struct file *fp);
 
 /* A terminal ioctl on console file fp; -ENOTTY for the others. */
 long tty_ioctl(struct thread *td, struct file *fp, unsigned cmd,

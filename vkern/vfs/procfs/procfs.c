@@ -28,7 +28,7 @@ enum procfs_kind {
 	PK_LOADAVG, PK_MOUNTS, PK_FILESYSTEMS, PK_VERSION,
 	PK_SYS, PK_SYS_KERNEL, PK_HOSTNAME, PK_OSRELEASE, PK_OSTYPE,
 	PK_PID_MAX, PK_CAP_LAST_CAP, PK_SYS_VM, PK_OVERCOMMIT, PK_SYS_FS,
-	PK_NR_OPEN,
+	PK_NR_OPEN, PK_SYS_DEV, PK_SYS_DEV_TTY, PK_LEGACY_TIOCSTI,
 	PK_PID,
 	PK_P_STAT, PK_P_STATUS, PK_P_STATM, PK_P_CMDLINE, PK_P_ENVIRON,
 	PK_P_COMM, PK_P_MAPS, PK_P_EXE, PK_P_CWD, PK_P_ROOT, PK_P_FD,
@@ -96,6 +96,11 @@ static const struct pfs_spec procfs_specs[PK_NKINDS] = {
 	    "0\n"),
 	[PK_SYS_FS] = TEXT("fs", PK_SYS, PFS_DIR, NULL),
 	[PK_NR_OPEN] = TEXT("nr_open", PK_SYS_FS, PFS_FILE, "1048576\n"),
+	[PK_SYS_DEV] = TEXT("dev", PK_SYS, PFS_DIR, NULL),
+	[PK_SYS_DEV_TTY] = TEXT("tty", PK_SYS_DEV, PFS_DIR, NULL),
+	/* TIOCSTI needs CAP_SYS_ADMIN (vfs/tty.c's tty_push). */
+	[PK_LEGACY_TIOCSTI] = TEXT("legacy_tiocsti", PK_SYS_DEV_TTY,
+	    PFS_FILE, "0\n"),
 
 	[PK_PID] = { .parent = PK_ROOT, .mode = PFS_DIR, .scope = PFS_PROC },
 	[PK_P_STAT] = ROW("stat", PK_PID, PFS_FILE, PFS_PROC,
