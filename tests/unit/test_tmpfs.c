@@ -583,6 +583,7 @@ Test(tmpfs, truncate_shrink_frees_ram)
 	fake_reset();
 	cr_assert_eq(set_size(f, 2 * PG + 1), 0);
 	cr_assert_eq(vm_ram_used(), 3 * PG);
+	vm_ram_flush();
 	/* Adjacent pages go back to the host in one discard. */
 	cr_assert_eq(fake_ndiscards, 1);
 	cr_assert_eq(fake_discards[0].len, 3 * PG);

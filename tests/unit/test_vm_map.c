@@ -393,6 +393,7 @@ Test(vm_map, remove_frees_and_discards_exact_ram)
 	memset(ram_at(ramoff), 0x77, 4 * PG);
 	fake_reset();
 	vm_map_remove(&m, A + 2 * PG, A + 3 * PG);
+	vm_ram_flush();
 	cr_assert_eq(fake_ndiscards, 1);
 	cr_assert_eq(fake_discards[0].off, ramoff + 2 * PG);
 	cr_assert_eq(fake_discards[0].len, PG);
@@ -693,6 +694,7 @@ Test(vm_map, move_grow_blocked_copies_contents)
 	cr_assert_eq(ram_at(m.ent[0].ramoff)[2 * PG - 1], 0x5c);
 	cr_assert_eq(ram_at(m.ent[0].ramoff)[2 * PG], 0);
 	/* The old extent went back, zeroed. */
+	vm_ram_flush();
 	cr_assert_eq(vm_ram_used(), 4 * PG);
 	cr_assert_eq(ram_at(oldoff)[0], 0);
 }

@@ -190,16 +190,38 @@ Test(vm_ram, free_discards_and_reads_zero, .init = ram_setup)
 	memset(base + b, 0x5a, PG);
 	fake_reset();
 	vm_ram_free(a, 2 * PG);
+	/* Reallocated, the range reads zero; the neighbour is untouched. */
+	cr_assert_eq(alloc_ok(2 * PG), a);
 	cr_assert_eq(fake_ndiscards, 1);
 	cr_assert_eq(fake_discards[0].off, a);
 	cr_assert_eq(fake_discards[0].len, 2 * PG);
-	/* Reallocated, the range reads zero; the neighbour is untouched. */
-	cr_assert_eq(alloc_ok(2 * PG), a);
 	for (uint64_t i = 0; i < 2 * PG; i++)
 		cr_assert_eq(base[a + i], 0, "byte %#llx not zero",
 		    (unsigned long long)i);
 	cr_assert_eq(base[b], 0x5a);
 	cr_assert_eq(base[b + PG - 1], 0x5a);
+}
+
+Test(vm_ram, frees_are_discarded_merged_before_the_next_alloc,
+    .init = ram_setup)
+{
+	uint64_t a = alloc_ok(PG), b = alloc_ok(PG), c = alloc_ok(PG);
+	uint64_t d = alloc_ok(PG);
+
+	fake_reset();
+	/* Out of order, and with a gap at c: two host discards, not three. */
+	vm_ram_free(b, PG);
+	vm_ram_free(d, PG);
+	vm_ram_free(a, PG);
+	cr_assert_eq(fake_ndiscards, 0, "a discard before any allocation");
+	(void)alloc_ok(8 * PG);
+	cr_assert_eq(fake_ndiscards, 2);
+	cr_assert_eq(fake_discards[0].off, a);
+	cr_assert_eq(fake_discards[0].len, 2 * PG);
+	cr_assert_eq(fake_discards[1].off, d);
+	cr_assert_eq(fake_discards[1].len, PG);
+	cr_assert_eq(vm_ram_used(), 9 * PG);
+	(void)c;
 }
 
 Test(vm_ram, extend_into_free_tail_succeeds, .init = ram_setup)

@@ -6,6 +6,11 @@
  * extents stays small because mappings are few and large, and because the
  * offset space is much larger than the memory limit.  Freed ranges are
  * discarded on the host, so every allocation starts out zeroed.
+ *
+ * Discards wait until memory is handed out again (or many are waiting):
+ * a process's end frees its pages extent by extent, copy-on-write copies
+ * a page at a time, and sorted and merged, those make far fewer host
+ * calls than one each.
  */
 #include <errno.h>
 #include <string.h>
@@ -22,6 +27,51 @@ struct extent {
 static struct extent *free_ext;
 static unsigned nfree, capfree;
 static uint64_t ram_used, ram_limit;
+
+#define PEND_MAX 256
+
+static struct extent pend[PEND_MAX];   /* freed, not yet discarded */
+static unsigned npend;
+
+/*
+ * Discard the freed ranges, merged where they touch.  An insertion sort,
+ * not qsort(3): they are few and mostly in order, and glibc's qsort asks
+ * the host for its memory size, which the lock-down forbids.
+ */
+static void
+pend_flush(void)
+{
+	unsigned i = 0;
+
+	for (unsigned j = 1; j < npend; j++) {
+		struct extent x = pend[j];
+		unsigned k = j;
+
+		for (; k > 0 && pend[k - 1].off > x.off; k--)
+			pend[k] = pend[k - 1];
+		pend[k] = x;
+	}
+	while (i < npend) {
+		uint64_t off = pend[i].off, end = off + pend[i].len;
+
+		for (i++; i < npend && pend[i].off == end; i++)
+			end += pend[i].len;
+		plat_ram_discard(off, end - off);
+	}
+	npend = 0;
+}
+
+static void
+pend_add(uint64_t off, uint64_t len)
+{
+	if (npend > 0 && pend[npend - 1].off + pend[npend - 1].len == off) {
+		pend[npend - 1].len += len;
+		return;
+	}
+	if (npend == PEND_MAX)
+		pend_flush();
+	pend[npend++] = (struct extent){ off, len };
+}
 
 static void
 free_insert_at(unsigned i, uint64_t off, uint64_t len)
@@ -49,6 +99,7 @@ vm_ram_init(uint64_t space, uint64_t limit)
 {
 	VK_ASSERT(VK_PAGE_ALIGNED(space) && VK_PAGE_ALIGNED(limit));
 	nfree = 0;
+	npend = 0;
 	ram_used = 0;
 	ram_limit = limit;
 	free_insert_at(0, 0, space);
@@ -73,6 +124,7 @@ vm_ram_alloc(uint64_t len, uint64_t *offp)
 		if (e->len == 0)
 			free_remove_at(i);
 		ram_used += len;
+		vm_ram_flush();
 		return 0;
 	}
 	return -ENOMEM;
@@ -102,7 +154,7 @@ vm_ram_free(uint64_t off, uint64_t len)
 
 	VK_ASSERT(len > 0 && VK_PAGE_ALIGNED(off) && VK_PAGE_ALIGNED(len));
 	VK_ASSERT(len <= ram_used);
-	plat_ram_discard(off, len);
+	pend_add(off, len);
 	ram_used -= len;
 	i = free_search(off);
 	/* A free range must never overlap one already free. */
@@ -125,6 +177,13 @@ vm_ram_free(uint64_t off, uint64_t len)
 	free_insert_at(i, off, len);
 }
 
+void
+vm_ram_flush(void)
+{
+	if (npend > 0)
+		pend_flush();
+}
+
 int
 vm_ram_extend(uint64_t off, uint64_t len, uint64_t extra)
 {
@@ -143,6 +202,7 @@ vm_ram_extend(uint64_t off, uint64_t len, uint64_t extra)
 	if (free_ext[i - 1].len == 0)
 		free_remove_at(i - 1);
 	ram_used += extra;
+	vm_ram_flush();
 	return 0;
 }
 

@@ -24,8 +24,14 @@ void vm_ram_init(uint64_t space, uint64_t limit);
 /* Allocate len bytes (a page multiple).  Returns 0 or -ENOMEM. */
 int vm_ram_alloc(uint64_t len, uint64_t *offp);
 
-/* Free a range allocated before (or part of one); it reads zero again. */
+/*
+ * Free a range allocated before (or part of one).  Its host pages go back
+ * before memory is allocated again, and it reads zero when it is.
+ */
 void vm_ram_free(uint64_t off, uint64_t len);
+
+/* Give the host back now what frees left for the next allocation. */
+void vm_ram_flush(void);
 
 /* Try to grow the extent ending at off + len in place by extra bytes. */
 int vm_ram_extend(uint64_t off, uint64_t len, uint64_t extra);
