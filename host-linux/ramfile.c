@@ -82,3 +82,35 @@ plat_ram_discard(uint64_t off, uint64_t len)
 		plat_abort();
 	}
 }
+
+/*
+ * A write(2) to the memfd, not a memcpy through the mapping: shmem then
+ * allocates each missing page without clearing it and without a page
+ * fault into the kernel's mapping, as a native write to tmpfs does.
+ * Measured on a 2-CPU VM, 64 MiB in 64 KiB pieces into a memfd, holes
+ * punched after: memcpy 40 ms, MADV_POPULATE_WRITE then memcpy 31 ms,
+ * pwrite 21 ms.
+ */
+void
+plat_ram_write(uint64_t off, const void *src, size_t len)
+{
+	const char *p = src;
+
+	while (len > 0) {
+		ssize_t n = pwrite(ramfd, p, len, (off_t)off);
+
+		/*
+		 * The range is ours and src is mapped: only a host out of
+		 * memory fails here, where a memcpy would die of SIGBUS.
+		 */
+		if (n <= 0) {
+			vk_log("write RAM [%#lx, +%#lx): errno %d",
+			    (unsigned long)off, (unsigned long)len,
+			    n < 0 ? errno : 0);
+			plat_abort();
+		}
+		p += n;
+		off += (uint64_t)n;
+		len -= (size_t)n;
+	}
+}

@@ -38,7 +38,8 @@ const struct policy_rule policy_rules[] = {
 	{ "pread64", POLICY_ANY, 0, 0,
 	    "the guest's positioned reads of a console fd; hostfs file reads" },
 	{ "pwrite64", POLICY_ANY, 0, 0,
-	    "the guest's positioned writes of a console fd; hostfs writes" },
+	    "the guest's positioned writes of a console fd; hostfs writes; "
+	    "tmpfs data into new pages of the RAM file" },
 	{ "lseek", POLICY_ANY, 0, 0,
 	    "the guest's seeks on a console fd; hostfs readdir resumes at a "
 	    "cookie; where hostfs sendfile writes in the RAM file" },

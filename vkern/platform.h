@@ -45,6 +45,14 @@ uint64_t plat_ram_size(void);
 void plat_ram_discard(uint64_t off, uint64_t len);
 
 /*
+ * Copy len bytes from src into the RAM file at off, as a memcpy to
+ * plat_ram_base() + off would.  Meant for pages that were just allocated:
+ * the host may back them without clearing them first.  src is kernel
+ * memory (the RAM file mapping included) that does not overlap the range.
+ */
+void plat_ram_write(uint64_t off, const void *src, size_t len);
+
+/*
  * --- Spaces and threads ---
  */
 

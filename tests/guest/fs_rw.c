@@ -1,8 +1,10 @@
 /*
  * Verifies file I/O on regular files: read(2), write(2), pread/pwrite,
  * readv/writev, preadv/pwritev and lseek(2) with their offsets and errnos,
- * O_APPEND, truncate/ftruncate, fallocate mode 0, the sync calls, and a
- * MAP_PRIVATE file mapping that shows the file but never writes to it.
+ * O_APPEND, truncate/ftruncate, fallocate mode 0, big writes into new
+ * pages and writes from a shared mapping of the file itself, the sync
+ * calls, and a MAP_PRIVATE file mapping that shows the file but never
+ * writes to it.
  */
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -382,6 +384,73 @@ test_fallocate(void)
 	FS_CHECK_ERR(syscall(SYS_fallocate, -1, 0, 0L, 1L), EBADF);
 }
 
+/*
+ * One write across many new pages, at an offset inside the first: the
+ * data reads back, the head of the first page reads zero, and so do the
+ * pages again after a truncation frees them and a shorter write refills.
+ */
+static void
+test_big_write(void)
+{
+	enum { HEAD = 4000, LEN = (1 << 20) + 123 };
+	static unsigned char in[LEN], out[HEAD + LEN];
+	long fd;
+
+	fd = CHECK_OK(open_empty("big"));
+	if (fd < 0)
+		return;
+	for (size_t i = 0; i < LEN; i++)
+		in[i] = (unsigned char)(i * 13 + 5);
+	CHECK_EQ(sys_pwrite((int)fd, in, LEN, HEAD), LEN);
+	memset(out, 0xff, sizeof(out));
+	CHECK_EQ(sys_pread((int)fd, out, sizeof(out), 0), HEAD + LEN);
+	CHECK(all_zero(out, HEAD), "the head before the write reads zero");
+	CHECK(memcmp(out + HEAD, in, LEN) == 0, "the big write reads back");
+	/* The freed pages come back zeroed: only "xy" is new. */
+	CHECK_OK(syscall(SYS_ftruncate, (int)fd, 0L));
+	CHECK_EQ(sys_pwrite((int)fd, "xy", 2, 70000), 2);
+	CHECK_OK(syscall(SYS_ftruncate, (int)fd, (long)(HEAD + LEN)));
+	memset(out, 0xff, sizeof(out));
+	CHECK_EQ(sys_pread((int)fd, out, sizeof(out), 0), HEAD + LEN);
+	CHECK(all_zero(out, 70000) && memcmp(out + 70000, "xy", 2) == 0 &&
+	    all_zero(out + 70002, sizeof(out) - 70002),
+	    "after truncation only the new bytes are not zero");
+	close((int)fd);
+}
+
+/*
+ * A write from a shared mapping of the file itself copies page by page
+ * in order: page 0, a hole, takes page 1 as it was before page 1 takes
+ * page 2.
+ */
+static void
+test_write_from_own_mapping(void)
+{
+	static unsigned char buf[2 * 4096];
+	unsigned char got[3];
+	char *map;
+	long fd;
+
+	fd = CHECK_OK(open_empty("self"));
+	if (fd < 0)
+		return;
+	memset(buf, 'B', 4096);
+	memset(buf + 4096, 'C', 4096);
+	CHECK_EQ(sys_pwrite((int)fd, buf, sizeof(buf), 4096), sizeof(buf));
+	map = mmap(NULL, 3 * 4096, PROT_READ, MAP_SHARED, (int)fd, 0);
+	if (CHECK(map != MAP_FAILED, "mmap the file shared")) {
+		CHECK_EQ(sys_pwrite((int)fd, map + 4096, 2 * 4096, 0),
+		    2 * 4096);
+		CHECK_EQ(sys_pread((int)fd, &got[0], 1, 0), 1);
+		CHECK_EQ(sys_pread((int)fd, &got[1], 1, 4096), 1);
+		CHECK_EQ(sys_pread((int)fd, &got[2], 1, 2 * 4096), 1);
+		CHECK(memcmp(got, "BCC", 3) == 0, "read %.3s, want BCC",
+		    (char *)got);
+		munmap(map, 3 * 4096);
+	}
+	close((int)fd);
+}
+
 static void
 test_sync(void)
 {
@@ -489,6 +558,8 @@ main(void)
 	test_access_modes();
 	test_truncate();
 	test_fallocate();
+	test_big_write();
+	test_write_from_own_mapping();
 	test_sync();
 	test_mmap_private();
 	CHECK(scratch_leave(), "remove scratch directory %s", scratch);

@@ -35,6 +35,8 @@ struct fake_space_call fake_space_calls[FAKE_MAX_CALLS];
 unsigned fake_space_ncalls;
 struct fake_discard fake_discards[FAKE_MAX_CALLS];
 unsigned fake_ndiscards;
+struct fake_ram_write fake_ram_writes[FAKE_MAX_CALLS];
+unsigned fake_nram_writes;
 
 static void *fake_ram;
 static struct plat_space fake_dummy_space = { .id = -1 };
@@ -45,6 +47,7 @@ fake_reset(void)
 {
 	fake_space_ncalls = 0;
 	fake_ndiscards = 0;
+	fake_nram_writes = 0;
 }
 
 struct plat_space *
@@ -114,6 +117,19 @@ plat_ram_discard(uint64_t off, uint64_t len)
 	} else {
 		memset(base + off, 0, len);
 	}
+}
+
+/* Recorded, then a plain copy: the contract asks for no more. */
+void
+plat_ram_write(uint64_t off, const void *src, size_t len)
+{
+	fake_check(off <= FAKE_RAM_SIZE && len <= FAKE_RAM_SIZE - off,
+	    "write beyond the RAM area");
+	if (fake_nram_writes < FAKE_MAX_CALLS)
+		fake_ram_writes[fake_nram_writes] =
+		    (struct fake_ram_write){ off, len };
+	fake_nram_writes++;
+	memcpy((char *)plat_ram_base() + off, src, len);
 }
 
 int

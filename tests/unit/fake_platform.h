@@ -36,6 +36,10 @@ struct fake_discard {
 	uint64_t off, len;
 };
 
+struct fake_ram_write {
+	uint64_t off, len;
+};
+
 /* plat_space_map/unmap/protect, in call order. */
 extern struct fake_space_call fake_space_calls[FAKE_MAX_CALLS];
 extern unsigned fake_space_ncalls;
@@ -43,6 +47,10 @@ extern unsigned fake_space_ncalls;
 /* plat_ram_discard, in call order. */
 extern struct fake_discard fake_discards[FAKE_MAX_CALLS];
 extern unsigned fake_ndiscards;
+
+/* plat_ram_write, in call order. */
+extern struct fake_ram_write fake_ram_writes[FAKE_MAX_CALLS];
+extern unsigned fake_nram_writes;
 
 /* Forget every recorded call. */
 void fake_reset(void);

@@ -6,6 +6,7 @@
  * asserts that no vnode was leaked, and checks that all RAM came back.
  */
 #include <errno.h>
+#include <linux/falloc.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -445,6 +446,113 @@ Test(tmpfs, write_read_across_page_boundaries)
 	for (int i = 0; i < 8; i++)
 		cr_assert_eq(out[i], 0);
 	free(in);
+	free(out);
+	vnode_rel(f);
+}
+
+Test(tmpfs, write_of_new_pages_is_one_ram_write_and_reads_back)
+{
+	struct vnode *f = mk(root, "f", S_IFREG | 0644);
+	size_t n = 40 * PG + 100;
+	unsigned char *in = malloc(n), *out = malloc(n + 10);
+
+	for (size_t i = 0; i < n; i++)
+		in[i] = (unsigned char)(i * 13 + 5);
+	fake_reset();
+	/* 42 new pages, the first written from 10 bytes before its end. */
+	cr_assert_eq(f->ops->write(f, in, n, PG - 10), (long)n);
+	cr_assert_eq(fake_nram_writes, 1, "%u RAM writes", fake_nram_writes);
+	cr_assert_eq(fake_ram_writes[0].len, n);
+	cr_assert_eq(fake_ram_writes[0].off % PG, PG - 10);
+	cr_assert_eq(vm_ram_used(), 42 * PG);
+	memset(out, 0x55, n + 10);
+	cr_assert_eq(f->ops->read(f, out, n + 10, PG - 20), (long)(n + 10));
+	for (int i = 0; i < 10; i++)
+		cr_assert_eq(out[i], 0, "byte %d before the write", i);
+	cr_assert_eq(memcmp(in, out + 10, n), 0);
+	free(in);
+	free(out);
+	vnode_rel(f);
+}
+
+Test(tmpfs, write_over_pages_and_holes_fills_both)
+{
+	struct vnode *f = mk(root, "f", S_IFREG | 0644);
+	char *buf = malloc(4 * PG), *out = malloc(4 * PG);
+
+	for (int i = 0; i < 4; i++)
+		memset(buf + i * PG, 'A' + i, PG);
+	/* Pages 1 and 3 exist, 0 and 2 are holes. */
+	cr_assert_eq(f->ops->write(f, "x", 1, PG), 1);
+	cr_assert_eq(f->ops->write(f, "y", 1, 3 * PG + 7), 1);
+	fake_reset();
+	cr_assert_eq(f->ops->write(f, buf, 4 * PG, 0), (long)(4 * PG));
+	cr_assert_eq(fake_nram_writes, 2, "one per run of new pages");
+	cr_assert_eq(vm_ram_used(), 4 * PG);
+	cr_assert_eq(f->ops->read(f, out, 4 * PG, 0), (long)(4 * PG));
+	cr_assert_eq(memcmp(out, buf, 4 * PG), 0);
+	free(buf);
+	free(out);
+	vnode_rel(f);
+}
+
+/*
+ * A guest may write from a mapping of the file itself.  Linux copies
+ * page by page, in order: a new page takes its source as it was before
+ * the write reached it, even when a later page of the same write
+ * overwrites that source.
+ */
+Test(tmpfs, write_from_the_file_itself_copies_in_order)
+{
+	struct vnode *f = mk(root, "f", S_IFREG | 0644);
+	char *buf = malloc(2 * PG), out[3];
+	uint64_t ram1, ram2;
+
+	memset(buf, 'B', PG);
+	memset(buf + PG, 'C', PG);
+	cr_assert_eq(f->ops->write(f, buf, 2 * PG, PG), (long)(2 * PG));
+	cr_assert_eq(tmpfs_page(f, 1, &ram1), 0);
+	cr_assert_eq(tmpfs_page(f, 2, &ram2), 0);
+	cr_assert_eq(ram2, ram1 + PG, "pages 1 and 2 must be adjacent RAM");
+	/* Page 0 (new) takes page 1's B, then page 1 takes page 2's C. */
+	cr_assert_eq(f->ops->write(f, (char *)plat_ram_base() + ram1, 2 * PG,
+	    0), (long)(2 * PG));
+	cr_assert_eq(f->ops->read(f, &out[0], 1, 0), 1);
+	cr_assert_eq(f->ops->read(f, &out[1], 1, PG), 1);
+	cr_assert_eq(f->ops->read(f, &out[2], 1, 2 * PG), 1);
+	cr_assert_eq(memcmp(out, "BCC", 3), 0, "read %.3s", out);
+	free(buf);
+	vnode_rel(f);
+}
+
+Test(tmpfs, punched_range_reads_zero_and_refills_from_zero)
+{
+	struct vnode *f = mk(root, "f", S_IFREG | 0644);
+	char *buf = malloc(8 * PG), *out = malloc(8 * PG);
+
+	memset(buf, 'p', 8 * PG);
+	cr_assert_eq(f->ops->write(f, buf, 8 * PG, 0), (long)(8 * PG));
+	fake_reset();
+	/* Pages 2-5 go whole, the edges of pages 1 and 6 are cleared. */
+	cr_assert_eq(f->ops->fallocate(f, FALLOC_FL_PUNCH_HOLE |
+	    FALLOC_FL_KEEP_SIZE, PG + 100, 5 * PG), 0);
+	vm_ram_flush();
+	cr_assert_eq(fake_ndiscards, 1);
+	cr_assert_eq(fake_discards[0].len, 4 * PG);
+	cr_assert_eq(vm_ram_used(), 4 * PG);
+	cr_assert_eq(attr(f).size, 8 * PG);
+	/* A few bytes into a punched page: the rest of it reads zero. */
+	cr_assert_eq(f->ops->write(f, "new", 3, 3 * PG + 50), 3);
+	cr_assert_eq(vm_ram_used(), 5 * PG);
+	cr_assert_eq(f->ops->read(f, out, 8 * PG, 0), (long)(8 * PG));
+	for (uint64_t i = 0; i < 8 * PG; i++) {
+		char want = i < PG + 100 || i >= 6 * PG + 100 ? 'p' : 0;
+
+		if (i >= 3 * PG + 50 && i < 3 * PG + 53)
+			want = "new"[i - 3 * PG - 50];
+		cr_assert_eq(out[i], want, "byte %llu", (unsigned long long)i);
+	}
+	free(buf);
 	free(out);
 	vnode_rel(f);
 }

@@ -430,12 +430,46 @@ tmpfs_read(struct vnode *vn, void *buf, size_t len, uint64_t off)
 }
 
 /*
+ * Bytes of a write bound for pages this very write allocated, adjacent
+ * in the RAM file.  They go in with one plat_ram_write(), which lets the
+ * host back new pages without clearing them and without a page fault
+ * each, as a memmove into them would take.
+ */
+struct fill_run {
+	uint64_t ram;      /* RAM offset of the first byte */
+	const char *src;
+	size_t len;
+};
+
+static void
+fill_run_flush(struct fill_run *run)
+{
+	if (run->len > 0)
+		plat_ram_write(run->ram, run->src, run->len);
+	run->len = 0;
+}
+
+/* Add n bytes for RAM offset ram, merged with the run when they touch. */
+static void
+fill_run_add(struct fill_run *run, uint64_t ram, const char *src, size_t n)
+{
+	if (run->len > 0 && run->ram + run->len == ram &&
+	    run->src + run->len == src) {
+		run->len += n;
+		return;
+	}
+	fill_run_flush(run);
+	*run = (struct fill_run){ ram, src, n };
+}
+
+/*
  * Copy into the file from off on, allocating pages for holes.  Returns
  * the bytes copied: fewer than len when the RAM file is full.
  */
 static size_t
 file_fill(struct tmpfs_node *np, const char *src, size_t len, uint64_t off)
 {
+	struct fill_run run = { 0, NULL, 0 };
 	char *base = plat_ram_base();
 	size_t done = 0;
 
@@ -445,15 +479,25 @@ file_fill(struct tmpfs_node *np, const char *src, size_t len, uint64_t off)
 		size_t n = VK_MIN(len - done, VK_PAGE_SIZE - pgoff);
 		uint64_t *slot = pgt_slot(&np->reg, pos / VK_PAGE_SIZE);
 
-		if (*slot == VM_NORAM) {
-			if (vm_ram_alloc(VK_PAGE_SIZE, slot) < 0)
-				break;
-			np->reg.npages++;
+		if (*slot != VM_NORAM) {
+			/*
+			 * The source may be a mapping of this file: the bytes
+			 * before go in first, as in Linux's page by page
+			 * copy, and memmove, as it may be this very page.
+			 */
+			fill_run_flush(&run);
+			memmove(base + *slot + pgoff, src + done, n);
+			done += n;
+			continue;
 		}
-		/* memmove: the source may be a mapping of this very page. */
-		memmove(base + *slot + pgoff, src + done, n);
+		/* A new page cannot be the source: that is allocated. */
+		if (vm_ram_alloc(VK_PAGE_SIZE, slot) < 0)
+			break;
+		np->reg.npages++;
+		fill_run_add(&run, *slot + pgoff, src + done, n);
 		done += n;
 	}
+	fill_run_flush(&run);
 	return done;
 }
 
