@@ -55,6 +55,8 @@ int64_t cputime_user_ns(int fd, int64_t total);
 /* cpus: how many host CPUs the guest runs on (and sees). */
 int hostinfo_init(int cpus, struct vk_error **err);
 const cpu_set_t *hostinfo_guest_cpus(void);
+/* Every host CPU vkernel may use (more than the guest's, or the same). */
+const cpu_set_t *hostinfo_host_cpus(void);
 int trace_open(const char *path, struct vk_error **err);
 
 /* lockdown.c */

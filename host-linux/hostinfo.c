@@ -27,6 +27,7 @@
 static struct utsname host_uts;
 static int ncpus = 1;
 static cpu_set_t guest_cpus;   /* the host CPUs the guest runs on */
+static cpu_set_t host_cpus;    /* all the host lets vkernel use */
 static int trace_fd = 2;
 
 /*
@@ -41,6 +42,7 @@ pick_cpus(int want, struct vk_error **err)
 
 	if (sched_getaffinity(0, sizeof(set), &set) < 0)
 		return vk_error_make(err, errno, "read the host's CPUs");
+	host_cpus = set;
 	have = CPU_COUNT(&set);
 	if (want > have)
 		return vk_error_make(err, EINVAL, "--cpus %d: the host lets "
@@ -64,6 +66,12 @@ const cpu_set_t *
 hostinfo_guest_cpus(void)
 {
 	return &guest_cpus;
+}
+
+const cpu_set_t *
+hostinfo_host_cpus(void)
+{
+	return &host_cpus;
 }
 
 int

@@ -29,6 +29,8 @@ const struct policy_rule policy_rules[] = {
 	    "a guest's membarrier with threads on several CPUs" },
 	{ "kill", POLICY_EQ, 1, SIGKILL,
 	    "kill a stub when its guest process ends" },
+	{ "sched_setaffinity", POLICY_ANY, 0, 0,
+	    "let a killed stub die on any of vkernel's CPUs" },
 	{ "ppoll", POLICY_ANY, 0, 0,
 	    "sleep until a stub stops, the console is ready or a deadline" },
 	{ "poll", POLICY_ANY, 0, 0,
