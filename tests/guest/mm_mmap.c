@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 
 #include "guest.h"
 
@@ -453,11 +454,50 @@ test_private_file_pages(void)
 	close(fd);
 }
 
+/*
+ * A private mapping longer than its file, as ld.so maps a library whole
+ * before its segments: the file's bytes, then zero to the end of the
+ * last page.  (A page wholly past the end faults natively: not touched.)
+ * A segment mapped over it with MAP_FIXED shows the file at its offset.
+ */
+static void
+test_private_past_end(void)
+{
+	struct stat st;
+	size_t len, pages;
+	char *want, *m, *seg;
+	int fd;
+
+	fd = (int)CHECK_OK(open("/proc/self/exe", O_RDONLY));
+	if (!CHECK(fstat(fd, &st) == 0 && st.st_size > (off_t)(2 * P),
+	    "the program's size"))
+		return;
+	len = (size_t)st.st_size;
+	pages = (len + P - 1) / P * P;
+	want = calloc(1, pages);
+	CHECK_EQ(pread(fd, want, len, 0), (long)len);
+	m = mmap(NULL, pages + 3 * P, PROT_READ, MAP_PRIVATE, fd, 0);
+	if (CHECK(m != MAP_FAILED, "map past the end of the file")) {
+		CHECK(memcmp(m, want, pages) == 0,
+		    "the file, then zero to the end of its last page");
+		seg = mmap(m + P, P, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_FIXED, fd, P);
+		CHECK(seg == m + P && memcmp(seg, want + P, P) == 0,
+		    "a segment mapped over it");
+		CHECK(memcmp(m + 2 * P, want + 2 * P, pages - 2 * P) == 0,
+		    "the rest is left alone");
+		munmap(m, pages + 3 * P);
+	}
+	free(want);
+	close(fd);
+}
+
 int
 main(void)
 {
 	test_shared_readonly();
 	test_private_file_pages();
+	test_private_past_end();
 	test_basic();
 	test_odd_length();
 	test_prot();

@@ -91,8 +91,10 @@ int vm_map_obj_cow(struct vm_map *m, uint64_t start, uint64_t len, int prot,
 
 /*
  * The page cache (vm_pcache.c): map [va, va + len) privately to the
- * pages of vn from foff, shared with every other such mapping.  -ENOTSUP
- * for a file it does not cache; the caller then copies.
+ * pages of vn from foff, shared with every other such mapping, and the
+ * pages wholly past the end of the file to zeroed memory.  -ENOTSUP for
+ * a file it does not cache, or a range that starts past its end; the
+ * caller then copies.
  */
 int vm_pcache_map(struct vm_map *m, uint64_t va, uint64_t len, int prot,
     struct vnode *vn, uint64_t foff);

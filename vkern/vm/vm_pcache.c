@@ -137,6 +137,7 @@ vm_pcache_map(struct vm_map *m, uint64_t va, uint64_t len, int prot,
 {
 	/* An overlay file is cached by its layer's, if that is a host one. */
 	struct vnode *vn = overlay_upper(file, false);
+	uint64_t head;
 	struct vattr at;
 	struct pcache *pc;
 	int r;
@@ -146,12 +147,21 @@ vm_pcache_map(struct vm_map *m, uint64_t va, uint64_t len, int prot,
 	    vn->mount == NULL || !vn->mount->rdonly ||
 	    vn->ops->getattr(vn, &at) < 0 || at.size > PCACHE_MAX_FILE)
 		return -ENOTSUP;
-	/* Pages wholly past the end of the file stay with the copy path. */
-	if (foff + len > VK_ROUND_UP(at.size, VK_PAGE_SIZE))
+	/*
+	 * Pages wholly past the end of the file read zero (where Linux
+	 * raises SIGBUS): memory of their own.  ld.so maps a whole library
+	 * so, its bss beyond the file, before it maps the segments over it.
+	 */
+	if (foff >= VK_ROUND_UP(at.size, VK_PAGE_SIZE))
 		return -ENOTSUP;
+	head = VK_MIN(len, VK_ROUND_UP(at.size, VK_PAGE_SIZE) - foff);
 	if ((r = pcache_find(vn, at.size, &pc)) < 0 ||
 	    (r = pcache_fill(pc, foff / VK_PAGE_SIZE,
-	    (foff + len) / VK_PAGE_SIZE)) < 0)
+	    (foff + head) / VK_PAGE_SIZE)) < 0 ||
+	    (r = vm_map_obj_cow(m, va, head, prot, pc->obj, foff)) < 0)
 		return r;
-	return vm_map_obj_cow(m, va, len, prot, pc->obj, foff);
+	if (head < len && (r = vm_map_anon(m, va + head, len - head, prot,
+	    0)) < 0)
+		vm_map_remove(m, va, va + head);
+	return r;
 }
