@@ -398,8 +398,7 @@ vm_map_move(struct vm_map *m, uint64_t old, uint64_t oldlen, uint64_t newva,
 
 		if ((r = vm_ram_alloc(newlen, &off)) < 0)
 			return r;
-		memcpy((char *)plat_ram_base() + off,
-		    (char *)plat_ram_base() + ne.ramoff, keep);
+		plat_ram_write(off, (char *)plat_ram_base() + ne.ramoff, keep);
 		vm_map_remove(m, old, old + oldlen);
 		ne.ramoff = off;
 		ne.obj = NULL;
@@ -542,7 +541,7 @@ vm_map_cow(struct vm_map *m, uint64_t va)
 	}
 	if ((r = vm_ram_alloc(VK_PAGE_SIZE, &off)) < 0)
 		return r;
-	memcpy(ram + off, ram + e->ramoff + (page - e->start), VK_PAGE_SIZE);
+	plat_ram_write(off, ram + e->ramoff + (page - e->start), VK_PAGE_SIZE);
 	vm_map_clip(m, page);
 	vm_map_clip(m, page + VK_PAGE_SIZE);
 	e = vm_map_lookup(m, page);
