@@ -354,6 +354,19 @@ plat_hostobj_pread_ram(struct plat_hostobj *obj, uint64_t ramoff, size_t len,
 	return n < 0 ? host_err(errno) : n;
 }
 
+int64_t
+plat_hostobj_seek_hole(struct plat_hostobj *obj, uint64_t off, bool data)
+{
+	off_t r;
+
+	if (!(obj->access & PLAT_HOST_READ))
+		return -EBADF;
+	if (off > INT64_MAX)
+		return -ENXIO;
+	r = lseek(obj->fd, (off_t)off, data ? SEEK_DATA : SEEK_HOLE);
+	return r < 0 ? host_err(errno) : (int64_t)r;
+}
+
 long
 plat_hostobj_pwrite(struct plat_hostobj *obj, const void *buf, size_t len,
     uint64_t off)

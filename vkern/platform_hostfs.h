@@ -117,6 +117,13 @@ long plat_hostobj_pread_ram(struct plat_hostobj *obj, uint64_t ramoff,
     size_t len, uint64_t off);
 
 /*
+ * lseek(2) SEEK_DATA (data) or SEEK_HOLE on a regular file open for
+ * reading: the offset the host finds, or -ENXIO.
+ */
+int64_t plat_hostobj_seek_hole(struct plat_hostobj *obj, uint64_t off,
+    bool data);
+
+/*
  * readdir's callback, once per entry: ino, type as S_IFMT bits (0 when
  * the host does not say) and the cookie that resumes after the entry.
  * Return 0 to go on, anything else to stop.

@@ -257,12 +257,50 @@ test_scratch_file(void)
 	unlink("f");
 }
 
+/*
+ * lseek's SEEK_DATA and SEEK_HOLE on a tmpfs file with holes, written
+ * pages and a punched one: tmpfs reports the pages it holds, exactly;
+ * the offset moves to what is found; ENXIO at and past the end.
+ */
+static void
+test_seek_holes(void)
+{
+	long fd = CHECK_OK(syscall(SYS_memfd_create, "f", 0));
+	const long M = 1 << 20, P = 4096;
+
+	CHECK_EQ(pwrite((int)fd, "a", 1, 0), 1);
+	CHECK_EQ(pwrite((int)fd, "b", 1, M + 10), 1);
+	CHECK_EQ(pwrite((int)fd, "c", 1, M + P), 1);
+	CHECK_OK(ftruncate((int)fd, 2 * M));
+	CHECK_EQ(lseek((int)fd, 0, SEEK_DATA), 0);
+	CHECK_EQ(lseek((int)fd, 0, SEEK_HOLE), P);
+	CHECK_EQ(lseek((int)fd, 0, SEEK_CUR), P);
+	CHECK_EQ(lseek((int)fd, 100, SEEK_DATA), 100);
+	CHECK_EQ(lseek((int)fd, P, SEEK_DATA), M);
+	CHECK_EQ(lseek((int)fd, 0, SEEK_CUR), M);
+	CHECK_EQ(lseek((int)fd, M + 5, SEEK_HOLE), M + 2 * P);
+	CHECK_EQ(lseek((int)fd, M + 2 * P, SEEK_HOLE), M + 2 * P);
+	/* A punched page is a hole again. */
+	CHECK_OK(falloc(fd, PUNCH, M, P));
+	CHECK_EQ(lseek((int)fd, P, SEEK_DATA), M + P);
+	CHECK_EQ(lseek((int)fd, M, SEEK_HOLE), M);
+	FS_CHECK_ERR(lseek((int)fd, M + 2 * P, SEEK_DATA), ENXIO);
+	FS_CHECK_ERR(lseek((int)fd, 2 * M, SEEK_DATA), ENXIO);
+	FS_CHECK_ERR(lseek((int)fd, 2 * M, SEEK_HOLE), ENXIO);
+	FS_CHECK_ERR(lseek((int)fd, -1, SEEK_HOLE), ENXIO);
+	/* A whole file of data has its one hole at the end. */
+	CHECK_OK(ftruncate((int)fd, 100));
+	CHECK_EQ(lseek((int)fd, 5, SEEK_HOLE), 100);
+	close((int)fd);
+}
+
 int
 main(void)
 {
 	test_checks();
 	test_tmpfs_alloc();
 	test_tmpfs_punch();
+	test_seek_holes();
 	test_tmpfs_seals();
 	test_shm();
 	if (CHECK(scratch_enter(), "scratch directory")) {

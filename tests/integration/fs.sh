@@ -29,7 +29,7 @@ busybox=${BUSYBOX:-/bin/busybox}
 all_cases="ls_root cat_os_release sha256sum find_usr_include df_root
 stat_passwd host_untouched overlay_names bind_rw bind_ro root_tree root_bad
 fallocate_bind_rw fallocate_enospc statfs_mem df_shape statfs_bind locks
-mmap_bind_rw"
+mmap_bind_rw seek_holes_host"
 
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/busybox_args.sh"
@@ -395,6 +395,25 @@ WORLD" ] || fail "read() after stores through the mapping says" \
 	    d[0:5].decode(), d[4100:4105].decode(), d.count(b'x'))")" = \
 	    "8192 HELLO WORLD 8182" ] ||
 	    fail "the host file does not hold what the guest's mapping stored"
+}
+
+# SEEK_DATA and SEEK_HOLE on a sparse host file, seen through the
+# read-only host root, find what they find natively.
+case_seek_holes_host()
+{
+	py=/usr/bin/python3
+	[ -x "$py" ] || { skip "no $py"; return; }
+	f=$tmp/sparse
+	"$py" -c "f = open('$f', 'wb'); f.seek(1 << 20); f.write(b'x');
+f.seek(3 << 20); f.write(b'y')"
+	prog="import os
+fd = os.open('$f', os.O_RDONLY)
+print(os.lseek(fd, 0, os.SEEK_DATA), os.lseek(fd, 1 << 20, os.SEEK_HOLE),
+    os.lseek(fd, (1 << 20) + 4096, os.SEEK_DATA), os.lseek(fd, 0, os.SEEK_CUR))"
+	"$py" -c "$prog" >"$tmp/native.out" 2>&1 ||
+	    { fail "natively the seeks fail"; return; }
+	guest_ok "python3 seeks" -- "$py" -c "$prog"
+	same "the seeks" "$tmp/native.out" "$tmp/vk.out"
 }
 
 # fallocate beyond --mem is ENOSPC, and gives back what it took.

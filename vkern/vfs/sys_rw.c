@@ -309,6 +309,28 @@ sys_pwritev2(struct thread *td, const struct sys_pwritev2_args *a)
 	    true);
 }
 
+/*
+ * SEEK_DATA and SEEK_HOLE: ENXIO at or past the end, as Linux; a file
+ * system that keeps no holes has data up to its end.  The offset moves
+ * to what is found.
+ */
+static long
+lseek_hole(struct file *fp, const struct vattr *va, int64_t off, bool data)
+{
+	int64_t r;
+
+	if (off < 0 || (uint64_t)off >= va->size)
+		return -ENXIO;
+	if (fp->vn != NULL && fp->vn->type == VREG)
+		r = vnode_seek_hole(fp->vn, (uint64_t)off, data);
+	else
+		r = data ? off : (int64_t)va->size;
+	if (r < 0)
+		return (long)r;
+	fp->off = (uint64_t)r;
+	return (long)r;
+}
+
 long
 sys_lseek(struct thread *td, const struct sys_lseek_args *a)
 {
@@ -343,10 +365,7 @@ sys_lseek(struct thread *td, const struct sys_lseek_args *a)
 		base = (int64_t)va.size;
 		if (a->whence == SEEK_END)
 			break;
-		/* The whole file is data: holes are not reported. */
-		if (a->off < 0 || (uint64_t)a->off >= va.size)
-			return -ENXIO;
-		return a->whence == SEEK_DATA ? a->off : (long)va.size;
+		return lseek_hole(fp, &va, a->off, a->whence == SEEK_DATA);
 	default:
 		return -EINVAL;
 	}

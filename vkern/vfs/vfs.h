@@ -126,6 +126,13 @@ struct vnode_ops {
 	 */
 	int (*fallocate)(struct vnode *vn, int mode, uint64_t off,
 	    uint64_t len);
+	/*
+	 * lseek(2)'s SEEK_DATA (data) or SEEK_HOLE of a regular file, from
+	 * off, which is below the file's size: where the next data or hole
+	 * starts (the end of the file is a hole), or -ENXIO for no more
+	 * data.  NULL: the whole file is data.
+	 */
+	int64_t (*seek_hole)(struct vnode *vn, uint64_t off, bool data);
 	/* The figures of the file system vn is on; NULL: no figures. */
 	int (*statfs)(struct vnode *vn, struct vfs_statfs *sf);
 	/*
@@ -181,6 +188,8 @@ void vnode_rel(struct vnode *vn);
 /* Read from vn into the RAM file at ramoff (ops->read_ram or read). */
 long vnode_read_ram(struct vnode *vn, uint64_t ramoff, size_t len,
     uint64_t off);
+/* SEEK_DATA or SEEK_HOLE (ops->seek_hole, or all data up to the end). */
+int64_t vnode_seek_hole(struct vnode *vn, uint64_t off, bool data);
 /* Mode, uid and gid for a permission check (ops->getperm or getattr). */
 int vnode_getperm(struct vnode *vn, struct vattr *va);
 /*

@@ -54,6 +54,21 @@ vnode_read_ram(struct vnode *vn, uint64_t ramoff, size_t len, uint64_t off)
 	return vn->ops->read(vn, (char *)plat_ram_base() + ramoff, len, off);
 }
 
+int64_t
+vnode_seek_hole(struct vnode *vn, uint64_t off, bool data)
+{
+	struct vattr va;
+	int r;
+
+	if (vn->ops->seek_hole != NULL)
+		return vn->ops->seek_hole(vn, off, data);
+	if (data)
+		return (int64_t)off;
+	if ((r = vn->ops->getattr(vn, &va)) < 0)
+		return r;
+	return (int64_t)va.size;
+}
+
 int
 vnode_getperm(struct vnode *vn, struct vattr *va)
 {

@@ -510,6 +510,27 @@ hostfs_read_ram(struct vnode *vn, uint64_t ramoff, size_t len, uint64_t off)
 	    plat_hostobj_pread_ram(n->obj, ramoff, len, off), off);
 }
 
+/*
+ * The host's holes, but while the file is mapped shared its map cache
+ * may hold newer pages the host does not have yet: all of it is data.
+ */
+static int64_t
+hostfs_seek_hole(struct vnode *vn, uint64_t off, bool data)
+{
+	struct hostfs_node *n = vn->data;
+	struct vattr va;
+	int r;
+
+	if ((r = read_check(vn)) < 0)
+		return r;
+	if (n->mc != NULL) {
+		if ((r = hostfs_getattr(vn, &va)) < 0)
+			return r;
+		return data ? (int64_t)off : (int64_t)va.size;
+	}
+	return plat_hostobj_seek_hole(n->obj, off, data);
+}
+
 static long
 hostfs_write(struct vnode *vn, const void *buf, size_t len, uint64_t off)
 {
@@ -772,6 +793,7 @@ static const struct vnode_ops hostfs_vnops = {
 	.setattr = hostfs_setattr,
 	.read = hostfs_read,
 	.read_ram = hostfs_read_ram,
+	.seek_hole = hostfs_seek_hole,
 	.write = hostfs_write,
 	.fallocate = hostfs_fallocate,
 	.readdir = hostfs_readdir,

@@ -303,6 +303,18 @@ ovl_read(struct vnode *vn, void *buf, size_t len, uint64_t off)
 }
 
 static long
+ovl_read_ram(struct vnode *vn, uint64_t ramoff, size_t len, uint64_t off)
+{
+	return vnode_read_ram(ovl_real(OVL(vn)), ramoff, len, off);
+}
+
+static int64_t
+ovl_seek_hole(struct vnode *vn, uint64_t off, bool data)
+{
+	return vnode_seek_hole(ovl_real(OVL(vn)), off, data);
+}
+
+static long
 ovl_write(struct vnode *vn, const void *buf, size_t len, uint64_t off)
 {
 	int r;
@@ -741,6 +753,8 @@ static const struct vnode_ops ovl_ops = {
 	.getperm = ovl_getperm,
 	.setattr = ovl_setattr,
 	.read = ovl_read,
+	.read_ram = ovl_read_ram,
+	.seek_hole = ovl_seek_hole,
 	.write = ovl_write,
 	.fallocate = ovl_fallocate,
 	.readdir = ovl_readdir,

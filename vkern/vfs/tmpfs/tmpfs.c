@@ -839,6 +839,7 @@ static const struct vnode_ops tmpfs_vnops = {
 	.rename = tmpfs_rename,
 	.inactive = tmpfs_inactive,
 	.statfs = tmpfs_statfs,
+	.seek_hole = tmpfs_seek_hole,
 	.getpage = tmpfs_page,
 	.map_pin = tmpfs_map_pin,
 };

@@ -67,6 +67,49 @@ pgt_lookup(const struct tmpfs_file *f, uint64_t idx)
 	return n->page[idx & PGT_MASK];
 }
 
+/*
+ * In the subtree n of height h that starts at page base: the first page
+ * at or after idx that is allocated (data) or a hole (!data), or
+ * UINT64_MAX.  Empty subtrees are skipped whole.
+ */
+static uint64_t
+pgt_next_node(const struct pgt_node *n, unsigned h, uint64_t base,
+    uint64_t idx, bool data)
+{
+	uint64_t span = pgt_span(h - 1);
+
+	if (n == NULL)
+		return data ? UINT64_MAX : VK_MAX(idx, base);
+	for (uint64_t i = idx > base ? (idx - base) / span : 0;
+	    i < PGT_FANOUT; i++) {
+		uint64_t cb = base + i * span, r;
+
+		if (h == 1) {
+			if ((n->page[i] != VM_NORAM) == data)
+				return VK_MAX(cb, idx);
+			continue;
+		}
+		r = pgt_next_node(n->child[i], h - 1, cb, VK_MAX(idx, cb), data);
+		if (r != UINT64_MAX)
+			return r;
+	}
+	return UINT64_MAX;
+}
+
+/* The first page at or after idx that is data (or a hole), or UINT64_MAX. */
+static uint64_t
+pgt_next(const struct tmpfs_file *f, uint64_t idx, bool data)
+{
+	uint64_t r = UINT64_MAX;
+
+	if (f->root != NULL && idx < pgt_span(f->height))
+		r = pgt_next_node(f->root, f->height, 0, idx, data);
+	/* Past the tree everything is a hole. */
+	if (r == UINT64_MAX && !data)
+		r = VK_MAX(idx, f->root != NULL ? pgt_span(f->height) : 0);
+	return r;
+}
+
 /* Add levels on top until the tree covers page idx. */
 static void
 pgt_grow(struct tmpfs_file *f, uint64_t idx)
@@ -460,6 +503,22 @@ fill_run_add(struct fill_run *run, uint64_t ram, const char *src, size_t n)
 	}
 	fill_run_flush(run);
 	*run = (struct fill_run){ ram, src, n };
+}
+
+/*
+ * SEEK_DATA and SEEK_HOLE: allocated pages are data, as in Linux's
+ * shmem, which reports the pages it holds whatever their bytes.
+ */
+int64_t
+tmpfs_seek_hole(struct vnode *vn, uint64_t off, bool data)
+{
+	struct tmpfs_node *np = vn->data;
+	uint64_t p = pgt_next(&np->reg, off / VK_PAGE_SIZE, data);
+
+	if (p == UINT64_MAX || p >= VK_ROUND_UP(np->size, VK_PAGE_SIZE) /
+	    VK_PAGE_SIZE)
+		return data ? -ENXIO : (int64_t)np->size;
+	return (int64_t)VK_MIN(VK_MAX(off, p * VK_PAGE_SIZE), np->size);
 }
 
 /*

@@ -97,6 +97,7 @@ int tmpfs_seals_check_setattr(const struct tmpfs_node *np,
     const struct vattr *va, unsigned mask);
 int tmpfs_fallocate(struct vnode *vn, int mode, uint64_t off, uint64_t len);
 long tmpfs_read(struct vnode *vn, void *buf, size_t len, uint64_t off);
+int64_t tmpfs_seek_hole(struct vnode *vn, uint64_t off, bool data);
 long tmpfs_write(struct vnode *vn, const void *buf, size_t len,
     uint64_t off);
 
