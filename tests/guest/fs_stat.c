@@ -45,6 +45,7 @@ _Static_assert(sizeof(struct fs_statx) == 256, "struct statx is 256 bytes");
 _Static_assert(offsetof(struct fs_statx, mtime) == 112, "stx_mtime");
 
 #define FS_STATX_BASIC_STATS	0x7ffU
+#define FS_STATX_BTIME		0x800U
 #define FS_STATX_RESERVED	0x80000000U
 #define FS_AT_STATX_FORCE_SYNC	0x2000
 #define FS_AT_STATX_DONT_SYNC	0x4000
@@ -368,6 +369,32 @@ test_statfs_types(void)
 	}
 }
 
+/*
+ * Birth times: a file made now was born now (tmpfs and ext4 keep one);
+ * procfs keeps none, so statx leaves STATX_BTIME out of its mask.
+ */
+static void
+test_btime(void)
+{
+	struct fs_statx stx;
+	struct timespec t0, t1;
+
+	CHECK_OK(clock_gettime(CLOCK_REALTIME, &t0));
+	CHECK(touch("born"), "make born");
+	CHECK_OK(clock_gettime(CLOCK_REALTIME, &t1));
+	CHECK_OK(sys_statx(AT_FDCWD, "born", 0, FS_STATX_BASIC_STATS |
+	    FS_STATX_BTIME, &stx));
+	if (CHECK(stx.mask & FS_STATX_BTIME, "no birth time: mask %#x",
+	    stx.mask))
+		CHECK(stx.btime.tv_sec >= t0.tv_sec - 1 &&
+		    stx.btime.tv_sec <= t1.tv_sec + 1, "born at %lld, made "
+		    "at %lld", (long long)stx.btime.tv_sec,
+		    (long long)t0.tv_sec);
+	CHECK_OK(sys_statx(AT_FDCWD, "/proc/self/status", 0,
+	    FS_STATX_BASIC_STATS | FS_STATX_BTIME, &stx));
+	CHECK_EQ(stx.mask & FS_STATX_BTIME, 0);
+}
+
 int
 main(void)
 {
@@ -380,6 +407,7 @@ main(void)
 	test_access();
 	test_statfs();
 	test_statfs_types();
+	test_btime();
 	CHECK(scratch_leave(), "remove scratch directory %s", scratch);
 	return guest_done();
 }

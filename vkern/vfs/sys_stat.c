@@ -174,6 +174,11 @@ sys_statx(struct thread *td, const struct sys_statx_args *a)
 	statx_ts(&sx.stx_atime, va.atime_ns);
 	statx_ts(&sx.stx_mtime, va.mtime_ns);
 	statx_ts(&sx.stx_ctime, va.ctime_ns);
+	/* A file system that keeps no birth time leaves it out of the mask. */
+	if (va.btime_ns != 0) {
+		sx.stx_mask |= STATX_BTIME;
+		statx_ts(&sx.stx_btime, va.btime_ns);
+	}
 	sx.stx_rdev_major = major(va.rdev);
 	sx.stx_rdev_minor = minor(va.rdev);
 	sx.stx_dev_major = major(va.dev);

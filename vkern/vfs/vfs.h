@@ -46,7 +46,8 @@ struct vattr {
 	uint64_t ino, dev, rdev;
 	uint32_t mode, uid, gid;
 	uint64_t nlink, size, blocks, blksize;
-	int64_t atime_ns, mtime_ns, ctime_ns, btime_ns;
+	int64_t atime_ns, mtime_ns, ctime_ns;
+	int64_t btime_ns;             /* 0: the file system keeps none */
 };
 
 /* What setattr changes. */

@@ -408,7 +408,8 @@ pfs_getattr(struct vnode *vn, struct vattr *va)
 	*va = (struct vattr){
 		.dev = vn->mount->dev,
 		.blksize = 1024,
-		.atime_ns = t, .mtime_ns = t, .ctime_ns = t, .btime_ns = t,
+		/* No birth time, as Linux's procfs and sysfs keep none. */
+		.atime_ns = t, .mtime_ns = t, .ctime_ns = t,
 	};
 	va->ino = pfs_ino(pn->fs, pn->kind, pn->pid, pn->arg);
 	va->mode = pfs_mode(pn, &c);
