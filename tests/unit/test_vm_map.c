@@ -876,3 +876,58 @@ Test(vm_map, attach_maps_every_ram_entry)
 	check_call(1, FAKE_MAP, B, PG);
 	cr_assert_eq(fake_space_calls[1].prot, R | X);
 }
+
+/*
+ * A write fault on a page shared after fork copies the aligned 64 KiB
+ * around it within its entry, each page with its contents; the pages
+ * beyond stay shared.  With RAM for no more, the page alone.
+ */
+static void
+cow_fork_ok(struct vm_map *child, uint64_t len)
+{
+	anon_ok(A, len, RW, 0);
+	for (uint64_t p = 0; p < len / PG; p++)
+		ram_at(m.ent[0].ramoff)[p * PG] = (char)(p + 1);
+	vm_map_init(child, NULL, MAP_MIN, MAP_MAX);
+	vm_map_fork(&m, child);
+}
+
+Test(vm_map, cow_copies_the_64k_around_a_fault, .init = map_setup,
+    .fini = map_teardown)
+{
+	struct vm_map child;
+	struct vm_entry *e;
+
+	cow_fork_ok(&child, 40 * PG);
+	cr_assert_eq(vm_map_cow(&child, A + 20 * PG + 7), 0);
+	e = vm_map_lookup(&child, A + 20 * PG);
+	cr_assert_eq(e->start, A + 16 * PG);
+	cr_assert_eq(e->end, A + 32 * PG);
+	cr_assert_null(e->obj);
+	cr_assert_eq(e->flags & VME_COW, 0);
+	for (uint64_t p = 16; p < 32; p++)
+		cr_assert_eq(ram_at(e->ramoff)[(p - 16) * PG], (char)(p + 1));
+	cr_assert_neq(vm_map_lookup(&child, A)->flags & VME_COW, 0);
+	cr_assert_neq(vm_map_lookup(&child, A + 32 * PG)->flags & VME_COW, 0);
+	/* The window stops at the entry's end. */
+	cr_assert_eq(vm_map_cow(&child, A + 39 * PG), 0);
+	e = vm_map_lookup(&child, A + 39 * PG);
+	cr_assert_eq(e->start, A + 32 * PG);
+	cr_assert_eq(e->end, A + 40 * PG);
+	vm_map_destroy(&child);
+}
+
+Test(vm_map, cow_short_of_ram_copies_the_page, .init = map_setup_tight,
+    .fini = map_teardown)
+{
+	struct vm_map child;
+	struct vm_entry *e;
+
+	cow_fork_ok(&child, 6 * PG);
+	cr_assert_eq(vm_map_cow(&child, A + 3 * PG), 0);
+	e = vm_map_lookup(&child, A + 3 * PG);
+	cr_assert_eq(e->start, A + 3 * PG);
+	cr_assert_eq(e->end, A + 4 * PG);
+	cr_assert_eq(ram_at(e->ramoff)[0], 4);
+	vm_map_destroy(&child);
+}

@@ -526,10 +526,18 @@ cow_take_all(struct vm_map *m, struct vm_entry *e)
 		    e->prot);
 }
 
+/*
+ * A write fault copies the aligned 64 KiB around the page, as far as its
+ * entry goes: the fault costs the guest several stops of its thread, a
+ * copy of a page a fraction of one, and a stack, heap or data segment
+ * is written a run of pages at a time.  Short of RAM, the page alone.
+ */
+#define COW_AROUND (16 * VK_PAGE_SIZE)
+
 int
 vm_map_cow(struct vm_map *m, uint64_t va)
 {
-	uint64_t page = VK_ROUND_DOWN(va, VK_PAGE_SIZE), off;
+	uint64_t page = VK_ROUND_DOWN(va, VK_PAGE_SIZE), start, end, off;
 	struct vm_entry *e = vm_map_lookup(m, page);
 	char *ram = plat_ram_base();
 	int r;
@@ -539,11 +547,17 @@ vm_map_cow(struct vm_map *m, uint64_t va)
 		cow_take_all(m, e);
 		return 0;
 	}
-	if ((r = vm_ram_alloc(VK_PAGE_SIZE, &off)) < 0)
-		return r;
-	plat_ram_write(off, ram + e->ramoff + (page - e->start), VK_PAGE_SIZE);
-	vm_map_clip(m, page);
-	vm_map_clip(m, page + VK_PAGE_SIZE);
+	start = VK_MAX(e->start, VK_ROUND_DOWN(page, COW_AROUND));
+	end = VK_MIN(e->end, VK_ROUND_DOWN(page, COW_AROUND) + COW_AROUND);
+	if (vm_ram_alloc(end - start, &off) < 0) {
+		start = page;
+		end = page + VK_PAGE_SIZE;
+		if ((r = vm_ram_alloc(VK_PAGE_SIZE, &off)) < 0)
+			return r;
+	}
+	plat_ram_write(off, ram + e->ramoff + (start - e->start), end - start);
+	vm_map_clip(m, start);
+	vm_map_clip(m, end);
 	e = vm_map_lookup(m, page);
 	vm_obj_rel(e->obj);
 	e->obj = NULL;

@@ -191,8 +191,8 @@ void vm_map_unmap_host(const struct vm_map *m, struct plat_space *sp);
 void vm_map_fork(struct vm_map *src, struct vm_map *dst);
 
 /*
- * Give the page at va a private copy (the write fault of copy-on-write).
- * Returns 0, or -ENOMEM.
+ * Give the page at va, and those around it in its entry, a private copy
+ * (the write fault of copy-on-write).  Returns 0, or -ENOMEM.
  */
 int vm_map_cow(struct vm_map *m, uint64_t va);
 
