@@ -270,6 +270,8 @@ kern_run(void)
 		if (initproc->exiting)
 			break;
 		deadline = time_earliest(sched_next_deadline(), timers_next());
+		/* The host gets freed memory back before the kernel sleeps. */
+		vm_ram_flush();
 		if (plat_event_wait(&ev, deadline) < 0)
 			break;
 		kern_handle(&ev);

@@ -7,10 +7,10 @@
  * offset space is much larger than the memory limit.  Freed ranges are
  * discarded on the host, so every allocation starts out zeroed.
  *
- * Discards wait until memory is handed out again (or many are waiting):
- * a process's end frees its pages extent by extent, copy-on-write copies
- * a page at a time, and sorted and merged, those make far fewer host
- * calls than one each.
+ * Discards wait until memory is handed out again, the kernel is about to
+ * sleep (vm_ram_flush) or many are waiting: a process's end frees its
+ * pages extent by extent, and sorted and merged, those make far fewer
+ * host calls than one each.
  */
 #include <errno.h>
 #include <string.h>
