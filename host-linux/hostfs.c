@@ -332,7 +332,8 @@ plat_hostobj_pread(struct plat_hostobj *obj, void *buf, size_t len,
  * and without a fault each, which halves the cost of filling memory from
  * files (cc1's 32 MiB: 11 ms, against 20 ms for a pread into the
  * mapping, on a 2-CPU VM).  The RAM file's offset is the kernel's alone:
- * stubs only map it.  Without a RAM file (a test), a pread.
+ * stubs only map it.  Without a RAM file (a test), or from a file the
+ * host cannot splice from (EINVAL), a pread.
  */
 long
 plat_hostobj_pread_ram(struct plat_hostobj *obj, uint64_t ramoff, size_t len,
@@ -345,13 +346,13 @@ plat_hostobj_pread_ram(struct plat_hostobj *obj, uint64_t ramoff, size_t len,
 		return -EBADF;
 	if (off > INT64_MAX)
 		return -EINVAL;
-	if (ram_fd() < 0)
-		return plat_hostobj_pread(obj, (char *)plat_ram_base() + ramoff,
-		    len, off);
-	if (lseek(ram_fd(), (off_t)ramoff, SEEK_SET) < 0)
-		return host_err(errno);
-	n = TEMP_FAILURE_RETRY(sendfile(ram_fd(), obj->fd, &in, len));
-	return n < 0 ? host_err(errno) : n;
+	if (ram_fd() >= 0 && lseek(ram_fd(), (off_t)ramoff, SEEK_SET) >= 0) {
+		n = TEMP_FAILURE_RETRY(sendfile(ram_fd(), obj->fd, &in, len));
+		if (n >= 0 || errno != EINVAL)
+			return n < 0 ? host_err(errno) : n;
+	}
+	return plat_hostobj_pread(obj, (char *)plat_ram_base() + ramoff, len,
+	    off);
 }
 
 int64_t
