@@ -163,6 +163,67 @@ epoll_find(struct epoll *ep, int fd, struct file *fp)
 	return NULL;
 }
 
+/* What may come with EPOLLEXCLUSIVE (Linux's EPOLLEXCLUSIVE_OK_BITS). */
+#define EPOLL_EXCL_OK (EPOLLIN | EPOLLOUT | EPOLLERR | EPOLLHUP | \
+    EPOLLWAKEUP | EPOLLET | EPOLLEXCLUSIVE)
+
+/* As Linux's EP_MAX_NESTS: epoll fds watched inside each other. */
+#define EPOLL_MAX_NESTS 4
+
+/*
+ * Whether ep watches target, itself or through epoll fds it watches, or
+ * watches epoll fds nested deeper than depth allows.
+ */
+static bool
+epoll_reaches(struct epoll *ep, const struct epoll *target, int depth)
+{
+	if (ep == target || depth > EPOLL_MAX_NESTS)
+		return true;
+	for (unsigned i = 0; i < ep->n; i++) {
+		struct epitem *it = &ep->it[i];
+
+		if (item_alive(ep, it) && it->fp->ops == &epoll_fileops &&
+		    epoll_reaches(it->fp->data, target, depth + 1))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * The checks of Linux's epoll_ctl, in its order: the event is copied in
+ * first (EFAULT), then the fds (EBADF), a file that cannot be polled
+ * (EPERM: regular files and directories are always ready), the epoll fd
+ * itself (EINVAL), EPOLLEXCLUSIVE's rules (EINVAL), a loop of epoll fds
+ * or one nested too deep (ELOOP).
+ */
+static long
+epoll_ctl_check(struct thread *td, const struct sys_epoll_ctl_args *a,
+    struct kepoll_event *ev, struct epoll **epp, struct file **fpp)
+{
+	struct file *efp = fd_get(td->proc->fdt, a->epfd), *fp;
+	long r;
+
+	if (a->op != EPOLL_CTL_DEL && (r = copyin(td, a->event, ev,
+	    sizeof(*ev))) < 0)
+		return r;
+	if (efp == NULL || (fp = fd_get(td->proc->fdt, a->fd)) == NULL)
+		return -EBADF;
+	if (fp->vn != NULL && (fp->vn->type == VREG || fp->vn->type == VDIR))
+		return -EPERM;
+	if (efp == fp || efp->ops != &epoll_fileops)
+		return -EINVAL;
+	if (a->op != EPOLL_CTL_DEL && (ev->events & EPOLLEXCLUSIVE) &&
+	    (a->op == EPOLL_CTL_MOD || (a->op == EPOLL_CTL_ADD &&
+	    (fp->ops == &epoll_fileops || (ev->events & ~EPOLL_EXCL_OK)))))
+		return -EINVAL;
+	if (a->op == EPOLL_CTL_ADD && fp->ops == &epoll_fileops &&
+	    epoll_reaches(fp->data, efp->data, 1))
+		return -ELOOP;
+	*epp = efp->data;
+	*fpp = fp;
+	return 0;
+}
+
 long
 sys_epoll_ctl(struct thread *td, const struct sys_epoll_ctl_args *a)
 {
@@ -172,17 +233,7 @@ sys_epoll_ctl(struct thread *td, const struct sys_epoll_ctl_args *a)
 	struct file *fp;
 	long r;
 
-	if ((ep = epoll_of(td, a->epfd, &r)) == NULL)
-		return r;
-	if ((fp = fd_get(td->proc->fdt, a->fd)) == NULL)
-		return -EBADF;
-	if (a->fd == a->epfd)
-		return -EINVAL;
-	/* As Linux: regular files and directories are always ready. */
-	if (fp->vn != NULL && (fp->vn->type == VREG || fp->vn->type == VDIR))
-		return -EPERM;
-	if (a->op != EPOLL_CTL_DEL && (r = copyin(td, a->event, &ev,
-	    sizeof(ev))) < 0)
+	if ((r = epoll_ctl_check(td, a, &ev, &ep, &fp)) < 0)
 		return r;
 	it = epoll_find(ep, a->fd, fp);
 	switch (a->op) {
@@ -200,6 +251,9 @@ sys_epoll_ctl(struct thread *td, const struct sys_epoll_ctl_args *a)
 	case EPOLL_CTL_MOD:
 		if (it == NULL)
 			return -ENOENT;
+		/* An exclusive watch cannot be changed, only deleted. */
+		if (it->events & EPOLLEXCLUSIVE)
+			return -EINVAL;
 		*it = (struct epitem){ .fd = a->fd, .fp = fp,
 		    .events = ev.events, .data = ev.data };
 		poll_wake();
