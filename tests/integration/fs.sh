@@ -29,7 +29,7 @@ busybox=${BUSYBOX:-/bin/busybox}
 all_cases="ls_root cat_os_release sha256sum find_usr_include df_root
 stat_passwd host_untouched overlay_names bind_rw bind_ro root_tree root_bad
 fallocate_bind_rw fallocate_enospc statfs_mem df_shape statfs_bind locks
-mmap_bind_rw seek_holes_host"
+mmap_bind_rw sqlite_wal_bind_rw seek_holes_host"
 
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/busybox_args.sh"
@@ -395,6 +395,30 @@ WORLD" ] || fail "read() after stores through the mapping says" \
 	    d[0:5].decode(), d[4100:4105].decode(), d.count(b'x'))")" = \
 	    "8192 HELLO WORLD 8182" ] ||
 	    fail "the host file does not hold what the guest's mapping stored"
+}
+
+# SQLite in WAL mode keeps its index in a MAP_SHARED file beside the
+# database: in an rw bind, two connections see each other's rows and the
+# host's sqlite3 reads them afterwards.
+case_sqlite_wal_bind_rw()
+{
+	py=/usr/bin/python3
+	[ -x "$py" ] && "$py" -c "import sqlite3" 2>/dev/null ||
+	    { skip "no python3 with sqlite3"; return; }
+	h=$tmp/sqlite-rw
+	mkdir "$h" || { fail "cannot make $h"; return; }
+	guest_ok "python3 sqlite3 WAL" --bind "$h:$mnt:rw" -- "$py" -c "
+import sqlite3
+db = sqlite3.connect('$mnt/t.db')
+print(db.execute('pragma journal_mode=wal').fetchone()[0])
+db.execute('create table t(x)')
+db.executemany('insert into t values (?)', [(i,) for i in range(5000)])
+db.commit()
+print(sqlite3.connect('$mnt/t.db').execute('select count(*), sum(x) from t').fetchone())"
+	[ "$(cat "$tmp/vk.out")" = "wal
+(5000, 12497500)" ] || fail "in the guest sqlite3 says '$(cat "$tmp/vk.out")'"
+	[ "$("$py" -c "import sqlite3; print(sqlite3.connect('$h/t.db').execute('select count(*), sum(x) from t').fetchone())")" = \
+	    "(5000, 12497500)" ] || fail "the host's sqlite3 does not find the rows"
 }
 
 # SEEK_DATA and SEEK_HOLE on a sparse host file, seen through the
