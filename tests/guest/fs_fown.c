@@ -187,10 +187,55 @@ test_sigio(void)
 	mask_io(SIG_UNBLOCK, sig);
 }
 
+/* Signals sig has queued for the caller: a real-time one queues each. */
+static int
+count_taken(int sig)
+{
+	siginfo_t si;
+	int n = 0;
+
+	while (take(sig, &si))
+		n++;
+	return n;
+}
+
+/*
+ * Every write that brings data signals the reader's owner, whether data
+ * was waiting already or not: Linux's pipe_write() and
+ * sock_def_readable() signal each time.
+ */
+static void
+test_sigio_each_write(void)
+{
+	int sig = SIGRTMIN + 2, p[2], sv[2];
+
+	mask_io(SIG_BLOCK, sig);
+	if (CHECK_OK(pipe(p)) == 0) {
+		make_async(p[0], sig);
+		(void)count_taken(sig);
+		for (int i = 0; i < 3; i++)
+			CHECK_EQ(write(p[1], "x", 1), 1);
+		CHECK_EQ(count_taken(sig), 3);
+		close(p[0]);
+		close(p[1]);
+	}
+	if (CHECK_OK(socketpair(AF_UNIX, SOCK_STREAM, 0, sv)) == 0) {
+		make_async(sv[0], sig);
+		(void)count_taken(sig);
+		for (int i = 0; i < 3; i++)
+			CHECK_EQ(write(sv[1], "y", 1), 1);
+		CHECK_EQ(count_taken(sig), 3);
+		close(sv[0]);
+		close(sv[1]);
+	}
+	mask_io(SIG_UNBLOCK, sig);
+}
+
 int
 main(void)
 {
 	test_owner();
 	test_sigio();
+	test_sigio_each_write();
 	return guest_done();
 }

@@ -8,10 +8,10 @@
  * (as in Linux, O_ASYNC at open does nothing) and that has an owner joins
  * a list of async files; every poll_wake() looks at their readiness, and
  * a file that became readable or writable since it last looked sends its
- * owner the signal.  XXX: that is an edge of readiness, so a second write
- * into a pipe nobody has read yet sends nothing where Linux sends a
- * signal per write; and the owner's permission to be signalled is not
- * checked (everyone in the sandbox is one user).
+ * owner the signal.  Data arriving in a pipe or a local socket signals
+ * the readers' owners again, ready before or not, as Linux's pipe_write()
+ * and sock_def_readable() do.  XXX: the owner's permission to be
+ * signalled is not checked (everyone in the sandbox is one user).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -206,6 +206,14 @@ fown_send(const struct file *fp, short band)
 }
 
 void
+fown_arrived(const void *chan)
+{
+	for (struct file *fp = fown_async; fp != NULL; fp = fp->own.next)
+		if (fp->chan == chan)
+			fp->own.arrived = true;
+}
+
+void
 fown_poll(void)
 {
 	static bool polling;
@@ -218,6 +226,9 @@ fown_poll(void)
 		short now = file_poll(fp, POLLIN | POLLOUT);
 		short rise = now & ~fp->own.ready & (POLLIN | POLLOUT);
 
+		if (fp->own.arrived)
+			rise |= now & POLLIN;
+		fp->own.arrived = false;
 		fp->own.ready = now;
 		if (rise != 0)
 			fown_send(fp, rise);

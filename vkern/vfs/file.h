@@ -64,6 +64,7 @@ struct fown {
 	int type, id, sig;
 	int fd;                 /* si_fd: the fd O_ASYNC was set through */
 	short ready;            /* the readiness last seen */
+	bool arrived;           /* data came in since fown_poll() looked */
 	struct file *next;      /* on the list of async files */
 };
 
@@ -101,12 +102,15 @@ extern const struct file_ops vn_fileops;
  * F_SETOWN_EX, F_GETSIG and F_SETSIG.  fown_setfl() follows F_SETFL
  * (through fd) changing O_ASYNC; fown_close() forgets a file that goes.
  * fown_poll() signals the owners of async files that became ready: every
- * poll_wake() calls it.
+ * poll_wake() calls it.  fown_arrived() says that data came in for the
+ * readers of chan (a pipe, a local socket), which Linux signals every
+ * time, ready before or not; a poll_wake() must follow.
  */
 long fown_fcntl(struct thread *td, struct file *fp, int cmd, uint64_t arg);
 void fown_setfl(struct file *fp, int fd);
 void fown_close(struct file *fp);
 void fown_poll(void);
+void fown_arrived(const void *chan);
 
 /* A new file with one reference; takes over the vnode reference. */
 struct file *file_alloc(const struct file_ops *ops, struct vnode *vn,

@@ -212,8 +212,10 @@ pipe_write(struct file *fp, const void *buf, size_t len, uint64_t *offp)
 	if (pp->readers == 0)
 		return -EPIPE;
 	if (fp->flags & O_DIRECT) {
-		if ((r = pipe_write_packets(pp, buf, len)) > 0)
+		if ((r = pipe_write_packets(pp, buf, len)) > 0) {
+			fown_arrived(pp);
 			pipe_wake(pp);
+		}
 		return r;
 	}
 	/* PIPE_BUF atomicity: a small write waits until it fits whole. */
@@ -221,6 +223,7 @@ pipe_write(struct file *fp, const void *buf, size_t len, uint64_t *offp)
 		return -EAGAIN;
 	n = VK_MIN(len, room);
 	pipe_put(pp, buf, n);
+	fown_arrived(pp);
 	pipe_wake(pp);
 	return (long)n;
 }

@@ -439,6 +439,7 @@ enqueue(struct usock *so, struct usock *target, struct skb *skb,
 	target->rq_tail = &skb->next;
 	target->rq_bytes += skb->len + SKB_OVERHEAD;
 	target->rq_count++;
+	fown_arrived(target);
 	usock_wake(target);
 	usock_wake(so);
 }
