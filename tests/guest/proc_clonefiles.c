@@ -9,16 +9,19 @@
  * CLONE_CLEAR_SIGHAND, and CLONE_CLEAR_SIGHAND alone resets the child's
  * handlers but keeps ignored signals ignored.  The new image of execve
  * has handled signals back at SIG_DFL, and ignored ones still ignored but
- * with no flags and an empty mask.
+ * with no flags and an empty mask.  unshare(2) gives such a child copies
+ * of the table and fs state it shared.
  *
  * Run with no arguments.  "exec-state FD" is the program the exec check
  * runs.
  */
 #include <fcntl.h>
+#include <pthread.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 
 #include "guest.h"
@@ -297,6 +300,67 @@ check_exec_unshares(void)
 	signal(SIGUSR2, SIG_DFL);
 }
 
+/* A CLONE_FILES and CLONE_FS child that unshares both, then changes them. */
+static int
+unshare_main(void *arg)
+{
+	int *fds = arg;
+
+	if (syscall(SYS_unshare, CLONE_FILES | CLONE_FS) != 0)
+		return 1;
+	/* Its memory is the parent's: not its own to unshare. */
+	if (syscall(SYS_unshare, CLONE_VM) != -1 || errno != EINVAL)
+		return 2;
+	if (close(fds[0]) != 0 || chdir("/proc") != 0)
+		return 3;
+	return 0;
+}
+
+static void *
+idle_main(void *arg)
+{
+	volatile int *stop = arg;
+
+	while (!*stop)
+		usleep(1000);
+	return NULL;
+}
+
+/*
+ * unshare(2): a child sharing the fd table and fs state takes copies of
+ * its own; bits it does not know are EINVAL; the thread group, signal
+ * actions and memory unshare only when nothing shares them, so not with
+ * a second thread running.
+ */
+static void
+check_unshare(void)
+{
+	char cwd[256], *old = getcwd(cwd, sizeof(cwd)) != NULL ?
+	    strdup(cwd) : NULL;
+	volatile int stop = 0;
+	pthread_t t;
+	int fds[2];
+
+	CHECK_OK(syscall(SYS_unshare, 0));
+	CHECK_ERR(syscall(SYS_unshare, CLONE_PARENT), EINVAL);
+	CHECK_OK(syscall(SYS_unshare, CLONE_THREAD | CLONE_SIGHAND | CLONE_VM));
+	CHECK_OK(pipe(fds));
+	reap(clone_vm(unshare_main, CLONE_FILES | CLONE_FS, fds), 0);
+	CHECK_EQ(fcntl(fds[0], F_GETFD), 0);
+	CHECK(old != NULL && getcwd(cwd, sizeof(cwd)) != NULL &&
+	    strcmp(cwd, old) == 0, "cwd %s, was %s", cwd, old);
+	close(fds[0]);
+	close(fds[1]);
+	free(old);
+	if (CHECK_EQ(pthread_create(&t, NULL, idle_main, (void *)&stop), 0)) {
+		CHECK_ERR(syscall(SYS_unshare, CLONE_VM), EINVAL);
+		CHECK_ERR(syscall(SYS_unshare, CLONE_SIGHAND), EINVAL);
+		CHECK_ERR(syscall(SYS_unshare, CLONE_THREAD), EINVAL);
+		stop = 1;
+		pthread_join(t, NULL);
+	}
+}
+
 int
 main(int argc, char **argv)
 {
@@ -312,5 +376,6 @@ main(int argc, char **argv)
 	check_clear_sighand();
 	check_lock_owner();
 	check_exec_unshares();
+	check_unshare();
 	return guest_done();
 }

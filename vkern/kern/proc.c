@@ -502,6 +502,17 @@ proc_unshare_files(struct proc *p)
 }
 
 void
+proc_unshare_fs(struct proc *p)
+{
+	struct fs_ctx *fs = p->fs;
+
+	if (fs->refs > 1) {
+		p->fs = fs_ctx_copy(fs);
+		fs_ctx_rel(fs);
+	}
+}
+
+void
 proc_exit(struct proc *p, int status)
 {
 	if (p->exiting)

@@ -261,8 +261,12 @@ void proc_single_thread(struct thread *td);
  */
 int proc_fork(struct thread *td, uint64_t flags, struct proc **cp);
 
-/* Give p its own copy of a shared fd table or of shared signal actions. */
+/*
+ * Give p its own copy of a shared fd table, of a shared root, cwd and
+ * umask, or of shared signal actions.
+ */
 void proc_unshare_files(struct proc *p);
+void proc_unshare_fs(struct proc *p);
 void proc_unshare_sighand(struct proc *p);
 
 /*

@@ -1,6 +1,6 @@
 /*
- * Making processes and threads: fork, vfork, clone, clone3, and waiting
- * for processes: wait4, waitid.
+ * Making processes and threads: fork, vfork, clone, clone3, unshare, and
+ * waiting for processes: wait4, waitid.
  *
  * A child is a new stub forked from the parent's, with the parent's
  * memory shared copy-on-write (vm_map_fork), its fds and signal actions.
@@ -356,5 +356,52 @@ sys_waitid(struct thread *td, const struct sys_waitid_args *a)
 		else
 			z->cont_report = false;
 	}
+	return 0;
+}
+
+/* Every flag unshare(2) knows, as Linux's check_unshare_flags(). */
+#define UNSHARE_VALID (CLONE_THREAD | CLONE_FS | CLONE_NEWNS | \
+    CLONE_SIGHAND | CLONE_VM | CLONE_FILES | CLONE_SYSVSEM | \
+    CLONE_NEWUTS | CLONE_NEWIPC | CLONE_NEWNET | CLONE_NEWUSER | \
+    CLONE_NEWPID | CLONE_NEWCGROUP | CLONE_NEWTIME)
+#define UNSHARE_NS (CLONE_NEWNS | CLONE_NEWUTS | CLONE_NEWIPC | \
+    CLONE_NEWNET | CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWCGROUP | \
+    CLONE_NEWTIME)
+
+/*
+ * unshare: the fd table, and the root, cwd and umask, become the
+ * caller's own; the thread group, signal actions and memory can only
+ * "be unshared" when there is nothing to unshare, as Linux's
+ * check_unshare_flags() has it.  Namespaces are EINVAL, as on a kernel
+ * built without them.  XXX: the fd table and fs state are the process's
+ * here, not each thread's, so a process with several threads cannot
+ * take a private copy for one of them: EINVAL.
+ */
+long
+sys_unshare(struct thread *td, const struct sys_unshare_args *a)
+{
+	struct proc *p = td->proc;
+	uint64_t flags = a->flags;
+
+	if (flags & ~(uint64_t)UNSHARE_VALID)
+		return -EINVAL;
+	if (flags & UNSHARE_NS)
+		return -EINVAL;
+	/* What Linux's ksys_unshare() implies. */
+	if (flags & CLONE_VM)
+		flags |= CLONE_SIGHAND;
+	if (flags & CLONE_SIGHAND)
+		flags |= CLONE_THREAD;
+	if ((flags & (CLONE_THREAD | CLONE_FS | CLONE_FILES)) &&
+	    p->nthreads > 1)
+		return -EINVAL;
+	if ((flags & CLONE_SIGHAND) && p->sighand->refs > 1)
+		return -EINVAL;
+	if ((flags & CLONE_VM) && p->vm->refs > 1)
+		return -EINVAL;
+	if (flags & CLONE_FILES)
+		proc_unshare_files(p);
+	if (flags & CLONE_FS)
+		proc_unshare_fs(p);
 	return 0;
 }
