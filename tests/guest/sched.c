@@ -89,6 +89,51 @@ check_membarrier(char *self)
 	    st);
 }
 
+#define IOPRIO(c, l)	(((c) << 13) | (l))
+
+static long
+ioprio_set(int which, int who, int v)
+{
+	return syscall(SYS_ioprio_set, which, who, v);
+}
+
+/*
+ * I/O priorities: a thread's own value back, none (0) at first; the
+ * classes' rules (a level only with RT and BE, none with no class, hints
+ * between); 16 bits kept; a child keeps its parent's.
+ */
+static void
+check_ioprio(void)
+{
+	pid_t pid;
+	int st;
+
+	CHECK_EQ(syscall(SYS_ioprio_get, 1, 0), 0);
+	CHECK_OK(ioprio_set(1, 0, IOPRIO(2, 3)));
+	CHECK_EQ(syscall(SYS_ioprio_get, 1, 0), IOPRIO(2, 3));
+	CHECK_EQ(syscall(SYS_ioprio_get, 1, getpid()), IOPRIO(2, 3));
+	CHECK_EQ(syscall(SYS_ioprio_get, 2, 0), IOPRIO(2, 3));
+	CHECK_OK(ioprio_set(1, 0, IOPRIO(2, 8)));
+	CHECK_EQ(syscall(SYS_ioprio_get, 1, 0), IOPRIO(2, 8));
+	CHECK_OK(ioprio_set(1, 0, IOPRIO(3, 5)));
+	CHECK_EQ(syscall(SYS_ioprio_get, 1, 0), IOPRIO(3, 5));
+	CHECK_ERR(ioprio_set(1, 0, IOPRIO(0, 1)), EINVAL);
+	CHECK_ERR(ioprio_set(1, 0, IOPRIO(4, 0)), EINVAL);
+	CHECK_ERR(ioprio_set(1, 0, -1), EINVAL);
+	CHECK_ERR(ioprio_set(0, 0, IOPRIO(2, 1)), EINVAL);
+	CHECK_ERR(ioprio_set(4, 0, IOPRIO(2, 1)), EINVAL);
+	CHECK_ERR(syscall(SYS_ioprio_get, 0, 0), EINVAL);
+	CHECK_ERR(syscall(SYS_ioprio_get, 1, 999999), ESRCH);
+	CHECK_ERR(ioprio_set(1, 999999, IOPRIO(2, 1)), ESRCH);
+	CHECK_OK(ioprio_set(1, 0, 0x10000 | IOPRIO(2, 1)));
+	CHECK_EQ(syscall(SYS_ioprio_get, 1, 0), IOPRIO(2, 1));
+	if ((pid = fork()) == 0)
+		_exit(syscall(SYS_ioprio_get, 1, 0) == IOPRIO(2, 1) ? 0 : 1);
+	CHECK_EQ(waitpid(pid, &st, 0), pid);
+	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0, "child's ioprio");
+	CHECK_OK(ioprio_set(1, 0, 0));
+}
+
 int
 main(int argc, char **argv)
 {
@@ -137,6 +182,7 @@ main(int argc, char **argv)
 	CHECK_EQ(sched_get_priority_max(SCHED_FIFO), 99);
 	CHECK_EQ(sched_get_priority_min(SCHED_RR), 1);
 	CHECK_ERR(sched_get_priority_max(12345), EINVAL);
+	check_ioprio();
 	check_membarrier(argv[0]);
 	CHECK_EQ(personality(0xffffffff), PER_LINUX);
 	return guest_done();

@@ -659,6 +659,7 @@ thread_inherit(struct thread *nt, const struct thread *td)
 	nt->sched_policy = td->sched_policy;
 	nt->sched_prio = td->sched_prio;
 	nt->timerslack_ns = td->timerslack_ns;
+	nt->ioprio = td->ioprio;
 	memcpy(nt->comm, td->comm, sizeof(nt->comm));
 }
 

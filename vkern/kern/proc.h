@@ -147,6 +147,7 @@ struct thread {
 	uint64_t sigmask;
 	int sched_policy, sched_prio;   /* as set, reported back */
 	uint64_t timerslack_ns;         /* PR_SET_TIMERSLACK's, 0: default */
+	uint16_t ioprio;                /* ioprio_set's, 0: none set */
 	char comm[16];                  /* its name (PR_SET_NAME) */
 	struct sigpend pending;     /* directed at this thread */
 	uint64_t saved_mask;        /* rt_sigsuspend's mask to restore */

@@ -1,5 +1,5 @@
 /*
- * Scheduling: sched_yield, sched_getaffinity.
+ * Scheduling: sched_yield, sched_getaffinity, priorities, I/O priorities.
  *
  * The guest sees as many CPUs as the host gives the kernel.  Threads the
  * kernel holds are run by its loop before it serves this one again; a
@@ -290,4 +290,114 @@ sys_personality(struct thread *td, const struct sys_personality_args *a)
 	if (a->persona != 0xffffffffUL)
 		td->proc->personality = a->persona;
 	return (long)old;
+}
+
+/*
+ * I/O priorities (ioprio_set, ioprio_get): kept per thread and reported;
+ * the host's disk scheduling is unchanged.  A value is a class in bits
+ * 13-15 and a level in bits 0-2, with hints between, as Linux's
+ * <linux/ioprio.h> packs them into 16 bits.
+ */
+#define IOPRIO_CLASS(v)		(((v) >> 13) & 7)
+#define IOPRIO_LEVEL(v)		((v) & 7)
+#define IOPRIO_NONE		0
+#define IOPRIO_RT		1
+#define IOPRIO_BE		2
+#define IOPRIO_IDLE		3
+#define IOPRIO_WHO_PROCESS	1
+#define IOPRIO_WHO_PGRP		2
+#define IOPRIO_WHO_USER		3
+
+/* Linux's ioprio_check_cap(): RT takes CAP_SYS_ADMIN (root's). */
+static int
+ioprio_check(struct thread *td, int v)
+{
+	switch (IOPRIO_CLASS(v)) {
+	case IOPRIO_RT:
+		if (td->proc->cred.euid != 0)
+			return -EPERM;
+		return 0;
+	case IOPRIO_BE:
+	case IOPRIO_IDLE:
+		return 0;
+	case IOPRIO_NONE:
+		return IOPRIO_LEVEL(v) != 0 ? -EINVAL : 0;
+	}
+	return -EINVAL;
+}
+
+/*
+ * Whether thread t is one which and who name: a thread id, a process
+ * group, a user (0: the caller's own).
+ */
+static bool
+ioprio_names(struct thread *td, struct thread *t, int which, int who)
+{
+	struct proc *p = t->proc;
+
+	if (p->exiting)
+		return false;
+	switch (which) {
+	case IOPRIO_WHO_PROCESS:
+		return who == 0 ? t == td : t->tid == who;
+	case IOPRIO_WHO_PGRP:
+		return p->pgid == (who == 0 ? td->proc->pgid : who);
+	}
+	return p->cred.uid == (who == 0 ? td->proc->cred.uid : (unsigned)who);
+}
+
+/* What a thread's I/O will get: with none set, best-effort by its nice. */
+static int
+ioprio_effective(const struct thread *t)
+{
+	if (IOPRIO_CLASS(t->ioprio) != IOPRIO_NONE)
+		return t->ioprio;
+	return (IOPRIO_BE << 13) | (t->proc->nice + 20) / 5;
+}
+
+long
+sys_ioprio_set(struct thread *td, const struct sys_ioprio_set_args *a)
+{
+	int v = (uint16_t)a->ioprio, r;
+	long found = -ESRCH;
+
+	if ((r = ioprio_check(td, v)) < 0)
+		return r;
+	if (a->which < IOPRIO_WHO_PROCESS || a->which > IOPRIO_WHO_USER)
+		return -EINVAL;
+	for (struct proc *p = proc_first(); p != NULL; p = p->next) {
+		for (struct thread *t = p->threads; t != NULL; t = t->tnext) {
+			if (!ioprio_names(td, t, a->which, a->who))
+				continue;
+			/* As Linux's set_task_ioprio(): one's own, or root. */
+			if (p->cred.uid != td->proc->cred.euid &&
+			    p->cred.uid != td->proc->cred.uid &&
+			    td->proc->cred.euid != 0)
+				return -EPERM;
+			t->ioprio = (uint16_t)v;
+			found = 0;
+		}
+	}
+	return found;
+}
+
+/* One thread's own value; for a group or a user, the best of theirs. */
+long
+sys_ioprio_get(struct thread *td, const struct sys_ioprio_get_args *a)
+{
+	long best = -ESRCH;
+
+	if (a->which < IOPRIO_WHO_PROCESS || a->which > IOPRIO_WHO_USER)
+		return -EINVAL;
+	for (struct proc *p = proc_first(); p != NULL; p = p->next) {
+		for (struct thread *t = p->threads; t != NULL; t = t->tnext) {
+			if (!ioprio_names(td, t, a->which, a->who))
+				continue;
+			if (a->which == IOPRIO_WHO_PROCESS)
+				return t->ioprio;
+			if (best < 0 || ioprio_effective(t) < best)
+				best = ioprio_effective(t);
+		}
+	}
+	return best;
 }
