@@ -346,6 +346,23 @@ ioprio_names(struct thread *td, struct thread *t, int which, int who)
 	return p->cred.uid == (who == 0 ? td->proc->cred.uid : (unsigned)who);
 }
 
+/* The next thread after t (NULL: the first) that which and who name. */
+static struct thread *
+ioprio_next(struct thread *td, int which, int who, struct thread *t)
+{
+	struct proc *p = t != NULL ? t->proc : proc_first();
+
+	t = t != NULL ? t->tnext : p != NULL ? p->threads : NULL;
+	while (p != NULL) {
+		for (; t != NULL; t = t->tnext)
+			if (ioprio_names(td, t, which, who))
+				return t;
+		if ((p = p->next) != NULL)
+			t = p->threads;
+	}
+	return NULL;
+}
+
 /* What a thread's I/O will get: with none set, best-effort by its nice. */
 static int
 ioprio_effective(const struct thread *t)
@@ -358,25 +375,22 @@ ioprio_effective(const struct thread *t)
 long
 sys_ioprio_set(struct thread *td, const struct sys_ioprio_set_args *a)
 {
+	const struct cred *c = &td->proc->cred;
 	int v = (uint16_t)a->ioprio, r;
 	long found = -ESRCH;
+	struct thread *t = NULL;
 
 	if ((r = ioprio_check(td, v)) < 0)
 		return r;
 	if (a->which < IOPRIO_WHO_PROCESS || a->which > IOPRIO_WHO_USER)
 		return -EINVAL;
-	for (struct proc *p = proc_first(); p != NULL; p = p->next) {
-		for (struct thread *t = p->threads; t != NULL; t = t->tnext) {
-			if (!ioprio_names(td, t, a->which, a->who))
-				continue;
-			/* As Linux's set_task_ioprio(): one's own, or root. */
-			if (p->cred.uid != td->proc->cred.euid &&
-			    p->cred.uid != td->proc->cred.uid &&
-			    td->proc->cred.euid != 0)
-				return -EPERM;
-			t->ioprio = (uint16_t)v;
-			found = 0;
-		}
+	while ((t = ioprio_next(td, a->which, a->who, t)) != NULL) {
+		/* As Linux's set_task_ioprio(): one's own, or root. */
+		if (t->proc->cred.uid != c->euid &&
+		    t->proc->cred.uid != c->uid && c->euid != 0)
+			return -EPERM;
+		t->ioprio = (uint16_t)v;
+		found = 0;
 	}
 	return found;
 }
@@ -386,18 +400,15 @@ long
 sys_ioprio_get(struct thread *td, const struct sys_ioprio_get_args *a)
 {
 	long best = -ESRCH;
+	struct thread *t = NULL;
 
 	if (a->which < IOPRIO_WHO_PROCESS || a->which > IOPRIO_WHO_USER)
 		return -EINVAL;
-	for (struct proc *p = proc_first(); p != NULL; p = p->next) {
-		for (struct thread *t = p->threads; t != NULL; t = t->tnext) {
-			if (!ioprio_names(td, t, a->which, a->who))
-				continue;
-			if (a->which == IOPRIO_WHO_PROCESS)
-				return t->ioprio;
-			if (best < 0 || ioprio_effective(t) < best)
-				best = ioprio_effective(t);
-		}
+	while ((t = ioprio_next(td, a->which, a->who, t)) != NULL) {
+		if (a->which == IOPRIO_WHO_PROCESS)
+			return t->ioprio;
+		if (best < 0 || ioprio_effective(t) < best)
+			best = ioprio_effective(t);
 	}
 	return best;
 }
