@@ -669,6 +669,7 @@ spare_take(struct plat_thread *from, void *cookie, struct arch_context *ctx)
 	pt->ctx = ctx;
 	pt->regs_valid = false;
 	pt->interrupted = false;
+	/* plat_thread_cputime() counts from the base: read it from zero. */
 	pt->cpu_base = 0;
 	pt->cpu_base = plat_thread_cputime(pt, NULL);
 	return pt;

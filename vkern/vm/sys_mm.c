@@ -109,16 +109,13 @@ kern_mmap(struct proc *p, uint64_t addr, uint64_t len, int prot,
 
 /*
  * Copy the file's bytes at off into [va, va + len): a private mapping's
- * first contents.  Bytes past the end of the file read zero.  An overlay
- * file is read through its layer's vnode, which may have a faster way.
+ * first contents.  Bytes past the end of the file read zero.
  */
 static int
 mmap_fill(struct vm_map *m, struct vnode *vn, uint64_t va, uint64_t len,
     uint64_t off)
 {
-	struct vnode *layer = overlay_upper(vn, false);
-	long got = vm_map_read_file(m, layer != NULL ? layer : vn, va, len,
-	    off);
+	long got = vm_map_read_file(m, vn, va, len, off);
 
 	return got < 0 ? (int)got : 0;
 }
