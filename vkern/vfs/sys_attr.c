@@ -33,14 +33,6 @@
 #define UTIME_NOW_  ((1l << 30) - 1l)
 #define UTIME_OMIT_ ((1l << 30) - 2l)
 
-/*
- * A setattr mask bit of this file's own, never passed to a file system:
- * the times asked for are both "now" (utimes(2) with no times), which
- * write permission allows as well as owning the file does (EACCES); any
- * other times take the owner (EPERM), as Linux's setattr_prepare().
- */
-#define SA_TOUCH 0x8000
-
 /* Resolve dirfd/upath to a referenced vnode. */
 static long
 vn_at(struct thread *td, int dirfd, uaddr_t upath, unsigned lflags,
@@ -182,14 +174,14 @@ kern_setattr(struct proc *p, struct vnode *vn, struct vattr *nva,
 	}
 	if ((mask & VA_MODE) && !vfs_owner_or_capable(p, va.uid))
 		return -EPERM;
+	/* Linux's setattr_prepare(): times other than now take the owner. */
 	if ((mask & (VA_ATIME | VA_MTIME)) &&
 	    !vfs_owner_or_capable(p, va.uid)) {
-		if (!(mask & SA_TOUCH))
+		if (!(mask & VA_NOW))
 			return -EPERM;
 		if ((r = vfs_access(p, vn, 2, false)) < 0)
 			return r;
 	}
-	mask &= ~(unsigned)SA_TOUCH;
 	/* chown(2): a changed owner drops setuid, and setgid if group-x. */
 	if ((mask & (VA_UID | VA_GID)) && !(mask & VA_MODE) &&
 	    vn->type == VREG && (va.mode & (S_ISUID | S_ISGID))) {
@@ -334,7 +326,7 @@ sys_utimensat(struct thread *td, const struct sys_utimensat_args *a)
 
 	if (a->times.va == 0) {
 		va.atime_ns = va.mtime_ns = now;
-		mask = VA_ATIME | VA_MTIME | SA_TOUCH;
+		mask = VA_ATIME | VA_MTIME | VA_NOW;
 	} else {
 		if ((r = copyin(td, a->times, ts, sizeof(ts))) < 0)
 			return r;
@@ -348,7 +340,7 @@ sys_utimensat(struct thread *td, const struct sys_utimensat_args *a)
 			return r;
 		mask |= set ? VA_MTIME : 0;
 		if (ts[0][1] == UTIME_NOW_ && ts[1][1] == UTIME_NOW_)
-			mask |= SA_TOUCH;
+			mask |= VA_NOW;
 	}
 	if (a->flags & ~(unsigned)(AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH))
 		return -EINVAL;
@@ -369,7 +361,7 @@ sys_utimes(struct thread *td, const struct sys_utimes_args *a)
 
 	if (a->times.va == 0) {
 		va.atime_ns = va.mtime_ns = plat_clock_ns(0);
-		mask |= SA_TOUCH;
+		mask |= VA_NOW;
 	} else {
 		if ((r = copyin(td, a->times, tv, sizeof(tv))) < 0)
 			return r;
