@@ -237,6 +237,8 @@ attack_opens(unsigned me, unsigned them)
 	EXPECT(stat(fname(v, them, "sym"), &st), prot.symlinks ? EACCES : 0);
 	EXPECT(open_close(v, O_RDONLY), prot.symlinks ? EACCES : 0);
 	CHECK_OK(lstat(v, &st));
+	/* The directory's owner's links are followed by all. */
+	CHECK_OK(stat("root.sym", &st));
 	/* Only a link that ends the path is checked. */
 	snprintf(p, sizeof(p), "%s/.", fname(v, them, "dirsym"));
 	CHECK_OK(stat(p, &st));
@@ -293,6 +295,25 @@ own(unsigned me)
 	}
 }
 
+/*
+ * In a sticky directory that only its group may write, level 2 of
+ * fs.protected_regular refuses too, level 1 of fs.protected_fifos not.
+ */
+static void
+group_writable(void)
+{
+	CHECK_OK(mkdir("grp", 0));
+	CHECK_OK(chmod("grp", 01770));
+	CHECK(put_file("grp/f", "f", 0666), "make grp/f");
+	CHECK_OK(mkfifo("grp/p", 0666));
+	CHECK_OK(lchown("grp/f", UID_A, UID_A));
+	CHECK_OK(lchown("grp/p", UID_A, UID_A));
+	EXPECT(open_close("grp/f", O_RDWR | O_CREAT),
+	    prot.regular >= 2 ? EACCES : 0);
+	EXPECT(open_close("grp/p", O_RDWR | O_CREAT | O_NONBLOCK),
+	    prot.fifos >= 2 ? EACCES : 0);
+}
+
 /* Root: CAP_FOWNER lifts the owner rules, not the protected_* ones. */
 static void
 root_checks(void)
@@ -305,6 +326,7 @@ root_checks(void)
 	    prot.regular ? EACCES : 0);
 	EXPECT(open_close(fname(v, UID_B, "fifo"), O_RDWR | O_CREAT |
 	    O_NONBLOCK), prot.fifos ? EACCES : 0);
+	group_writable();
 	CHECK_OK(set_times(fname(v, UID_A, "keep"), KEEP_TIME, 0));
 	CHECK_OK(link(v, "root.link"));
 	CHECK_OK(unlink("root.link"));
@@ -317,6 +339,7 @@ root_checks(void)
 static void
 run_setup(void)
 {
+	CHECK_OK(symlink("u1234.keep", "root.sym"));
 	as_user(UID_A, setup_files);
 	as_user(UID_B, setup_files);
 }
