@@ -595,6 +595,9 @@ plat_hostobj_utimens(struct plat_hostobj *obj, unsigned which,
 		ns_timespec(mtime_ns, which & PLAT_UTIME_MTIME),
 	};
 
+	if (which & PLAT_UTIME_NOW)
+		ts[0].tv_nsec = ts[1].tv_nsec = UTIME_NOW;
+
 	if (utimensat(obj->fd, "", ts, HOST_AT_SELF) < 0)
 		return host_err(errno);
 	return 0;

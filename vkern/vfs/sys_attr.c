@@ -172,8 +172,16 @@ kern_setattr(struct proc *p, struct vnode *vn, struct vattr *nva,
 		    nva->gid != va.gid)))
 			return -EPERM;
 	}
-	if ((mask & VA_MODE) && p->cred.fsuid != 0 && va.uid != p->cred.fsuid)
+	if ((mask & VA_MODE) && !vfs_owner_or_capable(p, va.uid))
 		return -EPERM;
+	/* Linux's setattr_prepare(): times other than now take the owner. */
+	if ((mask & (VA_ATIME | VA_MTIME)) &&
+	    !vfs_owner_or_capable(p, va.uid)) {
+		if (!(mask & VA_NOW))
+			return -EPERM;
+		if ((r = vfs_access(p, vn, 2, false)) < 0)
+			return r;
+	}
 	/* chown(2): a changed owner drops setuid, and setgid if group-x. */
 	if ((mask & (VA_UID | VA_GID)) && !(mask & VA_MODE) &&
 	    vn->type == VREG && (va.mode & (S_ISUID | S_ISGID))) {
@@ -316,21 +324,26 @@ sys_utimensat(struct thread *td, const struct sys_utimensat_args *a)
 	bool set;
 	int r;
 
-	if (a->flags & ~(unsigned)(AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH))
-		return -EINVAL;
 	if (a->times.va == 0) {
 		va.atime_ns = va.mtime_ns = now;
-		mask = VA_ATIME | VA_MTIME;
+		mask = VA_ATIME | VA_MTIME | VA_NOW;
 	} else {
 		if ((r = copyin(td, a->times, ts, sizeof(ts))) < 0)
 			return r;
+		/* Linux looks at nothing else, not even the path. */
+		if (ts[0][1] == UTIME_OMIT_ && ts[1][1] == UTIME_OMIT_)
+			return 0;
 		if ((r = utime_one(ts[0], now, &va.atime_ns, &set)) < 0)
 			return r;
 		mask |= set ? VA_ATIME : 0;
 		if ((r = utime_one(ts[1], now, &va.mtime_ns, &set)) < 0)
 			return r;
 		mask |= set ? VA_MTIME : 0;
+		if (ts[0][1] == UTIME_NOW_ && ts[1][1] == UTIME_NOW_)
+			mask |= VA_NOW;
 	}
+	if (a->flags & ~(unsigned)(AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH))
+		return -EINVAL;
 	if (a->path.va == 0)
 		return setattr_fd(td, a->dirfd, &va, mask);
 	return setattr_at(td, a->dirfd, a->path,
@@ -343,10 +356,12 @@ sys_utimes(struct thread *td, const struct sys_utimes_args *a)
 {
 	int64_t tv[2][2];
 	struct vattr va;
+	unsigned mask = VA_ATIME | VA_MTIME;
 	int r;
 
 	if (a->times.va == 0) {
 		va.atime_ns = va.mtime_ns = plat_clock_ns(0);
+		mask |= VA_NOW;
 	} else {
 		if ((r = copyin(td, a->times, tv, sizeof(tv))) < 0)
 			return r;
@@ -356,8 +371,7 @@ sys_utimes(struct thread *td, const struct sys_utimes_args *a)
 		va.atime_ns = vk_ns(tv[0][0], tv[0][1], 1000);
 		va.mtime_ns = vk_ns(tv[1][0], tv[1][1], 1000);
 	}
-	return setattr_at(td, AT_FDCWD, a->path, LOOKUP_FOLLOW, &va,
-	    VA_ATIME | VA_MTIME);
+	return setattr_at(td, AT_FDCWD, a->path, LOOKUP_FOLLOW, &va, mask);
 }
 
 static int

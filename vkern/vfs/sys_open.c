@@ -152,6 +152,8 @@ open_at(struct thread *td, int dirfd, const char *path, unsigned flags,
 		r = open_create(p, &nd, mode);
 	else if ((flags & O_CREAT) && (flags & O_EXCL))
 		r = -EEXIST;
+	else if ((flags & O_CREAT) && nd.vp->type != VDIR)
+		r = vfs_check_create_open(p, nd.dvp, nd.vp);
 	if (r == 0)
 		r = open_check(p, nd.vp, flags);
 	if (r == 0 && !(flags & O_PATH))

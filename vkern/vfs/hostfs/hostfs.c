@@ -400,7 +400,7 @@ hostfs_setattr(struct vnode *vn, const struct vattr *va, unsigned mask)
 	int r = 0;
 
 	if (mask & ~(VA_MODE | VA_UID | VA_GID | VA_SIZE | VA_ATIME |
-	    VA_MTIME))
+	    VA_MTIME | VA_NOW))
 		return -EINVAL;
 	if (vn_rdonly(vn))
 		return -EROFS;
@@ -414,6 +414,7 @@ hostfs_setattr(struct vnode *vn, const struct vattr *va, unsigned mask)
 		    (mask & VA_GID) ? va->gid : (uint32_t)-1);
 	times |= (mask & VA_ATIME) ? PLAT_UTIME_ATIME : 0;
 	times |= (mask & VA_MTIME) ? PLAT_UTIME_MTIME : 0;
+	times |= (mask & VA_NOW) ? PLAT_UTIME_NOW : 0;
 	if (r == 0 && times != 0)
 		r = plat_hostobj_utimens(n->obj, times, va->atime_ns,
 		    va->mtime_ns);
