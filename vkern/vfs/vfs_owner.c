@@ -7,6 +7,11 @@
  * A guest's capabilities follow its fs ids here as on Linux, where
  * setfsuid() away from 0 drops CAP_CHOWN, CAP_FOWNER and CAP_FSETID: a
  * caller with fsuid 0 has them all, any other none.
+ *
+ * On a mount whose owners are host users (mp->hostowners: hostfs, where
+ * guest uid N is host uid N) a set-id bit is one a host user could run
+ * as the file's owner: it stays only on the caller's own files, so that
+ * no guest makes a set-uid file of a user it is not.
  */
 #include <errno.h>
 #include <sys/stat.h>
@@ -93,6 +98,8 @@ vfs_setattr_check(struct proc *p, struct vnode *vn, const struct vattr *va,
 	group = (mask & VA_GID) ? nva->gid : va->gid;
 	if (!may_keep_sgid(p, group))
 		nva->mode &= ~(uint32_t)S_ISGID;
+	if (vn->mount != NULL && vn->mount->hostowners && !owner)
+		nva->mode &= ~(uint32_t)SETID;
 	nva->mode = (va->mode & S_IFMT) | (nva->mode & 07777);
 	*maskp = mask;
 	return 0;
