@@ -8,7 +8,7 @@
  * fallocate by anyone but root takes them away too; open(O_CREAT|O_EXCL)
  * with any mode gives the maker its descriptor, and a create that fails
  * (EEXIST through a dangling symlink, EACCES, EMFILE, EISDIR) leaves no
- * file behind.
+ * file behind; in a set-gid directory new files take its group.
  *
  * usage: fs_setid                 in a scratch directory under /tmp, which
  *                                 is removed at the end (root only: else
@@ -298,6 +298,13 @@ test_root(void)
 		}
 		close(fd);
 	}
+	/* For 65534: a set-gid directory of group 1234, which it is not in. */
+	CHECK_OK(mkdir("0-sgid", 0777));
+	CHECK_OK(chmod("0-sgid", 02777));
+	if (forced)
+		(void)chown("0-sgid", -1, 1234);
+	else
+		CHECK_OK(chown("0-sgid", -1, 1234));
 	/* chown by root takes them away too, even to the same owner. */
 	CHECK_OK(chown("0-s6755", 0, 0));
 	CHECK_EQ(perm_of("0-s6755"), 0755);
@@ -340,6 +347,31 @@ test_1234_bait(void)
 			    EPERM);
 		close(fd);
 	}
+}
+
+/*
+ * 65534 in a set-gid directory of another group: what it makes takes the
+ * directory's group, a directory S_ISGID too, and a group-executable file
+ * loses the S_ISGID its maker, outside that group, asked for.
+ */
+static void
+test_65534_sgid_dir(void)
+{
+	struct stat st;
+	int fd;
+
+	if (st_of("0-sgid").st_gid != 1234)
+		return;
+	fd = CHECK_OK(create("0-sgid/65534-f", O_RDWR, 02755));
+	if (fd >= 0)
+		close(fd);
+	st = st_of("0-sgid/65534-f");
+	CHECK_EQ(st.st_gid, 1234);
+	CHECK_EQ(st.st_mode & 07777, 0755);
+	CHECK_OK(mkdir("0-sgid/65534-d", 0755));
+	st = st_of("0-sgid/65534-d");
+	CHECK_EQ(st.st_gid, 1234);
+	CHECK_EQ(st.st_mode & 07777, 02755);
 }
 
 /* Opens path for writing and writes (or with falloc, allocates) in it. */
@@ -389,8 +421,10 @@ run_user(uid_t u, gid_t g)
 		test_1234_group0();
 		test_1234_bait();
 	}
-	if (have_root && u == 65534)
+	if (have_root && u == 65534) {
 		test_65534_attack();
+		test_65534_sgid_dir();
+	}
 }
 
 /* Runs run_user() as u:g in a child; its failures are counted there. */
