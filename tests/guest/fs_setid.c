@@ -3,12 +3,13 @@
  * root and as users 1234 and 65534 (root drops to them in children): new
  * files, directories, FIFOs and symlinks belong to their maker, with the
  * set-id bits Linux lets it keep (mkdir(2) takes none); chmod(2) by a
- * non-owner is EPERM and drops S_ISGID outside the file's group; chown(2)
- * takes the set-id bits away, even to the same ids; a write, truncate or
- * fallocate by anyone but root takes them away too; open(O_CREAT|O_EXCL)
- * with any mode gives the maker its descriptor, and a create that fails
- * (EEXIST through a dangling symlink, EACCES, EMFILE, EISDIR) leaves no
- * file behind; in a set-gid directory new files take its group.
+ * non-owner is EPERM, and by the owner drops S_ISGID outside the file's
+ * group; chown(2) takes the set-id bits away, even to the same ids; a
+ * write, truncate or fallocate by anyone but root takes them away too;
+ * open(O_CREAT|O_EXCL) with any mode gives the maker its descriptor, and
+ * a create that fails (EEXIST through a dangling symlink, EACCES, EMFILE,
+ * EISDIR) leaves no file behind; in a set-gid directory new files take
+ * its group.
  *
  * usage: fs_setid                 in a scratch directory under /tmp, which
  *                                 is removed at the end (root only: else
