@@ -554,9 +554,17 @@ plat_hostobj_chmod(struct plat_hostobj *obj, uint32_t mode)
 		return host_err(errno);
 	/*
 	 * XXX: hosts before Linux 6.6 lack fchmodat2; fchmod needs an fd
-	 * with I/O access, so objects not yet read or written stay as
-	 * they are.
+	 * with I/O access.  A directory opens itself for one; other objects
+	 * not yet read or written stay as they are.
 	 */
+	if (obj->access == 0 && obj->type == S_IFDIR) {
+		cleanup_close int fd = host_openat2(obj->fd, ".",
+		    O_RDONLY | O_DIRECTORY, 0);
+
+		if (fd < 0)
+			return fd;
+		return fchmod(fd, mode) < 0 ? host_err(errno) : 0;
+	}
 	if (obj->access == 0)
 		return -EOPNOTSUPP;
 	return fchmod(obj->fd, mode) < 0 ? host_err(errno) : 0;

@@ -29,6 +29,7 @@
 #define LOOKUP_NO_SYMLINKS 0x80   /* no symlinks at all: ELOOP */
 
 struct proc;
+struct vattr;
 struct vnode;
 
 struct nameidata {
@@ -96,5 +97,28 @@ int vfs_check_follow(struct proc *p, struct vnode *dvp, struct vnode *link);
  */
 int vfs_check_create_open(struct proc *p, struct vnode *dvp,
     struct vnode *vn);
+
+/*
+ * vfs_owner.c.  vfs_new_owner(): the group a new file p makes in dir
+ * gets, and the bits of *mode (S_IFMT included) it keeps; its owner is
+ * p's fsuid.
+ */
+int vfs_new_owner(struct proc *p, struct vnode *dir, uint32_t *mode,
+    uint32_t *gid);
+
+/*
+ * Whether p may change the owner, group or mode of vn (attributes va) as
+ * nva and *maskp ask: 0 or -EPERM.  Set-id bits p may not set are taken
+ * out of nva->mode; a chown (chown true, even with no id to change) adds
+ * VA_MODE to *maskp when it takes set-id bits away.
+ */
+int vfs_setattr_check(struct proc *p, struct vnode *vn,
+    const struct vattr *va, struct vattr *nva, unsigned *maskp, bool chown);
+
+/*
+ * Before p writes, truncates or allocates regular file vn: the set-id
+ * bits a change by a caller without CAP_FSETID takes away go.
+ */
+int vfs_remove_privs(struct proc *p, struct vnode *vn);
 
 #endif

@@ -150,30 +150,25 @@ sys_umask(struct thread *td, const struct sys_umask_args *a)
 	return old;
 }
 
+/* kern_setattr's mask bit for chown(2): taken out before the op sees it. */
+#define SETATTR_CHOWN 0x80000000U
+
 /* Change attributes, as the owner or root may (chmod, chown, utimes). */
 static int
 kern_setattr(struct proc *p, struct vnode *vn, struct vattr *nva,
     unsigned mask)
 {
+	bool chown = (mask & SETATTR_CHOWN) != 0;
 	struct vattr va;
 	int r;
 
+	mask &= ~SETATTR_CHOWN;
 	if ((r = vn->ops->getattr(vn, &va)) < 0)
 		return r;
 	if (vn->mount != NULL && vn->mount->rdonly)
 		return -EROFS;
-	if (mask & (VA_UID | VA_GID)) {
-		/* Only root gives files away; an owner may pick its groups. */
-		if (p->cred.fsuid != 0 && ((mask & VA_UID) &&
-		    nva->uid != va.uid))
-			return -EPERM;
-		if (p->cred.fsuid != 0 && (va.uid != p->cred.fsuid ||
-		    ((mask & VA_GID) && nva->gid != p->cred.fsgid &&
-		    nva->gid != va.gid)))
-			return -EPERM;
-	}
-	if ((mask & VA_MODE) && !vfs_owner_or_capable(p, va.uid))
-		return -EPERM;
+	if ((r = vfs_setattr_check(p, vn, &va, nva, &mask, chown)) < 0)
+		return r;
 	/* Linux's setattr_prepare(): times other than now take the owner. */
 	if ((mask & (VA_ATIME | VA_MTIME)) &&
 	    !vfs_owner_or_capable(p, va.uid)) {
@@ -182,16 +177,6 @@ kern_setattr(struct proc *p, struct vnode *vn, struct vattr *nva,
 		if ((r = vfs_access(p, vn, 2, false)) < 0)
 			return r;
 	}
-	/* chown(2): a changed owner drops setuid, and setgid if group-x. */
-	if ((mask & (VA_UID | VA_GID)) && !(mask & VA_MODE) &&
-	    vn->type == VREG && (va.mode & (S_ISUID | S_ISGID))) {
-		nva->mode = va.mode & ~(uint32_t)S_ISUID;
-		if (va.mode & S_IXGRP)
-			nva->mode &= ~(uint32_t)S_ISGID;
-		mask |= VA_MODE;
-	}
-	if (mask & VA_MODE)
-		nva->mode = (va.mode & S_IFMT) | (nva->mode & 07777);
 	if (vn->ops->setattr == NULL)
 		return -EPERM;
 	return vn->ops->setattr(vn, nva, mask);
@@ -252,7 +237,7 @@ chown_mask(uint32_t uid, uint32_t gid, struct vattr *va)
 {
 	va->uid = uid;
 	va->gid = gid;
-	return (uid != (uint32_t)-1 ? VA_UID : 0) |
+	return SETATTR_CHOWN | (uid != (uint32_t)-1 ? VA_UID : 0) |
 	    (gid != (uint32_t)-1 ? VA_GID : 0);
 }
 
@@ -378,6 +363,7 @@ static int
 truncate_vn(struct proc *p, struct vnode *vn, int64_t len)
 {
 	struct vattr va = { .size = (uint64_t)len };
+	int r;
 
 	if (vn->type == VDIR)
 		return -EISDIR;
@@ -385,6 +371,8 @@ truncate_vn(struct proc *p, struct vnode *vn, int64_t len)
 		return -EINVAL;
 	if (vn->mount != NULL && vn->mount->rdonly)
 		return -EROFS;
+	if ((r = vfs_remove_privs(p, vn)) < 0)
+		return r;
 	return vn->ops->setattr(vn, &va, VA_SIZE);
 }
 
@@ -473,6 +461,8 @@ sys_fallocate(struct thread *td, const struct sys_fallocate_args *a)
 		return -EFBIG;
 	if (vn->ops->fallocate == NULL)
 		return -EOPNOTSUPP;
+	if ((r = vfs_remove_privs(td->proc, vn)) < 0)
+		return r;
 	return vn->ops->fallocate(vn, a->mode, (uint64_t)a->off,
 	    (uint64_t)a->len);
 }

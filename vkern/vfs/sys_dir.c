@@ -56,6 +56,7 @@ mknod_path(struct proc *p, int dirfd, const char *path, uint32_t mode,
 {
 	struct nameidata nd;
 	struct vnode *vn = NULL;
+	uint32_t gid;
 	int r;
 
 	if ((r = vfs_lookup(p, dirfd, path, LOOKUP_PARENT, &nd)) < 0)
@@ -64,9 +65,10 @@ mknod_path(struct proc *p, int dirfd, const char *path, uint32_t mode,
 		r = -EEXIST;
 	else if (nd.trailing_slash && !S_ISDIR(mode))
 		r = -ENOENT;
-	else if ((r = dir_writable(p, nd.dvp)) == 0)
+	else if ((r = dir_writable(p, nd.dvp)) == 0 &&
+	    (r = vfs_new_owner(p, nd.dvp, &mode, &gid)) == 0)
 		r = vn_create(nd.dvp, nd.last, mode, dev, target,
-		    p->cred.fsuid, p->cred.fsgid, &vn);
+		    p->cred.fsuid, gid, &vn);
 	if (vn != NULL && vnp != NULL)
 		*vnp = vn;
 	else if (vn != NULL)

@@ -182,6 +182,7 @@ struct mount {
 	char *source;
 	bool rdonly;
 	bool ncache;                  /* names change only through the VFS */
+	bool hostowners;              /* owners are host users: vfs_owner.c */
 	uint32_t magic;               /* statfs(2)'s f_type */
 	uint64_t dev;                 /* st_dev of its files */
 	struct mount *next;

@@ -12,7 +12,10 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "vkern/kern/kern.h"
+#include "vkern/kern/proc.h"
 #include "vkern/vfs/file.h"
+#include "vkern/vfs/namei.h"
 #include "vkern/vfs/vfs.h"
 #include "vkern/vfs/vfs_lock.h"
 #include "vkern/vk.h"
@@ -111,6 +114,10 @@ vn_file_write(struct file *fp, const void *buf, size_t len, uint64_t *offp)
 			return r;
 		*offp = va.size;
 	}
+	/* A guest's write takes set-id bits away, as Linux's. */
+	if (len > 0 && curthread != NULL &&
+	    (r = vfs_remove_privs(curthread->proc, fp->vn)) < 0)
+		return r;
 	r = fp->vn->ops->write(fp->vn, buf, len, *offp);
 	if (r > 0)
 		*offp += (uint64_t)r;
