@@ -457,8 +457,8 @@ sys_ioctl(struct thread *td, const struct sys_ioctl_args *a)
 	switch (a->cmd) {
 	case FIOCLEX:
 	case FIONCLEX:
-		td->proc->fdt->cloexec[a->fd] = a->cmd == FIOCLEX;
-		return 0;
+		return fd_set_cloexec(td->proc->fdt, a->fd,
+		    a->cmd == FIOCLEX);
 	case FIONBIO:
 		if ((r = copyin(td, UADDR(a->arg), &one, sizeof(one))) < 0)
 			return r;
