@@ -309,3 +309,25 @@ Test(fdtable, grows_to_the_limit_and_copies)
 		cr_assert_eq(fd_alloc(t, newfile(), fd, LIMIT, false), fd);
 	check_table(t);
 }
+
+Test(fdtable, copy_ends_at_the_highest_open_fd)
+{
+	struct fdtable *c;
+
+	cr_assert_eq(fd_install(t, 3, newfile(), true, 1 << 20), 3);
+	cr_assert_eq(fd_install(t, 70000, newfile(), false, 1 << 20), 70000);
+	cr_assert_eq(t->n, 1 << 17);
+	c = fdt_copy(t);
+	cr_assert_eq(c->n, 70016);
+	cr_assert_not_null(fd_get(c, 70000));
+	check_table(c);
+	fdt_rel(c);
+	cr_assert_eq(fd_close(t, 70000), 0);
+	c = fdt_copy(t);
+	cr_assert_eq(c->n, 64);
+	cr_assert(fd_cloexec(c, 3));
+	cr_assert_eq(fd_alloc(c, newfile(), 64, 1 << 20, false), 64);
+	cr_assert_eq(c->n, 128);
+	check_table(c);
+	fdt_rel(c);
+}

@@ -374,16 +374,23 @@ fdt_alloc(void)
 	return t;
 }
 
+/*
+ * As Linux's dup_fd(), the copy is only as big as the words up to the
+ * highest open fd: a fork after a dup2() to a high fd was closed does
+ * not copy the empty slots.
+ */
 struct fdtable *
 fdt_copy(const struct fdtable *t)
 {
 	struct fdtable *c = fdt_alloc();
 	size_t nw = (size_t)t->n / 64;
 
-	if (t->n == 0)
+	while (nw > 0 && t->open[nw - 1] == 0)
+		nw--;
+	if (nw == 0)
 		return c;
-	fd_grow(c, t->n - 1, t->n);
-	memcpy(c->files, t->files, (size_t)t->n * sizeof(*t->files));
+	fd_grow(c, (int)(nw * 64 - 1), (int)(nw * 64));
+	memcpy(c->files, t->files, nw * 64 * sizeof(*t->files));
 	memcpy(c->open, t->open, nw * sizeof(uint64_t));
 	memcpy(c->cloexec, t->cloexec, nw * sizeof(uint64_t));
 	memcpy(c->full, t->full, bits_words(nw) * sizeof(uint64_t));
