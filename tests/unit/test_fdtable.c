@@ -193,7 +193,8 @@ Test(fdtable, dup_calls_with_any_registers)
 	cr_assert_eq(sc(SYS_fcntl, (1ULL << 32) | 20, (1ULL << 32) | F_SETFD,
 	    FD_CLOEXEC), 0);
 	cr_assert_eq(sc(SYS_fcntl, 20, F_GETFD, 0), FD_CLOEXEC);
-	cr_assert_eq(sc(SYS_ioctl, (1ULL << 32) | 20, FIONCLEX, 0), 0);
+	cr_assert_eq(sc(SYS_ioctl, (1ULL << 32) | 20, (1ULL << 32) | FIONCLEX,
+	    0), 0);
 	cr_assert(!fd_cloexec(t, 20));
 	cr_assert_eq(sc(SYS_close, (1ULL << 32) | 20, 0, 0), 0);
 	cr_assert_null(fd_get(t, 20));
