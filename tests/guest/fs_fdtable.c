@@ -225,48 +225,94 @@ test_pipe_size(void)
 	close(p[1]);
 }
 
-/* RLIMIT_NOFILE at 0 and past fs.nr_open, in a child that may lose it. */
-static void
-test_nofile_edges(void)
+/* fs.nr_open: the most RLIMIT_NOFILE may be. */
+static long
+nr_open(void)
 {
-	struct rlimit rl, zero = { 0, 0 };
-	long nr_open = 1048576;
 	char buf[32] = "";
-	int fd, status;
-	pid_t pid;
+	long n = 1048576;
+	int fd;
 
 	if ((fd = open("/proc/sys/fs/nr_open", O_RDONLY)) >= 0) {
 		if (read(fd, buf, sizeof(buf) - 1) > 0)
-			nr_open = atol(buf);
+			n = atol(buf);
 		close(fd);
 	}
+	return n;
+}
+
+/* Runs fn in a child, whose limits may change; checks it exits 0. */
+static void
+in_child(void (*fn)(void), const char *what)
+{
+	int status;
+	pid_t pid;
+
+	if ((pid = fork()) == 0) {
+		guest_failures = 0;
+		fn();
+		_exit(guest_failures != 0);
+	}
+	CHECK(pid > 0 && waitpid(pid, &status, 0) == pid &&
+	    WIFEXITED(status) && WEXITSTATUS(status) == 0, "%s", what);
+}
+
+/* RLIMIT_NOFILE 0: no new fd at all, and dup2 onto itself still works. */
+static void
+nofile_zero(void)
+{
+	struct rlimit zero = { 0, 0 };
+	int pfd[2];
+
+	CHECK_OK(setrlimit(RLIMIT_NOFILE, &zero));
+	CHECK_ERR(open("/dev/null", O_RDONLY), EMFILE);
+	CHECK_ERR(dup(1), EMFILE);
+	CHECK_ERR(pipe(pfd), EMFILE);
+	CHECK_ERR(fcntl3(1, F_DUPFD, 0), EINVAL);
+	CHECK_ERR(syscall(SYS_dup2, 1UL, 2UL), EBADF);
+	CHECK_EQ(syscall(SYS_dup2, 1UL, 1UL), 1);
+	CHECK_ERR(syscall(SYS_dup3, 1UL, 2UL, 0), EBADF);
+	CHECK_EQ(syscall(SYS_close_range, 3UL, 0xffffffffUL, 0), 0);
+}
+
+/*
+ * RLIMIT_NOFILE at fs.nr_open, where whoever may raise it that far (root
+ * with CAP_SYS_RESOURCE): the last fd works, the next is refused.
+ */
+static void
+nofile_nr_open(void)
+{
+	long n = nr_open();
+	struct rlimit big = { (rlim_t)n, (rlim_t)n };
+
+	if (setrlimit(RLIMIT_NOFILE, &big) != 0)
+		return;
+	CHECK_EQ(syscall(SYS_dup2, 1UL, (unsigned long)n - 1), n - 1);
+	CHECK_ERR(syscall(SYS_dup2, 1UL, (unsigned long)n), EBADF);
+	CHECK_ERR(fcntl3(1, F_DUPFD, (unsigned long)n), EINVAL);
+	CHECK_EQ(fcntl3(1, F_DUPFD, (unsigned long)n - 2), n - 2);
+	CHECK_ERR(fcntl3(1, F_DUPFD, (unsigned long)n - 2), EMFILE);
+	CHECK_EQ(syscall(SYS_close_range, (unsigned long)n - 2, UINT_MAX, 0),
+	    0);
+	CHECK(!is_open((int)n - 1), "close_range up to nr_open");
+}
+
+/* RLIMIT_NOFILE at 0, at fs.nr_open and past it. */
+static void
+test_nofile_edges(void)
+{
+	struct rlimit rl;
+
 	CHECK_OK(getrlimit(RLIMIT_NOFILE, &rl));
-	rl.rlim_max = (rlim_t)nr_open + 1;
+	rl.rlim_max = (rlim_t)nr_open() + 1;
 	CHECK_ERR(setrlimit(RLIMIT_NOFILE, &rl), EPERM);
 	rl.rlim_max = RLIM_INFINITY;
 	CHECK_ERR(setrlimit(RLIMIT_NOFILE, &rl), EPERM);
 	CHECK_OK(getrlimit(RLIMIT_NOFILE, &rl));
 	rl.rlim_cur = rl.rlim_max + 1;
 	CHECK_ERR(setrlimit(RLIMIT_NOFILE, &rl), EINVAL);
-
-	if ((pid = fork()) == 0) {
-		int pfd[2];
-
-		guest_failures = 0;
-		CHECK_OK(setrlimit(RLIMIT_NOFILE, &zero));
-		CHECK_ERR(open("/dev/null", O_RDONLY), EMFILE);
-		CHECK_ERR(dup(1), EMFILE);
-		CHECK_ERR(pipe(pfd), EMFILE);
-		CHECK_ERR(fcntl3(1, F_DUPFD, 0), EINVAL);
-		CHECK_ERR(syscall(SYS_dup2, 1UL, 2UL), EBADF);
-		CHECK_EQ(syscall(SYS_dup2, 1UL, 1UL), 1);
-		CHECK_ERR(syscall(SYS_dup3, 1UL, 2UL, 0), EBADF);
-		CHECK_EQ(syscall(SYS_close_range, 3UL, 0xffffffffUL, 0), 0);
-		_exit(guest_failures != 0);
-	}
-	CHECK(pid > 0 && waitpid(pid, &status, 0) == pid &&
-	    WIFEXITED(status) && WEXITSTATUS(status) == 0,
-	    "RLIMIT_NOFILE 0 child");
+	in_child(nofile_zero, "RLIMIT_NOFILE 0");
+	in_child(nofile_nr_open, "RLIMIT_NOFILE at fs.nr_open");
 }
 
 /* A reference bitmap of the fds that should be open, from 3 up. */
@@ -395,12 +441,20 @@ test_all(bool many)
 		test_many();
 }
 
+/* The same checks as an unprivileged user, but for the big table. */
+static void
+test_as_nobody(void)
+{
+	if (CHECK(setgroups(0, NULL) == 0 && setresgid(65534, 65534,
+	    65534) == 0 && setresuid(65534, 65534, 65534) == 0,
+	    "drop to 65534"))
+		test_all(false);
+}
+
 int
 main(void)
 {
 	struct rlimit rl;
-	int status;
-	pid_t pid;
 
 	/*
 	 * Room for the big table; where even root may not raise the hard
@@ -418,19 +472,7 @@ main(void)
 	    (long)rl.rlim_cur))
 		return guest_done();
 	test_all(true);
-	if (getuid() == 0) {
-		if ((pid = fork()) == 0) {
-			guest_failures = 0;
-			if (!CHECK(setgroups(0, NULL) == 0 &&
-			    setresgid(65534, 65534, 65534) == 0 &&
-			    setresuid(65534, 65534, 65534) == 0, "drop to 65534"))
-				_exit(1);
-			test_all(false);
-			_exit(guest_failures != 0);
-		}
-		CHECK(pid > 0 && waitpid(pid, &status, 0) == pid &&
-		    WIFEXITED(status) && WEXITSTATUS(status) == 0,
-		    "the checks as uid 65534");
-	}
+	if (getuid() == 0)
+		in_child(test_as_nobody, "the checks as uid 65534");
 	return guest_done();
 }
