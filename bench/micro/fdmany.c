@@ -44,7 +44,8 @@ run(long n, void *arg)
 				exit(2);
 			}
 		}
-		if (syscall(SYS_close_range, (unsigned)c->base + 1, ~0U, 0) != 0)
+		if (syscall(SYS_close_range, (unsigned)c->base + 1, ~0U,
+		    0) != 0)
 			bench_die("close_range");
 	}
 	return bench_now_ns() - t0;

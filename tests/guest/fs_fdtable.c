@@ -34,7 +34,7 @@
 #define FDT_CLOSE_RANGE_CLOEXEC	(1U << 2)
 
 /* Register values with high bits: Linux sees only their low 32. */
-#define HI(x)			((1UL << 32) | (unsigned long)(unsigned)(x))
+#define HI(x)		((1UL << 32) | (unsigned long)(unsigned)(x))
 
 /* How many descriptors the big table holds, and the limit set for it. */
 #define FDT_MANY		100500
@@ -418,8 +418,8 @@ test_many(void)
 	    FDT_CLOSE_RANGE_CLOEXEC), 0);
 	CHECK_EQ(syscall(SYS_close_range, 0x80000000UL, 0xffffffffUL, 0), 0);
 	CHECK_ERR(syscall(SYS_close, 0x80000000UL), EBADF);
-	CHECK_ERR(syscall(SYS_dup2, (unsigned long)base, (unsigned long)INT_MAX),
-	    EBADF);
+	CHECK_ERR(syscall(SYS_dup2, (unsigned long)base,
+	    (unsigned long)INT_MAX), EBADF);
 	CHECK(is_open(top) == ref_is_open(top), "the top survives");
 	CHECK_EQ(syscall(SYS_close_range, (unsigned long)base + 1,
 	    0xffffffffUL, 0), 0);

@@ -247,7 +247,8 @@ Test(fdtable, lowest_free_as_a_reference)
 		}
 		if (op == 2) {
 			nopen += !ref[fd];
-			cr_assert_eq(fd_install(t, fd, newfile(), c, LIMIT), fd);
+			cr_assert_eq(fd_install(t, fd, newfile(), c, LIMIT),
+			    fd);
 			ref[fd] = 1;
 			cx[fd] = c;
 			continue;

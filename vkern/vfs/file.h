@@ -129,7 +129,8 @@ bool file_writable(const struct file *fp);
 /*
  * Install fp at the lowest free fd >= minfd (below limit).  Takes over
  * the reference.  Returns the fd, -EMFILE (none free, or minfd >= limit)
- * or -EINVAL (minfd < 0).  The table grows, but never past limit.
+ * or -EINVAL (minfd < 0).  The table grows, never past limit rounded up
+ * to 64 slots.
  */
 int fd_alloc(struct fdtable *t, struct file *fp, int minfd, int limit,
     bool cloexec);

@@ -143,35 +143,31 @@ bits_words(size_t n)
 	return (n + 63) / 64;
 }
 
-/* The lowest clear bit >= i of map (nbits long), or nbits. */
+/* The lowest bit >= i of map (nbits long) that is set, or clear; or nbits. */
 static size_t
-bits_next_clear(const uint64_t *map, size_t nbits, size_t i)
+bits_next(const uint64_t *map, size_t nbits, size_t i, bool set)
 {
+	uint64_t flip = set ? 0 : ~0ULL;
+
 	for (size_t w = i / 64; w < bits_words(nbits); w++) {
-		uint64_t free = ~map[w];
+		uint64_t m = map[w] ^ flip;
 
 		if (w == i / 64)
-			free &= ~0ULL << (i % 64);
-		if (free != 0)
-			return VK_MIN(w * 64 + (size_t)__builtin_ctzll(free),
+			m &= ~0ULL << (i % 64);
+		if (m != 0)
+			return VK_MIN(w * 64 + (size_t)__builtin_ctzll(m),
 			    nbits);
 	}
 	return nbits;
 }
 
-/* The lowest set bit >= i of map (nbits long), or nbits. */
-static size_t
-bits_next_set(const uint64_t *map, size_t nbits, size_t i)
+/* The array p of old elements of size sz made n long, the new ones 0. */
+static void *
+array_grow(void *p, size_t old, size_t n, size_t sz)
 {
-	for (size_t w = i / 64; w < bits_words(nbits); w++) {
-		uint64_t set = map[w];
-
-		if (w == i / 64)
-			set &= ~0ULL << (i % 64);
-		if (set != 0)
-			return w * 64 + (size_t)__builtin_ctzll(set);
-	}
-	return nbits;
+	p = vk_xrealloc(p, n * sz);
+	memset((char *)p + old * sz, 0, (n - old) * sz);
+	return p;
 }
 
 /*
@@ -190,7 +186,7 @@ fd_lowest_free(const struct fdtable *t, size_t from)
 	bits = t->open[w] | (FD_BIT(from) - 1);
 	if (bits != ~0ULL)
 		return w * 64 + (size_t)__builtin_ctzll(~bits);
-	if ((w = bits_next_clear(t->full, nw, w + 1)) == nw)
+	if ((w = bits_next(t->full, nw, w + 1, false)) == nw)
 		return (size_t)t->n;
 	return w * 64 + (size_t)__builtin_ctzll(~t->open[w]);
 }
@@ -213,15 +209,11 @@ fd_grow(struct fdtable *t, int fd, int limit)
 		return;
 	ow = old / 64;
 	nw = n / 64;
-	t->files = vk_xrealloc(t->files, n * sizeof(*t->files));
-	memset(&t->files[old], 0, (n - old) * sizeof(*t->files));
-	t->open = vk_xrealloc(t->open, nw * sizeof(uint64_t));
-	memset(&t->open[ow], 0, (nw - ow) * sizeof(uint64_t));
-	t->cloexec = vk_xrealloc(t->cloexec, nw * sizeof(uint64_t));
-	memset(&t->cloexec[ow], 0, (nw - ow) * sizeof(uint64_t));
-	t->full = vk_xrealloc(t->full, bits_words(nw) * sizeof(uint64_t));
-	memset(&t->full[bits_words(ow)], 0, (bits_words(nw) -
-	    bits_words(ow)) * sizeof(uint64_t));
+	t->files = array_grow(t->files, old, n, sizeof(*t->files));
+	t->open = array_grow(t->open, ow, nw, sizeof(uint64_t));
+	t->cloexec = array_grow(t->cloexec, ow, nw, sizeof(uint64_t));
+	t->full = array_grow(t->full, bits_words(ow), bits_words(nw),
+	    sizeof(uint64_t));
 	t->n = (int)n;
 }
 
@@ -312,7 +304,7 @@ fd_next(const struct fdtable *t, int from)
 
 	if (from < 0 || from >= t->n)
 		return -1;
-	fd = bits_next_set(t->open, (size_t)t->n, (size_t)from);
+	fd = bits_next(t->open, (size_t)t->n, (size_t)from, true);
 	return fd < (size_t)t->n ? (int)fd : -1;
 }
 
