@@ -351,6 +351,42 @@ rnd(unsigned *s)
 	return *s >> 8;
 }
 
+/* select with sets far past FD_SETSIZE: hi, the highest open fd, is ready. */
+static void
+test_many_select(int hi)
+{
+	size_t words = (size_t)hi / 64 + 1;
+	uint64_t *set = calloc(words, sizeof(uint64_t));
+	struct timeval tv = { 0, 0 };
+
+	if (!CHECK(set != NULL, "calloc"))
+		return;
+	set[hi / 64] = 1ULL << (hi % 64);
+	CHECK_EQ(syscall(SYS_select, hi + 1, set, NULL, NULL, &tv), 1);
+	CHECK_EQ(set[hi / 64], 1ULL << (hi % 64));
+	free(set);
+}
+
+/* A child's copy of the big table: the same fds and flags, its own holes. */
+static void
+test_many_fork(int hi)
+{
+	int status, low = ref_lowest(0);
+	pid_t pid;
+
+	if ((pid = fork()) == 0) {
+		bool ok = is_open(hi) && is_cloexec(hi) ==
+		    ((ref_cloexec[hi / 64] >> (hi % 64)) & 1) &&
+		    !is_open(low) && dup(hi) == low && !is_open(hi + 1);
+
+		_exit(ok ? 0 : 1);
+	}
+	CHECK(pid > 0 && waitpid(pid, &status, 0) == pid &&
+	    WIFEXITED(status) && WEXITSTATUS(status) == 0,
+	    "the big table in a forked child");
+	CHECK(!is_open(low), "the child's dup is its own");
+}
+
 /*
  * More than 100,000 fds (fewer natively when the hard limit is lower and
  * the user cannot raise it), random closes, and every new fd the lowest
@@ -362,6 +398,7 @@ test_many(void)
 	int base = (int)CHECK_OK(open("/dev/null", O_RDONLY)), top = base;
 	int many = (int)(nofile() < FDT_MANY + 64 ? nofile() - 64 : FDT_MANY);
 	unsigned seed = 18;
+	int hi;
 	bool ok = true;
 
 	/* What the harness may have left open above is not ours to count. */
@@ -413,6 +450,11 @@ test_many(void)
 		ok = CHECK(fcntl3((unsigned)fd, F_GETFD, 0) == want,
 		    "fd %d: open and close-on-exec as the reference", fd);
 	}
+	hi = top + 64;
+	while (!ref_is_open(hi))
+		hi--;
+	test_many_select(hi);
+	test_many_fork(hi);
 	/* A big table indexed at 2^31 and past it. */
 	CHECK_EQ(syscall(SYS_close_range, 0x80000000UL, 0xffffffffUL,
 	    FDT_CLOSE_RANGE_CLOEXEC), 0);
