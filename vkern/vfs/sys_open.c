@@ -312,23 +312,25 @@ sys_close(struct thread *td, const struct sys_close_args *a)
 	return fd_close(td->proc->fdt, a->fd);
 }
 
+/*
+ * close_range(2): first and last are unsigned, so a range past every
+ * open fd (up to ~0U) is fine and closes nothing there.
+ * XXX: the fd table is the process's, so CLOSE_RANGE_UNSHARE copies it
+ * only for a process of one thread, as unshare(CLONE_FILES) here.
+ */
 long
 sys_close_range(struct thread *td, const struct sys_close_range_args *a)
 {
-	struct fdtable *t = td->proc->fdt;
+	struct proc *p = td->proc;
 
 	if (a->flags & ~(unsigned)(CLOSE_RANGE_UNSHARE | CLOSE_RANGE_CLOEXEC))
 		return -EINVAL;
 	if (a->first > a->last)
 		return -EINVAL;
-	for (unsigned fd = a->first; fd <= a->last && (int)fd < t->n; fd++) {
-		if (t->files[fd] == NULL)
-			continue;
-		if (a->flags & CLOSE_RANGE_CLOEXEC)
-			t->cloexec[fd] = 1;
-		else
-			fd_close(t, (int)fd);
-	}
+	if ((a->flags & CLOSE_RANGE_UNSHARE) && p->nthreads == 1)
+		proc_unshare_files(p);
+	fd_close_range(p->fdt, a->first, a->last,
+	    (a->flags & CLOSE_RANGE_CLOEXEC) != 0);
 	return 0;
 }
 
@@ -396,15 +398,16 @@ sys_fcntl(struct thread *td, const struct sys_fcntl_args *a)
 	switch (a->cmd) {
 	case F_DUPFD:
 	case F_DUPFD_CLOEXEC:
-		if (a->arg >= (uint64_t)proc_nofile(p))
+		/* Linux takes the low 32 bits, as an unsigned minimum. */
+		if ((uint32_t)a->arg >= (uint32_t)proc_nofile(p))
 			return -EINVAL;
-		return kern_dup(p, a->fd, DUP_ANY, (int)a->arg,
+		return kern_dup(p, a->fd, DUP_ANY, (int)(uint32_t)a->arg,
 		    a->cmd == F_DUPFD_CLOEXEC);
 	case F_GETFD:
-		return p->fdt->cloexec[a->fd] ? FD_CLOEXEC : 0;
+		return fd_cloexec(p->fdt, a->fd) ? FD_CLOEXEC : 0;
 	case F_SETFD:
-		p->fdt->cloexec[a->fd] = (a->arg & FD_CLOEXEC) != 0;
-		return 0;
+		return fd_set_cloexec(p->fdt, a->fd,
+		    (a->arg & FD_CLOEXEC) != 0);
 	case F_GETFL:
 		return fp->flags;
 	case F_SETFL:
@@ -416,7 +419,8 @@ sys_fcntl(struct thread *td, const struct sys_fcntl_args *a)
 	case F_SETPIPE_SZ:
 		if (!file_is_pipe(fp))
 			return -EBADF;
-		return pipe_fcntl_size(fp, a->cmd == F_SETPIPE_SZ, a->arg);
+		return pipe_fcntl_size(fp, a->cmd == F_SETPIPE_SZ,
+		    (uint32_t)a->arg);
 	case F_GETLK: case F_SETLK: case F_SETLKW:
 	case F_OFD_GETLK: case F_OFD_SETLK: case F_OFD_SETLKW:
 		return lf_fcntl(td, fp, a->cmd, UADDR(a->arg));
