@@ -12,13 +12,6 @@
 
 #define P	GUEST_PAGE
 
-#ifndef MREMAP_MAYMOVE
-#define MREMAP_MAYMOVE	1
-#endif
-#ifndef MREMAP_FIXED
-#define MREMAP_FIXED	2
-#endif
-
 static const int rw = PROT_READ | PROT_WRITE;
 
 /* Raw, because musl's wrapper filters lengths and glibc's is variadic. */
