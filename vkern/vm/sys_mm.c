@@ -24,6 +24,7 @@
 #define PROT_VALID (PROT_READ | PROT_WRITE | PROT_EXEC)
 #define MAP_32BIT_LO 0x40000000ULL
 #define MAP_32BIT_HI 0x80000000ULL
+#define MMAP_FILE_MAX ((uint64_t)INT64_MAX)   /* Linux's MAX_LFS_FILESIZE */
 
 static long
 vm_sync(struct proc *p, long r)
@@ -204,6 +205,10 @@ mmap_file(struct thread *td, const struct sys_mmap_args *a, uint64_t type)
 		return -EBADF;
 	if (fp->vn == NULL || fp->vn->type != VREG || fp->vn->ops->read == NULL)
 		return -ENODEV;
+	/* As Linux's file_mmap_ok(): the range must lie within an off_t. */
+	if (len_round(a->len) > MMAP_FILE_MAX ||
+	    (uint64_t)a->off > MMAP_FILE_MAX - len_round(a->len))
+		return -EOVERFLOW;
 	if (!file_readable(fp))
 		return -EACCES;
 	if (type != MAP_PRIVATE)
