@@ -112,6 +112,9 @@ void fown_close(struct file *fp);
 void fown_poll(void);
 void fown_arrived(const void *chan);
 
+/* epoll.c: the file's last reference went; its epoll items go too. */
+void epoll_file_gone(struct file *fp);
+
 /* A new file with one reference; takes over the vnode reference. */
 struct file *file_alloc(const struct file_ops *ops, struct vnode *vn,
     unsigned flags, const char *path);

@@ -57,6 +57,7 @@ file_rel(struct file *fp)
 		return;
 	if (fp->flags & O_ASYNC)
 		fown_close(fp);
+	epoll_file_gone(fp);
 	lf_file_close(fp);
 	if (fp->ops->close != NULL)
 		fp->ops->close(fp);
