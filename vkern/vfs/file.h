@@ -84,15 +84,13 @@ struct file {
 
 /*
  * An fd table, shared by the processes that clone made with CLONE_FILES
- * (refs counts them).  An epoll file remembers the table its fds are in:
- * holds counts those, and keeps the (by then empty) table from being
- * freed under them when its last process goes first.
+ * (refs counts them).
  */
 struct fdtable {
 	struct file **files;
 	unsigned char *cloexec;
 	int n;                  /* slots */
-	int refs, holds;
+	int refs;
 };
 
 extern const struct file_ops vn_fileops;
@@ -149,8 +147,5 @@ struct fdtable *fdt_alloc(void);
 struct fdtable *fdt_copy(const struct fdtable *t);
 void fdt_ref(struct fdtable *t);
 void fdt_rel(struct fdtable *t);
-/* An epoll's hold on the table its fds are in. */
-void fdt_hold(struct fdtable *t);
-void fdt_unhold(struct fdtable *t);
 
 #endif

@@ -244,40 +244,18 @@ fdt_ref(struct fdtable *t)
 	t->refs++;
 }
 
-static void
-fdt_free(struct fdtable *t)
-{
-	free(t->files);
-	free(t->cloexec);
-	free(t);
-}
-
 void
 fdt_rel(struct fdtable *t)
 {
 	VK_ASSERT(t->refs > 0);
 	if (--t->refs > 0)
 		return;
-	/* Closing may drop the last epoll holds, so the table goes after. */
-	t->holds++;
 	for (int fd = 0; fd < t->n; fd++)
 		if (t->files[fd] != NULL)
 			fd_close(t, fd);
-	fdt_unhold(t);
-}
-
-void
-fdt_hold(struct fdtable *t)
-{
-	t->holds++;
-}
-
-void
-fdt_unhold(struct fdtable *t)
-{
-	VK_ASSERT(t->holds > 0);
-	if (--t->holds == 0 && t->refs == 0)
-		fdt_free(t);
+	free(t->files);
+	free(t->cloexec);
+	free(t);
 }
 
 void
