@@ -6,6 +6,8 @@
  * must report the live items only, each with its own data.  A file still
  * open through a dup or in a child keeps its item, and its events come;
  * when the last descriptor anywhere goes, the item goes with it.
+ *
+ * usage: epoll_reuse [-u]   (-u: as uid and gid 65534, when run as root)
  */
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
@@ -13,6 +15,7 @@
 #include <sys/wait.h>
 
 #include <fcntl.h>
+#include <grp.h>
 
 #include "guest.h"
 
@@ -184,9 +187,16 @@ check_fork(int ep, int rounds)
 }
 
 int
-main(void)
+main(int argc, char **argv)
 {
-	int ep = (int)CHECK_OK(epoll_create1(EPOLL_CLOEXEC));
+	int ep;
+
+	if (argc > 1 && strcmp(argv[1], "-u") == 0 && getuid() == 0) {
+		CHECK_OK(setgroups(0, NULL));
+		CHECK_OK(setresgid(65534, 65534, 65534));
+		CHECK_OK(setresuid(65534, 65534, 65534));
+	}
+	ep = (int)CHECK_OK(epoll_create1(EPOLL_CLOEXEC));
 
 	check_reuse(ep);
 	check_dup(ep);
