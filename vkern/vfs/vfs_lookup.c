@@ -32,13 +32,20 @@ struct walk {
 	unsigned flags;
 };
 
-/* Where the count of levels below a deep path starts, or NULL. */
+/*
+ * Where the count of levels below a deep path starts, or NULL.  Only the
+ * count's digits may follow the "//" (a file's name for /proc, such as a
+ * memfd's, is no canonical path and may hold anything).
+ */
 static char *
 canon_deep(char *path)
 {
 	char *s = strrchr(path, '/');
 
-	return s != NULL && s > path && s[-1] == '/' ? s + 1 : NULL;
+	if (s == NULL || s == path || s[-1] != '/' || s[1] == '\0' ||
+	    s[1 + strspn(s + 1, "0123456789")] != '\0')
+		return NULL;
+	return s + 1;
 }
 
 bool
