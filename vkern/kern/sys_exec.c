@@ -215,6 +215,9 @@ execveat_path(struct thread *td, int dirfd, char *path, unsigned flags)
 		return -ENOENT;
 	if (path[0] != '\0' && (fp->vn == NULL || fp->vn->type != VDIR))
 		return -ENOTDIR;
+	/* The path is looked up again, so it must be one that can be. */
+	if (vfs_path_deep(fp->path))
+		return -ENAMETOOLONG;
 	joined = vk_xmalloc(VK_PATH_MAX);
 	if (path[0] == '\0')
 		snprintf(joined, VK_PATH_MAX, "%s", fp->path);

@@ -8,8 +8,14 @@
  * triggering is exact; EPOLLET reports an item again only after its
  * readiness has changed since it was last reported, which is what
  * edge-triggered users rely on; EPOLLONESHOT disarms an item after one
- * report until EPOLL_CTL_MOD.  An item whose fd was closed or reused is
- * dropped.  An epoll fd is itself pollable, so epolls nest.
+ * report until EPOLL_CTL_MOD.  An epoll fd is itself pollable, so epolls
+ * nest.
+ *
+ * An item is keyed by (file, fd), as Linux's: it stays while the file is
+ * open anywhere (a dup of the fd, a child after fork), whatever became of
+ * the fd number, and goes when the file's last reference does
+ * (epoll_file_gone).  It holds no reference, so it keeps nothing open; a
+ * table of the items by file finds them when the file goes.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -17,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/queue.h>
 #include <sys/stat.h>
 #include <time.h>
 
@@ -29,8 +36,11 @@
 #include "vkern/vm/copyio.h"
 
 struct epitem {
+	TAILQ_ENTRY(epitem) link;  /* in its epoll's interest list */
+	struct epitem *wnext;      /* ep_watch chain */
+	struct epoll *ep;
 	int fd;
-	struct file *fp;     /* not referenced: checked against the fd */
+	struct file *fp;     /* not referenced: the item goes with it */
 	uint32_t events;
 	uint64_t data;
 	short last;          /* EPOLLET: what was reported last, and when */
@@ -39,10 +49,12 @@ struct epitem {
 };
 
 struct epoll {
-	struct epitem *it;
-	unsigned n, cap;
-	struct fdtable *fdt; /* the table the fds are in */
+	TAILQ_HEAD(, epitem) items;
 };
+
+/* Every item, by the file it watches. */
+#define EP_WATCH_HASH 1024
+static struct epitem *ep_watch[EP_WATCH_HASH];
 
 struct kepoll_event {
 	uint32_t events;
@@ -52,10 +64,62 @@ _Static_assert(sizeof(struct kepoll_event) == 12, "struct epoll_event");
 
 static const struct file_ops epoll_fileops;
 
-static bool
-item_alive(const struct epoll *ep, const struct epitem *it)
+static struct epitem **
+watch_bucket(const struct file *fp)
 {
-	return fd_get(ep->fdt, it->fd) == it->fp;
+	uintptr_t h = (uintptr_t)fp >> 4;
+
+	return &ep_watch[(h ^ h >> 10) % EP_WATCH_HASH];
+}
+
+static struct epitem *
+epoll_find(struct epoll *ep, int fd, struct file *fp)
+{
+	for (struct epitem *it = *watch_bucket(fp); it != NULL; it = it->wnext)
+		if (it->ep == ep && it->fd == fd && it->fp == fp)
+			return it;
+	return NULL;
+}
+
+static void
+item_add(struct epoll *ep, int fd, struct file *fp,
+    const struct kepoll_event *ev)
+{
+	struct epitem *it = vk_xcalloc(1, sizeof(*it));
+	struct epitem **b = watch_bucket(fp);
+
+	it->ep = ep;
+	it->fd = fd;
+	it->fp = fp;
+	it->events = ev->events;
+	it->data = ev->data;
+	TAILQ_INSERT_TAIL(&ep->items, it, link);
+	it->wnext = *b;
+	*b = it;
+}
+
+static void
+item_free(struct epitem *it)
+{
+	struct epitem **pp = watch_bucket(it->fp);
+
+	while (*pp != it)
+		pp = &(*pp)->wnext;
+	*pp = it->wnext;
+	TAILQ_REMOVE(&it->ep->items, it, link);
+	free(it);
+}
+
+void
+epoll_file_gone(struct file *fp)
+{
+	struct epitem *it = *watch_bucket(fp), *next;
+
+	for (; it != NULL; it = next) {
+		next = it->wnext;
+		if (it->fp == fp)
+			item_free(it);
+	}
 }
 
 /* Readiness of one item, with EPOLLET and EPOLLONESHOT applied. */
@@ -83,11 +147,11 @@ static short
 epoll_poll(struct file *fp)
 {
 	struct epoll *ep = fp->data;
+	struct epitem *it;
 
-	for (unsigned i = 0; i < ep->n; i++)
-		if (item_alive(ep, &ep->it[i]) && !ep->it[i].disarmed &&
-		    ep->it[i].fp != fp &&
-		    file_poll(ep->it[i].fp, (short)ep->it[i].events) != 0)
+	TAILQ_FOREACH(it, &ep->items, link)
+		if (!it->disarmed && it->fp != fp &&
+		    file_poll(it->fp, (short)it->events) != 0)
 			return POLLIN;
 	return 0;
 }
@@ -97,8 +161,8 @@ epoll_close(struct file *fp)
 {
 	struct epoll *ep = fp->data;
 
-	fdt_unhold(ep->fdt);
-	free(ep->it);
+	while (!TAILQ_EMPTY(&ep->items))
+		item_free(TAILQ_FIRST(&ep->items));
 	free(ep);
 }
 
@@ -117,8 +181,7 @@ kern_epoll_create(struct thread *td, bool cloexec)
 	struct file *fp = file_alloc(&epoll_fileops, NULL, O_RDWR,
 	    "anon_inode:[eventpoll]");
 
-	ep->fdt = td->proc->fdt;
-	fdt_hold(ep->fdt);
+	TAILQ_INIT(&ep->items);
 	fp->data = ep;
 	return fd_alloc(td->proc->fdt, fp, 0, proc_nofile(td->proc),
 	    cloexec);
@@ -149,20 +212,6 @@ epoll_of(struct thread *td, int epfd, long *errp)
 	return fp != NULL && fp->ops == &epoll_fileops ? fp->data : NULL;
 }
 
-static struct epitem *
-epoll_find(struct epoll *ep, int fd, struct file *fp)
-{
-	for (unsigned i = 0; i < ep->n; i++) {
-		if (!item_alive(ep, &ep->it[i])) {
-			ep->it[i--] = ep->it[--ep->n];   /* drop stale ones */
-			continue;
-		}
-		if (ep->it[i].fd == fd && ep->it[i].fp == fp)
-			return &ep->it[i];
-	}
-	return NULL;
-}
-
 /* What may come with EPOLLEXCLUSIVE (Linux's EPOLLEXCLUSIVE_OK_BITS). */
 #define EPOLL_EXCL_OK (EPOLLIN | EPOLLOUT | EPOLLERR | EPOLLHUP | \
     EPOLLWAKEUP | EPOLLET | EPOLLEXCLUSIVE)
@@ -177,15 +226,14 @@ epoll_find(struct epoll *ep, int fd, struct file *fp)
 static bool
 epoll_reaches(struct epoll *ep, const struct epoll *target, int depth)
 {
+	struct epitem *it;
+
 	if (ep == target || depth > EPOLL_MAX_NESTS)
 		return true;
-	for (unsigned i = 0; i < ep->n; i++) {
-		struct epitem *it = &ep->it[i];
-
-		if (item_alive(ep, it) && it->fp->ops == &epoll_fileops &&
+	TAILQ_FOREACH(it, &ep->items, link)
+		if (it->fp->ops == &epoll_fileops &&
 		    epoll_reaches(it->fp->data, target, depth + 1))
 			return true;
-	}
 	return false;
 }
 
@@ -240,12 +288,7 @@ sys_epoll_ctl(struct thread *td, const struct sys_epoll_ctl_args *a)
 	case EPOLL_CTL_ADD:
 		if (it != NULL)
 			return -EEXIST;
-		if (ep->n == ep->cap) {
-			ep->cap = ep->cap ? ep->cap * 2 : 8;
-			ep->it = vk_xrealloc(ep->it, ep->cap * sizeof(*ep->it));
-		}
-		ep->it[ep->n++] = (struct epitem){ .fd = a->fd, .fp = fp,
-		    .events = ev.events, .data = ev.data };
+		item_add(ep, a->fd, fp, &ev);
 		poll_wake();
 		return 0;
 	case EPOLL_CTL_MOD:
@@ -254,14 +297,17 @@ sys_epoll_ctl(struct thread *td, const struct sys_epoll_ctl_args *a)
 		/* An exclusive watch cannot be changed, only deleted. */
 		if (it->events & EPOLLEXCLUSIVE)
 			return -EINVAL;
-		*it = (struct epitem){ .fd = a->fd, .fp = fp,
-		    .events = ev.events, .data = ev.data };
+		it->events = ev.events;
+		it->data = ev.data;
+		it->last = 0;
+		it->gen = 0;
+		it->disarmed = false;
 		poll_wake();
 		return 0;
 	case EPOLL_CTL_DEL:
 		if (it == NULL)
 			return -ENOENT;
-		*it = ep->it[--ep->n];
+		item_free(it);
 		return 0;
 	}
 	return -EINVAL;
@@ -275,16 +321,18 @@ epoll_wait_cont(struct thread *td)
 	int64_t deadline = (int64_t)td->wait.arg[3] - 1;
 	uaddr_t uev = UADDR(td->wait.arg[1]);
 	struct kepoll_event ev;
+	struct epitem *it;
 	struct epoll *ep;
 	long r, n = 0;
 
 	if ((ep = epoll_of(td, epfd, &r)) == NULL)
 		return r;
-	for (unsigned i = 0; i < ep->n && n < max; i++) {
-		struct epitem *it = &ep->it[i];
+	TAILQ_FOREACH(it, &ep->items, link) {
 		uint32_t got;
 
-		if (!item_alive(ep, it) || (got = item_ready(it)) == 0)
+		if (n == max)
+			break;
+		if ((got = item_ready(it)) == 0)
 			continue;
 		ev = (struct kepoll_event){ got, it->data };
 		if ((r = copyout(td, &ev, UADDR(uev.va + (uint64_t)n *

@@ -84,11 +84,9 @@ struct file {
 
 /*
  * An fd table, shared by the processes that clone made with CLONE_FILES
- * (refs counts them).  An epoll file remembers the table its fds are in:
- * holds counts those, and keeps the (by then empty) table from being
- * freed under them when its last process goes first.  open has a bit per
- * fd in use (files[fd] != NULL), cloexec one per close-on-exec fd (only
- * open ones), full a bit per word of open whose 64 fds are all in use.
+ * (refs counts them).  open has a bit per fd in use (files[fd] != NULL),
+ * cloexec one per close-on-exec fd (only open ones), full a bit per word
+ * of open whose 64 fds are all in use.
  */
 struct fdtable {
 	struct file **files;
@@ -96,7 +94,7 @@ struct fdtable {
 	uint64_t *cloexec;
 	uint64_t *full;
 	int n;                  /* slots: a multiple of 64 */
-	int refs, holds;
+	int refs;
 };
 
 extern const struct file_ops vn_fileops;
@@ -115,6 +113,9 @@ void fown_setfl(struct file *fp, int fd);
 void fown_close(struct file *fp);
 void fown_poll(void);
 void fown_arrived(const void *chan);
+
+/* epoll.c: the file's last reference went; its epoll items go too. */
+void epoll_file_gone(struct file *fp);
 
 /* A new file with one reference; takes over the vnode reference. */
 struct file *file_alloc(const struct file_ops *ops, struct vnode *vn,
@@ -166,8 +167,5 @@ struct fdtable *fdt_alloc(void);
 struct fdtable *fdt_copy(const struct fdtable *t);
 void fdt_ref(struct fdtable *t);
 void fdt_rel(struct fdtable *t);
-/* An epoll's hold on the table its fds are in. */
-void fdt_hold(struct fdtable *t);
-void fdt_unhold(struct fdtable *t);
 
 #endif

@@ -7,6 +7,12 @@
  * (at most 40, then ELOOP), checking search permission on each directory.
  * It builds the canonical absolute path of what it finds as it goes, for
  * getcwd and /proc/self/fd.
+ *
+ * A directory can be nested deeper than a path can be long.  A canonical
+ * path that would not fit in VK_PATH_MAX is kept as the path of the
+ * deepest ancestor that fits, "//" and the number of levels below it, so
+ * that climbing back up with ".." finds the true path again; nothing may
+ * show such a path to the guest (vfs_path_deep: ENAMETOOLONG, as Linux).
  */
 #ifndef VK_VFS_NAMEI_H
 #define VK_VFS_NAMEI_H
@@ -17,6 +23,8 @@
 #define VK_PATH_MAX 4096
 #define VK_NAME_MAX 255
 #define VK_MAXSYMLINKS 40
+/* Room for a canonical path: VK_PATH_MAX and a count of levels below. */
+#define VK_CANON_MAX (VK_PATH_MAX + 24)
 
 #define LOOKUP_FOLLOW  0x1   /* follow a symlink as the last component */
 #define LOOKUP_PARENT  0x2   /* stop at the parent; the last may not exist */
@@ -37,7 +45,7 @@ struct nameidata {
 	struct vnode *dvp;   /* LOOKUP_PARENT: its directory (referenced) */
 	char last[VK_NAME_MAX + 1];
 	bool trailing_slash;
-	char path[VK_PATH_MAX];   /* canonical path of vp (or of dvp/last) */
+	char path[VK_CANON_MAX];  /* canonical path of vp (or of dvp/last) */
 };
 
 /*
@@ -48,6 +56,8 @@ struct nameidata {
 int vfs_lookup(struct proc *p, int dirfd, const char *path, unsigned flags,
     struct nameidata *nd);
 void nd_release(struct nameidata *nd);
+/* Whether a canonical path is too long to be shown (see above). */
+bool vfs_path_deep(const char *path);
 
 /*
  * Make a node of mode (S_IFSOCK, S_IFIFO, a regular file) at path, as

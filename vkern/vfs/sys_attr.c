@@ -66,7 +66,7 @@ proc_set_cwd(struct proc *p, struct vnode *vn, const char *path)
 long
 sys_chdir(struct thread *td, const struct sys_chdir_args *a)
 {
-	char canon[VK_PATH_MAX];
+	char canon[VK_CANON_MAX];
 	struct vnode *vn;
 	long r;
 
@@ -112,6 +112,8 @@ sys_getcwd(struct thread *td, const struct sys_getcwd_args *a)
 	if (td->proc->fs->cwd->ops->getattr(td->proc->fs->cwd, &va) == 0 &&
 	    va.nlink == 0)
 		return -ENOENT;
+	if (vfs_path_deep(td->proc->fs->cwd_path))
+		return -ENAMETOOLONG;
 	if (a->size < len)
 		return -ERANGE;
 	if ((r = copyout(td, td->proc->fs->cwd_path, a->buf, len)) < 0)

@@ -170,6 +170,7 @@ struct vnode {
 	void *data;                   /* the file system's */
 	int writers;                  /* open files that may write it */
 	int texts;                    /* process images running it */
+	struct vnode *rel_next;       /* vnode_rel's queue, once unreferenced */
 };
 
 /* A mounted file system. */

@@ -62,6 +62,7 @@ file_rel(struct file *fp)
 		return;
 	if (fp->flags & O_ASYNC)
 		fown_close(fp);
+	epoll_file_gone(fp);
 	lf_file_close(fp);
 	if (fp->ops->close != NULL)
 		fp->ops->close(fp);
@@ -421,24 +422,8 @@ fdt_rel(struct fdtable *t)
 	VK_ASSERT(t->refs > 0);
 	if (--t->refs > 0)
 		return;
-	/* Closing may drop the last epoll holds, so the table goes after. */
-	t->holds++;
 	fd_close_range(t, 0, ~0U, false);
-	fdt_unhold(t);
-}
-
-void
-fdt_hold(struct fdtable *t)
-{
-	t->holds++;
-}
-
-void
-fdt_unhold(struct fdtable *t)
-{
-	VK_ASSERT(t->holds > 0);
-	if (--t->holds == 0 && t->refs == 0)
-		fdt_free(t);
+	fdt_free(t);
 }
 
 void

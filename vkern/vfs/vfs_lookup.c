@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "vkern/kern/proc.h"
@@ -22,7 +23,7 @@ struct walk {
 	struct nameidata *nd;
 	struct vnode *cur;       /* referenced */
 	struct vnode *root;      /* "/" and where ".." stops (referenced) */
-	char root_path[VK_PATH_MAX];   /* root's canonical path */
+	char root_path[VK_CANON_MAX];  /* root's canonical path */
 	struct mount *mnt;       /* LOOKUP_NO_XDEV: the one to stay on */
 	int depth;               /* LOOKUP_BENEATH: levels below dirfd */
 	char rest[2 * VK_PATH_MAX];
@@ -31,13 +32,42 @@ struct walk {
 	unsigned flags;
 };
 
+/*
+ * Where the count of levels below a deep path starts, or NULL.  Only the
+ * count's digits may follow the "//" (a file's name for /proc, such as a
+ * memfd's, is no canonical path and may hold anything).
+ */
+static char *
+canon_deep(char *path)
+{
+	char *s = strrchr(path, '/');
+
+	if (s == NULL || s == path || s[-1] != '/' || s[1] == '\0' ||
+	    s[1 + strspn(s + 1, "0123456789")] != '\0')
+		return NULL;
+	return s + 1;
+}
+
+bool
+vfs_path_deep(const char *path)
+{
+	return canon_deep((char *)path) != NULL;
+}
+
 static void
 canon_push(char *path, const char *name)
 {
+	char *deep = canon_deep(path);
 	size_t n = strlen(path);
 
-	if (n + 1 + strlen(name) >= VK_PATH_MAX)
+	if (deep != NULL) {
+		sprintf(deep, "%lu", strtoul(deep, NULL, 10) + 1);
 		return;
+	}
+	if (n + 1 + strlen(name) >= VK_PATH_MAX) {
+		strcpy(path + n, "//1");
+		return;
+	}
 	if (n > 1)
 		path[n++] = '/';
 	strcpy(path + n, name);
@@ -46,8 +76,18 @@ canon_push(char *path, const char *name)
 static void
 canon_pop(char *path)
 {
+	char *deep = canon_deep(path);
 	char *s = strrchr(path, '/');
+	unsigned long below;
 
+	if (deep != NULL) {
+		below = strtoul(deep, NULL, 10) - 1;
+		if (below > 0)
+			sprintf(deep, "%lu", below);
+		else
+			deep[-2] = '\0';
+		return;
+	}
 	if (s == NULL || s == path)
 		strcpy(path, "/");
 	else
@@ -72,7 +112,7 @@ walk_to_root(struct walk *w)
 		return -EXDEV;
 	vnode_ref(w->root);
 	walk_set(w, w->root);
-	snprintf(w->nd->path, VK_PATH_MAX, "%s", w->root_path);
+	snprintf(w->nd->path, sizeof(w->nd->path), "%s", w->root_path);
 	w->depth = 0;
 	return 0;
 }
@@ -119,7 +159,7 @@ walk_start(struct walk *w, int dirfd, const char *path)
 	else {
 		vnode_ref(base);
 		walk_set(w, base);
-		snprintf(w->nd->path, VK_PATH_MAX, "%s", bpath);
+		snprintf(w->nd->path, sizeof(w->nd->path), "%s", bpath);
 		r = 0;
 	}
 	if (r == 0)

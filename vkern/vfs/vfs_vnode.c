@@ -35,15 +35,34 @@ vnode_ref(struct vnode *vn)
 	vn->refs++;
 }
 
+/*
+ * An inactive op drops references of its own (an overlay or hostfs vnode
+ * its parent's), and a guest can nest directories deeper than the stack
+ * would take such a chain unwinding by recursion.  So a last release made
+ * inside another one only queues the vnode, and the outermost call frees
+ * the queue in a loop.
+ */
 void
 vnode_rel(struct vnode *vn)
 {
+	static struct vnode *queue;
+	static bool draining;
+
 	VK_ASSERT(vn->refs > 0);
 	if (--vn->refs > 0)
 		return;
-	if (vn->ops->inactive != NULL)
-		vn->ops->inactive(vn);
-	free(vn);
+	vn->rel_next = queue;
+	queue = vn;
+	if (draining)
+		return;
+	draining = true;
+	while ((vn = queue) != NULL) {
+		queue = vn->rel_next;
+		if (vn->ops->inactive != NULL)
+			vn->ops->inactive(vn);
+		free(vn);
+	}
+	draining = false;
 }
 
 long

@@ -104,31 +104,6 @@ name_dup(const char *name)
 	return memcpy(vk_xmalloc(len), name, len);
 }
 
-/*
- * Release a reference to a directory without recursing: dropping the
- * last reference to a vnode drops its parent's, and a deep tree would
- * otherwise unwind as deep a recursion.  The outermost call drains.
- */
-static void
-node_rel_deferred(struct vnode *vn)
-{
-	static struct vnode **queue;
-	static size_t len, cap;
-	static bool draining;
-
-	if (len == cap) {
-		cap = cap != 0 ? cap * 2 : 16;
-		queue = vk_xrealloc(queue, cap * sizeof(*queue));
-	}
-	queue[len++] = vn;
-	if (draining)
-		return;
-	draining = true;
-	while (len > 0)
-		vnode_rel(queue[--len]);
-	draining = false;
-}
-
 /* Record that n is called name in dir (NULL: it has no name we know). */
 static void
 node_set_name(struct hostfs_node *n, struct vnode *dir, const char *name)
@@ -141,7 +116,7 @@ node_set_name(struct hostfs_node *n, struct vnode *dir, const char *name)
 		vnode_ref(dir);
 	n->parent = dir;
 	if (old != NULL)
-		node_rel_deferred(old);
+		vnode_rel(old);
 }
 
 /* Whether hostfs knows n by name in dir. */
@@ -827,7 +802,7 @@ hostfs_inactive(struct vnode *vn)
 	plat_hostobj_close(n->obj);
 	free(n->name);
 	if (n->parent != NULL)
-		node_rel_deferred(n->parent);
+		vnode_rel(n->parent);
 	free(n);
 }
 

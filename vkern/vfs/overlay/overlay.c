@@ -4,7 +4,7 @@
  * Each overlay vnode holds its upper and lower vnodes (either may be
  * missing, not both) and its parent, which copy-up needs to find where
  * the upper copy goes.  One overlay vnode per file while referenced: a
- * small table keyed by the lower vnode (or the upper one for files that
+ * table keyed by the lower vnode (or the upper one for files that
  * exist only above) gives the live one back.
  */
 #include <errno.h>
@@ -27,16 +27,29 @@ struct ovl {
 	struct ovl *hnext;
 };
 
-#define OVL_HASH 1024
-static struct ovl *ovl_hash[OVL_HASH];
+/*
+ * The table of live overlay vnodes, by the key vnode (the lower one, or
+ * the upper one for a file only above), doubled whenever it holds as
+ * many as it has chains: a guest makes as many files as it likes.
+ */
+static struct ovl **ovl_hash;
+static size_t ovl_hsize, ovl_count;
 static const struct vnode_ops ovl_ops;
 
 #define OVL(vn) ((struct ovl *)(vn)->data)
 
-static unsigned
-ovl_key(const struct vnode *real)
+static size_t
+ovl_key(const struct vnode *key)
 {
-	return (unsigned)(((uintptr_t)real >> 4) % OVL_HASH);
+	uint64_t h = (uint64_t)(uintptr_t)key * 0x9e3779b97f4a7c15ULL;
+
+	return (size_t)(h >> 32) & (ovl_hsize - 1);
+}
+
+static struct vnode *
+ovl_keyvn(const struct ovl *o)
+{
+	return o->lower != NULL ? o->lower : o->upper;
 }
 
 static struct vnode *
@@ -50,11 +63,43 @@ ovl_find(struct vnode *lower, struct vnode *upper)
 {
 	struct vnode *key = lower != NULL ? lower : upper;
 
+	if (ovl_hsize == 0)
+		return NULL;
 	for (struct ovl *o = ovl_hash[ovl_key(key)]; o != NULL; o = o->hnext)
 		if ((lower != NULL && o->lower == lower) ||
 		    (lower == NULL && o->lower == NULL && o->upper == upper))
 			return o;
 	return NULL;
+}
+
+static void
+ovl_chain(struct ovl *o)
+{
+	size_t h = ovl_key(ovl_keyvn(o));
+
+	o->hnext = ovl_hash[h];
+	ovl_hash[h] = o;
+}
+
+static void
+ovl_hash_insert(struct ovl *o)
+{
+	struct ovl **old = ovl_hash, *x;
+	size_t n = ovl_hsize;
+
+	if (ovl_count == ovl_hsize) {
+		ovl_hsize = n != 0 ? 2 * n : 1024;
+		ovl_hash = vk_xcalloc(ovl_hsize, sizeof(*ovl_hash));
+		for (size_t i = 0; i < n; i++) {
+			while ((x = old[i]) != NULL) {
+				old[i] = x->hnext;
+				ovl_chain(x);
+			}
+		}
+		free(old);
+	}
+	ovl_chain(o);
+	ovl_count++;
 }
 
 /* The overlay vnode for (upper, lower) below parent; takes both refs. */
@@ -63,7 +108,6 @@ ovl_get(struct mount *mp, struct vnode *parent, const char *name,
     struct vnode *upper, struct vnode *lower)
 {
 	struct ovl *o = ovl_find(lower, upper);
-	unsigned h;
 
 	if (o != NULL) {
 		if (o->upper == NULL && upper != NULL)
@@ -83,9 +127,7 @@ ovl_get(struct mount *mp, struct vnode *parent, const char *name,
 		vnode_ref(parent);
 	o->name = strdup(name);
 	o->vn = vnode_alloc(mp, ovl_real(o)->type, &ovl_ops, o);
-	h = ovl_key(lower != NULL ? lower : upper);
-	o->hnext = ovl_hash[h];
-	ovl_hash[h] = o;
+	ovl_hash_insert(o);
 	return o->vn;
 }
 
@@ -96,12 +138,12 @@ ovl_get(struct mount *mp, struct vnode *parent, const char *name,
 static void
 ovl_unhash(struct ovl *o)
 {
-	struct ovl **pp = &ovl_hash[ovl_key(o->lower != NULL ? o->lower :
-	    o->upper)];
+	struct ovl **pp = &ovl_hash[ovl_key(ovl_keyvn(o))];
 
 	for (; *pp != NULL; pp = &(*pp)->hnext) {
 		if (*pp == o) {
 			*pp = o->hnext;
+			ovl_count--;
 			break;
 		}
 	}
@@ -206,8 +248,6 @@ ovl_getperm(struct vnode *vn, struct vattr *va)
 
 /* --- copy-up --- */
 
-static int ovl_copy_up(struct vnode *vn);
-
 static int
 copy_data(struct vnode *from, struct vnode *to, uint64_t size)
 {
@@ -258,28 +298,49 @@ copy_make(struct ovl *o, struct vnode *pup, const struct vattr *va)
 	return 0;
 }
 
+/* Copy o up, into its parent's upper directory, which must exist. */
 static int
-ovl_copy_up(struct vnode *vn)
+ovl_copy_one(struct ovl *o)
 {
-	struct ovl *o = OVL(vn);
 	struct vattr va;
-	struct vnode *pup;
 	int r;
 
-	if (o->upper != NULL)
-		return 0;
-	if (o->parent == NULL)
-		return -EROFS;
-	if ((r = ovl_copy_up(o->parent)) < 0)
-		return r;
 	if ((r = o->lower->ops->getattr(o->lower, &va)) < 0)
 		return r;
-	pup = OVL(o->parent)->upper;
-	if ((r = copy_make(o, pup, &va)) < 0)
+	if ((r = copy_make(o, OVL(o->parent)->upper, &va)) < 0)
 		return r;
 	va.mode &= 07777;
 	return o->upper->ops->setattr(o->upper, &va,
 	    VA_ATIME | VA_MTIME | (o->lower->type != VLNK ? VA_MODE : 0));
+}
+
+/*
+ * Copy vn up, after every ancestor that has no upper copy yet, from the
+ * top down.  The chain is gathered first, not recursed on: below a host
+ * directory a guest can write to, it can be as deep as the guest likes.
+ */
+static int
+ovl_copy_up(struct vnode *vn)
+{
+	struct ovl **chain = NULL;
+	size_t n = 0, cap = 0;
+	int r = 0;
+
+	for (struct ovl *o = OVL(vn); o->upper == NULL; o = OVL(o->parent)) {
+		if (o->parent == NULL) {
+			free(chain);
+			return -EROFS;
+		}
+		if (n == cap) {
+			cap = cap != 0 ? cap * 2 : 16;
+			chain = vk_xrealloc(chain, cap * sizeof(*chain));
+		}
+		chain[n++] = o;
+	}
+	while (r == 0 && n > 0)
+		r = ovl_copy_one(chain[--n]);
+	free(chain);
+	return r;
 }
 
 /* --- data --- */

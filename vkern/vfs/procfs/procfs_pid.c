@@ -20,6 +20,7 @@
 #include "vkern/kern/proc.h"
 #include "vkern/platform.h"
 #include "vkern/vfs/file.h"
+#include "vkern/vfs/namei.h"
 #include "vkern/vfs/procfs/procfs_impl.h"
 #include "vkern/vfs/vfs.h"
 #include "vkern/vk.h"
@@ -437,6 +438,8 @@ procfs_gen_pid_exe(const struct pfs_ctx *c, struct sbuf *sb)
 {
 	if (c->p->exe == NULL || c->p->exe[0] == '\0')
 		return -ENOENT;
+	if (vfs_path_deep(c->p->exe))
+		return -ENAMETOOLONG;
 	sbuf_printf(sb, "%s", c->p->exe);
 	return 0;
 }
@@ -446,6 +449,8 @@ procfs_gen_pid_cwd(const struct pfs_ctx *c, struct sbuf *sb)
 {
 	if (c->p->fs->cwd_path == NULL || c->p->fs->cwd_path[0] == '\0')
 		return -ENOENT;
+	if (vfs_path_deep(c->p->fs->cwd_path))
+		return -ENAMETOOLONG;
 	sbuf_printf(sb, "%s", c->p->fs->cwd_path);
 	return 0;
 }
@@ -462,6 +467,8 @@ procfs_gen_fd_link(const struct pfs_ctx *c, struct sbuf *sb)
 
 	if (fp == NULL)
 		return -ENOENT;
+	if (fp->path != NULL && vfs_path_deep(fp->path))
+		return -ENAMETOOLONG;
 	if (fp->path != NULL && fp->path[0] != '\0')
 		sbuf_printf(sb, "%s", fp->path);
 	else
