@@ -767,10 +767,17 @@ pgrp_orphaned(int pgid)
 	return true;
 }
 
+/*
+ * Linux marks the status "core dumped" (0x80) only when it wrote a dump,
+ * which RLIMIT_CORE 0, the default, forbids; the mark follows the limit
+ * here.  XXX: no core file is written.
+ */
 void
 proc_kill_sig(struct proc *p, int signo, bool core)
 {
-	proc_exit(p, signo | (core ? 0x80 : 0));
+	bool dumped = core && p->rlim[RLIMIT_CORE].cur != 0;
+
+	proc_exit(p, signo | (dumped ? 0x80 : 0));
 }
 
 /* --- threads --- */
