@@ -44,6 +44,7 @@ struct mount_opt {
 struct run_opts {
 	uint64_t mem;
 	int cpus;
+	unsigned max_tasks;
 	bool strace, stats;
 	const char *strace_path;
 	const char *root;
@@ -83,6 +84,11 @@ usage(FILE *f)
 	    "writes\n"
 	    "                     through to the host; default ro)\n"
 	    "  --tmpfs PATH       an empty in-memory file system at PATH\n"
+	    "  --max-tasks N      processes plus threads the guest may have "
+	    "at once\n"
+	    "                     (default 4096; each is a host thread); "
+	    "beyond it\n"
+	    "                     fork and clone fail with EAGAIN\n"
 	    "\n"
 	    "policy prints the host system calls vkernel keeps after it "
 	    "locks itself\ndown.  The exit status is the guest's, or 128+N "
@@ -122,17 +128,18 @@ parse_size(const char *s, uint64_t *out)
 	return 0;
 }
 
+/* A count from 1 to max. */
 static int
-parse_cpus(const char *s, int *out)
+parse_count(const char *s, long max, long *out)
 {
 	char *end;
 	long v;
 
 	errno = 0;
 	v = strtol(s, &end, 10);
-	if (errno != 0 || end == s || *end != '\0' || v < 1 || v > 1024)
+	if (errno != 0 || end == s || *end != '\0' || v < 1 || v > max)
 		return -1;
-	*out = (int)v;
+	*out = v;
 	return 0;
 }
 
@@ -179,9 +186,11 @@ parse_run(int argc, char **argv, struct run_opts *o)
 		{ "root", required_argument, NULL, 'r' },
 		{ "bind", required_argument, NULL, 'b' },
 		{ "tmpfs", required_argument, NULL, 't' },
+		{ "max-tasks", required_argument, NULL, 'T' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	long n;
 	int c;
 
 	o->mem = DEFAULT_MEM;
@@ -197,9 +206,16 @@ parse_run(int argc, char **argv, struct run_opts *o)
 				    optarg);
 			break;
 		case 'c':
-			if (parse_cpus(optarg, &o->cpus) < 0)
+			if (parse_count(optarg, 1024, &n) < 0)
 				bad_usage("invalid --cpus count '%s' (1 to "
 				    "1024)", optarg);
+			o->cpus = (int)n;
+			break;
+		case 'T':
+			if (parse_count(optarg, 1 << 22, &n) < 0)
+				bad_usage("invalid --max-tasks count '%s' (1 to "
+				    "4194304)", optarg);
+			o->max_tasks = (unsigned)n;
 			break;
 		case 's':
 			o->strace = true;
@@ -289,6 +305,7 @@ boot(const struct run_opts *o, struct vk_error **err)
 		.uid = getuid(),
 		.gid = getgid(),
 		.cwd = getcwd(cwd, sizeof(cwd)),
+		.max_tasks = o->max_tasks,
 	};
 	const char *why;
 	int r;

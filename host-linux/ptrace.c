@@ -55,6 +55,8 @@ struct plat_thread {
 	bool held;                /* stopped, its stop seen, not resumed */
 	bool retired;             /* the leader, kept stopped for stub calls */
 	bool spare;               /* its guest thread ended: kept for reuse */
+	int stale;                /* a fault signal the host holds for it */
+				  /* that the kernel has already seen */
 	int sched_fd;             /* its /proc schedstat once read, or -1 */
 	int64_t cpu_base;         /* host CPU time it had when last reused */
 	struct plat_thread *hnext;
@@ -284,6 +286,64 @@ stub_child(int syncfd)
 
 /* --- stopping and starting a stub thread --- */
 
+/*
+ * A signal the CPU raised for an instruction of the thread (a fault or a
+ * trap), not one sent to it.  The host queues it on the thread and hands
+ * it over before anything else at the next resume.
+ */
+static bool
+sig_from_cpu(int sig, const siginfo_t *si)
+{
+	switch (sig) {
+	case SIGSEGV:
+	case SIGBUS:
+	case SIGILL:
+	case SIGFPE:
+	case SIGTRAP:
+		return si->si_code > 0;
+	default:
+		return false;
+	}
+}
+
+/*
+ * A stop that PTRACE_INTERRUPT won may have overtaken a fault of the
+ * guest's code: the host then still holds the fault signal, and would
+ * deliver it at the next resume, whatever the thread runs then.  Finds
+ * such a signal in the thread's own queue; returns it (with *si) or 0.
+ */
+static int
+thread_queued_fault(struct plat_thread *pt, siginfo_t *si)
+{
+	struct __ptrace_peeksiginfo_args a = { .off = 0, .flags = 0 };
+	siginfo_t q[8];
+	long n;
+
+	a.nr = (int32_t)VK_NELEM(q);
+	n = ptrace(PTRACE_PEEKSIGINFO, pt->tid, &a, q);
+	for (long i = 0; i < n; i++) {
+		if (sig_from_cpu(q[i].si_signo, &q[i])) {
+			*si = q[i];
+			return q[i].si_signo;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Note at an interrupt stop that the host holds a fault the kernel will
+ * be told of now: its delivery, at the next resume, is stale and is
+ * dropped (the guest instruction faults again if it still must).
+ * Returns the signal (with *si) or 0.
+ */
+static int
+thread_take_fault(struct plat_thread *pt, siginfo_t *si)
+{
+	if (pt->stale != 0)
+		return 0;
+	return pt->stale = thread_queued_fault(pt, si);
+}
+
 /* Wait for tid's next stop; a stub that died instead gives -ESRCH. */
 static int
 stub_wait(pid_t tid, int *stp)
@@ -311,6 +371,40 @@ setregs(pid_t tid, const struct arch_regs *r)
 }
 
 /*
+ * A signal stop of a thread borrowed to run stub code from entry, its
+ * registers read into r.  Returns 0 for the int3 that ends the code, 1
+ * for a signal to drop, -EFAULT when the stub's own code failed.
+ *
+ * Signals sent to the stub (a forked stub's SIGCHLD, which the host
+ * delivers to a traced stub although it ignores it; a kill from outside)
+ * are dropped, as the guest never sees them either.  A fault of the
+ * guest's code that the host still held when the thread was borrowed
+ * comes before the stub runs an instruction: dropped too, as the guest
+ * instruction faults again if it still must.
+ */
+static int
+stub_signal(struct plat_thread *pt, uint64_t entry, int sig,
+    struct arch_regs *r)
+{
+	siginfo_t si;
+	int e;
+
+	if (ptrace(PTRACE_GETSIGINFO, pt->tid, 0, &si) < 0)
+		return -errno;
+	if (!sig_from_cpu(sig, &si))
+		return 1;
+	if ((e = getregs(pt->tid, r)) < 0)
+		return e;
+	if (sig == pt->stale || (r->rip == entry &&
+	    (uint64_t)(uintptr_t)si.si_addr != entry)) {
+		if (sig == pt->stale)
+			pt->stale = 0;
+		return 1;
+	}
+	return sig == SIGTRAP ? 0 : -EFAULT;
+}
+
+/*
  * Borrow a stopped stub thread to run the platform's own code: load r,
  * continue to the int3 that ends each entry point, read r back.  The
  * guest's registers must be loaded again before the guest runs.
@@ -318,40 +412,43 @@ setregs(pid_t tid, const struct arch_regs *r)
 static int
 stub_call(struct plat_thread *pt, struct arch_regs *r)
 {
+	uint64_t entry = r->rip;
 	int st, e;
 
 	r->orig_rax = (uint64_t)-1;
 	pt->regs_valid = false;
 	if ((e = setregs(pt->tid, r)) < 0)
 		return e;
-	if (ptrace(PTRACE_CONT, pt->tid, 0, 0) < 0)
-		return -errno;
 	for (;;) {
+		if (ptrace(PTRACE_CONT, pt->tid, 0, 0) < 0)
+			return -errno;
 		if ((e = stub_wait(pt->tid, &st)) < 0)
 			return e;
-		if ((st >> 8) == (SIGTRAP | (PTRACE_EVENT_FORK << 8)) ||
-		    (st >> 8) == (SIGTRAP | (PTRACE_EVENT_CLONE << 8))) {
+		if ((st >> 16) == PTRACE_EVENT_FORK ||
+		    (st >> 16) == PTRACE_EVENT_CLONE) {
 			/* An injected fork or clone: note the child, go on. */
 			unsigned long child;
 
 			if (ptrace(PTRACE_GETEVENTMSG, pt->tid, 0, &child) < 0)
 				return -errno;
 			pt->sp->spawned = (pid_t)child;
-		} else if ((st >> 16) != PTRACE_EVENT_STOP) {
-			break;
+		} else if ((st >> 16) == PTRACE_EVENT_STOP) {
+			/*
+			 * An interrupt meant for the guest thread (or a group
+			 * stop) stops the stub's own code instead: the kernel
+			 * already has the thread, so the stop has done its
+			 * job.  A fault it overtook is stale from now on.
+			 */
+			siginfo_t si;
+
+			pt->interrupted = false;
+			(void)thread_take_fault(pt, &si);
+		} else if ((st >> 16) != 0) {
+			return -EFAULT;
+		} else if ((e = stub_signal(pt, entry, WSTOPSIG(st), r)) <= 0) {
+			return e;
 		}
-		/*
-		 * An interrupt meant for the guest thread stops the stub's
-		 * own code instead: the kernel already has the thread, so
-		 * the stop has done its job.
-		 */
-		pt->interrupted = false;
-		if (ptrace(PTRACE_CONT, pt->tid, 0, 0) < 0)
-			return -errno;
 	}
-	if (WSTOPSIG(st) != SIGTRAP || (st >> 16) != 0)
-		return -EFAULT;
-	return getregs(pt->tid, r);
 }
 
 static long
@@ -585,6 +682,7 @@ held_thread(struct plat_space *sp)
 static int
 thread_hold(struct plat_thread *pt)
 {
+	siginfo_t si;
 	int st, e;
 
 	if (pt->held)
@@ -592,6 +690,8 @@ thread_hold(struct plat_thread *pt)
 	ptrace(PTRACE_INTERRUPT, pt->tid, 0, 0);
 	if ((e = stub_wait(pt->tid, &st)) < 0)
 		return e;
+	if ((st >> 16) == PTRACE_EVENT_STOP)
+		(void)thread_take_fault(pt, &si);
 	pt->held = true;
 	pt->interrupted = false;
 	pt->regs_valid = false;
@@ -981,6 +1081,18 @@ load_regs(struct plat_thread *pt)
 	}
 }
 
+/* The event for a fault or trap of the guest's code (sig_from_cpu). */
+static bool
+fault_to_event(int sig, const siginfo_t *si, struct plat_event *ev)
+{
+	ev->kind = sig == SIGSEGV || sig == SIGBUS ? PLAT_EV_FAULT :
+	    PLAT_EV_TRAP;
+	ev->signo = sig;
+	ev->code = si->si_code;
+	ev->addr = (uint64_t)(uintptr_t)si->si_addr;
+	return true;
+}
+
 /*
  * Turn a wait status into an event.  Returns false for stops the kernel
  * need not see (a signal sent to the stub from outside, a group stop):
@@ -1010,30 +1122,23 @@ stop_to_event(struct plat_thread *pt, int st, struct plat_event *ev)
 	if ((st >> 16) == PTRACE_EVENT_STOP && pt->interrupted) {
 		pt->interrupted = false;
 		load_regs(pt);
+		/* The fault it overtook, if any, is the event. */
+		if ((sig = thread_take_fault(pt, &si)) != 0)
+			return fault_to_event(sig, &si, ev);
 		ev->kind = PLAT_EV_STOPPED;
 		return true;
 	}
 	if ((st >> 16) != 0 ||
-	    ptrace(PTRACE_GETSIGINFO, pt->tid, 0, &si) < 0 || si.si_code <= 0)
+	    ptrace(PTRACE_GETSIGINFO, pt->tid, 0, &si) < 0 ||
+	    !sig_from_cpu(sig, &si))
 		goto resume;
-	switch (sig) {
-	case SIGSEGV:
-	case SIGBUS:
-		ev->kind = PLAT_EV_FAULT;
-		break;
-	case SIGILL:
-	case SIGFPE:
-	case SIGTRAP:
-		ev->kind = PLAT_EV_TRAP;
-		break;
-	default:
+	if (sig == pt->stale) {
+		/* Already reported at the interrupt stop it overtook. */
+		pt->stale = 0;
 		goto resume;
 	}
 	load_regs(pt);
-	ev->signo = sig;
-	ev->code = si.si_code;
-	ev->addr = (uint64_t)(uintptr_t)si.si_addr;
-	return true;
+	return fault_to_event(sig, &si, ev);
 resume:
 	if (ptrace(PTRACE_SYSEMU, pt->tid, 0, 0) == 0)
 		pt->held = false;

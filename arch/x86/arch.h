@@ -67,4 +67,16 @@ const char *arch_platform(void);
 /* The top of the guest's user address space (Linux's TASK_SIZE_MAX). */
 #define ARCH_TASK_SIZE 0x7ffffffff000ULL
 
+/*
+ * Whether v may be a thread's FS or GS base.  Linux refuses a base at or
+ * above TASK_SIZE_MAX with EPERM (arch_prctl and clone's CLONE_SETTLS
+ * alike), and so does the host when the platform loads one: a guest's
+ * value must be checked here before it reaches a register context.
+ */
+static inline bool
+arch_segbase_ok(uint64_t v)
+{
+	return v < ARCH_TASK_SIZE;
+}
+
 #endif

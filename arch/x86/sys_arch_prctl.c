@@ -20,7 +20,7 @@ sys_arch_prctl(struct thread *td, const struct sys_arch_prctl_args *a)
 	switch (a->code) {
 	case ARCH_SET_FS:
 	case ARCH_SET_GS:
-		if (a->addr >= ARCH_TASK_SIZE)
+		if (!arch_segbase_ok(a->addr))
 			return -EPERM;
 		if (a->code == ARCH_SET_FS)
 			r->fs_base = a->addr;

@@ -277,6 +277,16 @@ test_listen_connect(const char *path)
 	CHECK(strcmp(got.sun_path, path) == 0, "getpeername: %s",
 	    got.sun_path);
 	CHECK_ERR(read(s, buf, 1), EAGAIN);
+	/* A client gone before accept still has its (empty) name reported. */
+	c2 = (int)CHECK_OK(socket(AF_UNIX, SOCK_STREAM, 0));
+	CHECK_OK(connect(c2, (struct sockaddr *)&sa, len));
+	close(c2);
+	memset(&got, 0xa5, sizeof(got));
+	glen = sizeof(got);
+	c2 = (int)CHECK_OK(accept(lis, (struct sockaddr *)&got, &glen));
+	CHECK_EQ(glen, sizeof(sa_family_t));
+	CHECK_EQ(got.sun_family, AF_UNIX);
+	close(c2);
 	/* A second listener on the name is refused; a new one after unlink. */
 	c2 = (int)CHECK_OK(socket(AF_UNIX, SOCK_STREAM, 0));
 	CHECK_ERR(bind(c2, (struct sockaddr *)&sa, len), EADDRINUSE);

@@ -27,7 +27,12 @@ struct kern_config {
 	bool stats;            /* --stats */
 	uint32_t uid, gid;     /* the guest's credentials */
 	const char *cwd;       /* pid 1's working directory, if it exists */
+	unsigned max_tasks;    /* --max-tasks: processes plus threads, or */
+			       /* 0 for KERN_MAX_TASKS */
 };
+
+/* The sandbox's processes plus threads when the config says nothing. */
+#define KERN_MAX_TASKS 4096
 
 /* How the sandbox ended. */
 struct kern_result {

@@ -31,6 +31,8 @@ void
 kern_init(const struct kern_config *cfg)
 {
 	config = *cfg;
+	if (config.max_tasks == 0)
+		config.max_tasks = KERN_MAX_TASKS;
 	vm_ram_init(plat_ram_size(), VK_MIN(cfg->mem, plat_ram_size()));
 }
 

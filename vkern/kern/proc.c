@@ -663,14 +663,45 @@ thread_inherit(struct thread *nt, const struct thread *td)
 	memcpy(nt->comm, td->comm, sizeof(nt->comm));
 }
 
+/*
+ * Whether p may make one more task, process or thread: -EAGAIN when the
+ * sandbox holds --max-tasks of them (each a host thread), or when p's
+ * real user holds RLIMIT_NPROC and is not privileged (Linux's
+ * copy_process(): real uid 0, CAP_SYS_RESOURCE or CAP_SYS_ADMIN, which
+ * are root's here).  A zombie counts until it is reaped, as in Linux.
+ */
+static int
+proc_task_room(const struct proc *p)
+{
+	uint64_t all = 0, mine = 0;
+
+	for (const struct proc *q = allproc; q != NULL; q = q->next) {
+		uint64_t n = q->nthreads > 0 ? (uint64_t)q->nthreads : 1;
+
+		all += n;
+		if (q->cred.uid == p->cred.uid)
+			mine += n;
+	}
+	if (all >= kern_cfg()->max_tasks)
+		return -EAGAIN;
+	if (mine >= p->rlim[RLIMIT_NPROC].cur && p->cred.uid != 0 &&
+	    p->cred.euid != 0)
+		return -EAGAIN;
+	return 0;
+}
+
 int
 proc_fork(struct thread *td, uint64_t flags, struct proc **cp)
 {
 	struct proc *p = td->proc;
-	struct proc *c = vk_xcalloc(1, sizeof(*c));
-	struct thread *ct = thread_alloc(c);
+	struct proc *c;
+	struct thread *ct;
 	int r;
 
+	if ((r = proc_task_room(p)) < 0)
+		return r;
+	c = vk_xcalloc(1, sizeof(*c));
+	ct = thread_alloc(c);
 	ct->ctx = td->ctx;
 	thread_inherit(ct, td);
 	ct->altstack_sp = td->altstack_sp;
@@ -736,10 +767,17 @@ pgrp_orphaned(int pgid)
 	return true;
 }
 
+/*
+ * Linux marks the status "core dumped" (0x80) only when it wrote a dump,
+ * which RLIMIT_CORE 0, the default, forbids; the mark follows the limit
+ * here.  XXX: no core file is written.
+ */
 void
 proc_kill_sig(struct proc *p, int signo, bool core)
 {
-	proc_exit(p, signo | (core ? 0x80 : 0));
+	bool dumped = core && p->rlim[RLIMIT_CORE].cur != 0;
+
+	proc_exit(p, signo | (dumped ? 0x80 : 0));
 }
 
 /* --- threads --- */
@@ -748,9 +786,12 @@ int
 proc_thread_create(struct thread *td, struct thread **ntp)
 {
 	struct proc *p = td->proc;
-	struct thread *nt = thread_alloc(p);
+	struct thread *nt;
 	int r;
 
+	if ((r = proc_task_room(p)) < 0)
+		return r;
+	nt = thread_alloc(p);
 	nt->ctx = td->ctx;
 	if ((r = plat_thread_create(td->pt, nt, &nt->ctx, &nt->pt)) < 0) {
 		free(nt);

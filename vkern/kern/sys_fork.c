@@ -98,6 +98,9 @@ kern_clone(struct thread *td, const struct clone_req *cr)
 	    ((cr->flags & CLONE_SIGHAND) && !(cr->flags & CLONE_VM)) ||
 	    ((cr->flags & CLONE_SIGHAND) && (cr->flags & CLONE_CLEAR_SIGHAND)))
 		return -EINVAL;
+	/* Checked before anything is made, so that no child is left. */
+	if ((cr->flags & CLONE_SETTLS) && !arch_segbase_ok(cr->tls))
+		return -EPERM;
 	if (cr->flags & CLONE_THREAD)
 		return clone_thread(td, cr);
 	if (cr->exit_signal < 0 || cr->exit_signal > VK_NSIG)

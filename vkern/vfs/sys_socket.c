@@ -374,7 +374,16 @@ kern_accept(struct thread *td, int fd, uaddr_t uaddr, uaddr_t ulen,
 		return sock_park(td, usock_chan(so), usock_timeo(so, false));
 	if (r < 0)
 		return r;
-	usock_name(usock_of(nfp), true, &ua);
+	/*
+	 * A client that is gone already leaves no name to report: Linux
+	 * still gives its old one, which for a client that never bound is
+	 * the bare family, as here.
+	 */
+	if (usock_name(usock_of(nfp), true, &ua) < 0) {
+		memset(&ua, 0, sizeof(ua));
+		ua.sun.sun_family = AF_UNIX;
+		ua.len = sizeof(sa_family_t);
+	}
 	if ((r = addr_out(td, &ua, uaddr, ulen)) < 0) {
 		file_rel(nfp);
 		return r;
