@@ -15,6 +15,7 @@
  * without CLONE_FILES or CLONE_FS is refused.
  */
 #include <errno.h>
+#include <limits.h>
 #include <linux/sched.h>
 #include <linux/wait.h>
 #include <signal.h>
@@ -68,10 +69,23 @@ clone_thread(struct thread *td, const struct clone_req *cr)
 	struct thread *nt;
 	int r, tid;
 
-	if ((cr->flags & (CLONE_FILES | CLONE_FS)) !=
-	    (CLONE_FILES | CLONE_FS) || (cr->flags & CLONE_VFORK)) {
-		vk_log("clone: a thread must share files and fs, and not vfork");
-		return -EINVAL;
+	static bool told;
+
+	/*
+	 * The fd table and the root, cwd and umask belong to the process
+	 * here, not to each thread: a thread cloned without CLONE_FILES or
+	 * CLONE_FS shares them anyway (it sees its own copy on Linux, which
+	 * matters only if one of them then changes its table or cwd).
+	 * A vfork that makes a thread is not served.
+	 */
+	if ((cr->flags & CLONE_VFORK) || (~cr->flags & (CLONE_FILES |
+	    CLONE_FS))) {
+		if (!told)
+			vk_log_guest("clone: threads share the process's fd "
+			    "table and fs state, and vfork makes no thread");
+		told = true;
+		if (cr->flags & CLONE_VFORK)
+			return -EINVAL;
 	}
 	if ((r = proc_thread_create(td, &nt)) < 0)
 		return r;
@@ -266,14 +280,17 @@ sys_wait4(struct thread *td, const struct sys_wait4_args *a)
 	unsigned valid = WNOHANG | WUNTRACED | WCONTINUED | __WALL |
 	    __WCLONE | __WNOTHREAD;
 	int idtype = a->pid == -1 ? P_ALL : a->pid > 0 ? P_PID : P_PGID;
-	int id = a->pid < -1 ? -a->pid : a->pid > 0 ? a->pid : 0;
 	enum wait_what what;
 	struct proc *z;
 	long r;
-	int pid, st;
+	int id, pid, st;
 
-	if ((a->options & ~valid) || a->pid == INT32_MIN)
+	if (a->options & ~valid)
 		return -EINVAL;
+	/* No group has the id -INT_MIN, which an int cannot hold. */
+	if (a->pid == INT_MIN)
+		return -ESRCH;
+	id = a->pid < -1 ? -a->pid : a->pid > 0 ? a->pid : 0;
 	r = wait_find(td->proc, idtype, id, true, a->options & WUNTRACED,
 	    a->options & WCONTINUED, &z, &what);
 	if (r == -EAGAIN)
@@ -309,11 +326,15 @@ sys_waitid(struct thread *td, const struct sys_waitid_args *a)
 
 	int idtype = a->idtype, id = a->id;
 
-	if (idtype != P_ALL && idtype != P_PID && idtype != P_PGID &&
-	    idtype != P_PIDFD)
-		return -EINVAL;
 	if ((a->options & ~valid) ||
 	    !(a->options & (WEXITED | WSTOPPED | WCONTINUED)))
+		return -EINVAL;
+	/* A pid is positive; a group (0: the caller's), a pidfd not negative. */
+	if ((idtype == P_PID && id <= 0) ||
+	    ((idtype == P_PGID || idtype == P_PIDFD) && id < 0))
+		return -EINVAL;
+	if (idtype != P_ALL && idtype != P_PID && idtype != P_PGID &&
+	    idtype != P_PIDFD)
 		return -EINVAL;
 	if (idtype == P_PIDFD) {
 		if ((id = pidfd_pid(td, a->id)) < 0)

@@ -1,0 +1,256 @@
+/*
+ * Process ids, wait, resource numbers, scheduling, priorities, prctl
+ * options and personality at the edges of their types, as raw syscalls
+ * with 64-bit register values: an int argument is its register's low 32
+ * bits, a pid that cannot be negated (INT_MIN) is ESRCH, an index past
+ * its table is EINVAL.
+ */
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+
+#include <limits.h>
+#include <sched.h>
+
+#include "guest.h"
+
+#define HI (1L << 32)
+
+#ifndef P_PIDFD
+#define P_PIDFD 3
+#endif
+
+static void
+check_wait(void)
+{
+	siginfo_t si;
+
+	CHECK_ERR(syscall(SYS_wait4, (long)INT_MIN, NULL, 0, NULL), ESRCH);
+	CHECK_ERR(syscall(SYS_wait4, (long)INT_MIN, NULL, WNOHANG, NULL),
+	    ESRCH);
+	CHECK_ERR(syscall(SYS_wait4, 1L << 31, NULL, 0, NULL), ESRCH);
+	CHECK_ERR(syscall(SYS_wait4, (long)INT_MAX, NULL, 0, NULL), ECHILD);
+	CHECK_ERR(syscall(SYS_wait4, -(long)INT_MAX, NULL, 0, NULL), ECHILD);
+	CHECK_ERR(syscall(SYS_wait4, HI | (long)INT_MAX, NULL, 0, NULL),
+	    ECHILD);
+	CHECK_ERR(syscall(SYS_wait4, -1L, NULL, INT_MAX, NULL), EINVAL);
+	/* INT_MIN is __WCLONE. */
+	CHECK_ERR(syscall(SYS_wait4, -1L, NULL, INT_MIN, NULL), ECHILD);
+	CHECK_ERR(syscall(SYS_wait4, -1L, NULL, 1L << 31 | 0x100, NULL),
+	    EINVAL);
+	CHECK_ERR(syscall(SYS_wait4, -1L, NULL, HI | WNOHANG, NULL), ECHILD);
+	CHECK_ERR(syscall(SYS_waitid, INT_MAX, 0, &si, WEXITED, NULL), EINVAL);
+	CHECK_ERR(syscall(SYS_waitid, -1L, 0, &si, WEXITED, NULL), EINVAL);
+	CHECK_ERR(syscall(SYS_waitid, HI | P_ALL, 0, &si, WEXITED, NULL),
+	    ECHILD);
+	CHECK_ERR(syscall(SYS_waitid, P_PID, 0, &si, WEXITED, NULL), EINVAL);
+	CHECK_ERR(syscall(SYS_waitid, P_PID, (long)INT_MIN, &si, WEXITED,
+	    NULL), EINVAL);
+	CHECK_ERR(syscall(SYS_waitid, P_PID, (long)INT_MAX, &si, WEXITED,
+	    NULL), ECHILD);
+	CHECK_ERR(syscall(SYS_waitid, P_PGID, (long)INT_MIN, &si, WEXITED,
+	    NULL), EINVAL);
+	CHECK_ERR(syscall(SYS_waitid, P_PGID, HI | (long)INT_MAX, &si,
+	    WEXITED, NULL), ECHILD);
+	CHECK_ERR(syscall(SYS_waitid, P_PIDFD, -1L, &si, WEXITED, NULL),
+	    EINVAL);
+	CHECK_ERR(syscall(SYS_waitid, P_PIDFD, (long)INT_MAX, &si, WEXITED,
+	    NULL), EBADF);
+	CHECK_ERR(syscall(SYS_waitid, P_ALL, 0, &si, 0, NULL), EINVAL);
+	CHECK_ERR(syscall(SYS_waitid, P_ALL, 0, &si, INT_MAX, NULL), EINVAL);
+	CHECK_ERR(syscall(SYS_waitid, P_ALL, 0, &si, HI | WEXITED | WNOHANG,
+	    NULL), ECHILD);
+}
+
+static void
+check_ids(void)
+{
+	long pid = syscall(SYS_getpid);
+	long pgid = syscall(SYS_getpgid, 0), sid = syscall(SYS_getsid, 0);
+
+	CHECK_ERR(syscall(SYS_getpgid, (long)INT_MIN), ESRCH);
+	CHECK_ERR(syscall(SYS_getpgid, (long)INT_MAX), ESRCH);
+	CHECK_ERR(syscall(SYS_getpgid, -1L), ESRCH);
+	CHECK_EQ(syscall(SYS_getpgid, HI), pgid);
+	CHECK_EQ(syscall(SYS_getpgid, HI | pid), pgid);
+	CHECK_ERR(syscall(SYS_getsid, (long)INT_MIN), ESRCH);
+	CHECK_EQ(syscall(SYS_getsid, HI | pid), sid);
+	CHECK_ERR(syscall(SYS_setpgid, (long)INT_MIN, 0), EINVAL);
+	CHECK_ERR(syscall(SYS_setpgid, 0, (long)INT_MIN), EINVAL);
+	CHECK_ERR(syscall(SYS_setpgid, (long)INT_MAX, 0), ESRCH);
+	CHECK_ERR(syscall(SYS_get_robust_list, (long)INT_MIN, NULL, NULL),
+	    ESRCH);
+	CHECK_ERR(syscall(SYS_get_robust_list, (long)INT_MAX, NULL, NULL),
+	    ESRCH);
+	CHECK_ERR(syscall(SYS_getgroups, -1L, NULL), EINVAL);
+	CHECK_ERR(syscall(SYS_getgroups, (long)INT_MIN, NULL), EINVAL);
+	CHECK_EQ(syscall(SYS_getgroups, HI, NULL),
+	    syscall(SYS_getgroups, 0, NULL));
+}
+
+static void
+check_rlimit(void)
+{
+	static const long bad[] = {
+		RLIM_NLIMITS, -1, INT_MAX, INT_MIN, UINT_MAX, 1L << 31,
+		HI | RLIM_NLIMITS,
+	};
+	struct rlimit rl, got;
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		CHECK_ERR(syscall(SYS_getrlimit, bad[i], &rl), EINVAL);
+		CHECK_ERR(syscall(SYS_setrlimit, bad[i], &rl), EINVAL);
+		CHECK_ERR(syscall(SYS_prlimit64, 0, bad[i], NULL, &rl), EINVAL);
+	}
+	CHECK_EQ(syscall(SYS_getrlimit, RLIMIT_NOFILE, &rl), 0);
+	CHECK_EQ(syscall(SYS_getrlimit, HI | RLIMIT_NOFILE, &got), 0);
+	CHECK_EQ(got.rlim_cur, rl.rlim_cur);
+	CHECK_EQ(syscall(SYS_prlimit64, HI, HI | RLIMIT_NOFILE, NULL, &got),
+	    0);
+	CHECK_EQ(got.rlim_cur, rl.rlim_cur);
+	CHECK_ERR(syscall(SYS_prlimit64, (long)INT_MIN, RLIMIT_NOFILE, NULL,
+	    &got), ESRCH);
+	CHECK_ERR(syscall(SYS_prlimit64, (long)INT_MAX, RLIMIT_NOFILE, NULL,
+	    &got), ESRCH);
+	CHECK_ERR(syscall(SYS_prlimit64, -1L, RLIMIT_NOFILE, NULL, &got),
+	    ESRCH);
+	CHECK_ERR(syscall(SYS_getrusage, INT_MAX, &(struct rusage){ 0 }),
+	    EINVAL);
+	CHECK_ERR(syscall(SYS_getrusage, INT_MIN, &(struct rusage){ 0 }),
+	    EINVAL);
+	CHECK_EQ(syscall(SYS_getrusage, HI | RUSAGE_SELF,
+	    &(struct rusage){ 0 }), 0);
+}
+
+static void
+check_sched(void)
+{
+	struct sched_param sp = { 0 };
+	uint64_t mask[16];
+
+	CHECK_ERR(syscall(SYS_sched_get_priority_max, INT_MAX), EINVAL);
+	CHECK_ERR(syscall(SYS_sched_get_priority_max, INT_MIN), EINVAL);
+	CHECK_ERR(syscall(SYS_sched_get_priority_min, -1L), EINVAL);
+	CHECK_EQ(syscall(SYS_sched_get_priority_max, HI | SCHED_FIFO), 99);
+	CHECK_EQ(syscall(SYS_sched_get_priority_min, HI | SCHED_RR), 1);
+	CHECK_ERR(syscall(SYS_sched_setscheduler, 0, INT_MAX, &sp), EINVAL);
+	CHECK_ERR(syscall(SYS_sched_setscheduler, 0, -1L, &sp), EINVAL);
+	CHECK_ERR(syscall(SYS_sched_setscheduler, 0, INT_MIN, &sp), EINVAL);
+	CHECK_ERR(syscall(SYS_sched_setscheduler, (long)INT_MIN, SCHED_OTHER,
+	    &sp), EINVAL);
+	CHECK_ERR(syscall(SYS_sched_setscheduler, (long)INT_MAX, SCHED_OTHER,
+	    &sp), ESRCH);
+	CHECK_EQ(syscall(SYS_sched_setscheduler, HI, HI | SCHED_OTHER, &sp),
+	    0);
+	sp.sched_priority = INT_MAX;
+	CHECK_ERR(syscall(SYS_sched_setscheduler, 0, SCHED_OTHER, &sp),
+	    EINVAL);
+	CHECK_ERR(syscall(SYS_sched_setparam, 0, &sp), EINVAL);
+	sp.sched_priority = INT_MIN;
+	CHECK_ERR(syscall(SYS_sched_setparam, 0, &sp), EINVAL);
+	CHECK_ERR(syscall(SYS_sched_getscheduler, (long)INT_MIN), EINVAL);
+	CHECK_ERR(syscall(SYS_sched_getscheduler, -1L), EINVAL);
+	CHECK_ERR(syscall(SYS_sched_getscheduler, (long)INT_MAX), ESRCH);
+	CHECK_EQ(syscall(SYS_sched_getscheduler, HI), SCHED_OTHER);
+	CHECK_ERR(syscall(SYS_sched_getparam, -1L, &sp), EINVAL);
+	CHECK_ERR(syscall(SYS_sched_getaffinity, 0, 4, mask), EINVAL);
+	CHECK_ERR(syscall(SYS_sched_getaffinity, 0, UINT_MAX, mask), EINVAL);
+	CHECK_ERR(syscall(SYS_sched_getaffinity, 0, HI, mask), EINVAL);
+	CHECK_ERR(syscall(SYS_sched_getaffinity, (long)INT_MIN, 128, mask),
+	    ESRCH);
+	CHECK(syscall(SYS_sched_getaffinity, 0, HI | 128, mask) > 0,
+	    "sched_getaffinity(0, 2^32 | 128)");
+	CHECK_ERR(syscall(SYS_getpriority, INT_MAX, 0), EINVAL);
+	CHECK_ERR(syscall(SYS_getpriority, -1L, 0), EINVAL);
+	CHECK_ERR(syscall(SYS_getpriority, PRIO_PROCESS, (long)INT_MIN),
+	    ESRCH);
+	CHECK_ERR(syscall(SYS_getpriority, PRIO_PGRP, (long)INT_MIN), ESRCH);
+	CHECK_ERR(syscall(SYS_getpriority, PRIO_PROCESS, (long)INT_MAX),
+	    ESRCH);
+	CHECK_ERR(syscall(SYS_getpriority, PRIO_USER, (long)INT_MAX), ESRCH);
+	CHECK(syscall(SYS_getpriority, HI | PRIO_PROCESS, HI) > 0,
+	    "getpriority with high bits");
+	/* Out-of-range nice values are clamped to 19. */
+	CHECK_EQ(syscall(SYS_setpriority, PRIO_PROCESS, 0, INT_MAX), 0);
+	CHECK_EQ(syscall(SYS_getpriority, PRIO_PROCESS, 0), 1);
+	CHECK_EQ(syscall(SYS_setpriority, PRIO_PROCESS, 0, HI | 19), 0);
+	CHECK_ERR(syscall(SYS_ioprio_get, INT_MAX, 0), EINVAL);
+	CHECK_ERR(syscall(SYS_ioprio_get, -1L, 0), EINVAL);
+	CHECK_ERR(syscall(SYS_ioprio_get, 1, (long)INT_MIN), ESRCH);
+	CHECK_ERR(syscall(SYS_ioprio_set, 1, 0, INT_MAX), EINVAL);
+	CHECK_ERR(syscall(SYS_ioprio_set, 1, 0, -1L), EINVAL);
+}
+
+static void
+check_prctl(void)
+{
+	long dumpable = syscall(SYS_prctl, PR_GET_DUMPABLE, 0, 0, 0, 0);
+
+	CHECK_ERR(syscall(SYS_prctl, INT_MAX, 0, 0, 0, 0), EINVAL);
+	CHECK_ERR(syscall(SYS_prctl, -1L, 0, 0, 0, 0), EINVAL);
+	CHECK_ERR(syscall(SYS_prctl, INT_MIN, 0, 0, 0, 0), EINVAL);
+	CHECK_EQ(syscall(SYS_prctl, HI | PR_GET_DUMPABLE, 0, 0, 0, 0),
+	    dumpable);
+	CHECK_ERR(syscall(SYS_prctl, PR_SET_PDEATHSIG, 65, 0, 0, 0), EINVAL);
+	CHECK_ERR(syscall(SYS_prctl, PR_SET_PDEATHSIG, -1L, 0, 0, 0), EINVAL);
+	CHECK_ERR(syscall(SYS_prctl, PR_SET_PDEATHSIG, HI | SIGUSR1, 0, 0, 0),
+	    EINVAL);
+	CHECK_ERR(syscall(SYS_prctl, PR_SET_DUMPABLE, HI | 1, 0, 0, 0),
+	    EINVAL);
+	CHECK_ERR(syscall(SYS_prctl, PR_SET_DUMPABLE, 3, 0, 0, 0), EINVAL);
+}
+
+static void
+check_personality(void)
+{
+	long cur = syscall(SYS_personality, 0xffffffffL);
+
+	CHECK_EQ(syscall(SYS_personality, (long)0xffffffffffffffffUL), cur);
+	CHECK_EQ(syscall(SYS_personality, HI | 0xffffffffL), cur);
+	CHECK_EQ(syscall(SYS_personality, HI | cur), cur);
+	CHECK_EQ(syscall(SYS_personality, 0xffffffffL), cur);
+}
+
+static void
+check_itimer(void)
+{
+	struct itimerval v = { { 0, 0 }, { 0, 0 } };
+
+	CHECK_ERR(syscall(SYS_getitimer, 3, &v), EINVAL);
+	CHECK_ERR(syscall(SYS_getitimer, INT_MAX, &v), EINVAL);
+	CHECK_ERR(syscall(SYS_getitimer, -1L, &v), EINVAL);
+	CHECK_ERR(syscall(SYS_getitimer, INT_MIN, &v), EINVAL);
+	CHECK_EQ(syscall(SYS_getitimer, HI | ITIMER_REAL, &v), 0);
+	CHECK_ERR(syscall(SYS_setitimer, INT_MAX, &v, NULL), EINVAL);
+	CHECK_ERR(syscall(SYS_setitimer, -1L, &v, NULL), EINVAL);
+	CHECK_EQ(syscall(SYS_setitimer, HI | ITIMER_VIRTUAL, &v, NULL), 0);
+	v.it_value.tv_usec = 1000000;
+	CHECK_ERR(syscall(SYS_setitimer, ITIMER_REAL, &v, NULL), EINVAL);
+	v.it_value.tv_usec = -1;
+	CHECK_ERR(syscall(SYS_setitimer, ITIMER_REAL, &v, NULL), EINVAL);
+	v.it_value.tv_usec = 0;
+	v.it_value.tv_sec = -1;
+	CHECK_ERR(syscall(SYS_setitimer, ITIMER_REAL, &v, NULL), EINVAL);
+	v.it_value.tv_sec = LONG_MAX;
+	CHECK_EQ(syscall(SYS_setitimer, ITIMER_REAL, &v, NULL), 0);
+	v.it_value.tv_sec = 0;
+	CHECK_EQ(syscall(SYS_setitimer, ITIMER_REAL, &v, NULL), 0);
+	CHECK_EQ(syscall(SYS_alarm, HI), 0);
+	CHECK_EQ(syscall(SYS_alarm, UINT_MAX), 0);
+	CHECK(syscall(SYS_alarm, 0) > 0, "alarm(UINT_MAX) was set");
+}
+
+int
+main(void)
+{
+	check_wait();
+	check_ids();
+	check_rlimit();
+	check_sched();
+	check_prctl();
+	check_personality();
+	check_itimer();
+	return guest_done();
+}
