@@ -306,7 +306,7 @@ pipe_chan(const struct file *fp)
 }
 
 long
-pipe_fcntl_size(struct file *fp, bool set, uint64_t arg)
+pipe_fcntl_size(struct file *fp, bool set, unsigned arg)
 {
 	struct pipe *pp = pipe_of(fp);
 	size_t want = 4096;
@@ -315,6 +315,9 @@ pipe_fcntl_size(struct file *fp, bool set, uint64_t arg)
 
 	if (!set)
 		return (long)pp->size;
+	/* No power of two above it fits an int: EINVAL, as Linux. */
+	if (arg > 1U << 31)
+		return -EINVAL;
 	if (arg > PIPE_MAX_SIZE)
 		return -EPERM;
 	while (want < arg)

@@ -403,7 +403,9 @@ sys_fcntl(struct thread *td, const struct sys_fcntl_args *a)
 	case F_SETPIPE_SZ:
 		if (!file_is_pipe(fp))
 			return -EBADF;
-		return pipe_fcntl_size(fp, a->cmd == F_SETPIPE_SZ, a->arg);
+		/* The size is an unsigned int in Linux. */
+		return pipe_fcntl_size(fp, a->cmd == F_SETPIPE_SZ,
+		    (unsigned)a->arg);
 	case F_GETLK: case F_SETLK: case F_SETLKW:
 	case F_OFD_GETLK: case F_OFD_SETLK: case F_OFD_SETLKW:
 		return lf_fcntl(td, fp, a->cmd, UADDR(a->arg));

@@ -327,7 +327,14 @@ static long
 kern_select(struct thread *td, int nfds, uaddr_t r, uaddr_t w, uaddr_t e,
     int64_t deadline, uaddr_t tl, int fmt)
 {
-	if (nfds < 0 || nfds > 1024)
+	if (nfds < 0)
+		return -EINVAL;
+	/*
+	 * As Linux, no fd past the table counts, and a table is never
+	 * smaller than 64 there.  XXX: a table over FD_SETSIZE is EINVAL.
+	 */
+	nfds = VK_MIN(nfds, VK_MAX(td->proc->fdt->n, 64));
+	if (nfds > 1024)
 		return -EINVAL;
 	td->wait.arg[4] = tl.va;
 	td->wait.arg[5] = (uint64_t)fmt | (uint64_t)nfds << 8;

@@ -147,10 +147,18 @@ copyin_iov(struct thread *td, uaddr_t uiov, size_t n, struct kiovec *iov,
 
 	if ((r = copyin(td, uiov, iov, n * sizeof(*iov))) < 0)
 		return r;
-	for (size_t i = 0; i < n; i++) {
-		if ((int64_t)iov[i].len < 0 ||
-		    iov[i].len > (uint64_t)SSIZE_MAX - total)
+	for (size_t i = 0; i < n; i++)
+		if ((int64_t)iov[i].len < 0)
 			return -EINVAL;
+	/*
+	 * As Linux: a range past the user address space is EFAULT, and the
+	 * lengths are cut so that they add up to MAX_RW_COUNT at most.
+	 */
+	for (size_t i = 0; i < n; i++) {
+		if (iov[i].len > ARCH_TASK_SIZE ||
+		    iov[i].base > ARCH_TASK_SIZE - iov[i].len)
+			return -EFAULT;
+		iov[i].len = VK_MIN(iov[i].len, MAX_RW_COUNT - total);
 		total += iov[i].len;
 	}
 	*totalp = total;

@@ -35,9 +35,10 @@ struct kiovec {
 };
 
 /*
- * Copy in n iovecs and check their lengths: -EINVAL for a negative one
- * or a sum over SSIZE_MAX.  *totalp gets the sum.  The callers bound n,
- * each with its own errno.
+ * Copy in n iovecs and check them: -EINVAL for a negative length,
+ * -EFAULT for a range past the user address space; lengths are cut so
+ * that their sum, in *totalp, is MAX_RW_COUNT at most.  The callers
+ * bound n, each with its own errno.
  */
 int copyin_iov(struct thread *td, uaddr_t uiov, size_t n, struct kiovec *iov,
     uint64_t *totalp);
