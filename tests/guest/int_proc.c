@@ -13,6 +13,7 @@
 
 #include <limits.h>
 #include <sched.h>
+#include <stdlib.h>
 
 #include "guest.h"
 
@@ -242,9 +243,46 @@ check_itimer(void)
 	CHECK(syscall(SYS_alarm, 0) > 0, "alarm(UINT_MAX) was set");
 }
 
+/* clone's flags are its register's low 32 bits; clone3's are 64. */
+static void
+check_clone(void)
+{
+	struct {
+		uint64_t flags, pidfd, child_tid, parent_tid, exit_signal;
+		uint64_t stack, stack_size, tls;
+	} ca = { .exit_signal = SIGCHLD };
+	int st = -1;
+	long pid;
+
+	pid = syscall(SYS_clone, HI | SIGCHLD, 0, NULL, NULL, 0);
+	if (pid == 0)
+		_exit(7);
+	if (CHECK(pid > 0, "clone(2^32 | SIGCHLD)")) {
+		CHECK_EQ(syscall(SYS_wait4, pid, &st, 0, NULL), pid);
+		CHECK_EQ(st, 7 << 8);
+	}
+	ca.exit_signal = 65;
+	CHECK_ERR(syscall(SYS_clone3, &ca, sizeof(ca)), EINVAL);
+	ca.exit_signal = HI | SIGCHLD;
+	CHECK_ERR(syscall(SYS_clone3, &ca, sizeof(ca)), EINVAL);
+	ca.exit_signal = SIGCHLD;
+	ca.flags = HI << 8;
+	CHECK_ERR(syscall(SYS_clone3, &ca, sizeof(ca)), EINVAL);
+	ca.flags = 0;
+	ca.stack = (uint64_t)-0x1000L;
+	ca.stack_size = 0x2000;
+	CHECK_ERR(syscall(SYS_clone3, &ca, sizeof(ca)), EINVAL);
+	ca.stack = 0x1000;
+	ca.stack_size = (uint64_t)-1L;
+	CHECK_ERR(syscall(SYS_clone3, &ca, sizeof(ca)), EINVAL);
+	CHECK_ERR(syscall(SYS_clone3, &ca, HI | sizeof(ca)), E2BIG);
+	CHECK_ERR(syscall(SYS_clone3, &ca, 4097), E2BIG);
+}
+
 int
 main(void)
 {
+	check_clone();
 	check_wait();
 	check_ids();
 	check_rlimit();

@@ -157,7 +157,10 @@ sys_vfork(struct thread *td, const struct sys_vfork_args *a)
 long
 sys_clone(struct thread *td, const struct sys_clone_args *a)
 {
-	/* Old clone() ignores CLONE_DETACHED, which musl still passes. */
+	/*
+	 * Old clone() takes its flags from the low 32 bits, as Linux, and
+	 * ignores CLONE_DETACHED, which musl still passes.
+	 */
 	struct clone_req cr = {
 		.flags = a->flags & ~(0xffULL | CLONE_DETACHED), .exit_signal = (int)(a->flags &
 		0xff), .stack = a->stack.va, .tls = a->tls,
@@ -174,7 +177,9 @@ sys_clone3(struct thread *td, const struct sys_clone3_args *a)
 	struct clone_req cr;
 	int r;
 
-	if (a->size < CLONE_ARGS_SIZE_VER0 || a->size > 4096)
+	if (a->size > VK_PAGE_SIZE)
+		return -E2BIG;
+	if (a->size < CLONE_ARGS_SIZE_VER0)
 		return -EINVAL;
 	memset(&ca, 0, sizeof(ca));
 	if ((r = copyin(td, a->args, &ca, VK_MIN(a->size,
@@ -183,7 +188,9 @@ sys_clone3(struct thread *td, const struct sys_clone3_args *a)
 	if (ca.set_tid != 0 || ca.set_tid_size != 0 || ca.cgroup != 0 ||
 	    (ca.flags & CLONE_PIDFD) || ca.exit_signal > VK_NSIG ||
 	    ((ca.flags & CLONE_THREAD) && ca.exit_signal != 0) ||
-	    (ca.stack == 0) != (ca.stack_size == 0))
+	    (ca.stack == 0) != (ca.stack_size == 0) ||
+	    ca.stack_size > ARCH_TASK_SIZE ||
+	    ca.stack > ARCH_TASK_SIZE - ca.stack_size)
 		return -EINVAL;
 	cr = (struct clone_req){
 		.flags = ca.flags, .exit_signal = (int)ca.exit_signal,
