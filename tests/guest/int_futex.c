@@ -7,6 +7,7 @@
  */
 #include <limits.h>
 
+#include "int_common.h"
 #include "thr_common.h"
 
 #define HI (1L << 32)
@@ -164,8 +165,12 @@ check_waitv_robust(void)
 }
 
 int
-main(void)
+main(int argc, char **argv)
 {
+	int r;
+
+	if ((r = int_drop_if_asked(argc, argv)) != 0)
+		return r;
 	check_ops();
 	check_counts();
 	check_wake_op();

@@ -15,7 +15,7 @@
 #include <limits.h>
 #include <poll.h>
 
-#include "guest.h"
+#include "int_common.h"
 
 #define HI (1L << 32)
 
@@ -216,8 +216,12 @@ check_sockets(void)
 }
 
 int
-main(void)
+main(int argc, char **argv)
 {
+	int r;
+
+	if ((r = int_drop_if_asked(argc, argv)) != 0)
+		return r;
 	if (pipe(pfd) != 0 ||
 	    (mfd = (int)syscall(SYS_memfd_create, "int_io", 0)) < 0)
 		return 1;

@@ -15,7 +15,7 @@
 #include <sched.h>
 #include <stdlib.h>
 
-#include "guest.h"
+#include "int_common.h"
 
 #define HI (1L << 32)
 
@@ -280,8 +280,12 @@ check_clone(void)
 }
 
 int
-main(void)
+main(int argc, char **argv)
 {
+	int r;
+
+	if ((r = int_drop_if_asked(argc, argv)) != 0)
+		return r;
 	check_clone();
 	check_wait();
 	check_ids();

@@ -9,7 +9,7 @@
 
 #include <limits.h>
 
-#include "guest.h"
+#include "int_common.h"
 
 #ifndef SYS_pidfd_open
 #define SYS_pidfd_open 434
@@ -215,8 +215,12 @@ check_pidfd(void)
 }
 
 int
-main(void)
+main(int argc, char **argv)
 {
+	int r;
+
+	if ((r = int_drop_if_asked(argc, argv)) != 0)
+		return r;
 	check_kill();
 	check_sigaction();
 	check_sigmask();

@@ -7,7 +7,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 
-#include "guest.h"
+#include "int_common.h"
 
 #define CPU_DIR "/sys/devices/system/cpu"
 
@@ -40,8 +40,12 @@ list_count(const char *name)
 }
 
 int
-main(void)
+main(int argc, char **argv)
 {
+	int r;
+
+	if ((r = int_drop_if_asked(argc, argv)) != 0)
+		return r;
 	int present = list_count("present"), ncpudirs = 0;
 	struct dirent *de;
 	DIR *d;

@@ -11,6 +11,7 @@
 #include <limits.h>
 #include <stdlib.h>
 
+#include "int_common.h"
 #include "thr_common.h"
 
 #define STACK_SIZE (64 * 1024)
@@ -70,11 +71,15 @@ check_thread_unshared_files(void)
 int
 main(int argc, char **argv)
 {
+	int r;
+
 	if (argc > 1 && strcmp(argv[1], "flood") == 0) {
 		for (long i = 0; i < 100000; i++)
 			syscall(1000 + i);
 		return 0;
 	}
+	if ((r = int_drop_if_asked(argc, argv)) != 0)
+		return r;
 	check_numbers();
 	check_thread_unshared_files();
 	return guest_done();

@@ -10,7 +10,7 @@
 
 #include <limits.h>
 
-#include "guest.h"
+#include "int_common.h"
 
 #define HI (1L << 32)
 /* glibc before 2.35 names the SIGEV_THREAD_ID target only in a union. */
@@ -172,8 +172,12 @@ check_timerfd(void)
 }
 
 int
-main(void)
+main(int argc, char **argv)
 {
+	int r;
+
+	if ((r = int_drop_if_asked(argc, argv)) != 0)
+		return r;
 	check_clocks();
 	check_timers();
 	check_timerfd();
