@@ -215,6 +215,40 @@ check_sockets(void)
 	close(u);
 }
 
+/*
+ * Memory calls: madvise's advice and msync's flags are ints, mmap's,
+ * mprotect's and mremap's flags and protections unsigned longs.
+ */
+static void
+check_mm(void)
+{
+	char *p = guest_anon(2 * GUEST_PAGE, PROT_READ | PROT_WRITE);
+
+	if (!CHECK(p != MAP_FAILED, "mmap"))
+		return;
+	CHECK_EQ(syscall(SYS_madvise, p, GUEST_PAGE, HI | MADV_NORMAL), 0);
+	CHECK_ERR(syscall(SYS_madvise, p, GUEST_PAGE, INT_MAX), EINVAL);
+	CHECK_ERR(syscall(SYS_madvise, p, GUEST_PAGE, -1L), EINVAL);
+	CHECK_EQ(syscall(SYS_msync, p, GUEST_PAGE, HI | MS_ASYNC), 0);
+	CHECK_ERR(syscall(SYS_msync, p, GUEST_PAGE, INT_MAX), EINVAL);
+	CHECK_ERR(syscall(SYS_mprotect, p, GUEST_PAGE, HI | PROT_READ),
+	    EINVAL);
+	CHECK_ERR(syscall(SYS_mprotect, p, GUEST_PAGE, -1L), EINVAL);
+	CHECK_ERR(syscall(SYS_mremap, p, GUEST_PAGE, GUEST_PAGE,
+	    HI | MREMAP_MAYMOVE, NULL), EINVAL);
+	CHECK_ERR(syscall(SYS_mremap, p, GUEST_PAGE, GUEST_PAGE, -1L, NULL),
+	    EINVAL);
+	CHECK_ERR(syscall(SYS_mmap, NULL, GUEST_PAGE, PROT_READ, HI |
+	    MAP_PRIVATE | MAP_ANONYMOUS | 0x3, -1, 0), EINVAL);
+	CHECK_ERR(syscall(SYS_mmap, NULL, GUEST_PAGE, PROT_READ, 0, -1, 0),
+	    EBADF);
+	CHECK_ERR(syscall(SYS_mmap, NULL, GUEST_PAGE, PROT_READ, 0, mfd, 0),
+	    EINVAL);
+	CHECK_ERR(syscall(SYS_mmap, NULL, 0, PROT_READ, MAP_SHARED, -1, 0),
+	    EBADF);
+	guest_munmap(p, 2 * GUEST_PAGE);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -230,5 +264,6 @@ main(int argc, char **argv)
 	check_epoll();
 	check_ioctl_fcntl();
 	check_sockets();
+	check_mm();
 	return guest_done();
 }
