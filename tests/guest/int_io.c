@@ -10,6 +10,7 @@
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
+#include <sys/un.h>
 
 #include <fcntl.h>
 #include <limits.h>
@@ -143,6 +144,60 @@ check_ioctl_fcntl(void)
 		close(n);
 }
 
+/*
+ * msghdr lengths: iovlen and controllen are size_t, namelen an int.  The
+ * kernel's layout, since musl's msghdr has an int iovlen and controllen.
+ */
+struct kmsghdr {
+	void *name;
+	uint32_t namelen, pad;
+	struct iovec *iov;
+	uint64_t iovlen;
+	void *control;
+	uint64_t controllen;
+	int flags;
+};
+
+struct kmmsghdr {
+	struct kmsghdr hdr;
+	unsigned len;
+};
+
+static void
+check_msg(int s)
+{
+	char c = 'x';
+	struct iovec iov = { &c, 1 };
+	struct sockaddr_un dst = { .sun_family = AF_UNIX };
+	struct kmsghdr m = { .iov = &iov, .iovlen = 1 };
+	struct kmmsghdr mm = { .hdr = m };
+	int sv[2];
+
+	m.iovlen = HI | 1;
+	CHECK_ERR(syscall(SYS_sendmsg, s, &m, 0), EMSGSIZE);
+	m.iovlen = 1025;
+	CHECK_ERR(syscall(SYS_sendmsg, s, &m, 0), EMSGSIZE);
+	m.iovlen = 1;
+	m.control = &c;
+	m.controllen = (uint64_t)INT_MAX + 1;
+	CHECK_ERR(syscall(SYS_sendmsg, s, &m, 0), ENOBUFS);
+	m.control = NULL;
+	m.controllen = 0;
+	m.name = &dst;
+	m.namelen = (uint32_t)-1;
+	CHECK_ERR(syscall(SYS_sendmsg, s, &m, 0), EINVAL);
+	m.namelen = (uint32_t)INT_MIN;
+	CHECK_ERR(syscall(SYS_sendmsg, s, &m, 0), EINVAL);
+	if (!CHECK_OK(socketpair(AF_UNIX, SOCK_DGRAM, 0, sv)))
+		return;
+	/* A count past what is there stops at the first bad entry. */
+	CHECK_EQ(syscall(SYS_sendmmsg, sv[0], &mm, UINT_MAX, HI), 1);
+	CHECK_EQ(syscall(SYS_sendmmsg, sv[0], &mm, HI | 1, 0), 1);
+	CHECK_EQ(syscall(SYS_sendmmsg, sv[0], &mm, HI, 0), 0);
+	close(sv[0]);
+	close(sv[1]);
+}
+
 static void
 check_sockets(void)
 {
@@ -209,6 +264,7 @@ check_sockets(void)
 	CHECK_EQ(syscall(SYS_listen, u, INT_MAX), 0);
 	CHECK_EQ(syscall(SYS_listen, u, -1L), 0);
 	CHECK_ERR(syscall(SYS_accept4, u, NULL, NULL, INT_MAX), EINVAL);
+	check_msg(s);
 	CHECK_ERR(syscall(SYS_shutdown, s, INT_MAX), EINVAL);
 	CHECK_ERR(syscall(SYS_shutdown, s, -1L), EINVAL);
 	close(s);
