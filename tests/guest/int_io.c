@@ -305,6 +305,26 @@ check_mm(void)
 	guest_munmap(p, 2 * GUEST_PAGE);
 }
 
+/* Sizes and flags of calls that fill a buffer. */
+static void
+check_misc(void)
+{
+	char buf[64];
+
+	CHECK_ERR(syscall(SYS_getrandom, buf, 8, INT_MAX), EINVAL);
+	CHECK_EQ(syscall(SYS_getrandom, buf, 8, HI | 1), 8);
+	CHECK_ERR(syscall(SYS_readlink, "/proc/self/exe", buf, -1L), EINVAL);
+	CHECK_ERR(syscall(SYS_readlink, "/proc/self/exe", buf, (long)INT_MIN),
+	    EINVAL);
+	CHECK_ERR(syscall(SYS_readlink, "/proc/self/exe", buf, 0), EINVAL);
+	CHECK_EQ(syscall(SYS_readlink, "/proc/self/exe", buf, HI | 1), 1);
+	CHECK_ERR(syscall(SYS_membarrier, INT_MAX, 0, 0), EINVAL);
+	CHECK_ERR(syscall(SYS_membarrier, -1L, 0, 0), EINVAL);
+	CHECK(syscall(SYS_membarrier, HI, HI, 0) >= 0, "membarrier(QUERY)");
+	CHECK_ERR(syscall(SYS_membarrier, 0, INT_MAX, 0), EINVAL);
+	CHECK_ERR(syscall(SYS_getcwd, buf, 0), ERANGE);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -321,5 +341,6 @@ main(int argc, char **argv)
 	check_ioctl_fcntl();
 	check_sockets();
 	check_mm();
+	check_misc();
 	return guest_done();
 }
