@@ -203,6 +203,19 @@ check_prctl(void)
 	CHECK_ERR(syscall(SYS_prctl, PR_SET_DUMPABLE, 3, 0, 0, 0), EINVAL);
 }
 
+/* arch_prctl's code is an int; ARCH_GET_FS is 0x1003. */
+static void
+check_arch_prctl(void)
+{
+	unsigned long fs = 0, fs2 = 1;
+
+	CHECK_EQ(syscall(SYS_arch_prctl, 0x1003, &fs), 0);
+	CHECK_EQ(syscall(SYS_arch_prctl, HI | 0x1003, &fs2), 0);
+	CHECK_EQ(fs2, fs);
+	CHECK_ERR(syscall(SYS_arch_prctl, INT_MAX, &fs2), EINVAL);
+	CHECK_ERR(syscall(SYS_arch_prctl, -1L, &fs2), EINVAL);
+}
+
 static void
 check_personality(void)
 {
@@ -293,6 +306,7 @@ main(int argc, char **argv)
 	check_sched();
 	check_prctl();
 	check_personality();
+	check_arch_prctl();
 	check_itimer();
 	return guest_done();
 }
