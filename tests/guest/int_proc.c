@@ -262,7 +262,8 @@ check_clone(void)
 {
 	struct {
 		uint64_t flags, pidfd, child_tid, parent_tid, exit_signal;
-		uint64_t stack, stack_size, tls;
+		uint64_t stack, stack_size, tls, set_tid, set_tid_size;
+		uint64_t cgroup, beyond[3];
 	} ca = { .exit_signal = SIGCHLD };
 	int st = -1;
 	long pid;
@@ -289,6 +290,15 @@ check_clone(void)
 	ca.stack_size = (uint64_t)-1L;
 	CHECK_ERR(syscall(SYS_clone3, &ca, sizeof(ca)), EINVAL);
 	CHECK_ERR(syscall(SYS_clone3, &ca, HI | sizeof(ca)), E2BIG);
+	/* Bytes past the struct the kernel knows must be zero. */
+	ca.stack = 0;
+	ca.stack_size = 0;
+	ca.exit_signal = 65;
+	CHECK_ERR(syscall(SYS_clone3, &ca, sizeof(ca)), EINVAL);
+	ca.beyond[2] = 1;
+	CHECK_ERR(syscall(SYS_clone3, &ca, sizeof(ca)), E2BIG);
+	CHECK_ERR(syscall(SYS_clone3, &ca, sizeof(ca) - 8), EINVAL);
+	CHECK_ERR(syscall(SYS_clone3, &ca, 63), EINVAL);
 	CHECK_ERR(syscall(SYS_clone3, &ca, 4097), E2BIG);
 }
 

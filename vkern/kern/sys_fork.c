@@ -177,13 +177,9 @@ sys_clone3(struct thread *td, const struct sys_clone3_args *a)
 	struct clone_req cr;
 	int r;
 
-	if (a->size > VK_PAGE_SIZE)
-		return -E2BIG;
 	if (a->size < CLONE_ARGS_SIZE_VER0)
 		return -EINVAL;
-	memset(&ca, 0, sizeof(ca));
-	if ((r = copyin(td, a->args, &ca, VK_MIN(a->size,
-	    sizeof(ca)))) < 0)
+	if ((r = copyin_struct(td, a->args, &ca, sizeof(ca), a->size)) < 0)
 		return r;
 	if (ca.set_tid != 0 || ca.set_tid_size != 0 || ca.cgroup != 0 ||
 	    (ca.flags & CLONE_PIDFD) || ca.exit_signal > VK_NSIG ||

@@ -165,6 +165,30 @@ copyin_iov(struct thread *td, uaddr_t uiov, size_t n, struct kiovec *iov,
 	return 0;
 }
 
+int
+copyin_struct(struct thread *td, uaddr_t src, void *dst, size_t ksize,
+    size_t usize)
+{
+	uint8_t extra[64];
+	int r;
+
+	if (usize > VK_PAGE_SIZE)
+		return -E2BIG;
+	memset(dst, 0, ksize);
+	if ((r = copyin(td, src, dst, VK_MIN(ksize, usize))) < 0)
+		return r;
+	for (size_t off = ksize; off < usize; off += sizeof(extra)) {
+		size_t n = VK_MIN(sizeof(extra), usize - off);
+
+		if ((r = copyin(td, UADDR(src.va + off), extra, n)) < 0)
+			return r;
+		for (size_t i = 0; i < n; i++)
+			if (extra[i] != 0)
+				return -E2BIG;
+	}
+	return 0;
+}
+
 long
 copyinstr(struct thread *td, uaddr_t src, char *dst, size_t size)
 {

@@ -35,6 +35,15 @@ struct kiovec {
 };
 
 /*
+ * Copy in a versioned struct of usize bytes (clone_args, open_how) into
+ * dst of ksize, as Linux's copy_struct_from_user: what the guest's is
+ * short of is zero, and what it has beyond ksize must be zero, else
+ * -E2BIG; -E2BIG too past a page.  Too small a usize is the caller's.
+ */
+int copyin_struct(struct thread *td, uaddr_t src, void *dst, size_t ksize,
+    size_t usize);
+
+/*
  * Copy in n iovecs and check them: -EINVAL for a negative length,
  * -EFAULT for a range past the user address space; lengths are cut so
  * that their sum, in *totalp, is MAX_RW_COUNT at most.  The callers
