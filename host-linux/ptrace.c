@@ -988,8 +988,9 @@ plat_space_flush(struct plat_space *sp)
 	r.r12 = sp->nbatch;
 	if ((e = stub_call(pt, &r)) == 0 && r.r13 != sp->nbatch) {
 		/* The host refused a mapping: it is out of memory. */
-		vk_log("stub %d: host mapping call %lu failed: errno %ld",
-		    sp->pid, (unsigned long)sp->batch[r.r13][0], -(long)r.rax);
+		vk_log_guest("stub %d: host mapping call %lu failed: "
+		    "errno %ld", sp->pid, (unsigned long)sp->batch[r.r13][0],
+		    -(long)r.rax);
 		e = -ENOMEM;
 	}
 	sp->nbatch = 0;

@@ -70,6 +70,13 @@ _Noreturn void vk_panic(const char *file, int line, const char *what);
 /* Diagnostics on the vkernel's own stderr, prefixed with "vkernel: ". */
 void vk_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/*
+ * A diagnostic a guest can cause, as vk_log but rate-limited (a burst of
+ * lines, then one per interval), so that no guest can flood stderr; the
+ * number of lines dropped is told with the next one that gets through.
+ */
+void vk_log_guest(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
 void *vk_xmalloc(size_t n);
 void *vk_xcalloc(size_t n, size_t sz);
 void *vk_xrealloc(void *p, size_t n);

@@ -32,10 +32,15 @@ struct arch_context {
 	unsigned dirty;
 };
 
+/*
+ * The syscall number: as Linux, the low 32 bits of orig_rax as an int;
+ * the high bits are ignored, and the x32 bit (1 << 30) or a negative
+ * number fall outside the table.
+ */
 static inline long
 arch_syscall_nr(const struct arch_context *c)
 {
-	return (long)c->regs.orig_rax;
+	return (int)(uint32_t)c->regs.orig_rax;
 }
 
 /* Raw syscall arguments in the x86-64 order: rdi, rsi, rdx, r10, r8, r9. */

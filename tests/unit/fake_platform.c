@@ -42,12 +42,17 @@ static void *fake_ram;
 static struct plat_space fake_dummy_space = { .id = -1 };
 static uint64_t fake_rng = 0x9e3779b97f4a7c15ULL;
 
+unsigned fake_nlog_writes;
+char fake_log_first[512];
+int64_t fake_clock_skew_ns;
+
 void
 fake_reset(void)
 {
 	fake_space_ncalls = 0;
 	fake_ndiscards = 0;
 	fake_nram_writes = 0;
+	fake_nlog_writes = 0;
 }
 
 struct plat_space *
@@ -248,7 +253,8 @@ plat_clock_ns(int clockid)
 
 	if (clock_gettime((clockid_t)clockid, &ts) != 0)
 		return 0;
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec +
+	    fake_clock_skew_ns;
 }
 
 int64_t
@@ -394,6 +400,9 @@ plat_thread_cputime(struct plat_thread *pt, int64_t *userp)
 void
 plat_log_write(const char *buf, size_t len)
 {
+	if (fake_nlog_writes++ == 0)
+		snprintf(fake_log_first, sizeof(fake_log_first), "%.*s",
+		    (int)len, buf);
 	/* Panic messages help when an unexpected assert fires. */
 	fwrite(buf, 1, len, stderr);
 }

@@ -55,6 +55,12 @@ extern unsigned fake_nram_writes;
 /* Forget every recorded call. */
 void fake_reset(void);
 
+/* plat_log_write's lines so far, and the first of them kept whole. */
+extern unsigned fake_nlog_writes;
+extern char fake_log_first[512];
+/* Added to every plat_clock_ns reading: a test moves time forward. */
+extern int64_t fake_clock_skew_ns;
+
 /* A non-NULL space pointer that the fake space hooks accept. */
 struct plat_space *fake_space(void);
 

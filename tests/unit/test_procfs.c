@@ -917,7 +917,17 @@ Test(sysfs, cpu_lists)
 		free(s);
 		vnode_rel(vn);
 	}
-	cr_assert_eq(walk(sm->root, "devices/system/cpu/cpu0", &vn), -ENOENT);
+	/* cpuN for each CPU; the boot CPU has no online file, as on x86. */
+	cr_assert_eq(walk(sm->root, "devices/system/cpu/cpu0", &vn), 0);
+	cr_assert_eq(vn->type, VDIR);
+	vnode_rel(vn);
+	cr_assert_eq(walk(sm->root, "devices/system/cpu/cpu0/online", &vn),
+	    -ENOENT);
+	cr_assert_eq(walk(sm->root, "devices/system/cpu/cpu1", &vn), -ENOENT);
+	cr_assert_eq(walk(sm->root, "devices/system/cpu/cpu00", &vn),
+	    -ENOENT);
+	cr_assert_eq(walk(sm->root, "devices/system/cpu/cpu-1", &vn),
+	    -ENOENT);
 	sysfs_unmount(sm);
 }
 

@@ -18,7 +18,10 @@ TYPES = {
     'int': ('int', '(int){}', 'int'),
     'fd': ('int', '(int){}', 'int'),
     'uint': ('unsigned int', '(unsigned int){}', 'uint'),
-    'hex': ('unsigned long', '(unsigned long){}', 'hex'),
+    # A flags word: int or unsigned int in Linux, whose high 32 bits of
+    # the register are ignored.  lhex: a flags word Linux takes whole.
+    'hex': ('unsigned int', '(unsigned int){}', 'hex'),
+    'lhex': ('unsigned long', '(unsigned long){}', 'hex'),
     'long': ('long', '(long){}', 'long'),
     'ulong': ('unsigned long', '(unsigned long){}', 'ulong'),
     'size_t': ('uint64_t', '(uint64_t){}', 'ulong'),

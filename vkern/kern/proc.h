@@ -301,6 +301,12 @@ bool pgrp_orphaned(int pgid);
 #define VK_FPU_MAX 32768
 #define SIG_UNBLOCKABLE (SIGBIT(9) | SIGBIT(19))
 
+/*
+ * Whether from may send sig (0..64) to to: 0, -EINVAL for the signal
+ * number or -EPERM, checked once the target is found, as Linux.
+ */
+int sig_may_send(const struct proc *from, const struct proc *to, int sig);
+
 /* A siginfo for a signal sent by a process (SI_USER, SI_TKILL). */
 void sig_info_user(uint8_t info[128], int signo, int code, int pid,
     uint32_t uid);

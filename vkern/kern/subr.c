@@ -9,25 +9,64 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 
 #include "vkern/platform.h"
 #include "vkern/vk.h"
 
-void
-vk_log(const char *fmt, ...)
+/* As Linux's printk_ratelimit: 10 lines, then at most 10 each 5 s. */
+#define LOG_BURST       10
+#define LOG_INTERVAL_NS (5 * 1000000000LL)
+
+static void __attribute__((format(printf, 1, 0)))
+log_v(const char *fmt, va_list ap)
 {
 	char b[512];
-	va_list ap;
 	int n;
 
 	n = snprintf(b, sizeof(b), "vkernel: ");
-	va_start(ap, fmt);
 	n += vsnprintf(b + n, sizeof(b) - (size_t)n - 1, fmt, ap);
-	va_end(ap);
 	if (n > (int)sizeof(b) - 2)
 		n = (int)sizeof(b) - 2;
 	b[n++] = '\n';
 	plat_log_write(b, (size_t)n);
+}
+
+void
+vk_log(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	log_v(fmt, ap);
+	va_end(ap);
+}
+
+void
+vk_log_guest(const char *fmt, ...)
+{
+	static int64_t begin;
+	static unsigned printed;
+	static unsigned long dropped;
+	int64_t now = plat_clock_ns(CLOCK_MONOTONIC);
+	va_list ap;
+
+	if (printed == 0 || now - begin >= LOG_INTERVAL_NS) {
+		begin = now;
+		printed = 0;
+	}
+	if (printed >= LOG_BURST) {
+		dropped++;
+		return;
+	}
+	printed++;
+	if (dropped > 0) {
+		vk_log("%lu guest-caused messages not shown", dropped);
+		dropped = 0;
+	}
+	va_start(ap, fmt);
+	log_v(fmt, ap);
+	va_end(ap);
 }
 
 _Noreturn void

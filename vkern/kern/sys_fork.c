@@ -15,6 +15,7 @@
  * without CLONE_FILES or CLONE_FS is refused.
  */
 #include <errno.h>
+#include <limits.h>
 #include <linux/sched.h>
 #include <linux/wait.h>
 #include <signal.h>
@@ -68,10 +69,23 @@ clone_thread(struct thread *td, const struct clone_req *cr)
 	struct thread *nt;
 	int r, tid;
 
-	if ((cr->flags & (CLONE_FILES | CLONE_FS)) !=
-	    (CLONE_FILES | CLONE_FS) || (cr->flags & CLONE_VFORK)) {
-		vk_log("clone: a thread must share files and fs, and not vfork");
-		return -EINVAL;
+	static bool told;
+
+	/*
+	 * The fd table and the root, cwd and umask belong to the process
+	 * here, not to each thread: a thread cloned without CLONE_FILES or
+	 * CLONE_FS shares them anyway (it sees its own copy on Linux, which
+	 * matters only if one of them then changes its table or cwd).
+	 * A vfork that makes a thread is not served.
+	 */
+	if ((cr->flags & CLONE_VFORK) || (~cr->flags & (CLONE_FILES |
+	    CLONE_FS))) {
+		if (!told)
+			vk_log_guest("clone: threads share the process's fd "
+			    "table and fs state, and vfork makes no thread");
+		told = true;
+		if (cr->flags & CLONE_VFORK)
+			return -EINVAL;
 	}
 	if ((r = proc_thread_create(td, &nt)) < 0)
 		return r;
@@ -146,7 +160,10 @@ sys_vfork(struct thread *td, const struct sys_vfork_args *a)
 long
 sys_clone(struct thread *td, const struct sys_clone_args *a)
 {
-	/* Old clone() ignores CLONE_DETACHED, which musl still passes. */
+	/*
+	 * Old clone() takes its flags from the low 32 bits, as Linux, and
+	 * ignores CLONE_DETACHED, which musl still passes.
+	 */
 	struct clone_req cr = {
 		.flags = a->flags & ~(0xffULL | CLONE_DETACHED), .exit_signal = (int)(a->flags &
 		0xff), .stack = a->stack.va, .tls = a->tls,
@@ -163,16 +180,16 @@ sys_clone3(struct thread *td, const struct sys_clone3_args *a)
 	struct clone_req cr;
 	int r;
 
-	if (a->size < CLONE_ARGS_SIZE_VER0 || a->size > 4096)
+	if (a->size < CLONE_ARGS_SIZE_VER0)
 		return -EINVAL;
-	memset(&ca, 0, sizeof(ca));
-	if ((r = copyin(td, a->args, &ca, VK_MIN(a->size,
-	    sizeof(ca)))) < 0)
+	if ((r = copyin_struct(td, a->args, &ca, sizeof(ca), a->size)) < 0)
 		return r;
 	if (ca.set_tid != 0 || ca.set_tid_size != 0 || ca.cgroup != 0 ||
 	    (ca.flags & CLONE_PIDFD) || ca.exit_signal > VK_NSIG ||
 	    ((ca.flags & CLONE_THREAD) && ca.exit_signal != 0) ||
-	    (ca.stack == 0) != (ca.stack_size == 0))
+	    (ca.stack == 0) != (ca.stack_size == 0) ||
+	    ca.stack_size > ARCH_TASK_SIZE ||
+	    ca.stack > ARCH_TASK_SIZE - ca.stack_size)
 		return -EINVAL;
 	cr = (struct clone_req){
 		.flags = ca.flags, .exit_signal = (int)ca.exit_signal,
@@ -269,14 +286,17 @@ sys_wait4(struct thread *td, const struct sys_wait4_args *a)
 	unsigned valid = WNOHANG | WUNTRACED | WCONTINUED | __WALL |
 	    __WCLONE | __WNOTHREAD;
 	int idtype = a->pid == -1 ? P_ALL : a->pid > 0 ? P_PID : P_PGID;
-	int id = a->pid < -1 ? -a->pid : a->pid > 0 ? a->pid : 0;
 	enum wait_what what;
 	struct proc *z;
 	long r;
-	int pid, st;
+	int id, pid, st;
 
-	if ((a->options & ~valid) || a->pid == INT32_MIN)
+	if (a->options & ~valid)
 		return -EINVAL;
+	/* No group has the id -INT_MIN, which an int cannot hold. */
+	if (a->pid == INT_MIN)
+		return -ESRCH;
+	id = a->pid < -1 ? -a->pid : a->pid > 0 ? a->pid : 0;
 	r = wait_find(td->proc, idtype, id, true, a->options & WUNTRACED,
 	    a->options & WCONTINUED, &z, &what);
 	if (r == -EAGAIN)
@@ -312,11 +332,15 @@ sys_waitid(struct thread *td, const struct sys_waitid_args *a)
 
 	int idtype = a->idtype, id = a->id;
 
-	if (idtype != P_ALL && idtype != P_PID && idtype != P_PGID &&
-	    idtype != P_PIDFD)
-		return -EINVAL;
 	if ((a->options & ~valid) ||
 	    !(a->options & (WEXITED | WSTOPPED | WCONTINUED)))
+		return -EINVAL;
+	/* A pid is positive; a group (0: the caller's), a pidfd not negative. */
+	if ((idtype == P_PID && id <= 0) ||
+	    ((idtype == P_PGID || idtype == P_PIDFD) && id < 0))
+		return -EINVAL;
+	if (idtype != P_ALL && idtype != P_PID && idtype != P_PGID &&
+	    idtype != P_PIDFD)
 		return -EINVAL;
 	if (idtype == P_PIDFD) {
 		if ((id = pidfd_pid(td, a->id)) < 0)

@@ -79,25 +79,26 @@ sys_pidfd_send_signal(struct thread *td,
 		return -EINVAL;
 	if ((pid = pidfd_pid(td, a->pidfd)) < 0)
 		return pid;
-	if (a->sig < 0 || a->sig > VK_NSIG)
-		return -EINVAL;
-	if ((to = proc_find(pid)) == NULL || to->exiting)
-		return -ESRCH;
 	if (a->info.va != 0) {
-		int code;
+		int code, signo;
 
 		if ((r = copyin(td, a->info, info, sizeof(info))) < 0)
 			return r;
+		memcpy(&signo, info, 4);
 		memcpy(&code, info + 8, 4);
-		if ((code >= 0 || code == SI_TKILL) && td->proc->cred.euid != 0)
+		if (signo != a->sig)
+			return -EINVAL;
+		/* Only to itself may a process claim a kernel or tkill. */
+		if ((code >= 0 || code == SI_TKILL) && pid != td->proc->pid)
 			return -EPERM;
-		memcpy(info, &a->sig, 4);
 	} else {
 		sig_info_user(info, a->sig, SI_USER, td->proc->pid,
 		    td->proc->cred.uid);
 	}
-	if (a->sig == 0)
-		return 0;
+	if ((to = proc_find(pid)) == NULL || to->exiting)
+		return -ESRCH;
+	if ((r = sig_may_send(td->proc, to, a->sig)) < 0 || a->sig == 0)
+		return r;
 	sig_post(to->main, a->sig, info, 0);
 	return 0;
 }

@@ -6,6 +6,7 @@
  * keeps them, with its checks.  Delivery is kern_sig.c's.
  */
 #include <errno.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdint.h>
 #include <string.h>
@@ -88,23 +89,33 @@ sys_rt_sigprocmask(struct thread *td, const struct sys_rt_sigprocmask_args *a)
 
 /* --- sending --- */
 
-/* kill(2)'s permission: root, or a real or effective uid that matches. */
-static bool
-may_signal(const struct proc *from, const struct proc *to)
+/*
+ * Whether from may send sig to to, checked as Linux does once it found
+ * the target (so that a missing target is ESRCH whatever the signal): a
+ * signal number in 0..64, then kill(2)'s permission: root, or a real or
+ * effective uid that matches.  Returns 0, -EINVAL or -EPERM.
+ */
+int
+sig_may_send(const struct proc *from, const struct proc *to, int sig)
 {
-	return from->cred.euid == 0 || from->cred.uid == to->cred.uid ||
+	if (sig < 0 || sig > VK_NSIG)
+		return -EINVAL;
+	if (from->cred.euid == 0 || from->cred.uid == to->cred.uid ||
 	    from->cred.uid == to->cred.suid ||
 	    from->cred.euid == to->cred.uid ||
-	    from->cred.euid == to->cred.suid;
+	    from->cred.euid == to->cred.suid)
+		return 0;
+	return -EPERM;
 }
 
 static int
 send_proc(struct thread *td, struct proc *to, int sig)
 {
 	uint8_t info[128];
+	int r;
 
-	if (!may_signal(td->proc, to))
-		return -EPERM;
+	if ((r = sig_may_send(td->proc, to, sig)) < 0)
+		return r;
 	if (sig == 0)
 		return 0;
 	sig_info_user(info, sig, SI_USER, td->proc->pid, td->proc->cred.uid);
@@ -120,17 +131,17 @@ long
 sys_kill(struct thread *td, const struct sys_kill_args *a)
 {
 	struct proc *p = td->proc, *t;
-	int pgid = a->pid == 0 ? p->pgid : -a->pid, sent = 0, r = -ESRCH;
+	int pgid, sent = 0, r = -ESRCH;
 
-	if (a->sig < 0 || a->sig > VK_NSIG)
-		return -EINVAL;
-	if (a->pid == INT32_MIN)
-		return -ESRCH;
 	if (a->pid > 0) {
 		t = proc_find(a->pid);
 		return t == NULL || t->exiting ? -ESRCH :
 		    send_proc(td, t, a->sig);
 	}
+	/* No group has the id -INT_MIN, which an int cannot hold. */
+	if (a->pid == INT_MIN)
+		return -ESRCH;
+	pgid = a->pid == 0 ? p->pgid : -a->pid;
 	for (t = proc_first(); t != NULL; t = t->next) {
 		/* -1 is everyone but init and the caller, as on Linux. */
 		if (t->exiting || (a->pid == -1 ? t->pid == 1 || t == p :
@@ -162,12 +173,11 @@ send_thread(struct thread *td, int tgid, int tid, int sig)
 	struct thread *t;
 	long r;
 
-	if (tid <= 0 || sig < 0 || sig > VK_NSIG)
+	if (tid <= 0)
 		return -EINVAL;
-	if ((r = thread_arg(tgid, tid, &t)) < 0)
+	if ((r = thread_arg(tgid, tid, &t)) < 0 ||
+	    (r = sig_may_send(td->proc, t->proc, sig)) < 0)
 		return r;
-	if (!may_signal(td->proc, t->proc))
-		return -EPERM;
 	if (sig == 0)
 		return 0;
 	sig_info_user(info, sig, SI_TKILL, td->proc->pid, td->proc->cred.uid);
@@ -190,11 +200,13 @@ sys_tkill(struct thread *td, const struct sys_tkill_args *a)
 }
 
 /*
- * The siginfo of rt_[tg]sigqueueinfo.  Only the kernel may claim to be
- * the kernel or a tkill, except to the caller's own process.
+ * The siginfo of rt_[tg]sigqueueinfo, read before any check as Linux
+ * does.  Only the kernel may claim to be the kernel or a tkill, except
+ * to the caller itself (Linux compares the target id with the caller's
+ * thread id).
  */
 static long
-queue_info(struct thread *td, uaddr_t uinfo, int sig, const struct proc *to,
+queue_info(struct thread *td, uaddr_t uinfo, int sig, int to,
     uint8_t info[128])
 {
 	int code;
@@ -203,9 +215,7 @@ queue_info(struct thread *td, uaddr_t uinfo, int sig, const struct proc *to,
 	if ((r = copyin(td, uinfo, info, 128)) < 0)
 		return r;
 	memcpy(&code, info + 8, 4);
-	if ((code >= 0 || code == SI_TKILL) && to != td->proc)
-		return -EPERM;
-	if (!may_signal(td->proc, to))
+	if ((code >= 0 || code == SI_TKILL) && to != td->tid)
 		return -EPERM;
 	memcpy(info, &sig, 4);
 	return 0;
@@ -219,11 +229,11 @@ sys_rt_sigqueueinfo(struct thread *td,
 	struct proc *to;
 	long r;
 
-	if (a->sig < 0 || a->sig > VK_NSIG)
-		return -EINVAL;
+	if ((r = queue_info(td, a->info, a->sig, a->pid, info)) < 0)
+		return r;
 	if ((to = proc_find(a->pid)) == NULL || to->exiting)
 		return -ESRCH;
-	if ((r = queue_info(td, a->info, a->sig, to, info)) < 0 || a->sig == 0)
+	if ((r = sig_may_send(td->proc, to, a->sig)) < 0 || a->sig == 0)
 		return r;
 	sig_post(to->main, a->sig, info, 0);
 	return 0;
@@ -237,12 +247,11 @@ sys_rt_tgsigqueueinfo(struct thread *td,
 	struct thread *t;
 	long r;
 
-	if (a->tgid <= 0 || a->tid <= 0 || a->sig < 0 || a->sig > VK_NSIG)
+	if (a->tgid <= 0 || a->tid <= 0)
 		return -EINVAL;
-	if ((r = thread_arg(a->tgid, a->tid, &t)) < 0)
-		return r;
-	if ((r = queue_info(td, a->info, a->sig, t->proc, info)) < 0 ||
-	    a->sig == 0)
+	if ((r = queue_info(td, a->info, a->sig, a->tid, info)) < 0 ||
+	    (r = thread_arg(a->tgid, a->tid, &t)) < 0 ||
+	    (r = sig_may_send(td->proc, t->proc, a->sig)) < 0 || a->sig == 0)
 		return r;
 	sig_post(t, a->sig, info, SIGPOST_THREAD);
 	return 0;

@@ -1,6 +1,6 @@
 /*
- * Clocks and sleeping: clock_gettime, clock_getres, gettimeofday, time,
- * nanosleep, clock_nanosleep.
+ * Clocks and sleeping: clock_gettime, clock_getres, clock_settime,
+ * gettimeofday, time, nanosleep, clock_nanosleep.
  *
  * The wall and monotonic clocks are the host's (guests mostly read them
  * through the host vdso without trapping at all).  A sleep parks the
@@ -81,6 +81,31 @@ sys_clock_getres(struct thread *td, const struct sys_clock_getres_args *a)
 	if (a->res.va == 0)
 		return 0;
 	return copyout(td, &ts, a->res, sizeof(ts));
+}
+
+/*
+ * Only CLOCK_REALTIME and the CPU clocks have a setter in Linux.  The
+ * guest's wall clock is the host's, which it may not change: EPERM, as
+ * in a container without CAP_SYS_TIME, once the time was read and found
+ * valid.  A CPU clock is never set: EPERM once its id names a clock.
+ */
+long
+sys_clock_settime(struct thread *td, const struct sys_clock_settime_args *a)
+{
+	struct cpuclock cc;
+	struct ktimespec ts;
+	long r;
+
+	if (!cpuclock_is(a->clk) && a->clk != CLOCK_REALTIME)
+		return -EINVAL;
+	if ((r = copyin(td, a->tp, &ts, sizeof(ts))) < 0)
+		return r;
+	if (cpuclock_is(a->clk))
+		return cpuclock_get(td, a->clk, false, &cc) < 0 ? -EINVAL :
+		    -EPERM;
+	if (ts.tv_sec < 0 || ts.tv_nsec < 0 || ts.tv_nsec >= NSEC_PER_SEC)
+		return -EINVAL;
+	return -EPERM;
 }
 
 long

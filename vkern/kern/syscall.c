@@ -28,18 +28,40 @@ struct sys_stat {
 static struct sys_stat stats[VK_NSYSCALLS];
 static unsigned char logged[VK_NSYSCALLS];
 
-static void
-syscall_log_unsupported(long nr)
+/*
+ * Numbers outside the table logged so far: each is told once, and a
+ * guest that tries more than fit here is held back by vk_log_guest.
+ */
+static long logged_out[64];
+static unsigned nlogged_out;
+
+static bool
+syscall_logged_once(long nr)
 {
 	if (nr >= 0 && nr < VK_NSYSCALLS) {
 		if (logged[nr])
-			return;
+			return true;
 		logged[nr] = 1;
+		return false;
 	}
+	for (unsigned i = 0; i < nlogged_out; i++)
+		if (logged_out[i] == nr)
+			return true;
+	if (nlogged_out < VK_NELEM(logged_out))
+		logged_out[nlogged_out++] = nr;
+	return false;
+}
+
+static void
+syscall_log_unsupported(long nr)
+{
+	if (syscall_logged_once(nr))
+		return;
 	if (nr >= 0 && nr < VK_NSYSCALLS && sysent[nr].name != NULL)
-		vk_log("unsupported syscall %s (%ld)", sysent[nr].name, nr);
+		vk_log_guest("unsupported syscall %s (%ld)", sysent[nr].name,
+		    nr);
 	else
-		vk_log("unsupported syscall %ld", nr);
+		vk_log_guest("unsupported syscall %ld", nr);
 }
 
 /* --- --strace --- */

@@ -278,24 +278,14 @@ long
 sys_openat2(struct thread *td, const struct sys_openat2_args *a)
 {
 	struct open_how how;
-	uint8_t extra[64];
 	unsigned lf;
 	int r;
 
-	if (a->size < sizeof(how) || a->size > 4096)
-		return a->size < sizeof(how) ? -EINVAL : -E2BIG;
-	if ((r = copyin(td, a->how, &how, sizeof(how))) < 0)
-		return r;
+	if (a->size < sizeof(how))
+		return -EINVAL;
 	/* A larger struct is fine if what we do not know is zero. */
-	for (size_t off = sizeof(how); off < a->size; off += sizeof(extra)) {
-		size_t n = VK_MIN(sizeof(extra), a->size - off);
-
-		if ((r = copyin(td, UADDR(a->how.va + off), extra, n)) < 0)
-			return r;
-		for (size_t i = 0; i < n; i++)
-			if (extra[i] != 0)
-				return -E2BIG;
-	}
+	if ((r = copyin_struct(td, a->how, &how, sizeof(how), a->size)) < 0)
+		return r;
 	if ((how.flags & ~(uint64_t)OPEN_VALID) || how.mode & ~07777ULL)
 		return -EINVAL;
 	if (how.mode != 0 && !(how.flags & (O_CREAT | __O_TMPFILE)))

@@ -344,6 +344,9 @@ sys_lseek(struct thread *td, const struct sys_lseek_args *a)
 
 	if (fp == NULL)
 		return -EBADF;
+	/* An unknown whence comes before what the file is, as in Linux. */
+	if ((unsigned)a->whence > SEEK_HOLE)
+		return -EINVAL;
 	if (fp->console_fd >= 0)
 		return plat_console_lseek(fp->console_fd, a->off, a->whence);
 	if (!fp->seekable)

@@ -113,14 +113,9 @@ static long
 iov_load(struct thread *td, uint64_t uiov, uint64_t n, struct kiovec *iov,
     uint64_t *totalp)
 {
-	int r;
-
 	if (n > UIO_MAX)
 		return -EMSGSIZE;
-	if ((r = copyin_iov(td, UADDR(uiov), n, iov, totalp)) < 0)
-		return r;
-	*totalp = VK_MIN(*totalp, (uint64_t)MAX_RW_COUNT);
-	return 0;
+	return copyin_iov(td, UADDR(uiov), n, iov, totalp);
 }
 
 static struct ucred

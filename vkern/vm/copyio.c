@@ -147,13 +147,45 @@ copyin_iov(struct thread *td, uaddr_t uiov, size_t n, struct kiovec *iov,
 
 	if ((r = copyin(td, uiov, iov, n * sizeof(*iov))) < 0)
 		return r;
-	for (size_t i = 0; i < n; i++) {
-		if ((int64_t)iov[i].len < 0 ||
-		    iov[i].len > (uint64_t)SSIZE_MAX - total)
+	for (size_t i = 0; i < n; i++)
+		if ((int64_t)iov[i].len < 0)
 			return -EINVAL;
+	/*
+	 * As Linux: a range past the user address space is EFAULT, and the
+	 * lengths are cut so that they add up to MAX_RW_COUNT at most.
+	 */
+	for (size_t i = 0; i < n; i++) {
+		if (iov[i].len > ARCH_TASK_SIZE ||
+		    iov[i].base > ARCH_TASK_SIZE - iov[i].len)
+			return -EFAULT;
+		iov[i].len = VK_MIN(iov[i].len, MAX_RW_COUNT - total);
 		total += iov[i].len;
 	}
 	*totalp = total;
+	return 0;
+}
+
+int
+copyin_struct(struct thread *td, uaddr_t src, void *dst, size_t ksize,
+    size_t usize)
+{
+	uint8_t extra[64];
+	int r;
+
+	if (usize > VK_PAGE_SIZE)
+		return -E2BIG;
+	memset(dst, 0, ksize);
+	if ((r = copyin(td, src, dst, VK_MIN(ksize, usize))) < 0)
+		return r;
+	for (size_t off = ksize; off < usize; off += sizeof(extra)) {
+		size_t n = VK_MIN(sizeof(extra), usize - off);
+
+		if ((r = copyin(td, UADDR(src.va + off), extra, n)) < 0)
+			return r;
+		for (size_t i = 0; i < n; i++)
+			if (extra[i] != 0)
+				return -E2BIG;
+	}
 	return 0;
 }
 

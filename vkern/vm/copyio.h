@@ -35,9 +35,19 @@ struct kiovec {
 };
 
 /*
- * Copy in n iovecs and check their lengths: -EINVAL for a negative one
- * or a sum over SSIZE_MAX.  *totalp gets the sum.  The callers bound n,
- * each with its own errno.
+ * Copy in a versioned struct of usize bytes (clone_args, open_how) into
+ * dst of ksize, as Linux's copy_struct_from_user: what the guest's is
+ * short of is zero, and what it has beyond ksize must be zero, else
+ * -E2BIG; -E2BIG too past a page.  Too small a usize is the caller's.
+ */
+int copyin_struct(struct thread *td, uaddr_t src, void *dst, size_t ksize,
+    size_t usize);
+
+/*
+ * Copy in n iovecs and check them: -EINVAL for a negative length,
+ * -EFAULT for a range past the user address space; lengths are cut so
+ * that their sum, in *totalp, is MAX_RW_COUNT at most.  The callers
+ * bound n, each with its own errno.
  */
 int copyin_iov(struct thread *td, uaddr_t uiov, size_t n, struct kiovec *iov,
     uint64_t *totalp);

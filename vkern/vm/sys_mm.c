@@ -220,17 +220,21 @@ long
 sys_mmap(struct thread *td, const struct sys_mmap_args *a)
 {
 	uint64_t type = a->flags & MAP_TYPE;
+	bool anon = (a->flags & MAP_ANONYMOUS) != 0;
 
+	/* As Linux: the descriptor first, and no validated anonymous map. */
+	if (!anon && fd_get(td->proc->fdt, a->fd) == NULL)
+		return -EBADF;
 	if (a->len == 0)
 		return -EINVAL;
 	if (type != MAP_PRIVATE && type != MAP_SHARED &&
-	    type != MAP_SHARED_VALIDATE)
+	    (type != MAP_SHARED_VALIDATE || anon))
 		return -EINVAL;
 	if (a->off & VK_PAGE_MASK)
 		return -EINVAL;
 	if (a->prot & ~(PROT_VALID | PROT_GROWSDOWN | PROT_GROWSUP))
 		return -EINVAL;
-	if (!(a->flags & MAP_ANONYMOUS))
+	if (!anon)
 		return mmap_file(td, a, type);
 	return kern_mmap(td->proc, a->addr.va, a->len, (int)(a->prot &
 	    PROT_VALID), a->flags);

@@ -136,7 +136,7 @@ pfs_key_norm(const struct pfs_fs *fs, int kind, int *pid, int *arg)
 {
 	enum pfs_scope s = fs->specs[kind].scope;
 
-	if (s == PFS_GLOBAL)
+	if (s == PFS_GLOBAL || s == PFS_CPU)
 		*pid = 0;
 	if (s == PFS_GLOBAL || s == PFS_PROC)
 		*arg = 0;
@@ -178,26 +178,31 @@ pfs_vnode(struct pfs_fs *fs, int kind, int pid, int arg)
 
 /*
  * Whether the node exists now: its process is in the table and not
- * exiting, and so are its thread or fd.  Fills c for the generators.
+ * exiting, and so are its thread or fd; its CPU is one the guest sees;
+ * and the row's own test says yes.  Fills c for the generators.
  * Returns 0 or -ENOENT.
  */
 static int
 pfs_resolve(const struct pfs_fs *fs, int kind, int pid, int arg,
     struct pfs_ctx *c)
 {
-	enum pfs_scope s = fs->specs[kind].scope;
+	const struct pfs_spec *sp = &fs->specs[kind];
 	struct proc *p;
 
 	*c = (struct pfs_ctx){ .pid = pid, .arg = arg };
-	if (s == PFS_GLOBAL)
-		return 0;
-	if ((p = proc_find(pid)) == NULL || p->exiting)
+	if (sp->scope == PFS_CPU && (arg < 0 || arg >= plat_ncpus()))
 		return -ENOENT;
-	if (s == PFS_THREAD && proc_thread(p, arg) == NULL)
+	if (sp->scope != PFS_GLOBAL && sp->scope != PFS_CPU) {
+		if ((p = proc_find(pid)) == NULL || p->exiting)
+			return -ENOENT;
+		if (sp->scope == PFS_THREAD && proc_thread(p, arg) == NULL)
+			return -ENOENT;
+		if (sp->scope == PFS_FD && fd_get(p->fdt, arg) == NULL)
+			return -ENOENT;
+		c->p = p;
+	}
+	if (sp->exists != NULL && !sp->exists(c))
 		return -ENOENT;
-	if (s == PFS_FD && fd_get(p->fdt, arg) == NULL)
-		return -ENOENT;
-	c->p = p;
 	return 0;
 }
 
@@ -243,6 +248,9 @@ pfs_number_next(enum pfs_scope s, const struct pfs_ctx *c, long from,
 
 		found = fd >= 0;
 		*np = fd;
+	} else if (s == PFS_CPU && VK_MAX(from, 0) < plat_ncpus()) {
+		*np = (int)VK_MAX(from, 0);
+		found = true;
 	}
 	return found;
 }
@@ -325,6 +333,7 @@ pfs_lookup(struct vnode *dvn, const char *name, struct vnode **vpp)
 	struct pfs_node *dn = dvn->data;
 	struct pfs_fs *fs = dn->fs;
 	int numbered = fs->specs[dn->kind].numbered;
+	const char *prefix;
 	struct pfs_ctx c;
 	int r, kind, n, pid, arg;
 
@@ -338,10 +347,18 @@ pfs_lookup(struct vnode *dvn, const char *name, struct vnode **vpp)
 		return 0;
 	}
 	if ((kind = pfs_child(fs, dn->kind, name)) >= 0) {
+		if (fs->specs[kind].exists != NULL &&
+		    !fs->specs[kind].exists(&c))
+			return -ENOENT;
 		*vpp = pfs_vnode(fs, kind, dn->pid, dn->arg);
 		return 0;
 	}
-	if (numbered == 0 || !pfs_parse_num(name, &n))
+	if (numbered == 0)
+		return -ENOENT;
+	prefix = fs->specs[numbered].prefix != NULL ?
+	    fs->specs[numbered].prefix : "";
+	if (strncmp(name, prefix, strlen(prefix)) != 0 ||
+	    !pfs_parse_num(name + strlen(prefix), &n))
 		return -ENOENT;
 	pfs_numbered_key(dn, n, &pid, &arg);
 	if ((r = pfs_resolve(fs, numbered, pid, arg, &c)) < 0)
@@ -488,10 +505,13 @@ pfs_readlink(struct vnode *vn, char *buf, size_t size)
 	return r;
 }
 
-/* The named rows of dn from cookie on.  Returns fn's stop, or 0. */
+/*
+ * The named rows of dn (whose context is c) from cookie on.  Returns
+ * fn's stop, or 0.
+ */
 static int
-pfs_readdir_rows(struct pfs_node *dn, uint64_t cookie, vfs_dirent_fn fn,
-    void *arg)
+pfs_readdir_rows(struct pfs_node *dn, const struct pfs_ctx *c,
+    uint64_t cookie, vfs_dirent_fn fn, void *arg)
 {
 	struct pfs_fs *fs = dn->fs;
 
@@ -499,7 +519,8 @@ pfs_readdir_rows(struct pfs_node *dn, uint64_t cookie, vfs_dirent_fn fn,
 		const struct pfs_spec *sp = &fs->specs[i];
 		int r;
 
-		if (!pfs_is_child(fs, i, dn->kind))
+		if (!pfs_is_child(fs, i, dn->kind) ||
+		    (sp->exists != NULL && !sp->exists(c)))
 			continue;
 		r = fn(arg, sp->name, strlen(sp->name),
 		    pfs_ino(fs, (int)i, dn->pid, dn->arg),
@@ -519,7 +540,9 @@ pfs_readdir_numbers(struct pfs_node *dn, const struct pfs_ctx *c,
 	int kind = fs->specs[dn->kind].numbered;
 	uint64_t base = 2 + fs->nspecs;
 	enum vtype type = vtype_from_mode(fs->specs[kind].mode);
-	char name[16];
+	const char *prefix = fs->specs[kind].prefix != NULL ?
+	    fs->specs[kind].prefix : "";
+	char name[32];
 	int id, pid, a, n;
 
 	if (kind == 0 || (cookie > base && cookie - base > INT_MAX))
@@ -528,7 +551,7 @@ pfs_readdir_numbers(struct pfs_node *dn, const struct pfs_ctx *c,
 	    pfs_number_next(fs->specs[kind].scope, c, from, &id);
 	    from = (long)id + 1) {
 		pfs_numbered_key(dn, id, &pid, &a);
-		n = snprintf(name, sizeof(name), "%d", id);
+		n = snprintf(name, sizeof(name), "%.15s%d", prefix, id);
 		if (fn(arg, name, (size_t)n, pfs_ino(fs, kind, pid, a), type,
 		    base + (uint64_t)id + 1) != 0)
 			return;
@@ -555,7 +578,7 @@ pfs_readdir(struct vnode *dvn, uint64_t cookie, vfs_dirent_fn fn,
 		return 0;
 	if (cookie <= 1 && fn(arg, "..", 2, up, VDIR, 2) != 0)
 		return 0;
-	if (pfs_readdir_rows(dn, cookie, fn, arg) != 0)
+	if (pfs_readdir_rows(dn, &c, cookie, fn, arg) != 0)
 		return 0;
 	pfs_readdir_numbers(dn, &c, cookie, fn, arg);
 	return 0;

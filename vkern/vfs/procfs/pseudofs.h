@@ -49,13 +49,14 @@ enum pfs_scope {
 	PFS_PROC,       /* pid */
 	PFS_THREAD,     /* pid and arg = tid */
 	PFS_FD,         /* pid and arg = fd */
+	PFS_CPU,        /* arg = a CPU the guest sees */
 };
 
 /* The node a generator works for, checked to be alive just before. */
 struct pfs_ctx {
 	struct proc *p;         /* the process, unless PFS_GLOBAL */
 	int pid;
-	int arg;                /* the tid or fd, for PFS_THREAD and PFS_FD */
+	int arg;                /* the tid, fd or CPU of its scope */
 };
 
 /*
@@ -72,6 +73,9 @@ struct pfs_spec {
 	pfs_gen_fn gen;         /* content or target; NULL: text */
 	const char *text;       /* fixed content or target */
 	int numbered;           /* a directory's numbered row, 0 if none */
+	const char *prefix;     /* a numbered row's names: prefix, number */
+	/* Whether the node is there (NULL: whenever its scope's is). */
+	bool (*exists)(const struct pfs_ctx *c);
 };
 
 #define PFS_DIR  (S_IFDIR | 0555)

@@ -4,8 +4,9 @@
  * glibc's get_nprocs() and sysconf(_SC_NPROCESSORS_ONLN) read
  * /sys/devices/system/cpu/online, and libgomp, Go and Rust runtimes read
  * possible and present as well; each is a CPU list in Linux's "%*pbl"
- * format.  Every CPU the platform reports is possible, present and
- * online.
+ * format.  Others (stress-ng, glibc's get_nprocs_conf()) count the cpuN
+ * directories and read cpuN/online.  Every CPU the platform reports is
+ * possible, present and online.
  */
 #include "vkern/platform.h"
 #include "vkern/vfs/procfs/procfs.h"
@@ -13,10 +14,11 @@
 #include "vkern/vk.h"
 
 static int sysfs_gen_cpulist(const struct pfs_ctx *, struct sbuf *);
+static bool sysfs_cpu_hotpluggable(const struct pfs_ctx *);
 
 enum sysfs_kind {
 	SK_ROOT, SK_DEVICES, SK_SYSTEM, SK_CPU, SK_ONLINE, SK_POSSIBLE,
-	SK_PRESENT, SK_NKINDS
+	SK_PRESENT, SK_CPUN, SK_CPUN_ONLINE, SK_NKINDS
 };
 
 #define SDIR(n, par) { .name = n, .parent = par, .mode = S_IFDIR | 0755 }
@@ -28,11 +30,24 @@ static const struct pfs_spec sysfs_specs[SK_NKINDS] = {
 	[SK_ROOT] = SDIR("", SK_ROOT),
 	[SK_DEVICES] = SDIR("devices", SK_ROOT),
 	[SK_SYSTEM] = SDIR("system", SK_DEVICES),
-	[SK_CPU] = SDIR("cpu", SK_SYSTEM),
+	[SK_CPU] = { .name = "cpu", .parent = SK_SYSTEM, .mode = S_IFDIR | 0755,
+	    .numbered = SK_CPUN },
 	[SK_ONLINE] = SLIST("online"),
 	[SK_POSSIBLE] = SLIST("possible"),
 	[SK_PRESENT] = SLIST("present"),
+	[SK_CPUN] = { .parent = SK_CPU, .mode = S_IFDIR | 0755,
+	    .scope = PFS_CPU, .prefix = "cpu" },
+	/* x86's boot CPU cannot go offline: Linux gives it no such file. */
+	[SK_CPUN_ONLINE] = { .name = "online", .parent = SK_CPUN,
+	    .mode = S_IFREG | 0644, .scope = PFS_CPU, .text = "1\n",
+	    .exists = sysfs_cpu_hotpluggable },
 };
+
+static bool
+sysfs_cpu_hotpluggable(const struct pfs_ctx *c)
+{
+	return c->arg != 0;
+}
 
 static int
 sysfs_gen_cpulist(const struct pfs_ctx *c, struct sbuf *sb)

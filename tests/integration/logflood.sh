@@ -1,0 +1,40 @@
+#!/bin/sh
+# A guest cannot flood vkernel's stderr: the guest calls 100,000 syscall
+# numbers no kernel serves (int_sysnr flood), and vkernel, which tells
+# each unknown number once and rate-limits what a guest can make it say,
+# must print a few lines at most.  Run as the invoking user and, when that
+# is root, again with vkernel as an unprivileged host user (setpriv).
+#
+# usage: logflood.sh VKERNEL GUEST
+set -u
+vk=$1
+guest=$2
+max=12
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/vk-logflood.XXXXXX") || exit 2
+trap 'rm -rf "$tmp"' EXIT
+chmod 755 "$tmp"
+failed=0
+
+run() {
+	who=$1
+	shift
+	"$@" "$vk" run -- "$guest" flood >"$tmp/out" 2>"$tmp/err"
+	st=$?
+	lines=$(wc -l <"$tmp/err")
+	if [ "$st" != 0 ]; then
+		echo "FAIL: $who: status $st" >&2
+		failed=1
+	fi
+	if [ "$lines" -gt "$max" ]; then
+		echo "FAIL: $who: $lines lines on stderr (at most $max)" >&2
+		head -5 "$tmp/err" >&2
+		failed=1
+	fi
+	echo "$who: status $st, $lines lines on stderr"
+}
+
+run "as $(id -un)"
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
+	run "as uid 65534" setpriv --reuid=65534 --regid=65534 --clear-groups
+fi
+exit $failed
