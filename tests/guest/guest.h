@@ -70,6 +70,7 @@ guest_errno_name(int e)
 		{ ENOTDIR, "ENOTDIR" }, { EISDIR, "EISDIR" },
 		{ EINVAL, "EINVAL" }, { EMFILE, "EMFILE" },
 		{ ENOTTY, "ENOTTY" }, { ENOSPC, "ENOSPC" },
+		{ ENOBUFS, "ENOBUFS" },
 		{ ESPIPE, "ESPIPE" }, { ERANGE, "ERANGE" },
 		{ ENAMETOOLONG, "ENAMETOOLONG" }, { ENOSYS, "ENOSYS" },
 		{ ENOTEMPTY, "ENOTEMPTY" }, { ELOOP, "ELOOP" },

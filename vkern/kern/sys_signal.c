@@ -225,8 +225,7 @@ sys_rt_sigqueueinfo(struct thread *td,
 		return -ESRCH;
 	if ((r = queue_info(td, a->info, a->sig, to, info)) < 0 || a->sig == 0)
 		return r;
-	sig_post(to->main, a->sig, info, 0);
-	return 0;
+	return sig_post(to->main, a->sig, info, 0);
 }
 
 long
@@ -244,8 +243,7 @@ sys_rt_tgsigqueueinfo(struct thread *td,
 	if ((r = queue_info(td, a->info, a->sig, t->proc, info)) < 0 ||
 	    a->sig == 0)
 		return r;
-	sig_post(t, a->sig, info, SIGPOST_THREAD);
-	return 0;
+	return sig_post(t, a->sig, info, SIGPOST_THREAD);
 }
 
 long

@@ -23,6 +23,7 @@
 #include "vkern/kern/kern.h"
 #include "vkern/kern/proc.h"
 #include "vkern/kern/syscall_gen.h"
+#include "vkern/kmem.h"
 #include "vkern/platform.h"
 #include "vkern/vfs/file.h"
 #include "vkern/vfs/vfs.h"
@@ -98,8 +99,8 @@ epoll_close(struct file *fp)
 	struct epoll *ep = fp->data;
 
 	fdt_unhold(ep->fdt);
-	free(ep->it);
-	free(ep);
+	kmem_free(ep->it, ep->cap * sizeof(*ep->it), 0);
+	kmem_free(ep, sizeof(*ep), 0);
 }
 
 static const struct file_ops epoll_fileops = {
@@ -113,10 +114,12 @@ static const struct file_ops epoll_fileops = {
 static long
 kern_epoll_create(struct thread *td, bool cloexec)
 {
-	struct epoll *ep = vk_xcalloc(1, sizeof(*ep));
-	struct file *fp = file_alloc(&epoll_fileops, NULL, O_RDWR,
-	    "anon_inode:[eventpoll]");
+	struct epoll *ep = kmem_alloc(sizeof(*ep), KM_ZERO);
+	struct file *fp;
 
+	if (ep == NULL)
+		return -ENOMEM;
+	fp = file_alloc(&epoll_fileops, NULL, O_RDWR, "anon_inode:[eventpoll]");
 	ep->fdt = td->proc->fdt;
 	fdt_hold(ep->fdt);
 	fp->data = ep;
@@ -241,8 +244,14 @@ sys_epoll_ctl(struct thread *td, const struct sys_epoll_ctl_args *a)
 		if (it != NULL)
 			return -EEXIST;
 		if (ep->n == ep->cap) {
-			ep->cap = ep->cap ? ep->cap * 2 : 8;
-			ep->it = vk_xrealloc(ep->it, ep->cap * sizeof(*ep->it));
+			unsigned cap = ep->cap ? ep->cap * 2 : 8;
+			struct epitem *nit = kmem_realloc(ep->it, ep->cap *
+			    sizeof(*ep->it), cap * sizeof(*ep->it), 0);
+
+			if (nit == NULL)
+				return -ENOMEM;
+			ep->it = nit;
+			ep->cap = cap;
 		}
 		ep->it[ep->n++] = (struct epitem){ .fd = a->fd, .fp = fp,
 		    .events = ev.events, .data = ev.data };

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "vkern/kmem.h"
 #include "vkern/vfs/file.h"
 #include "vkern/vfs/vfs.h"
 #include "vkern/vfs/vfs_lock.h"
@@ -28,13 +29,14 @@ struct file *
 file_alloc(const struct file_ops *ops, struct vnode *vn, unsigned flags,
     const char *path)
 {
-	struct file *fp = vk_xcalloc(1, sizeof(*fp));
+	/* Charged, never refused: the descriptor tables bound them. */
+	struct file *fp = kmem_alloc(sizeof(*fp), KM_ZERO | KM_FORCE);
 
 	fp->refs = 1;
 	fp->ops = ops;
 	fp->vn = vn;
 	fp->flags = flags;
-	fp->path = strdup(path != NULL ? path : "");
+	fp->path = kmem_strdup(path != NULL ? path : "", KM_FORCE);
 	fp->console_fd = -1;
 	fp->seekable = vn != NULL && vn->type != VFIFO && vn->type != VSOCK;
 	if (file_writes_vnode(fp))
@@ -64,8 +66,8 @@ file_rel(struct file *fp)
 		fp->vn->writers--;
 	if (fp->vn != NULL)
 		vnode_rel(fp->vn);
-	free(fp->path);
-	free(fp);
+	kmem_strfree(fp->path, 0);
+	kmem_free(fp, sizeof(*fp), 0);
 }
 
 bool
@@ -138,8 +140,10 @@ fd_grow(struct fdtable *t, int want)
 
 	while (n <= want)
 		n *= 2;
-	t->files = vk_xrealloc(t->files, (size_t)n * sizeof(*t->files));
-	t->cloexec = vk_xrealloc(t->cloexec, (size_t)n);
+	t->files = kmem_realloc(t->files, (size_t)t->n * sizeof(*t->files),
+	    (size_t)n * sizeof(*t->files), KM_FORCE);
+	t->cloexec = kmem_realloc(t->cloexec, (size_t)t->n, (size_t)n,
+	    KM_FORCE);
 	memset(&t->files[t->n], 0, (size_t)(n - t->n) * sizeof(*t->files));
 	memset(&t->cloexec[t->n], 0, (size_t)(n - t->n));
 	t->n = n;
@@ -215,7 +219,7 @@ fd_close(struct fdtable *t, int fd)
 struct fdtable *
 fdt_alloc(void)
 {
-	struct fdtable *t = vk_xcalloc(1, sizeof(*t));
+	struct fdtable *t = kmem_alloc(sizeof(*t), KM_ZERO | KM_FORCE);
 
 	t->refs = 1;
 	return t;
@@ -246,9 +250,9 @@ fdt_ref(struct fdtable *t)
 static void
 fdt_free(struct fdtable *t)
 {
-	free(t->files);
-	free(t->cloexec);
-	free(t);
+	kmem_free(t->files, (size_t)t->n * sizeof(*t->files), 0);
+	kmem_free(t->cloexec, (size_t)t->n, 0);
+	kmem_free(t, sizeof(*t), 0);
 }
 
 void

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "vkern/kmem.h"
 #include "vkern/platform.h"
 #include "vkern/vfs/mapcache.h"
 #include "vkern/vfs/tmpfs/tmpfs.h"
@@ -112,19 +113,23 @@ mapcache_pin(struct mapcache **mcp, struct vnode *vn,
 		}
 	}
 	vnode_rel(mc->shadow);
-	free(mc->filled);
+	kmem_free(mc->filled, mc->nfilled, 0);
 	free(mc);
 	*mcp = NULL;
 }
 
-static void
+/* A byte a page up to idx, charged to the sandbox: 0, or -ENOMEM. */
+static int
 filled_grow(struct mapcache *mc, uint64_t idx)
 {
 	uint64_t n = VK_MAX(idx + 1, mc->nfilled * 2);
+	uint8_t *filled = kmem_realloc(mc->filled, mc->nfilled, n, KM_ZERO);
 
-	mc->filled = vk_xrealloc(mc->filled, n);
-	memset(mc->filled + mc->nfilled, 0, n - mc->nfilled);
+	if (filled == NULL)
+		return -ENOMEM;
+	mc->filled = filled;
 	mc->nfilled = n;
+	return 0;
 }
 
 /* Read page idx of the file into the cache. */
@@ -147,8 +152,8 @@ page_fill(struct mapcache *mc, uint64_t idx, uint64_t ram)
 	}
 	/* Past the end of the file the page reads zero. */
 	memset(p + done, 0, VK_PAGE_SIZE - done);
-	if (idx >= mc->nfilled)
-		filled_grow(mc, idx);
+	if (idx >= mc->nfilled && filled_grow(mc, idx) < 0)
+		return -ENOMEM;
 	mc->filled[idx] = 1;
 	return 0;
 }
