@@ -1,8 +1,8 @@
 /*
  * Verifies that what a program makes the kernel allocate is bounded and
  * answered with Linux's errors: pipes grown to 1 MiB and filled, tmpfs
- * names and symlinks, filled socket pairs, epoll items, queued real-time
- * signals and a mapping cut into pieces by munmap.
+ * names and symlinks, record locks, filled socket pairs, epoll items,
+ * queued real-time signals and a mapping cut into pieces by munmap.
  *
  * "mem_kmem LIMIT_MIB" runs under a memory limit of LIMIT_MIB (vkernel's
  * --mem): each attack must then meet its error before it has asked for
@@ -81,9 +81,35 @@ fds_close(int *fds, unsigned long n)
 	free(fds);
 }
 
-/* Pipes of 1 MiB, each filled: F_SETPIPE_SZ or pipe2 give ENOMEM. */
+/*
+ * Record locks on every other byte of files (open before memory is full),
+ * until ENOLCK.  The locks go with the files.
+ */
 static void
-attack_pipes(void)
+attack_locks(const int *files, int nfiles)
+{
+	enum { PER_FILE = 512 };
+	unsigned long locks = 0;
+	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET,
+	    .l_len = 1 };
+	int err = 0;
+
+	for (int f = 0; f < nfiles && err == 0; f++) {
+		for (int i = 0; i < PER_FILE && err == 0; i++, locks++) {
+			fl.l_start = 2 * i;
+			if (fcntl(files[f], F_SETLK, &fl) < 0)
+				err = errno;
+		}
+	}
+	attack_end("record locks", locks, err, ENOLCK, ENOLCK);
+}
+
+/*
+ * Pipes of 1 MiB, each filled: F_SETPIPE_SZ or pipe2 give ENOMEM.  With
+ * the memory full, record locks on the files get ENOLCK.
+ */
+static void
+attack_pipes(const int *files, int nfiles)
 {
 	unsigned long max = budget() / MIB, n = 0;
 	int *fds = fds_new(2 * max), err = 0, p[2];
@@ -106,6 +132,7 @@ attack_pipes(void)
 		CHECK(errno == EAGAIN, "pipe write: %s", guest_errno_name(errno));
 	}
 	attack_end("1 MiB pipes", n, err, ENOMEM, ENOMEM);
+	attack_locks(files, nfiles);
 	fds_close(fds, 2 * n);
 	if (CHECK_OK(pipe2(p, 0)) == 0) {
 		CHECK_EQ(fcntl(p[1], F_SETPIPE_SZ, (int)MIB), (long)MIB);
@@ -320,7 +347,9 @@ attack_map_pieces(void)
 int
 main(int argc, char **argv)
 {
-	char dir[64];
+	enum { NLOCKFILES = 64 };
+	int files[NLOCKFILES];
+	char dir[64], path[128];
 
 	limit_mib = argc > 1 ? strtoul(argv[1], NULL, 10) : 0;
 	raise_nofile();
@@ -332,7 +361,14 @@ main(int argc, char **argv)
 	snprintf(dir, sizeof(dir), "/tmp/mem_kmem.%d", (int)getpid());
 	if (CHECK_OK(mkdir(dir, 0700)) < 0)
 		return guest_done();
-	attack_pipes();
+	for (int i = 0; i < NLOCKFILES; i++) {
+		snprintf(path, sizeof(path), "%s/lock%d", dir, i);
+		files[i] = CHECK_OK(open(path, O_CREAT | O_RDWR, 0600));
+		unlink(path);
+	}
+	attack_pipes(files, NLOCKFILES);
+	for (int i = 0; i < NLOCKFILES; i++)
+		close(files[i]);
 	attack_names(dir);
 	attack_symlinks(dir);
 	attack_sockets();
