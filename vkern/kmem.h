@@ -46,6 +46,12 @@ void kmem_strfree(char *s, int flags);
 /* What an allocation of n bytes is charged. */
 size_t kmem_size(size_t n);
 
+/*
+ * Give the host back what the heap keeps of freed objects, when the
+ * charge has come down far enough from its peak to be worth a walk.
+ */
+void kmem_trim(void);
+
 /* Bytes charged now, for the file systems (KM_FS) or the rest (0). */
 uint64_t kmem_charged(int flags);
 

@@ -111,6 +111,19 @@ Test(kmem, realloc_charges_the_difference)
 	cr_assert_eq(vm_ram_kmem(), 0);
 }
 
+Test(kmem, realloc_needs_room_for_old_and_new_at_once)
+{
+	void *p = kmem_alloc(6 * PG, 0), *q;
+
+	/* 16 pages: 6 and 12 do not fit together, 6 and 9 do. */
+	cr_assert_null(kmem_realloc(p, 6 * PG, 12 * PG, 0));
+	cr_assert_eq(vm_ram_kmem(), kmem_size(6 * PG));
+	cr_assert_not_null(q = kmem_realloc(p, 6 * PG, 9 * PG, 0));
+	cr_assert_eq(vm_ram_kmem(), kmem_size(9 * PG));
+	kmem_free(q, 9 * PG, 0);
+	cr_assert_eq(vm_ram_kmem(), 0);
+}
+
 Test(kmem, strdup_and_classes)
 {
 	char *s = kmem_strdup("a name", KM_FS), *t = kmem_strdup("x", 0);

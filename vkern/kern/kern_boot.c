@@ -274,6 +274,7 @@ kern_run(void)
 		deadline = time_earliest(sched_next_deadline(), timers_next());
 		/* The host gets freed memory back before the kernel sleeps. */
 		vm_ram_flush();
+		kmem_trim();
 		if (plat_event_wait(&ev, deadline) < 0)
 			break;
 		kern_handle(&ev);

@@ -6,18 +6,26 @@
  * for a large one (which malloc maps on its own).  The charge only has to
  * bound the heap, not match it, and fragmentation is left to the fixed
  * slack the host allows the kernel beyond --mem.
+ *
+ * What malloc keeps of freed objects is given back to the host once the
+ * charge has come down a few MiB from its peak (kmem_trim): else a guest
+ * that filled the heap with small objects, freed them and then made a
+ * large one would hold the heap's pages and the new block at once.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "vkern/kmem.h"
+#include "vkern/platform.h"
 #include "vkern/vk.h"
 #include "vkern/vm/vm_ram.h"
 
-#define KMEM_LARGE (128 * 1024)
+#define KMEM_LARGE      (128 * 1024)
+#define KMEM_TRIM_SLACK (4 * 1024 * 1024)
 
 static uint64_t charged[2];     /* [0] processes' objects, [1] KM_FS */
 static uint64_t mark;
+static uint64_t peak;           /* of the total, since the last trim */
 
 static unsigned
 kmem_class(int flags)
@@ -41,6 +49,7 @@ kmem_charge(size_t n, int flags)
 	else if (vm_ram_charge(n) < 0)
 		return -1;
 	charged[kmem_class(flags)] += n;
+	peak = VK_MAX(peak, charged[0] + charged[1]);
 	return 0;
 }
 
@@ -64,16 +73,22 @@ kmem_alloc(size_t n, int flags)
 	return p;
 }
 
+/*
+ * A block that grows is charged whole until the old one is gone: realloc
+ * may hold both while it copies.
+ */
 void *
 kmem_realloc(void *p, size_t oldn, size_t newn, int flags)
 {
 	size_t olds = p != NULL ? kmem_size(oldn) : 0, news = kmem_size(newn);
 
-	if (news > olds && kmem_charge(news - olds, flags) < 0)
-		return NULL;
-	if (news < olds)
+	if (news <= olds)
 		kmem_uncharge(olds - news, flags);
+	else if (kmem_charge(news, flags) < 0)
+		return NULL;
 	p = vk_xrealloc(p, VK_MAX(newn, 1));
+	if (news > olds)
+		kmem_uncharge(olds, flags);
 	if ((flags & KM_ZERO) != 0 && newn > oldn)
 		memset((char *)p + oldn, 0, newn - oldn);
 	return p;
@@ -102,6 +117,17 @@ kmem_strfree(char *s, int flags)
 {
 	if (s != NULL)
 		kmem_free(s, strlen(s) + 1, flags);
+}
+
+void
+kmem_trim(void)
+{
+	uint64_t total = charged[0] + charged[1];
+
+	if (peak - total < KMEM_TRIM_SLACK)
+		return;
+	plat_heap_trim();
+	peak = total;
 }
 
 uint64_t
