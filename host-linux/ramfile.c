@@ -9,6 +9,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <malloc.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -81,6 +82,12 @@ plat_ram_discard(uint64_t off, uint64_t len)
 		    (unsigned long)off, (unsigned long)len, errno);
 		plat_abort();
 	}
+}
+
+void
+plat_heap_trim(void)
+{
+	(void)malloc_trim(0);
 }
 
 /*

@@ -45,6 +45,13 @@ uint64_t plat_ram_size(void);
 void plat_ram_discard(uint64_t off, uint64_t len);
 
 /*
+ * Give the host back the free pages of the kernel's own heap, which its
+ * allocator keeps after objects go.  Costs a walk of the heap: call it
+ * when much was freed.
+ */
+void plat_heap_trim(void);
+
+/*
  * Copy len bytes from src into the RAM file at off, as a memcpy to
  * plat_ram_base() + off would.  Meant for pages that were just allocated:
  * the host may back them without clearing them first.  src is kernel

@@ -79,6 +79,7 @@ guest_errno_name(int e)
 		{ ENOTDIR, "ENOTDIR" }, { EISDIR, "EISDIR" },
 		{ EINVAL, "EINVAL" }, { EMFILE, "EMFILE" },
 		{ ENOTTY, "ENOTTY" }, { ENOSPC, "ENOSPC" },
+		{ ENOBUFS, "ENOBUFS" }, { ENOLCK, "ENOLCK" },
 		{ ESPIPE, "ESPIPE" }, { ERANGE, "ERANGE" },
 		{ ENAMETOOLONG, "ENAMETOOLONG" }, { ENOSYS, "ENOSYS" },
 		{ ENOTEMPTY, "ENOTEMPTY" }, { ELOOP, "ELOOP" },

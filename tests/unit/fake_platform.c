@@ -104,6 +104,11 @@ plat_ram_size(void)
 }
 
 void
+plat_heap_trim(void)
+{
+}
+
+void
 plat_ram_discard(uint64_t off, uint64_t len)
 {
 	char *base = plat_ram_base();

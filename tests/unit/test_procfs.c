@@ -803,7 +803,8 @@ Test(procfs, meminfo_free_drops_with_use)
 	    0), 0);
 	s = cat("meminfo");
 	cr_assert_eq(sscanf(strstr(s, "MemFree:"), "MemFree: %llu", &f2), 1);
-	cr_assert_eq(f1 - f2, 1024);
+	/* The pages, and (charged too) a little for the map's entries. */
+	cr_assert(f1 - f2 >= 1024 && f1 - f2 <= 1024 + 4, "%llu", f1 - f2);
 	free(s);
 }
 

@@ -18,6 +18,7 @@
 #include <criterion/parameterized.h>
 
 #include "tests/unit/fake_platform.h"
+#include "vkern/kmem.h"
 #include "vkern/vfs/tmpfs/tmpfs.h"
 #include "vkern/vfs/vfs.h"
 #include "vkern/vm/vm_ram.h"
@@ -59,6 +60,9 @@ tfs_teardown(void)
 	tmpfs_unmount(mp);
 	cr_assert_eq(vm_ram_used(), 0, "unmount left %llu bytes of RAM",
 	    (unsigned long long)vm_ram_used());
+	/* Every name, node and page table gave its charge back. */
+	cr_assert_eq(vm_ram_kmem(), 0, "unmount left %llu bytes charged",
+	    (unsigned long long)vm_ram_kmem());
 }
 
 TestSuite(tmpfs, .init = tfs_setup, .fini = tfs_teardown);
@@ -660,6 +664,9 @@ Test(tmpfs, write_fails_enomem_when_ram_is_full)
 
 	tfs_remount_tight();
 	f = mk(root, "f", S_IFREG | 0644);
+	/* The nodes, and the page table the write makes, are charged too. */
+	vm_ram_init(256 * 1024 * PG, 8 * PG + VK_ROUND_UP(vm_ram_kmem() +
+	    kmem_size(PG), PG));
 	memset(buf, 'q', 10 * PG);
 	/* 8 pages fit: the write is short, then the next one fails. */
 	cr_assert_eq(f->ops->write(f, buf, 10 * PG, 0), (long)(8 * PG));

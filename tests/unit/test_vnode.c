@@ -65,7 +65,8 @@ static struct mount *upper_mp, *lower_mp, *ovl_mp;
 static void
 ovl_setup(void)
 {
-	vm_ram_init(256 * 1024 * 4096ULL, 4096 * 4096ULL);
+	/* 300,000 levels' nodes and names are charged: room for them. */
+	vm_ram_init(256 * 1024 * 4096ULL, 256 * 1024 * 4096ULL);
 	cr_assert_eq(tmpfs_mount(false, 0755, 0, 0, &upper_mp), 0);
 	cr_assert_eq(tmpfs_mount(false, 0755, 0, 0, &lower_mp), 0);
 	vnode_ref(upper_mp->root);

@@ -17,6 +17,7 @@
 
 #include "vkern/kern/kern.h"
 #include "vkern/kern/proc.h"
+#include "vkern/kmem.h"
 #include "vkern/platform.h"
 #include "vkern/vfs/namei.h"
 #include "vkern/vfs/socket.h"
@@ -113,6 +114,7 @@ kern_start(const char *name, char *const argv[], char *const envp[],
 	int r;
 
 	*whyp = NULL;
+	kmem_mark();
 	if ((r = proc_create(&p)) < 0)
 		return r;
 	start_cwd(p);
@@ -274,6 +276,7 @@ kern_run(void)
 		deadline = time_earliest(sched_next_deadline(), timers_next());
 		/* The host gets freed memory back before the kernel sleeps. */
 		vm_ram_flush();
+		kmem_trim();
 		if (plat_event_wait(&ev, deadline) < 0)
 			break;
 		kern_handle(&ev);
@@ -293,6 +296,8 @@ kern_run(void)
 	while (proc_first() != NULL)
 		proc_free(proc_first());
 	usock_gc();
+	proc_reap_orphans();
+	kmem_check();
 	initproc = NULL;
 	return res;
 }

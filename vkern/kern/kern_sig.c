@@ -21,6 +21,7 @@
 #include "arch/x86/sigframe.h"
 #include "vkern/kern/kern.h"
 #include "vkern/kern/proc.h"
+#include "vkern/kmem.h"
 #include "vkern/platform.h"
 #include "vkern/vfs/file.h"
 #include "vkern/vm/copyio.h"
@@ -117,26 +118,34 @@ sig_interrupt(struct thread *td, int sig)
 
 #define SIGRTMIN_ 32
 
-static void
+/*
+ * Queue signo on sp.  A standard signal is pending once and is never
+ * refused; a real-time one is refused (false) past RLIMIT_SIGPENDING or
+ * when the sandbox's memory is full, as Linux's sigqueue allocation.
+ */
+static bool
 sigpend_add(struct proc *p, struct sigpend *sp, int signo,
     const uint8_t info[128])
 {
 	struct sigq *q, **tail;
 
 	if (sp->set & SIGBIT(signo) && signo < SIGRTMIN_)
-		return;    /* a standard signal is pending once */
-	if (signo >= SIGRTMIN_) {
-		if ((uint64_t)p->nqueued >= p->rlim[RLIMIT_SIGPENDING].cur)
-			return;
+		return true;
+	if (signo < SIGRTMIN_)
+		q = kmem_alloc(sizeof(*q), KM_ZERO | KM_FORCE);
+	else if ((uint64_t)p->nqueued >= p->rlim[RLIMIT_SIGPENDING].cur ||
+	    (q = kmem_alloc(sizeof(*q), KM_ZERO)) == NULL)
+		return false;
+	else
 		p->nqueued++;
-	}
-	q = vk_xcalloc(1, sizeof(*q));
 	q->signo = signo;
 	memcpy(q->info, info, 128);
-	for (tail = &sp->head; *tail != NULL; tail = &(*tail)->next)
-		;
+	/* Appended in O(1): RLIMIT_SIGPENDING may let a queue grow long. */
+	tail = sp->head != NULL ? sp->tailp : &sp->head;
 	*tail = q;
+	sp->tailp = &q->next;
 	sp->set |= SIGBIT(signo);
+	return true;
 }
 
 void
@@ -160,13 +169,14 @@ sigpend_take(struct proc *p, struct sigpend *sp, int signo,
 		;
 	if ((q = *qp) == NULL)
 		return false;
-	*qp = q->next;
+	if ((*qp = q->next) == NULL)
+		sp->tailp = qp;
 	memcpy(info, q->info, 128);
 	if (signo >= SIGRTMIN_)
 		p->nqueued--;
-	free(q);
-	for (q = sp->head; q != NULL; q = q->next)
-		more = more || q->signo == signo;
+	kmem_free(q, sizeof(*q), 0);
+	for (q = sp->head; q != NULL && !more; q = q->next)
+		more = q->signo == signo;
 	if (!more)
 		sp->set &= ~SIGBIT(signo);
 	return true;
@@ -193,7 +203,7 @@ sig_flush(struct sigpend *sp)
 		struct sigq *q = sp->head;
 
 		sp->head = q->next;
-		free(q);
+		kmem_free(q, sizeof(*q), 0);
 	}
 	sp->set = 0;
 }
@@ -334,7 +344,7 @@ sig_target(struct thread *td, uint64_t bit)
 	return td;
 }
 
-void
+int
 sig_post(struct thread *td, int signo, const uint8_t info[128], unsigned how)
 {
 	struct proc *p = td->proc;
@@ -353,24 +363,25 @@ sig_post(struct thread *td, int signo, const uint8_t info[128], unsigned how)
 	/* An ignored signal is dropped at once unless blocked (signal(7)). */
 	if (sig_ignored(p, signo) && signo != SIGKILL &&
 	    !(td->sigmask & bit) && !sig_awaited(td, bit))
-		return;
+		return 0;
 	/* A stop takes effect at once, even for a thread in a syscall. */
 	if (sig_stops(p, signo) && !(td->sigmask & bit) &&
 	    td->state == TD_PARKED) {
 		proc_stop(p, signo);
-		return;
+		return 0;
 	}
-	sigpend_add(p, (how & SIGPOST_THREAD) ? &td->pending : &p->pending,
-	    signo, info);
+	if (!sigpend_add(p, (how & SIGPOST_THREAD) ? &td->pending :
+	    &p->pending, signo, info))
+		return -EAGAIN;
 	poll_wake();    /* signalfd readers and pollers */
 	if (sig_awaited(td, bit)) {
 		td->wait.deadline = 0;
-		return;
+		return 0;
 	}
 	if (signo == SIGKILL && td->state == TD_STOPPED) {
 		td->state = TD_ONCPU;
 		sched_setrun(td);
-		return;
+		return 0;
 	}
 	if (!(td->sigmask & bit) || signo == SIGKILL) {
 		/*
@@ -379,12 +390,13 @@ sig_post(struct thread *td, int signo, const uint8_t info[128], unsigned how)
 		 */
 		if (td->state == TD_PARKED && td->wait.deadline == 0 &&
 		    signo != SIGKILL)
-			return;
+			return 0;
 		if (td->state == TD_PARKED)
 			sig_interrupt(td, signo);
 		else if (td->state == TD_ONCPU && td != curthread)
 			plat_thread_interrupt(td->pt);
 	}
+	return 0;
 }
 
 static void

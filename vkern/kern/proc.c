@@ -24,6 +24,7 @@
 
 #include "vkern/kern/kern.h"
 #include "vkern/kern/proc.h"
+#include "vkern/kmem.h"
 #include "vkern/platform.h"
 #include "vkern/vfs/console.h"
 #include "vkern/vfs/tty.h"
@@ -141,11 +142,14 @@ proc_thread(struct proc *p, int tid)
 	return NULL;
 }
 
+/* A new thread of p, or NULL when the sandbox's memory is full. */
 static struct thread *
 thread_alloc(struct proc *p)
 {
-	struct thread *td = vk_xcalloc(1, sizeof(*td));
+	struct thread *td = kmem_alloc(sizeof(*td), KM_ZERO);
 
+	if (td == NULL)
+		return NULL;
 	td->proc = p;
 	td->state = TD_ONCPU;
 	td->wait.console_fd = -1;
@@ -270,13 +274,14 @@ static void
 thread_free(struct thread *td)
 {
 	sig_flush(&td->pending);
-	free(td);
+	kmem_free(td, sizeof(*td), 0);
 }
 
 static struct vm_map *
 vm_alloc(struct plat_space *sp, uint64_t min, uint64_t max)
 {
-	struct vm_map *m = vk_xmalloc(sizeof(*m));
+	/* Never refused: its entries are what a guest can make many of. */
+	struct vm_map *m = kmem_alloc(sizeof(*m), KM_FORCE);
 
 	vm_map_init(m, sp, min, max);
 	return m;
@@ -301,7 +306,7 @@ proc_vm_rel(struct proc *p)
 		return;
 	plat_space_destroy(m->space);
 	vm_map_destroy(m);
-	free(m);
+	kmem_free(m, sizeof(*m), 0);
 }
 
 int
@@ -333,16 +338,17 @@ proc_vm_unshare(struct thread *td)
 int
 proc_create(struct proc **pp)
 {
-	struct proc *p = vk_xcalloc(1, sizeof(*p));
-	struct thread *td = thread_alloc(p);
+	struct proc *p = kmem_alloc(sizeof(*p), KM_ZERO);
+	struct thread *td = p != NULL ? thread_alloc(p) : NULL;
 	const struct kern_config *cfg = kern_cfg();
 	struct plat_space_info info;
 	struct plat_space *sp;
-	int r;
+	int r = -ENOMEM;
 
-	if ((r = plat_space_create(td, &td->ctx, &sp, &td->pt, &info)) < 0) {
-		free(td);
-		free(p);
+	if (td == NULL || (r = plat_space_create(td, &td->ctx, &sp, &td->pt,
+	    &info)) < 0) {
+		kmem_free(td, sizeof(*td), 0);
+		kmem_free(p, sizeof(*p), 0);
 		return r;
 	}
 	thread_link(p, td);
@@ -591,7 +597,8 @@ proc_copy_state(struct proc *c, const struct proc *p)
 	c->ctty = p->ctty;
 	c->cred = p->cred;
 	if (p->ngroups > 0) {
-		c->groups = vk_xcalloc((size_t)p->ngroups, 4);
+		c->groups = kmem_alloc(proc_groups_size(p->ngroups),
+		    KM_FORCE);
 		memcpy(c->groups, p->groups, (size_t)p->ngroups * 4);
 		c->ngroups = p->ngroups;
 	}
@@ -641,10 +648,10 @@ proc_fork_vm(struct thread *td, struct proc *c, struct thread *ct,
 		return 0;
 	}
 	c->vm = vm_alloc(NULL, m->min, m->max);
-	vm_map_fork(m, c->vm);
-	if ((r = plat_space_fork(td->pt, ct, &ct->ctx, &sp, &ct->pt)) < 0) {
+	if ((r = vm_map_fork(m, c->vm)) < 0 ||
+	    (r = plat_space_fork(td->pt, ct, &ct->ctx, &sp, &ct->pt)) < 0) {
 		vm_map_destroy(c->vm);
-		free(c->vm);
+		kmem_free(c->vm, sizeof(*c->vm), 0);
 		return r;
 	}
 	c->vm->space = sp;
@@ -700,16 +707,21 @@ proc_fork(struct thread *td, uint64_t flags, struct proc **cp)
 
 	if ((r = proc_task_room(p)) < 0)
 		return r;
-	c = vk_xcalloc(1, sizeof(*c));
-	ct = thread_alloc(c);
+	/* fork(2): ENOMEM when the kernel's structures cannot be had. */
+	c = kmem_alloc(sizeof(*c), KM_ZERO);
+	ct = c != NULL ? thread_alloc(c) : NULL;
+	if (ct == NULL) {
+		kmem_free(c, sizeof(*c), 0);
+		return -ENOMEM;
+	}
 	ct->ctx = td->ctx;
 	thread_inherit(ct, td);
 	ct->altstack_sp = td->altstack_sp;
 	ct->altstack_size = td->altstack_size;
 	ct->altstack_flags = td->altstack_flags;
 	if ((r = proc_fork_vm(td, c, ct, (flags & CLONE_VM) != 0)) < 0) {
-		free(ct);
-		free(c);
+		kmem_free(ct, sizeof(*ct), 0);
+		kmem_free(c, sizeof(*c), 0);
 		return r;
 	}
 	thread_link(c, ct);
@@ -748,8 +760,8 @@ proc_free(struct proc *p)
 	}
 	free(p->exe);
 	sighand_rel(p->sighand);
-	free(p->groups);
-	free(p);
+	kmem_free(p->groups, proc_groups_size(p->ngroups), 0);
+	kmem_free(p, sizeof(*p), 0);
 }
 
 bool
@@ -791,10 +803,11 @@ proc_thread_create(struct thread *td, struct thread **ntp)
 
 	if ((r = proc_task_room(p)) < 0)
 		return r;
-	nt = thread_alloc(p);
+	if ((nt = thread_alloc(p)) == NULL)
+		return -ENOMEM;
 	nt->ctx = td->ctx;
 	if ((r = plat_thread_create(td->pt, nt, &nt->ctx, &nt->pt)) < 0) {
-		free(nt);
+		kmem_free(nt, sizeof(*nt), 0);
 		return r;
 	}
 	nt->ctx.dirty |= ARCH_DIRTY_ALL;

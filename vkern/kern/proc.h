@@ -36,6 +36,7 @@ struct sigq {
 struct sigpend {
 	uint64_t set;
 	struct sigq *head;
+	struct sigq **tailp;   /* the last one's next; unused when empty */
 };
 
 /* A syscall handler returns this to park the thread; see sched.h. */
@@ -216,6 +217,13 @@ struct proc {
 	struct proc *next;            /* the process table */
 };
 
+/* The bytes p->groups takes for n groups (charged, kmem.h). */
+static inline size_t
+proc_groups_size(int n)
+{
+	return ((size_t)n + 1) * sizeof(uint32_t);
+}
+
 /* The live processes (zombies included), in pid order. */
 struct proc *proc_first(void);
 struct proc *proc_find(int pid);
@@ -317,11 +325,13 @@ void sig_info_fault(uint8_t info[128], int signo, int code, uint64_t addr);
  * Make signo pending for td (SIGPOST_THREAD) or its process.
  * SIGPOST_FORCE: a synchronous fault that cannot be blocked or ignored
  * (it is unblocked and reset if it was).  A thread parked in a syscall is
- * interrupted, one running is stopped to take it.
+ * interrupted, one running is stopped to take it.  Returns 0, or -EAGAIN
+ * when a real-time signal could not be queued (RLIMIT_SIGPENDING, or the
+ * sandbox's memory full).
  */
 #define SIGPOST_FORCE  0x1
 #define SIGPOST_THREAD 0x2
-void sig_post(struct thread *td, int signo, const uint8_t info[128],
+int sig_post(struct thread *td, int signo, const uint8_t info[128],
     unsigned how);
 
 /* Post signo to every live process of group pgid. */

@@ -3,8 +3,9 @@
  * cannot fail, and the panic behind VK_ASSERT.
  *
  * Allocation failure in the kernel's own heap aborts, as in crun's
- * xmalloc: the guest's memory is bounded by the RAM file, not by this
- * heap, so running out here is a vkernel bug or a host in trouble.
+ * xmalloc: what a guest makes the kernel allocate is charged to --mem
+ * first (kmem.h), so running out here is a vkernel bug or a host in
+ * trouble.
  */
 #include <stdarg.h>
 #include <stdio.h>

@@ -9,6 +9,7 @@
 
 #include "vkern/kern/proc.h"
 #include "vkern/kern/syscall_gen.h"
+#include "vkern/kmem.h"
 #include "vkern/vm/copyio.h"
 
 long
@@ -238,12 +239,13 @@ sys_setgroups(struct thread *td, const struct sys_setgroups_args *a)
 		return -EPERM;   /* CAP_SETGID */
 	if (a->size < 0 || a->size > NGROUPS_MAX_)
 		return -EINVAL;
-	g = vk_xcalloc((size_t)a->size + 1, 4);
+	if ((g = kmem_alloc(proc_groups_size(a->size), 0)) == NULL)
+		return -ENOMEM;
 	if ((r = copyin(td, a->list, g, (size_t)a->size * 4)) < 0) {
-		free(g);
+		kmem_free(g, proc_groups_size(a->size), 0);
 		return r;
 	}
-	free(p->groups);
+	kmem_free(p->groups, proc_groups_size(p->ngroups), 0);
 	p->groups = g;
 	p->ngroups = a->size;
 	return 0;

@@ -45,7 +45,9 @@ sys_sysinfo(struct thread *td, const struct sys_sysinfo_args *a)
 	memset(&si, 0, sizeof(si));
 	si.uptime = plat_clock_ns(CLOCK_BOOTTIME) / 1000000000;
 	si.totalram = vm_ram_limit();
-	si.freeram = vm_ram_limit() - vm_ram_used();
+	/* The kernel's own objects are charged to the same memory. */
+	si.freeram = vm_ram_limit() - VK_MIN(vm_ram_used() + vm_ram_kmem(),
+	    vm_ram_limit());
 	si.procs = 1;
 	si.mem_unit = 1;
 	return copyout(td, &si, a->info, sizeof(si));

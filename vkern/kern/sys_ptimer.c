@@ -22,6 +22,7 @@
 #include "vkern/kern/kern.h"
 #include "vkern/kern/proc.h"
 #include "vkern/kern/syscall_gen.h"
+#include "vkern/kmem.h"
 #include "vkern/platform.h"
 #include "vkern/vm/copyio.h"
 
@@ -76,7 +77,7 @@ ptimer_drop_all(struct proc *p)
 
 	while ((t = p->ptimers) != NULL) {
 		p->ptimers = t->next;
-		free(t);
+		kmem_free(t, sizeof(*t), 0);
 	}
 }
 
@@ -239,9 +240,9 @@ sys_timer_create(struct thread *td, const struct sys_timer_create_args *a)
 	}
 	for (t = p->ptimers; t != NULL; t = t->next, n++)
 		id = VK_MAX(id, t->id + 1);
-	if (n >= PTIMER_MAX)
+	/* timer_create(2): EAGAIN when the structure cannot be had. */
+	if (n >= PTIMER_MAX || (t = kmem_alloc(sizeof(*t), 0)) == NULL)
 		return -EAGAIN;
-	t = vk_xcalloc(1, sizeof(*t));
 	*t = (struct ptimer){ .id = id, .clock = a->clockid,
 	    .notify = ev.notify == SIGEV_THREAD ? SIGEV_SIGNAL : ev.notify,
 	    .signo = ev.signo, .tid = ev.tid,
@@ -249,7 +250,7 @@ sys_timer_create(struct thread *td, const struct sys_timer_create_args *a)
 	    .deadline = -1, .cpu = cpuclock_is(a->clockid), .cc = cc,
 	    .cpu_value = -1 };
 	if ((r = copyout(td, &id, a->timerid, sizeof(id))) < 0) {
-		free(t);
+		kmem_free(t, sizeof(*t), 0);
 		return r;
 	}
 	t->next = p->ptimers;
@@ -338,7 +339,7 @@ sys_timer_delete(struct thread *td, const struct sys_timer_delete_args *a)
 			struct ptimer *t = *pp;
 
 			*pp = t->next;
-			free(t);
+			kmem_free(t, sizeof(*t), 0);
 			return 0;
 		}
 	}

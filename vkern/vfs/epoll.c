@@ -30,6 +30,7 @@
 #include "vkern/kern/kern.h"
 #include "vkern/kern/proc.h"
 #include "vkern/kern/syscall_gen.h"
+#include "vkern/kmem.h"
 #include "vkern/platform.h"
 #include "vkern/vfs/file.h"
 #include "vkern/vfs/vfs.h"
@@ -37,7 +38,8 @@
 
 struct epitem {
 	TAILQ_ENTRY(epitem) link;  /* in its epoll's interest list */
-	struct epitem *wnext;      /* ep_watch chain */
+	LIST_ENTRY(epitem) hlink;  /* ep_hash chain */
+	LIST_ENTRY(epitem) flink;  /* its file's epitems */
 	struct epoll *ep;
 	int fd;
 	struct file *fp;     /* not referenced: the item goes with it */
@@ -52,9 +54,13 @@ struct epoll {
 	TAILQ_HEAD(, epitem) items;
 };
 
-/* Every item, by the file it watches. */
-#define EP_WATCH_HASH 1024
-static struct epitem *ep_watch[EP_WATCH_HASH];
+/*
+ * Every item, by its key (epoll, fd, file), so that a lookup costs the
+ * same however many items watch one file or fill one epoll.
+ */
+#define EP_HASH 4096
+LIST_HEAD(ep_chain, epitem);
+static struct ep_chain ep_hash[EP_HASH];
 
 struct kepoll_event {
 	uint32_t events;
@@ -64,62 +70,60 @@ _Static_assert(sizeof(struct kepoll_event) == 12, "struct epoll_event");
 
 static const struct file_ops epoll_fileops;
 
-static struct epitem **
-watch_bucket(const struct file *fp)
+static struct ep_chain *
+ep_bucket(const struct epoll *ep, int fd, const struct file *fp)
 {
-	uintptr_t h = (uintptr_t)fp >> 4;
+	uint64_t h = ((uintptr_t)ep >> 4) * 0x9e3779b97f4a7c15ULL ^
+	    ((uintptr_t)fp >> 4) * 0xbf58476d1ce4e5b9ULL ^ (uint32_t)fd;
 
-	return &ep_watch[(h ^ h >> 10) % EP_WATCH_HASH];
+	return &ep_hash[(h ^ h >> 29) % EP_HASH];
 }
 
 static struct epitem *
 epoll_find(struct epoll *ep, int fd, struct file *fp)
 {
-	for (struct epitem *it = *watch_bucket(fp); it != NULL; it = it->wnext)
+	struct epitem *it;
+
+	LIST_FOREACH(it, ep_bucket(ep, fd, fp), hlink)
 		if (it->ep == ep && it->fd == fd && it->fp == fp)
 			return it;
 	return NULL;
 }
 
-static void
+/* A new item, charged to the sandbox: 0, or -ENOMEM. */
+static int
 item_add(struct epoll *ep, int fd, struct file *fp,
     const struct kepoll_event *ev)
 {
-	struct epitem *it = vk_xcalloc(1, sizeof(*it));
-	struct epitem **b = watch_bucket(fp);
+	struct epitem *it = kmem_alloc(sizeof(*it), KM_ZERO);
 
+	if (it == NULL)
+		return -ENOMEM;
 	it->ep = ep;
 	it->fd = fd;
 	it->fp = fp;
 	it->events = ev->events;
 	it->data = ev->data;
 	TAILQ_INSERT_TAIL(&ep->items, it, link);
-	it->wnext = *b;
-	*b = it;
+	LIST_INSERT_HEAD(ep_bucket(ep, fd, fp), it, hlink);
+	LIST_INSERT_HEAD(&fp->epitems, it, flink);
+	return 0;
 }
 
 static void
 item_free(struct epitem *it)
 {
-	struct epitem **pp = watch_bucket(it->fp);
-
-	while (*pp != it)
-		pp = &(*pp)->wnext;
-	*pp = it->wnext;
+	LIST_REMOVE(it, hlink);
+	LIST_REMOVE(it, flink);
 	TAILQ_REMOVE(&it->ep->items, it, link);
-	free(it);
+	kmem_free(it, sizeof(*it), 0);
 }
 
 void
 epoll_file_gone(struct file *fp)
 {
-	struct epitem *it = *watch_bucket(fp), *next;
-
-	for (; it != NULL; it = next) {
-		next = it->wnext;
-		if (it->fp == fp)
-			item_free(it);
-	}
+	while (!LIST_EMPTY(&fp->epitems))
+		item_free(LIST_FIRST(&fp->epitems));
 }
 
 /* Readiness of one item, with EPOLLET and EPOLLONESHOT applied. */
@@ -163,7 +167,7 @@ epoll_close(struct file *fp)
 
 	while (!TAILQ_EMPTY(&ep->items))
 		item_free(TAILQ_FIRST(&ep->items));
-	free(ep);
+	kmem_free(ep, sizeof(*ep), 0);
 }
 
 static const struct file_ops epoll_fileops = {
@@ -177,11 +181,13 @@ static const struct file_ops epoll_fileops = {
 static long
 kern_epoll_create(struct thread *td, bool cloexec)
 {
-	struct epoll *ep = vk_xcalloc(1, sizeof(*ep));
-	struct file *fp = file_alloc(&epoll_fileops, NULL, O_RDWR,
-	    "anon_inode:[eventpoll]");
+	struct epoll *ep = kmem_alloc(sizeof(*ep), KM_ZERO);
+	struct file *fp;
 
+	if (ep == NULL)
+		return -ENOMEM;
 	TAILQ_INIT(&ep->items);
+	fp = file_alloc(&epoll_fileops, NULL, O_RDWR, "anon_inode:[eventpoll]");
 	fp->data = ep;
 	return fd_alloc(td->proc->fdt, fp, 0, proc_nofile(td->proc),
 	    cloexec);
@@ -288,7 +294,8 @@ sys_epoll_ctl(struct thread *td, const struct sys_epoll_ctl_args *a)
 	case EPOLL_CTL_ADD:
 		if (it != NULL)
 			return -EEXIST;
-		item_add(ep, a->fd, fp, &ev);
+		if ((r = item_add(ep, a->fd, fp, &ev)) < 0)
+			return r;
 		poll_wake();
 		return 0;
 	case EPOLL_CTL_MOD:

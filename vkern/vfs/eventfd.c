@@ -16,6 +16,7 @@
 #include "vkern/kern/kern.h"
 #include "vkern/kern/proc.h"
 #include "vkern/kern/syscall_gen.h"
+#include "vkern/kmem.h"
 #include "vkern/vfs/file.h"
 #include "vkern/vfs/vfs.h"
 
@@ -80,7 +81,7 @@ efd_poll(struct file *fp)
 static void
 efd_close(struct file *fp)
 {
-	free(fp->data);
+	kmem_free(fp->data, sizeof(struct efd), 0);
 }
 
 static const struct file_ops efd_fileops = {
@@ -99,7 +100,8 @@ kern_eventfd(struct thread *td, unsigned initval, unsigned flags)
 
 	if (flags & ~(unsigned)(EFD_CLOEXEC | EFD_NONBLOCK | EFD_SEMAPHORE))
 		return -EINVAL;
-	e = vk_xcalloc(1, sizeof(*e));
+	if ((e = kmem_alloc(sizeof(*e), KM_ZERO)) == NULL)
+		return -ENOMEM;
 	e->count = initval;
 	e->semaphore = (flags & EFD_SEMAPHORE) != 0;
 	fp = file_alloc(&efd_fileops, NULL, O_RDWR | (flags & EFD_NONBLOCK),

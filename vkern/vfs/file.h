@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/queue.h>
 
 struct file;
 struct proc;
@@ -80,6 +81,7 @@ struct file {
 	const void *chan;       /* what a blocked read or write waits on */
 	void *data;
 	struct fown own;
+	LIST_HEAD(, epitem) epitems;  /* the epoll items watching it */
 };
 
 /*

@@ -25,6 +25,7 @@
 #include "vkern/kern/kern.h"
 #include "vkern/kern/proc.h"
 #include "vkern/kern/syscall_gen.h"
+#include "vkern/kmem.h"
 #include "vkern/platform.h"
 #include "vkern/vfs/file.h"
 #include "vkern/vfs/pipe.h"
@@ -73,14 +74,43 @@ pipe_of(struct file *fp)
 	return fp->data;
 }
 
+static void
+pipe_ring_free(size_t size, uint8_t *buf, struct pkt *pkts)
+{
+	kmem_free(buf, size, 0);
+	kmem_free(pkts, size / PIPE_BUF_ATOMIC * sizeof(*pkts), 0);
+}
+
+/*
+ * A ring of size bytes and its packet ring, charged to the sandbox.
+ * Returns 0 or -ENOMEM.
+ */
+static int
+pipe_ring_alloc(size_t size, uint8_t **bufp, struct pkt **pktsp)
+{
+	*bufp = kmem_alloc(size, 0);
+	*pktsp = kmem_alloc(size / PIPE_BUF_ATOMIC * sizeof(**pktsp),
+	    KM_ZERO);
+	if (*bufp == NULL || *pktsp == NULL) {
+		pipe_ring_free(size, *bufp, *pktsp);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/* A new pipe, or NULL when the sandbox's memory is full. */
 static struct pipe *
 pipe_new(void)
 {
-	struct pipe *pp = vk_xcalloc(1, sizeof(*pp));
+	struct pipe *pp = kmem_alloc(sizeof(*pp), KM_ZERO);
 
+	if (pp == NULL)
+		return NULL;
 	pp->size = PIPE_DEFAULT;
-	pp->buf = vk_xmalloc(pp->size);
-	pp->pkts = vk_xcalloc(pp->size / PIPE_BUF_ATOMIC, sizeof(*pp->pkts));
+	if (pipe_ring_alloc(pp->size, &pp->buf, &pp->pkts) < 0) {
+		kmem_free(pp, sizeof(*pp), 0);
+		return NULL;
+	}
 	pp->ino = pipe_ino++;
 	pp->ctime_ns = plat_clock_ns(0);
 	return pp;
@@ -101,9 +131,8 @@ pipe_free(struct pipe *pp)
 		}
 		vnode_rel(pp->fifo);
 	}
-	free(pp->buf);
-	free(pp->pkts);
-	free(pp);
+	pipe_ring_free(pp->size, pp->buf, pp->pkts);
+	kmem_free(pp, sizeof(*pp), 0);
 }
 
 /* Copy out up to len bytes from the head: the count, 0 at EOF, -EAGAIN. */
@@ -330,14 +359,14 @@ pipe_fcntl_size(struct file *fp, bool set, uint32_t arg)
 		want *= 2;
 	if (want < pp->len || want / PIPE_BUF_ATOMIC < pp->npkt)
 		return -EBUSY;
-	nb = vk_xmalloc(want);
+	/* fcntl(2): ENOMEM when the new buffer cannot be had. */
+	if (pipe_ring_alloc(want, &nb, &np) < 0)
+		return -ENOMEM;
 	for (size_t i = 0; i < pp->len; i++)
 		nb[i] = pp->buf[(pp->head + i) % pp->size];
-	np = vk_xcalloc(want / PIPE_BUF_ATOMIC, sizeof(*np));
 	for (size_t i = 0; i < pp->npkt; i++)
 		np[i] = pp->pkts[(pp->pkt_head + i) % pkt_cap(pp)];
-	free(pp->buf);
-	free(pp->pkts);
+	pipe_ring_free(pp->size, pp->buf, pp->pkts);
 	pp->buf = nb;
 	pp->pkts = np;
 	pp->pkt_head = 0;
@@ -368,7 +397,8 @@ sys_pipe2(struct thread *td, const struct sys_pipe2_args *a)
 
 	if (a->flags & ~(unsigned)(O_CLOEXEC | O_NONBLOCK | O_DIRECT))
 		return -EINVAL;
-	pp = pipe_new();
+	if ((pp = pipe_new()) == NULL)
+		return -ENOMEM;
 	pp->readers = pp->writers = 1;
 	rf = file_alloc(&pipe_fileops, NULL, O_RDONLY | (a->flags &
 	    O_NONBLOCK), "pipe:");
@@ -411,7 +441,8 @@ fifo_pipe(struct vnode *vn)
 	for (pp = fifos; pp != NULL; pp = pp->next)
 		if (pp->fifo == vn)
 			return pp;
-	pp = pipe_new();
+	if ((pp = pipe_new()) == NULL)
+		return NULL;
 	vnode_ref(vn);
 	pp->fifo = vn;
 	pp->next = fifos;
@@ -492,6 +523,8 @@ fifo_open(struct thread *td, struct vnode *vn, unsigned flags,
 	struct pipe *pp = fifo_pipe(vn);
 	unsigned acc = flags & O_ACCMODE;
 
+	if (pp == NULL)
+		return -ENOMEM;
 	/* fifo(7): O_RDWR never waits; a lone non-blocking writer: ENXIO. */
 	if (acc == O_RDWR || fifo_peer(pp, acc) ||
 	    (acc == O_RDONLY && (flags & O_NONBLOCK)))

@@ -17,6 +17,7 @@
 #include "vkern/kern/kern.h"
 #include "vkern/kern/proc.h"
 #include "vkern/kern/syscall_gen.h"
+#include "vkern/kmem.h"
 #include "vkern/vfs/file.h"
 #include "vkern/vfs/vfs.h"
 #include "vkern/vm/copyio.h"
@@ -82,7 +83,7 @@ sfd_poll(struct file *fp)
 static void
 sfd_close(struct file *fp)
 {
-	free(fp->data);
+	kmem_free(fp->data, sizeof(struct sfd), 0);
 }
 
 static const struct file_ops sfd_fileops = {
@@ -96,6 +97,7 @@ static const struct file_ops sfd_fileops = {
 long
 sys_signalfd4(struct thread *td, const struct sys_signalfd4_args *a)
 {
+	struct sfd *sfd;
 	struct file *fp;
 	uint64_t mask;
 	int r;
@@ -116,10 +118,12 @@ sys_signalfd4(struct thread *td, const struct sys_signalfd4_args *a)
 		poll_wake();
 		return a->fd;
 	}
+	if ((sfd = kmem_alloc(sizeof(*sfd), KM_ZERO)) == NULL)
+		return -ENOMEM;
+	sfd->mask = mask;
 	fp = file_alloc(&sfd_fileops, NULL, O_RDWR | (a->flags & SFD_NONBLOCK),
 	    "anon_inode:[signalfd]");
-	fp->data = vk_xcalloc(1, sizeof(struct sfd));
-	((struct sfd *)fp->data)->mask = mask;
+	fp->data = sfd;
 	fp->chan = &poll_chan;
 	return fd_alloc(td->proc->fdt, fp, 0, proc_nofile(td->proc),
 	    (a->flags & SFD_CLOEXEC) != 0);

@@ -20,6 +20,7 @@
 #include "vkern/kern/kern.h"
 #include "vkern/kern/proc.h"
 #include "vkern/kern/syscall_gen.h"
+#include "vkern/kmem.h"
 #include "vkern/platform.h"
 #include "vkern/vfs/file.h"
 #include "vkern/vfs/vfs.h"
@@ -118,7 +119,7 @@ tfd_close(struct file *fp)
 			break;
 		}
 	}
-	free(t);
+	kmem_free(t, sizeof(*t), 0);
 }
 
 static const struct file_ops tfd_fileops = {
@@ -140,7 +141,8 @@ sys_timerfd_create(struct thread *td, const struct sys_timerfd_create_args *a)
 		return -EINVAL;
 	if (a->flags & ~(unsigned)(TFD_CLOEXEC | TFD_NONBLOCK))
 		return -EINVAL;
-	t = vk_xcalloc(1, sizeof(*t));
+	if ((t = kmem_alloc(sizeof(*t), KM_ZERO)) == NULL)
+		return -ENOMEM;
 	t->clock = a->clockid;
 	t->next = -1;
 	t->lnext = timers;

@@ -26,6 +26,7 @@
 
 #include "vkern/kern/kern.h"
 #include "vkern/kern/proc.h"
+#include "vkern/kmem.h"
 #include "vkern/platform.h"
 #include "vkern/vfs/file.h"
 #include "vkern/vfs/socket.h"
@@ -60,8 +61,8 @@ skb_free(struct skb *skb)
 		usock_inflight(skb->fds[i], -1);
 		file_rel(skb->fds[i]);
 	}
-	free(skb->fds);
-	free(skb);
+	kmem_free(skb->fds, (size_t)skb->nfds * sizeof(*skb->fds), 0);
+	kmem_free(skb, sizeof(*skb) + skb->len, 0);
 }
 
 static struct skb *
@@ -86,7 +87,8 @@ usock_purge(struct usock *so)
 struct usock *
 usock_new(int type, const struct ucred *cred)
 {
-	struct usock *so = vk_xcalloc(1, sizeof(*so));
+	/* Never refused: each is a file, and files are bounded. */
+	struct usock *so = kmem_alloc(sizeof(*so), KM_ZERO | KM_FORCE);
 
 	so->refs = 1;
 	so->type = type;
@@ -162,7 +164,7 @@ usock_rel(struct usock *so)
 	if (so->all_next != NULL)
 		so->all_next->all_prev = so->all_prev;
 	*so->all_prev = so->all_next;
-	free(so);
+	kmem_free(so, sizeof(*so), 0);
 }
 
 /* --- the file --- */
@@ -403,31 +405,40 @@ send_target(struct proc *p, struct usock *so, const struct uaddr *dest,
 	return 0;
 }
 
-/* A message of len bytes, taken by fill. */
+/*
+ * A message of len bytes, taken by fill.  -ENOBUFS when the sandbox's
+ * memory cannot hold it, as Linux's socket buffer allocation.
+ */
 static int
 skb_make(size_t len, usock_copy_fn fill, void *arg, struct skb **skbp)
 {
-	struct skb *skb = vk_xmalloc(sizeof(*skb) + len);
+	struct skb *skb = kmem_alloc(sizeof(*skb) + len, 0);
 	int r;
 
+	if (skb == NULL)
+		return -ENOBUFS;
 	memset(skb, 0, sizeof(*skb));
+	skb->len = len;
 	if ((r = fill(arg, skb->data, len)) < 0) {
-		free(skb);
+		skb_free(skb);
 		return r;
 	}
-	skb->len = len;
 	*skbp = skb;
 	return 0;
 }
 
-static void
+/* Queue skb, which takes scm's files: 0, or -ENOBUFS. */
+static int
 enqueue(struct usock *so, struct usock *target, struct skb *skb,
     struct scm *scm)
 {
 	skb->cred = scm != NULL && scm->has_cred ? scm->cred : so->cred;
 	skb->from = so->name;
 	if (scm != NULL && scm->nfds > 0) {
-		skb->fds = vk_xcalloc((size_t)scm->nfds, sizeof(*skb->fds));
+		skb->fds = kmem_alloc((size_t)scm->nfds * sizeof(*skb->fds),
+		    0);
+		if (skb->fds == NULL)
+			return -ENOBUFS;
 		memcpy(skb->fds, scm->fds, (size_t)scm->nfds *
 		    sizeof(*skb->fds));
 		skb->nfds = scm->nfds;
@@ -442,6 +453,7 @@ enqueue(struct usock *so, struct usock *target, struct skb *skb,
 	fown_arrived(target);
 	usock_wake(target);
 	usock_wake(so);
+	return 0;
 }
 
 static long
@@ -462,7 +474,10 @@ send_stream(struct proc *p, struct usock *so, size_t len, usock_copy_fn fill,
 	n = VK_MIN(len, (size_t)so->sndbuf - target->rq_bytes - SKB_OVERHEAD);
 	if ((r = skb_make(n, fill, arg, &skb)) < 0)
 		return r;
-	enqueue(so, target, skb, scm);
+	if ((r = enqueue(so, target, skb, scm)) < 0) {
+		skb_free(skb);
+		return r;
+	}
 	return (long)n;
 }
 
@@ -481,16 +496,19 @@ send_packet(struct proc *p, struct usock *so, size_t len, usock_copy_fn fill,
 	if ((r = skb_make(len, fill, arg, &skb)) < 0)
 		return r;
 	if ((r = send_target(p, so, dest, &target)) < 0) {
-		free(skb);
+		skb_free(skb);
 		return r;
 	}
 	*chanp = target == so->peer ? (const void *)so : target;
 	if (!room_for(so, target, len) || (target->peer != so &&
 	    target->rq_count > DGRAM_QLEN)) {
-		free(skb);
+		skb_free(skb);
 		return -EAGAIN;
 	}
-	enqueue(so, target, skb, scm);
+	if ((r = enqueue(so, target, skb, scm)) < 0) {
+		skb_free(skb);
+		return r;
+	}
 	return (long)len;
 }
 
@@ -518,7 +536,7 @@ take_fds(struct skb *skb, struct scm *scm, bool peek)
 		scm->fds[scm->nfds++] = skb->fds[i];
 	}
 	if (!peek) {
-		free(skb->fds);
+		kmem_free(skb->fds, (size_t)skb->nfds * sizeof(*skb->fds), 0);
 		skb->fds = NULL;
 		skb->nfds = 0;
 	}

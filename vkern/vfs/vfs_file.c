@@ -16,6 +16,7 @@
 
 #include "vkern/kern/kern.h"
 #include "vkern/kern/proc.h"
+#include "vkern/kmem.h"
 #include "vkern/vfs/file.h"
 #include "vkern/vfs/namei.h"
 #include "vkern/vfs/vfs.h"
@@ -33,13 +34,14 @@ struct file *
 file_alloc(const struct file_ops *ops, struct vnode *vn, unsigned flags,
     const char *path)
 {
-	struct file *fp = vk_xcalloc(1, sizeof(*fp));
+	/* Charged, never refused: the descriptor tables bound them. */
+	struct file *fp = kmem_alloc(sizeof(*fp), KM_ZERO | KM_FORCE);
 
 	fp->refs = 1;
 	fp->ops = ops;
 	fp->vn = vn;
 	fp->flags = flags;
-	fp->path = strdup(path != NULL ? path : "");
+	fp->path = kmem_strdup(path != NULL ? path : "", KM_FORCE);
 	fp->console_fd = -1;
 	fp->seekable = vn != NULL && vn->type != VFIFO && vn->type != VSOCK;
 	if (file_writes_vnode(fp))
@@ -70,8 +72,8 @@ file_rel(struct file *fp)
 		fp->vn->writers--;
 	if (fp->vn != NULL)
 		vnode_rel(fp->vn);
-	free(fp->path);
-	free(fp);
+	kmem_strfree(fp->path, 0);
+	kmem_free(fp, sizeof(*fp), 0);
 }
 
 bool
@@ -169,13 +171,14 @@ bits_next(const uint64_t *map, size_t nbits, size_t i, bool set)
 	return nbits;
 }
 
-/* The array p of old elements of size sz made n long, the new ones 0. */
+/*
+ * The array p of old elements of size sz made n long, the new ones 0.
+ * Charged, never refused: RLIMIT_NOFILE bounds the table.
+ */
 static void *
 array_grow(void *p, size_t old, size_t n, size_t sz)
 {
-	p = vk_xrealloc(p, n * sz);
-	memset((char *)p + old * sz, 0, (n - old) * sz);
-	return p;
+	return kmem_realloc(p, old * sz, n * sz, KM_ZERO | KM_FORCE);
 }
 
 /*
@@ -368,7 +371,7 @@ fd_close_range(struct fdtable *t, unsigned first, unsigned last,
 struct fdtable *
 fdt_alloc(void)
 {
-	struct fdtable *t = vk_xcalloc(1, sizeof(*t));
+	struct fdtable *t = kmem_alloc(sizeof(*t), KM_ZERO | KM_FORCE);
 
 	t->refs = 1;
 	return t;
@@ -409,11 +412,13 @@ fdt_ref(struct fdtable *t)
 static void
 fdt_free(struct fdtable *t)
 {
-	free(t->files);
-	free(t->open);
-	free(t->cloexec);
-	free(t->full);
-	free(t);
+	size_t nw = (size_t)t->n / 64;
+
+	kmem_free(t->files, (size_t)t->n * sizeof(*t->files), 0);
+	kmem_free(t->open, nw * sizeof(uint64_t), 0);
+	kmem_free(t->cloexec, nw * sizeof(uint64_t), 0);
+	kmem_free(t->full, bits_words(nw) * sizeof(uint64_t), 0);
+	kmem_free(t, sizeof(*t), 0);
 }
 
 void

@@ -24,6 +24,7 @@
 #include "vkern/kern/kern.h"
 #include "vkern/kern/proc.h"
 #include "vkern/kern/syscall.h"
+#include "vkern/kmem.h"
 #include "vkern/vfs/file.h"
 #include "vkern/vfs/vfs.h"
 #include "vkern/vfs/vfs_lock.h"
@@ -122,7 +123,7 @@ lf_unlink(struct lf_lock **pp)
 	struct lf_lock *l = *pp;
 
 	*pp = l->next;
-	free(l);
+	kmem_free(l, sizeof(*l), 0);
 	lf_count--;
 }
 
@@ -281,17 +282,18 @@ lf_set(struct thread *td, const struct lf_lock *req, bool wait)
 			return -EDEADLK;
 		return lf_park(td, req);
 	}
-	spare = malloc(sizeof(*spare));
-	if (req->type != F_UNLCK && (l = malloc(sizeof(*l))) == NULL) {
-		free(spare);
+	/* Charged to the sandbox: ENOLCK when it is full, as Linux's. */
+	spare = kmem_alloc(sizeof(*spare), 0);
+	if (req->type != F_UNLCK && (l = kmem_alloc(sizeof(*l), 0)) == NULL) {
+		kmem_free(spare, sizeof(*spare), 0);
 		return -ENOLCK;
 	}
 	if (spare == NULL) {
-		free(l);
+		kmem_free(l, sizeof(*l), 0);
 		return -ENOLCK;
 	}
 	changed = lf_cut(req, &spare);
-	free(spare);
+	kmem_free(spare, sizeof(*spare), 0);
 	if (l != NULL) {
 		*l = *req;
 		lf_add(l);

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "vkern/kmem.h"
 #include "vkern/platform.h"
 #include "vkern/vfs/mapcache.h"
 #include "vkern/vfs/tmpfs/tmpfs.h"

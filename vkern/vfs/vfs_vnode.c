@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <sys/stat.h>
 
+#include "vkern/kmem.h"
 #include "vkern/platform.h"
 #include "vkern/vfs/vfs.h"
 #include "vkern/vk.h"
@@ -17,7 +18,8 @@ vnode_alloc(struct mount *mp, enum vtype type, const struct vnode_ops *ops,
     void *data)
 {
 	static uint64_t next_id = 1;
-	struct vnode *vn = vk_xcalloc(1, sizeof(*vn));
+	/* Never refused: each is for a file a charged object stands for. */
+	struct vnode *vn = kmem_alloc(sizeof(*vn), KM_ZERO | KM_FORCE | KM_FS);
 
 	vn->id = next_id++;
 	vn->refs = 1;
@@ -60,7 +62,7 @@ vnode_rel(struct vnode *vn)
 		queue = vn->rel_next;
 		if (vn->ops->inactive != NULL)
 			vn->ops->inactive(vn);
-		free(vn);
+		kmem_free(vn, sizeof(*vn), KM_FS);
 	}
 	draining = false;
 }

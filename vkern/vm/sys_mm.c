@@ -252,6 +252,9 @@ munmap_range(struct proc *p, uint64_t start, uint64_t len)
 		return -EINVAL;
 	if (vm_map_range_has(m, start, start + len, VME_RESERVED))
 		return -EINVAL;
+	/* munmap(2): ENOMEM when a split needs what is not there. */
+	if (vm_map_room(m, vm_map_splits(m, start, start + len)) < 0)
+		return -ENOMEM;
 	vm_map_remove(m, start, start + len);
 	return vm_sync(p, 0);
 }

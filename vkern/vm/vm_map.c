@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "vkern/kmem.h"
 #include "vkern/platform.h"
 #include "vkern/vk.h"
 #include "vkern/vm/vm_map.h"
@@ -36,7 +37,20 @@ vm_obj_rel(struct vm_obj *obj)
 	} else {
 		vm_ram_free(obj->ramoff, obj->len);
 	}
-	free(obj);
+	kmem_free(obj, sizeof(*obj), 0);
+}
+
+/*
+ * A shared object with one reference.  Never refused: it stands for RAM
+ * or a file mapping already charged, and one replaces an entry's own.
+ */
+static struct vm_obj *
+vm_obj_alloc(void)
+{
+	struct vm_obj *obj = kmem_alloc(sizeof(*obj), KM_ZERO | KM_FORCE);
+
+	obj->refs = 1;
+	return obj;
 }
 
 /* Give back what an entry holds of RAM: its own, or its share. */
@@ -81,7 +95,7 @@ vm_map_destroy(struct vm_map *m)
 {
 	for (unsigned i = 0; i < m->n; i++)
 		entry_release(&m->ent[i]);
-	free(m->ent);
+	kmem_free(m->ent, m->cap * sizeof(*m->ent), 0);
 	m->ent = NULL;
 	m->n = m->cap = 0;
 }
@@ -183,12 +197,54 @@ vm_map_find_space(const struct vm_map *m, uint64_t len, uint64_t lo,
 	}
 }
 
+/*
+ * Room for k more entries, charged to the sandbox: 0, or -ENOMEM.  An
+ * operation that may split entries asks first, so that it fails before
+ * it changes anything.
+ */
+int
+vm_map_room(struct vm_map *m, uint64_t k)
+{
+	uint64_t cap = m->cap ? m->cap : 32;
+	struct vm_entry *ent;
+
+	if (m->n + k <= m->cap)
+		return 0;
+	if (m->n + k > UINT32_MAX / 2)
+		return -ENOMEM;
+	while (cap < m->n + k)
+		cap *= 2;
+	ent = kmem_realloc(m->ent, m->cap * sizeof(*m->ent), cap *
+	    sizeof(*m->ent), 0);
+	if (ent == NULL)
+		return -ENOMEM;
+	m->ent = ent;
+	m->cap = (unsigned)cap;
+	return 0;
+}
+
+unsigned
+vm_map_splits(const struct vm_map *m, uint64_t start, uint64_t end)
+{
+	unsigned i = vm_map_search(m, start), j = vm_map_search(m, end);
+
+	return (i < m->n && m->ent[i].start < start) +
+	    (j < m->n && m->ent[j].start < end);
+}
+
+/*
+ * Insert e at i.  Room was asked for, or this is a split an unmap makes
+ * on its way to removing entries: that growth is forced, and small.
+ */
 static void
 vm_map_insert_at(struct vm_map *m, unsigned i, const struct vm_entry *e)
 {
 	if (m->n == m->cap) {
-		m->cap = m->cap ? m->cap * 2 : 32;
-		m->ent = vk_xrealloc(m->ent, m->cap * sizeof(*m->ent));
+		unsigned cap = m->cap + 16;
+
+		m->ent = kmem_realloc(m->ent, m->cap * sizeof(*m->ent),
+		    cap * sizeof(*m->ent), KM_FORCE);
+		m->cap = cap;
 	}
 	memmove(&m->ent[i + 1], &m->ent[i], (m->n - i) * sizeof(*m->ent));
 	m->ent[i] = *e;
@@ -277,6 +333,8 @@ vm_map_anon(struct vm_map *m, uint64_t start, uint64_t len, int prot,
 
 	VK_ASSERT(VK_PAGE_ALIGNED(start) && VK_PAGE_ALIGNED(len) && len > 0);
 	VK_ASSERT(vm_map_range_free(m, e.start, e.end));
+	if ((r = vm_map_room(m, 1)) < 0)
+		return r;
 	if (prot != 0 && (r = vm_ram_alloc(len, &e.ramoff)) < 0)
 		return r;
 	vm_map_insert_at(m, vm_map_search(m, start), &e);
@@ -332,6 +390,8 @@ vm_map_protect(struct vm_map *m, uint64_t start, uint64_t end, int prot)
 	if ((prot & PLAT_PROT_WRITE) && vm_map_range_has(m, start, end,
 	    VME_NOWRITE))
 		return -EACCES;
+	if ((r = vm_map_room(m, vm_map_splits(m, start, end))) < 0)
+		return r;
 	vm_map_clip(m, start);
 	vm_map_clip(m, end);
 	for (unsigned i = vm_map_search(m, start);
@@ -468,9 +528,13 @@ vm_map_unmap_host(const struct vm_map *m, struct plat_space *sp)
 			    m->ent[i].end - m->ent[i].start);
 }
 
-void
+int
 vm_map_fork(struct vm_map *src, struct vm_map *dst)
 {
+	int r;
+
+	if ((r = vm_map_room(dst, src->n)) < 0)
+		return r;
 	dst->min = src->min;
 	dst->max = src->max;
 	dst->mmap_base = src->mmap_base;
@@ -482,8 +546,7 @@ vm_map_fork(struct vm_map *src, struct vm_map *dst)
 		if (e->flags & VME_SHARED) {
 			/* Shared memory stays shared: the child maps it too. */
 			if (e->obj == NULL && e->ramoff != VM_NORAM) {
-				e->obj = vk_xcalloc(1, sizeof(*e->obj));
-				e->obj->refs = 1;
+				e->obj = vm_obj_alloc();
 				e->obj->ramoff = e->ramoff;
 				e->obj->len = e->end - e->start;
 			}
@@ -491,8 +554,7 @@ vm_map_fork(struct vm_map *src, struct vm_map *dst)
 				e->obj->refs++;
 		} else if (e->ramoff != VM_NORAM) {
 			if (e->obj == NULL) {
-				e->obj = vk_xcalloc(1, sizeof(*e->obj));
-				e->obj->refs = 1;
+				e->obj = vm_obj_alloc();
 				e->obj->ramoff = e->ramoff;
 				e->obj->len = e->end - e->start;
 			}
@@ -506,6 +568,7 @@ vm_map_fork(struct vm_map *src, struct vm_map *dst)
 		}
 		vm_map_insert_at(dst, dst->n, e);
 	}
+	return 0;
 }
 
 /*
@@ -524,7 +587,7 @@ cow_take_all(struct vm_map *m, struct vm_entry *e)
 		vm_ram_free(obj->ramoff, head);
 	if (tail > 0)
 		vm_ram_free(obj->ramoff + obj->len - tail, tail);
-	free(obj);
+	kmem_free(obj, sizeof(*obj), 0);
 	e->obj = NULL;
 	e->flags &= ~VME_COW;
 	if (m->space != NULL)
@@ -621,10 +684,14 @@ int
 vm_map_file_shared(struct vm_map *m, uint64_t start, uint64_t len, int prot,
     struct vnode *vn, uint64_t off, bool maywrite)
 {
-	struct vm_obj *obj = vk_xcalloc(1, sizeof(*obj));
+	struct vm_obj *obj;
 
 	VK_ASSERT(VK_PAGE_ALIGNED(start) && VK_PAGE_ALIGNED(len) && len > 0);
 	VK_ASSERT(vm_map_range_free(m, start, start + len));
+	/* XXX: an entry a page, where Linux has one for the mapping. */
+	if (vm_map_room(m, len / VK_PAGE_SIZE) < 0)
+		return -ENOMEM;
+	obj = kmem_alloc(sizeof(*obj), KM_ZERO | KM_FORCE);
 	vnode_ref(vn);
 	vn->ops->map_pin(vn, true, maywrite);
 	obj->vn = vn;

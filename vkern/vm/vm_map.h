@@ -133,7 +133,20 @@ int vm_map_anon(struct vm_map *m, uint64_t start, uint64_t len, int prot,
 /* Enter an entry for a range the platform owns (no RAM, never mapped). */
 int vm_map_reserve(struct vm_map *m, uint64_t start, uint64_t end);
 
-/* Unmap [start, end), freeing its RAM.  Holes are fine. */
+/*
+ * Room for k more entries (each split makes one), charged to the sandbox:
+ * 0, or -ENOMEM.
+ */
+int vm_map_room(struct vm_map *m, uint64_t k);
+
+/* The splits a change to [start, end) makes: an entry each end cuts. */
+unsigned vm_map_splits(const struct vm_map *m, uint64_t start, uint64_t end);
+
+/*
+ * Unmap [start, end), freeing its RAM.  Holes are fine.  A split in the
+ * middle of an entry is never refused: callers that the guest drives ask
+ * for room for vm_map_splits() first.
+ */
 void vm_map_remove(struct vm_map *m, uint64_t start, uint64_t end);
 
 /*
@@ -197,9 +210,10 @@ void vm_map_unmap_host(const struct vm_map *m, struct plat_space *sp);
 /*
  * fork: make dst (empty, with no space yet) a copy-on-write copy of src.
  * src's writable private memory is write-protected on its host side; the
- * first write to a page by either side copies that page.
+ * first write to a page by either side copies that page.  Returns 0, or
+ * -ENOMEM (and changes nothing) when dst's entries do not fit.
  */
-void vm_map_fork(struct vm_map *src, struct vm_map *dst);
+int vm_map_fork(struct vm_map *src, struct vm_map *dst);
 
 /*
  * Give the page at va, and those around it in its entry, a private copy

@@ -11,6 +11,9 @@
  * sleep (vm_ram_flush) or many are waiting: a process's end frees its
  * pages extent by extent, and sorted and merged, those make far fewer
  * host calls than one each.
+ *
+ * The kernel's own objects are charged to the same limit (kmem.c), so
+ * that guest pages and kernel memory together stay within --mem.
  */
 #include <errno.h>
 #include <string.h>
@@ -27,6 +30,7 @@ struct extent {
 static struct extent *free_ext;
 static unsigned nfree, capfree;
 static uint64_t ram_used, ram_limit;
+static uint64_t kmem_used;     /* the kernel's own objects, kmem.c */
 
 #define PEND_MAX 256
 
@@ -105,14 +109,25 @@ vm_ram_init(uint64_t space, uint64_t limit)
 	free_insert_at(0, 0, space);
 }
 
+/*
+ * Whether len more bytes fit beside the guest pages and kernel objects
+ * already charged.  Cached file pages nobody maps are the first to go.
+ */
+static bool
+ram_room(uint64_t len)
+{
+	while (ram_used + kmem_used + len > ram_limit)
+		if (!vm_pcache_reclaim())
+			return false;
+	return true;
+}
+
 int
 vm_ram_alloc(uint64_t len, uint64_t *offp)
 {
 	VK_ASSERT(len > 0 && VK_PAGE_ALIGNED(len));
-	/* Cached file pages nobody maps are the first to go. */
-	while (len > ram_limit - ram_used)
-		if (!vm_pcache_reclaim())
-			return -ENOMEM;
+	if (!ram_room(len))
+		return -ENOMEM;
 	for (unsigned i = 0; i < nfree; i++) {
 		struct extent *e = &free_ext[i];
 
@@ -191,7 +206,7 @@ vm_ram_extend(uint64_t off, uint64_t len, uint64_t extra)
 	unsigned i;
 
 	VK_ASSERT(VK_PAGE_ALIGNED(extra));
-	if (extra > ram_limit - ram_used)
+	if (ram_used + kmem_used + extra > ram_limit)
 		return -ENOMEM;
 	i = free_search(end);
 	if (i == 0 || free_ext[i - 1].off != end ||
@@ -210,6 +225,34 @@ uint64_t
 vm_ram_used(void)
 {
 	return ram_used;
+}
+
+int
+vm_ram_charge(uint64_t len)
+{
+	if (!ram_room(len))
+		return -ENOMEM;
+	kmem_used += len;
+	return 0;
+}
+
+void
+vm_ram_charge_force(uint64_t len)
+{
+	kmem_used += len;
+}
+
+void
+vm_ram_uncharge(uint64_t len)
+{
+	VK_ASSERT(len <= kmem_used);
+	kmem_used -= len;
+}
+
+uint64_t
+vm_ram_kmem(void)
+{
+	return kmem_used;
 }
 
 uint64_t

@@ -36,7 +36,19 @@ void vm_ram_flush(void);
 /* Try to grow the extent ending at off + len in place by extra bytes. */
 int vm_ram_extend(uint64_t off, uint64_t len, uint64_t extra);
 
+/*
+ * The kernel's own objects share the budget (kmem.c): charge len bytes,
+ * or -ENOMEM when they do not fit beside what is allocated and charged.
+ * A forced charge is taken even past the limit, for objects that cannot
+ * be refused; the limit then refuses what comes next.
+ */
+int vm_ram_charge(uint64_t len);
+void vm_ram_charge_force(uint64_t len);
+void vm_ram_uncharge(uint64_t len);
+
+/* Guest and file pages allocated, and kernel object bytes charged. */
 uint64_t vm_ram_used(void);
+uint64_t vm_ram_kmem(void);
 uint64_t vm_ram_limit(void);
 
 /* Number of free extents: for tests of coalescing. */

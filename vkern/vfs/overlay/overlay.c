@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "vkern/kmem.h"
 #include "vkern/platform.h"
 #include "vkern/vfs/overlay/overlay.h"
 #include "vkern/vfs/tmpfs/tmpfs.h"
@@ -119,13 +120,14 @@ ovl_get(struct mount *mp, struct vnode *parent, const char *name,
 		vnode_ref(o->vn);
 		return o->vn;
 	}
-	o = vk_xcalloc(1, sizeof(*o));
+	/* Never refused: one for each file the layers already hold. */
+	o = kmem_alloc(sizeof(*o), KM_ZERO | KM_FORCE | KM_FS);
 	o->upper = upper;
 	o->lower = lower;
 	o->parent = parent;
 	if (parent != NULL)
 		vnode_ref(parent);
-	o->name = strdup(name);
+	o->name = kmem_strdup(name, KM_FORCE | KM_FS);
 	o->vn = vnode_alloc(mp, ovl_real(o)->type, &ovl_ops, o);
 	ovl_hash_insert(o);
 	return o->vn;
@@ -162,8 +164,8 @@ ovl_inactive(struct vnode *vn)
 		vnode_rel(o->lower);
 	if (o->parent != NULL)
 		vnode_rel(o->parent);
-	free(o->name);
-	free(o);
+	kmem_strfree(o->name, KM_FS);
+	kmem_free(o, sizeof(*o), KM_FS);
 }
 
 static bool
@@ -723,8 +725,8 @@ ovl_moved(struct ovl *o, struct vnode *dir, const char *name)
 
 	vnode_ref(dir);
 	o->parent = dir;
-	free(o->name);
-	o->name = strdup(name);
+	kmem_strfree(o->name, KM_FS);
+	o->name = kmem_strdup(name, KM_FORCE | KM_FS);
 	if (old != NULL)
 		vnode_rel(old);
 }

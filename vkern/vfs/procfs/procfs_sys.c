@@ -77,7 +77,8 @@ int
 procfs_gen_meminfo(const struct pfs_ctx *c, struct sbuf *sb)
 {
 	uint64_t total = vm_ram_limit() / 1024, used = vm_ram_used() / 1024;
-	uint64_t avail = total > used ? total - used : 0;
+	uint64_t slab = vm_ram_kmem() / 1024;
+	uint64_t avail = total > used + slab ? total - used - slab : 0;
 	const struct {
 		const char *name;
 		uint64_t kb;
@@ -90,8 +91,8 @@ procfs_gen_meminfo(const struct pfs_ctx *c, struct sbuf *sb)
 		{ "Unevictable", 0 }, { "Mlocked", 0 }, { "SwapTotal", 0 },
 		{ "SwapFree", 0 }, { "Dirty", 0 }, { "Writeback", 0 },
 		{ "AnonPages", used }, { "Mapped", 0 }, { "Shmem", 0 },
-		{ "KReclaimable", 0 }, { "Slab", 0 }, { "SReclaimable", 0 },
-		{ "SUnreclaim", 0 }, { "KernelStack", 0 }, { "PageTables", 0 },
+		{ "KReclaimable", 0 }, { "Slab", slab }, { "SReclaimable", 0 },
+		{ "SUnreclaim", slab }, { "KernelStack", 0 }, { "PageTables", 0 },
 		{ "NFS_Unstable", 0 }, { "Bounce", 0 }, { "WritebackTmp", 0 },
 		{ "CommitLimit", total }, { "Committed_AS", used },
 		/* x86-64's vmalloc area: 32 TiB. */

@@ -23,6 +23,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "vkern/kmem.h"
 #include "vkern/platform.h"
 #include "vkern/vfs/tmpfs/tmpfs.h"
 #include "vkern/vfs/tmpfs/tmpfs_impl.h"
@@ -147,14 +148,21 @@ dir_hash_remove(struct tmpfs_dir *d, struct tmpfs_dirent *de)
 }
 
 /* Double the buckets, keeping chains about one entry long. */
-static void
+static int
 dir_hash_grow(struct tmpfs_dir *d)
 {
-	d->hsize = d->hsize == 0 ? 8 : d->hsize * 2;
-	free(d->htab);
-	d->htab = vk_xcalloc(d->hsize, sizeof(*d->htab));
+	size_t hsize = d->hsize == 0 ? 8 : d->hsize * 2;
+	struct tmpfs_dirent **htab = kmem_alloc(hsize * sizeof(*htab),
+	    KM_ZERO | KM_FS);
+
+	if (htab == NULL)
+		return -ENOSPC;
+	kmem_free(d->htab, d->hsize * sizeof(*d->htab), KM_FS);
+	d->htab = htab;
+	d->hsize = hsize;
 	for (size_t i = 0; i < d->nents; i++)
 		dir_hash_insert(d, d->ents[i]);
+	return 0;
 }
 
 static struct tmpfs_dirent *
@@ -173,34 +181,77 @@ dir_find(const struct tmpfs_dir *d, const char *name, size_t len)
 	return NULL;
 }
 
-static void
-dirent_setname(struct tmpfs_dirent *de, const char *name, size_t len)
+/*
+ * An entry naming np, not yet in a directory, or NULL when the sandbox's
+ * memory is full.  Names and entries are charged to it, as Linux charges
+ * dentries to the memory cgroup.
+ */
+static struct tmpfs_dirent *
+dirent_new(const char *name, size_t len, struct tmpfs_node *np)
 {
-	de->name = vk_xmalloc(len + 1);
+	struct tmpfs_dirent *de = kmem_alloc(sizeof(*de), KM_ZERO | KM_FS);
+
+	if (de == NULL)
+		return NULL;
+	if ((de->name = kmem_alloc(len + 1, KM_FS)) == NULL) {
+		kmem_free(de, sizeof(*de), KM_FS);
+		return NULL;
+	}
 	memcpy(de->name, name, len);
 	de->name[len] = '\0';
 	de->namelen = len;
 	de->hash = name_hash(name, len);
+	de->node = np;
+	return de;
 }
 
-/* Append an entry for np; the caller accounts for the link. */
 static void
+dirent_free(struct tmpfs_dirent *de)
+{
+	kmem_free(de->name, de->namelen + 1, KM_FS);
+	kmem_free(de, sizeof(*de), KM_FS);
+}
+
+/* Room in d for one more entry: 0, or -ENOSPC. */
+static int
+dir_reserve(struct tmpfs_dir *d)
+{
+	size_t cap = d->cap == 0 ? 8 : d->cap * 2;
+	struct tmpfs_dirent **ents;
+
+	if (d->nents >= d->hsize && dir_hash_grow(d) < 0)
+		return -ENOSPC;
+	if (d->nents < d->cap)
+		return 0;
+	ents = kmem_realloc(d->ents, d->cap * sizeof(*d->ents),
+	    cap * sizeof(*d->ents), KM_FS);
+	if (ents == NULL)
+		return -ENOSPC;
+	d->ents = ents;
+	d->cap = cap;
+	return 0;
+}
+
+/* Append de to d, which has room for it (dir_reserve). */
+static void
+dir_insert(struct tmpfs_dir *d, struct tmpfs_dirent *de)
+{
+	de->seq = d->next_seq++;
+	d->ents[d->nents++] = de;
+	dir_hash_insert(d, de);
+}
+
+/* Append an entry for np: 0 or -ENOSPC; the caller accounts for the link. */
+static int
 dir_add(struct tmpfs_dir *d, const char *name, size_t len,
     struct tmpfs_node *np)
 {
-	struct tmpfs_dirent *de = vk_xcalloc(1, sizeof(*de));
+	struct tmpfs_dirent *de;
 
-	dirent_setname(de, name, len);
-	de->node = np;
-	de->seq = d->next_seq++;
-	if (d->nents >= d->hsize)
-		dir_hash_grow(d);
-	if (d->nents == d->cap) {
-		d->cap = d->cap == 0 ? 8 : d->cap * 2;
-		d->ents = vk_xrealloc(d->ents, d->cap * sizeof(*d->ents));
-	}
-	d->ents[d->nents++] = de;
-	dir_hash_insert(d, de);
+	if (dir_reserve(d) < 0 || (de = dirent_new(name, len, np)) == NULL)
+		return -ENOSPC;
+	dir_insert(d, de);
+	return 0;
 }
 
 /* Drop an entry; the caller accounts for the link. */
@@ -214,19 +265,27 @@ dir_del(struct tmpfs_dir *d, struct tmpfs_dirent *de)
 	    (d->nents - i - 1) * sizeof(*d->ents));
 	d->nents--;
 	dir_hash_remove(d, de);
-	free(de->name);
-	free(de);
+	dirent_free(de);
 }
 
-/* Rename in place: the entry keeps its seq, so a walk sees it once. */
+/*
+ * Rename in place, to the name nde holds: the entry keeps its seq, so a
+ * walk sees it once.  nde goes, with the old name.
+ */
 static void
 dir_rename_entry(struct tmpfs_dir *d, struct tmpfs_dirent *de,
-    const char *name, size_t len)
+    struct tmpfs_dirent *nde)
 {
+	struct tmpfs_dirent old = *de;
+
 	dir_hash_remove(d, de);
-	free(de->name);
-	dirent_setname(de, name, len);
+	de->name = nde->name;
+	de->namelen = nde->namelen;
+	de->hash = nde->hash;
 	dir_hash_insert(d, de);
+	nde->name = old.name;
+	nde->namelen = old.namelen;
+	dirent_free(nde);
 }
 
 /*
@@ -237,8 +296,15 @@ static struct tmpfs_node *
 node_make(struct tmpfs_fs *fs, uint32_t mode, uint64_t rdev,
     const char *target, uint32_t uid, uint32_t gid)
 {
-	struct tmpfs_node *np = vk_xcalloc(1, sizeof(*np));
+	struct tmpfs_node *np = kmem_alloc(sizeof(*np), KM_ZERO | KM_FS);
 
+	if (np == NULL)
+		return NULL;
+	if (S_ISLNK(mode) && (np->target = kmem_strdup(target, KM_FS)) ==
+	    NULL) {
+		kmem_free(np, sizeof(*np), KM_FS);
+		return NULL;
+	}
 	np->fs = fs;
 	np->ino = fs->next_ino++;
 	fs->nnodes++;
@@ -253,11 +319,8 @@ node_make(struct tmpfs_fs *fs, uint32_t mode, uint64_t rdev,
 	/* Linux's shmem files can take no seals but memfds. */
 	if (S_ISREG(mode))
 		np->reg.seals = F_SEAL_SEAL;
-	if (S_ISLNK(mode)) {
-		np->target = strdup(target);
-		VK_ASSERT(np->target != NULL);
+	if (S_ISLNK(mode))
 		np->size = strlen(target);
-	}
 	return np;
 }
 
@@ -269,13 +332,15 @@ node_free(struct tmpfs_node *np)
 		tmpfs_file_free(&np->reg);
 	if (S_ISDIR(np->mode)) {
 		VK_ASSERT(np->dir.nents == 0);
-		free(np->dir.ents);
-		free(np->dir.htab);
+		kmem_free(np->dir.ents, np->dir.cap * sizeof(*np->dir.ents),
+		    KM_FS);
+		kmem_free(np->dir.htab, np->dir.hsize *
+		    sizeof(*np->dir.htab), KM_FS);
 	}
 	if (S_ISLNK(np->mode))
-		free(np->target);
+		kmem_strfree(np->target, KM_FS);
 	np->fs->nnodes--;
-	free(np);
+	kmem_free(np, sizeof(*np), KM_FS);
 }
 
 /* Free a node that neither a name nor a vnode holds any more. */
@@ -433,10 +498,16 @@ tmpfs_create(struct vnode *dvn, const char *name, uint32_t mode,
 		mode |= S_IFREG;
 	if ((r = create_check_type(mode, target)) < 0)
 		return r;
+	/* A full sandbox is a full tmpfs: ENOSPC, as Linux's shmem. */
 	np = node_make(dp->fs, mode & (S_IFMT | 07777), rdev, target, uid,
 	    gid);
+	if (np == NULL)
+		return -ENOSPC;
+	if ((r = dir_add(&dp->dir, name, (size_t)len, np)) < 0) {
+		node_free(np);
+		return r;
+	}
 	np->nlink = 1;
-	dir_add(&dp->dir, name, (size_t)len, np);
 	if (node_isdir(np)) {
 		np->dir.parent = dp;
 		dp->dir.nsubdirs++;
@@ -468,7 +539,8 @@ tmpfs_link(struct vnode *dvn, const char *name, struct vnode *vn)
 	/* An unlinked file cannot come back (Linux's vfs_link()). */
 	if (np->nlink == 0)
 		return -ENOENT;
-	dir_add(&dp->dir, name, (size_t)len, np);
+	if ((r = dir_add(&dp->dir, name, (size_t)len, np)) < 0)
+		return r;
 	np->nlink++;
 	np->ctime = tmpfs_now();
 	dir_changed(dp, np->ctime);
@@ -590,21 +662,36 @@ rename_reparent(struct tmpfs_node *np, struct tmpfs_node *from,
 	to->dir.nsubdirs++;
 }
 
+/*
+ * Move the source to its new name, held by nde, which the target
+ * directory has room for: nothing here can fail once the first change
+ * is made.
+ */
 static void
-rename_move(struct tmpfs_rename *rn, int64_t now)
+rename_move(struct tmpfs_rename *rn, struct tmpfs_dirent *nde, int64_t now)
 {
 	struct tmpfs_node *src = rn->fde->node;
 
 	if (rn->tde != NULL)
 		entry_unlink(rn->tdir, rn->tde, now);
 	if (rn->fdir == rn->tdir) {
-		dir_rename_entry(&rn->fdir->dir, rn->fde, rn->to, rn->tolen);
+		dir_rename_entry(&rn->fdir->dir, rn->fde, nde);
 	} else {
 		dir_del(&rn->fdir->dir, rn->fde);
-		dir_add(&rn->tdir->dir, rn->to, rn->tolen, src);
+		dir_insert(&rn->tdir->dir, nde);
 		rename_reparent(src, rn->fdir, rn->tdir);
 	}
 	src->ctime = now;
+}
+
+/* The new name's entry, with room for it: 0, or -ENOSPC. */
+static int
+rename_prepare(struct tmpfs_rename *rn, struct tmpfs_dirent **ndep)
+{
+	if (rn->fdir != rn->tdir && dir_reserve(&rn->tdir->dir) < 0)
+		return -ENOSPC;
+	*ndep = dirent_new(rn->to, rn->tolen, rn->fde->node);
+	return *ndep != NULL ? 0 : -ENOSPC;
 }
 
 static void
@@ -626,6 +713,7 @@ tmpfs_rename(struct vnode *fdvn, const char *from, struct vnode *tdvn,
 {
 	const unsigned both = VFS_RENAME_NOREPLACE | VFS_RENAME_EXCHANGE;
 	struct tmpfs_rename rn = { .to = to, .flags = flags };
+	struct tmpfs_dirent *nde = NULL;
 	int64_t now;
 	int r;
 
@@ -646,11 +734,14 @@ tmpfs_rename(struct vnode *fdvn, const char *from, struct vnode *tdvn,
 		return 0;
 	if ((r = rename_check(&rn)) < 0)
 		return r;
+	if ((flags & VFS_RENAME_EXCHANGE) == 0 &&
+	    (r = rename_prepare(&rn, &nde)) < 0)
+		return r;
 	now = tmpfs_now();
 	if ((flags & VFS_RENAME_EXCHANGE) != 0)
 		rename_exchange(&rn, now);
 	else
-		rename_move(&rn, now);
+		rename_move(&rn, nde, now);
 	dir_changed(rn.fdir, now);
 	dir_changed(rn.tdir, now);
 	return 0;
@@ -804,7 +895,8 @@ tmpfs_statfs(struct vnode *vn, struct vfs_statfs *sf)
 void
 tmpfs_statfs_mem(struct vfs_statfs *sf, uint64_t nfiles)
 {
-	uint64_t limit = vm_ram_limit(), used = VK_MIN(vm_ram_used(), limit);
+	uint64_t limit = vm_ram_limit();
+	uint64_t used = VK_MIN(vm_ram_used() + vm_ram_kmem(), limit);
 
 	sf->bsize = VK_PAGE_SIZE;
 	sf->blocks = limit / VK_PAGE_SIZE;
@@ -879,6 +971,12 @@ tmpfs_mount(bool rdonly, uint32_t root_mode, uint32_t uid, uint32_t gid,
 
 	fs->next_ino = 1;
 	root = node_make(fs, S_IFDIR | (root_mode & 07777), 0, NULL, uid, gid);
+	if (root == NULL) {
+		free(mp->source);
+		free(mp);
+		free(fs);
+		return -ENOMEM;
+	}
 	/* The mount is the root's one link; its ".." is itself. */
 	root->nlink = 1;
 	root->dir.parent = root;

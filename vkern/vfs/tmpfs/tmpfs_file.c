@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "vkern/kmem.h"
 #include "vkern/platform.h"
 #include "vkern/vfs/tmpfs/tmpfs.h"
 #include "vkern/vfs/tmpfs/tmpfs_impl.h"
@@ -39,10 +40,16 @@ pgt_span(unsigned h)
 	return 1ULL << (PGT_SHIFT * h);
 }
 
+/*
+ * A table node, charged to the sandbox.  XXX: never refused, since the
+ * callers cannot fail yet; the page it is for is refused instead, so a
+ * sparse file can go past --mem by one leaf for each page it has.
+ */
 static struct pgt_node *
 pgt_node_alloc(bool leaf)
 {
-	struct pgt_node *n = vk_xcalloc(1, sizeof(*n));
+	struct pgt_node *n = kmem_alloc(sizeof(*n), KM_ZERO | KM_FORCE |
+	    KM_FS);
 
 	/* Offset 0 is a valid page, so a leaf's holes must be said. */
 	if (leaf)
@@ -229,7 +236,7 @@ pgt_range_node(struct tmpfs_file *f, struct pgt_node *n, unsigned h,
 			empty = false;
 			continue;
 		}
-		free(n->child[i]);
+		kmem_free(n->child[i], sizeof(*n->child[i]), KM_FS);
 		n->child[i] = NULL;
 	}
 	return empty;
@@ -244,7 +251,7 @@ pgt_range(struct tmpfs_file *f, uint64_t first, uint64_t end, enum pgt_op op)
 	if (f->root == NULL || first >= end)
 		return;
 	if (pgt_range_node(f, f->root, f->height, 0, first, end, op, &run)) {
-		free(f->root);
+		kmem_free(f->root, sizeof(*f->root), KM_FS);
 		f->root = NULL;
 		f->height = 0;
 	}
