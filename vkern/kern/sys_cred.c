@@ -199,15 +199,26 @@ sys_setfsgid(struct thread *td, const struct sys_setfsgid_args *a)
 
 #define NGROUPS_MAX_ 65536
 
+static int
+gid_cmp(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* A binary search: setgroups keeps the list sorted, as Linux does. */
+bool
+proc_in_groups(const struct proc *p, uint32_t gid)
+{
+	return p->ngroups > 0 && bsearch(&gid, p->groups, (size_t)p->ngroups,
+	    sizeof(gid), gid_cmp) != NULL;
+}
+
 bool
 proc_in_group(const struct proc *p, uint32_t gid)
 {
-	if (gid == p->cred.fsgid)
-		return true;
-	for (int i = 0; i < p->ngroups; i++)
-		if (p->groups[i] == gid)
-			return true;
-	return false;
+	return gid == p->cred.fsgid || proc_in_groups(p, gid);
 }
 
 long
@@ -243,6 +254,7 @@ sys_setgroups(struct thread *td, const struct sys_setgroups_args *a)
 		free(g);
 		return r;
 	}
+	qsort(g, (size_t)a->size, sizeof(*g), gid_cmp);
 	free(p->groups);
 	p->groups = g;
 	p->ngroups = a->size;
