@@ -292,11 +292,7 @@ cap_header_in(struct thread *td, uaddr_t uh, struct cap_header *h,
 		return -EINVAL;
 	}
 	*ndata = h->version == CAP_V1 ? 1 : 2;
-	if (h->pid < 0)
-		return -EINVAL;
-	if (h->pid != 0 && h->pid != td->proc->pid)
-		return -ESRCH;
-	return 0;
+	return h->pid < 0 ? -EINVAL : 0;
 }
 
 long
@@ -304,13 +300,18 @@ sys_capget(struct thread *td, const struct sys_capget_args *a)
 {
 	struct cap_header h;
 	struct cap_data d[2];
-	uint32_t all = td->proc->cred.euid == 0 ? 0xffffffffU : 0;
+	struct thread *t;
+	uint32_t all;
 	int n, r;
 
 	if ((r = cap_header_in(td, a->header, &h, &n)) < 0)
 		return r;
 	if (a->data.va == 0)
 		return 0;
+	/* Any thread's capabilities may be read: those of its euid. */
+	if ((t = h.pid == 0 ? td : thread_find(h.pid)) == NULL)
+		return -ESRCH;
+	all = t->proc->cred.euid == 0 ? 0xffffffffU : 0;
 	d[0] = (struct cap_data){ all, all, 0 };
 	d[1] = (struct cap_data){ all & 0x1ff, all & 0x1ff, 0 };
 	return copyout(td, d, a->data, (size_t)n * sizeof(d[0]));
@@ -326,6 +327,9 @@ sys_capset(struct thread *td, const struct sys_capset_args *a)
 
 	if ((r = cap_header_in(td, a->header, &h, &n)) < 0)
 		return r;
+	/* Only the caller's own, as Linux without file capabilities. */
+	if (h.pid != 0 && h.pid != td->tid)
+		return -EPERM;
 	if ((r = copyin(td, a->data, d, (size_t)n * sizeof(d[0]))) < 0)
 		return r;
 	if (td->proc->cred.euid != 0 && (d[0].permitted || d[0].effective ||
