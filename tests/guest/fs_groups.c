@@ -2,7 +2,8 @@
  * Verifies that supplementary groups count wherever Linux asks whether
  * the caller is in a file's group (in_group_p()): the group bits of the
  * mode for open(2) and access(2), the groups an owner may chown(2) its
- * file to, and whether chmod(2) keeps the set-gid bit.  Root makes files
+ * file to, whether chmod(2) keeps the set-gid bit, and whether a file
+ * made in a set-gid directory keeps it.  Root makes files
  * of uid 1234 and group 4321, then children of uid 65534 read them with
  * and without 4321 among their groups.
  *
@@ -13,6 +14,7 @@
 
 #include <fcntl.h>
 #include <grp.h>
+#include <stdio.h>
 
 #include "guest.h"
 #include "fs_common.h"
@@ -52,6 +54,35 @@ mode_of(const char *path)
 	return stat(path, &st) == 0 ? st.st_mode & 07777 : (mode_t)-1;
 }
 
+/*
+ * What the user makes in "sgid", a set-gid directory of GROUP, takes its
+ * group; an executable keeps set-gid only when the user is in the group,
+ * a directory always gets it.
+ */
+static void
+make_in_sgid(const char *name, bool member)
+{
+	char path[64], dir[64];
+	struct stat st;
+	int fd;
+
+	snprintf(path, sizeof(path), "sgid/%s", name);
+	snprintf(dir, sizeof(dir), "sgid/%s.d", name);
+	umask(0);
+	fd = CHECK_OK(open(path, O_WRONLY | O_CREAT | O_EXCL, 02755));
+	if (fd >= 0)
+		close(fd);
+	if (CHECK_OK(stat(path, &st)) == 0)
+		CHECK(st.st_gid == GROUP && (st.st_mode & 07777) ==
+		    (member ? 02755U : 0755U), "%s: gid %u mode %#o", path,
+		    (unsigned)st.st_gid, (unsigned)st.st_mode & 07777);
+	CHECK_OK(mkdir(dir, 0755));
+	if (CHECK_OK(stat(dir, &st)) == 0)
+		CHECK(st.st_gid == GROUP && (st.st_mode & 07777) == 02755,
+		    "%s: gid %u mode %#o", dir, (unsigned)st.st_gid,
+		    (unsigned)st.st_mode & 07777);
+}
+
 /* The user with GROUP among its groups (GROUP and OTHER are not its gid). */
 static void
 in_group(void)
@@ -79,6 +110,7 @@ in_group(void)
 	CHECK_OK(chmod("mine.other", 02750));
 	CHECK(mode_of("mine.other") == 0750, "set-gid dropped: %#o",
 	    (unsigned)mode_of("mine.other"));
+	make_in_sgid("member", true);
 }
 
 /* The same user without GROUP: the others' bits. */
@@ -95,6 +127,7 @@ not_in_group(void)
 	CHECK_OK(chmod("mine", 02750));
 	CHECK(mode_of("mine") == 0750, "set-gid dropped: %#o",
 	    (unsigned)mode_of("mine"));
+	make_in_sgid("stranger", false);
 }
 
 /* Runs fn as USER with gid USER_GID and groups (n of them) in a child. */
@@ -138,6 +171,13 @@ main(int argc, char **argv)
 	CHECK_OK(mkdir("gdir", 0700));
 	CHECK_OK(chown("gdir", OWNER, GROUP));
 	CHECK_OK(chmod("gdir", 0010));
+	CHECK_OK(mkdir("sgid", 0700));
+	CHECK_OK(chown("sgid", OWNER, GROUP));
+	CHECK_OK(chmod("sgid", 02777));
+	/* mkdir's own set-gid bit is ignored outside a set-gid directory. */
+	CHECK_OK(mkdir("plain", 02755));
+	CHECK(mode_of("plain") == 0755, "mkdir 02755: %#o",
+	    (unsigned)mode_of("plain"));
 
 	CHECK_OK(setgroups(3, groups));
 	CHECK(getgroups(3, got) == 3 && got[0] == 3 && got[1] == 7 &&
