@@ -513,6 +513,20 @@ sys_fadvise64(struct thread *td, const struct sys_fadvise64_args *a)
 	return 0;
 }
 
+/* A hint too, after Linux's checks: a regular file open for reading. */
+long
+sys_readahead(struct thread *td, const struct sys_readahead_args *a)
+{
+	struct file *fp = fd_get(td->proc->fdt, a->fd);
+
+	if (fp == NULL || (fp->flags & O_PATH) ||
+	    (fp->flags & O_ACCMODE) == O_WRONLY)
+		return -EBADF;
+	if (fp->vn == NULL || fp->vn->type != VREG)
+		return -EINVAL;
+	return 0;
+}
+
 /*
  * Writes reach tmpfs and host files at once; what a file system may
  * hold back is what shared mappings wrote to a host file's map cache.
