@@ -2,6 +2,7 @@
  * Verifies file attributes as stat(2) reports them: umask(2) on created
  * modes, chmod(2)/fchmod(2)/fchmodat(2), chown(2)/fchown(2)/lchown(2) to
  * our own ids, utimensat(2) with UTIME_NOW, UTIME_OMIT and explicit times,
+ * utime(2),
  * mtime updates on write, and mknod(2) of a FIFO, each refusal with the
  * errno Linux gives.
  */
@@ -237,6 +238,32 @@ test_utimensat(void)
 	FS_CHECK_ERR(sys_utimensat(-1, NULL, NULL, 0), EBADF);
 }
 
+/* utime(2): whole seconds, the nanoseconds cleared; NULL for now. */
+static void
+test_utime(void)
+{
+	const int64_t times[2] = { 1000000000, 1500000000 };
+	struct timespec before, after;
+	struct stat st;
+
+	CHECK(touch("u"), "create u");
+	CHECK_OK(syscall(SYS_utime, "u", times));
+	CHECK_OK(stat("u", &st));
+	CHECK(st.st_atim.tv_sec == 1000000000 && st.st_atim.tv_nsec == 0 &&
+	    st.st_mtim.tv_sec == 1500000000 && st.st_mtim.tv_nsec == 0,
+	    "utime times %ld %ld", (long)st.st_atim.tv_sec,
+	    (long)st.st_mtim.tv_sec);
+	clock_gettime(CLOCK_REALTIME, &before);
+	CHECK_OK(syscall(SYS_utime, "u", NULL));
+	clock_gettime(CLOCK_REALTIME, &after);
+	CHECK_OK(stat("u", &st));
+	CHECK(near(&st.st_atim, before.tv_sec, after.tv_sec) &&
+	    near(&st.st_mtim, before.tv_sec, after.tv_sec),
+	    "utime(NULL) sets both to now");
+	FS_CHECK_ERR(syscall(SYS_utime, "u", (void *)8), EFAULT);
+	FS_CHECK_ERR(syscall(SYS_utime, "missing", times), ENOENT);
+}
+
 static void
 test_write_times(void)
 {
@@ -308,6 +335,7 @@ main(void)
 	test_chmod();
 	test_chown();
 	test_utimensat();
+	test_utime();
 	test_write_times();
 	test_mknod_fifo();
 	CHECK(scratch_leave(), "remove scratch directory %s", scratch);

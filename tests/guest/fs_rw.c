@@ -3,7 +3,7 @@
  * readv/writev, preadv/pwritev and lseek(2) with their offsets and errnos,
  * O_APPEND, truncate/ftruncate, fallocate mode 0, big writes into new
  * pages and writes from a shared mapping of the file itself, the sync
- * calls, and a MAP_PRIVATE file mapping that shows the file but never
+ * calls and the readahead(2) hint, and a MAP_PRIVATE file mapping that shows the file but never
  * writes to it.
  */
 #include <sys/mman.h>
@@ -467,12 +467,21 @@ test_sync(void)
 		CHECK_OK(syscall(SYS_fadvise64, (int)fd, 0, 0,
 		    POSIX_FADV_SEQUENTIAL));
 		FS_CHECK_ERR(syscall(SYS_fadvise64, (int)fd, 0, 0, 99), EINVAL);
+		CHECK_OK(syscall(SYS_readahead, (int)fd, 0, 1 << 20));
 		close((int)fd);
 	}
 	if (dir >= 0) {
 		CHECK_OK(syscall(SYS_fsync, (int)dir));
+		FS_CHECK_ERR(syscall(SYS_readahead, (int)dir, 0, 4096), EINVAL);
 		close((int)dir);
 	}
+	/* readahead(2) wants a regular file open for reading. */
+	fd = CHECK_OK(syscall(SYS_open, "sy", O_WRONLY, 0));
+	if (fd >= 0) {
+		FS_CHECK_ERR(syscall(SYS_readahead, (int)fd, 0, 4096), EBADF);
+		close((int)fd);
+	}
+	FS_CHECK_ERR(syscall(SYS_readahead, -1, 0, 4096), EBADF);
 	/* sync(2) cannot fail. */
 	CHECK_EQ(syscall(SYS_sync), 0);
 	FS_CHECK_ERR(syscall(SYS_fsync, -1), EBADF);
@@ -483,6 +492,7 @@ test_sync(void)
 	if (pipe(pfd) == 0) {
 		FS_CHECK_ERR(syscall(SYS_fadvise64, pfd[0], 0, 0,
 		    POSIX_FADV_NORMAL), ESPIPE);
+		FS_CHECK_ERR(syscall(SYS_readahead, pfd[0], 0, 4096), EINVAL);
 		close(pfd[0]);
 		close(pfd[1]);
 	}

@@ -1,8 +1,11 @@
 /*
- * pidfd_open, pidfd_send_signal, waitid(P_PIDFD), a child subreaper, and
- * the parent-death signal (PR_SET_PDEATHSIG).
+ * pidfd_open, pidfd_send_signal (through a pidfd and through an open
+ * /proc/PID), waitid(P_PIDFD), a child subreaper, and the parent-death
+ * signal (PR_SET_PDEATHSIG).
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/prctl.h>
@@ -60,6 +63,34 @@ test_pidfd(void)
 	CHECK_ERR(syscall(SYS_pidfd_open, 0, 0), EINVAL);
 	CHECK_ERR(syscall(SYS_pidfd_open, getpid(), 12345), EINVAL);
 	close((int)fd);
+}
+
+/* Linux takes an open /proc/PID as the process's pidfd for signals. */
+static void
+test_proc_dir(void)
+{
+	char path[64];
+	int fd, st;
+	pid_t c;
+
+	if ((c = fork()) == 0) {
+		pause();
+		_exit(0);
+	}
+	snprintf(path, sizeof(path), "/proc/%d", (int)c);
+	fd = CHECK_OK(open(path, O_RDONLY | O_DIRECTORY));
+	CHECK_OK(syscall(SYS_pidfd_send_signal, fd, 0, NULL, 0));
+	CHECK_OK(syscall(SYS_pidfd_send_signal, fd, SIGTERM, NULL, 0));
+	CHECK_EQ(waitpid(c, &st, 0), c);
+	CHECK(WIFSIGNALED(st) && WTERMSIG(st) == SIGTERM, "status %#x", st);
+	/* Not a pidfd for waitid, nor any other directory of /proc. */
+	CHECK_ERR(syscall(SYS_waitid, P_PIDFD, fd, NULL, WEXITED, NULL),
+	    EBADF);
+	close(fd);
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)getpid());
+	fd = CHECK_OK(open(path, O_RDONLY | O_DIRECTORY));
+	CHECK_ERR(syscall(SYS_pidfd_send_signal, fd, 0, NULL, 0), EBADF);
+	close(fd);
 }
 
 static void
@@ -138,6 +169,7 @@ int
 main(void)
 {
 	test_pidfd();
+	test_proc_dir();
 	test_subreaper();
 	test_pdeathsig();
 	return guest_done();

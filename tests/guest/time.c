@@ -3,13 +3,17 @@
  * timespec, CLOCK_MONOTONIC never goes back, the realtime views
  * (clock_gettime, gettimeofday, time) agree, resolutions are sane, relative
  * and absolute sleeps last at least as long as asked and not absurdly
- * longer, and invalid clocks or timespecs give EINVAL.
+ * longer, and invalid clocks or timespecs give EINVAL.  adjtimex and
+ * clock_adjtime read the wall clock's state; a user without privilege is
+ * refused any change (so that nothing here steers the host's clock).
  *
  * All calls are raw syscalls: the libc would answer clock_gettime,
  * gettimeofday and time from the vDSO, and what is under test is the kernel.
  */
 #include <stdint.h>
 #include <sys/time.h>
+#include <sys/timex.h>
+#include <sys/wait.h>
 #include <time.h>
 
 #include "guest.h"
@@ -259,6 +263,46 @@ test_clock_nanosleep(void)
 	 */
 }
 
+/* Only reads, and changes tried as uid 65534, which Linux refuses. */
+static void
+test_adjtimex(void)
+{
+	struct timex tx = { .modes = 0 };
+	struct timeval now;
+	int status = -1;
+	pid_t pid;
+
+	CHECK(syscall(SYS_adjtimex, &tx) >= 0, "adjtimex read");
+	CHECK_OK(syscall(SYS_gettimeofday, &now, NULL));
+	CHECK(tx.time.tv_sec >= now.tv_sec - 1 && tx.time.tv_sec <= now.tv_sec,
+	    "adjtimex time %ld, now %ld", (long)tx.time.tv_sec,
+	    (long)now.tv_sec);
+	CHECK(tx.tick == 10000 && tx.precision >= 1, "tick %ld", tx.tick);
+	tx = (struct timex){ .modes = ADJ_OFFSET_SS_READ };
+	CHECK(syscall(SYS_adjtimex, &tx) >= 0, "adjtime(NULL, &old)'s read");
+	tx = (struct timex){ .modes = 0 };
+	CHECK(syscall(SYS_clock_adjtime, CLOCK_REALTIME, &tx) >= 0,
+	    "clock_adjtime read");
+	CHECK_ERR(syscall(SYS_clock_adjtime, CLOCK_MONOTONIC, &tx), EOPNOTSUPP);
+	CHECK_ERR(syscall(SYS_clock_adjtime, 99, &tx), EINVAL);
+	CHECK_ERR(syscall(SYS_adjtimex, (void *)8), EFAULT);
+	tx = (struct timex){ .modes = 0x8000 };
+	CHECK_ERR(syscall(SYS_adjtimex, &tx), EINVAL);
+	if (geteuid() != 0)
+		return;
+	if ((pid = fork()) == 0) {
+		if (setresuid(65534, 65534, 65534) < 0)
+			_exit(2);
+		tx = (struct timex){ .modes = ADJ_FREQUENCY };
+		_exit(syscall(SYS_adjtimex, &tx) == -1 && errno == EPERM &&
+		    syscall(SYS_clock_adjtime, CLOCK_REALTIME, &tx) == -1 &&
+		    errno == EPERM ? 0 : 1);
+	}
+	CHECK(pid > 0 && waitpid(pid, &status, 0) == pid &&
+	    WIFEXITED(status) && WEXITSTATUS(status) == 0,
+	    "uid 65534 may not steer the clock (status %#x)", status);
+}
+
 int
 main(void)
 {
@@ -268,5 +312,6 @@ main(void)
 	test_cpu_clock();
 	test_nanosleep();
 	test_clock_nanosleep();
+	test_adjtimex();
 	return guest_done();
 }

@@ -187,7 +187,7 @@ struct proc {
 	struct ptimer *ptimers;     /* timer_create's (sys_ptimer.c) */
 	struct rlim64 rlim[VK_RLIM_NLIMITS];
 	struct cred cred;
-	uint32_t *groups;             /* supplementary groups */
+	uint32_t *groups;             /* supplementary groups, sorted */
 	int ngroups;
 	struct fdtable *fdt;          /* shared (CLONE_FILES) */
 	struct fs_ctx *fs;            /* shared (CLONE_FS) */
@@ -242,6 +242,8 @@ void proc_free(struct proc *p);
 
 /* sys_cred.c: whether gid is p's fs group or one of its groups. */
 bool proc_in_group(const struct proc *p, uint32_t gid);
+/* Whether gid is one of p's supplementary groups (access(2) with real ids). */
+bool proc_in_groups(const struct proc *p, uint32_t gid);
 
 /* The live thread tid, of any process, or NULL. */
 struct thread *thread_find(int tid);

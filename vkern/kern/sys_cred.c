@@ -200,15 +200,26 @@ sys_setfsgid(struct thread *td, const struct sys_setfsgid_args *a)
 
 #define NGROUPS_MAX_ 65536
 
+static int
+gid_cmp(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* A binary search: setgroups keeps the list sorted, as Linux does. */
+bool
+proc_in_groups(const struct proc *p, uint32_t gid)
+{
+	return p->ngroups > 0 && bsearch(&gid, p->groups, (size_t)p->ngroups,
+	    sizeof(gid), gid_cmp) != NULL;
+}
+
 bool
 proc_in_group(const struct proc *p, uint32_t gid)
 {
-	if (gid == p->cred.fsgid)
-		return true;
-	for (int i = 0; i < p->ngroups; i++)
-		if (p->groups[i] == gid)
-			return true;
-	return false;
+	return gid == p->cred.fsgid || proc_in_groups(p, gid);
 }
 
 long
@@ -245,6 +256,7 @@ sys_setgroups(struct thread *td, const struct sys_setgroups_args *a)
 		kmem_free(g, proc_groups_size(a->size), 0);
 		return r;
 	}
+	qsort(g, (size_t)a->size, sizeof(*g), gid_cmp);
 	kmem_free(p->groups, proc_groups_size(p->ngroups), 0);
 	p->groups = g;
 	p->ngroups = a->size;
@@ -282,11 +294,7 @@ cap_header_in(struct thread *td, uaddr_t uh, struct cap_header *h,
 		return -EINVAL;
 	}
 	*ndata = h->version == CAP_V1 ? 1 : 2;
-	if (h->pid < 0)
-		return -EINVAL;
-	if (h->pid != 0 && h->pid != td->proc->pid)
-		return -ESRCH;
-	return 0;
+	return h->pid < 0 ? -EINVAL : 0;
 }
 
 long
@@ -294,13 +302,18 @@ sys_capget(struct thread *td, const struct sys_capget_args *a)
 {
 	struct cap_header h;
 	struct cap_data d[2];
-	uint32_t all = td->proc->cred.euid == 0 ? 0xffffffffU : 0;
+	struct thread *t;
+	uint32_t all;
 	int n, r;
 
 	if ((r = cap_header_in(td, a->header, &h, &n)) < 0)
 		return r;
 	if (a->data.va == 0)
 		return 0;
+	/* Any thread's capabilities may be read: those of its euid. */
+	if ((t = h.pid == 0 ? td : thread_find(h.pid)) == NULL)
+		return -ESRCH;
+	all = t->proc->cred.euid == 0 ? 0xffffffffU : 0;
 	d[0] = (struct cap_data){ all, all, 0 };
 	d[1] = (struct cap_data){ all & 0x1ff, all & 0x1ff, 0 };
 	return copyout(td, d, a->data, (size_t)n * sizeof(d[0]));
@@ -316,6 +329,9 @@ sys_capset(struct thread *td, const struct sys_capset_args *a)
 
 	if ((r = cap_header_in(td, a->header, &h, &n)) < 0)
 		return r;
+	/* Only the caller's own, as Linux without file capabilities. */
+	if (h.pid != 0 && h.pid != td->tid)
+		return -EPERM;
 	if ((r = copyin(td, a->data, d, (size_t)n * sizeof(d[0]))) < 0)
 		return r;
 	if (td->proc->cred.euid != 0 && (d[0].permitted || d[0].effective ||

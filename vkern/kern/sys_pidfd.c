@@ -1,5 +1,6 @@
 /*
- * pidfds: pidfd_open, pidfd_send_signal, and waitid's P_PIDFD.
+ * pidfds: pidfd_open, pidfd_send_signal (which takes an open /proc/PID
+ * too), and waitid's P_PIDFD.
  *
  * A pidfd names a process by its pid, looked up again on each use, so it
  * never holds a freed process; it polls readable once the process has
@@ -16,6 +17,7 @@
 #include "vkern/kern/proc.h"
 #include "vkern/kern/syscall_gen.h"
 #include "vkern/vfs/file.h"
+#include "vkern/vfs/procfs/procfs.h"
 #include "vkern/vfs/vfs.h"
 #include "vkern/vm/copyio.h"
 
@@ -67,6 +69,19 @@ sys_pidfd_open(struct thread *td, const struct sys_pidfd_open_args *a)
 	return fd_alloc(td->proc->fdt, fp, 0, proc_nofile(td->proc), true);
 }
 
+/* A pidfd's pid, or that of an open /proc/PID directory, as Linux's. */
+static int
+signal_target(struct thread *td, int fd)
+{
+	struct file *fp = fd_get(td->proc->fdt, fd);
+	int pid;
+
+	if (fp != NULL && fp->ops != &pidfd_fileops &&
+	    (pid = procfs_pid_dir(fp->vn)) > 0)
+		return pid;
+	return pidfd_pid(td, fd);
+}
+
 long
 sys_pidfd_send_signal(struct thread *td,
     const struct sys_pidfd_send_signal_args *a)
@@ -77,7 +92,7 @@ sys_pidfd_send_signal(struct thread *td,
 
 	if (a->flags != 0)
 		return -EINVAL;
-	if ((pid = pidfd_pid(td, a->pidfd)) < 0)
+	if ((pid = signal_target(td, a->pidfd)) < 0)
 		return pid;
 	if (a->info.va != 0) {
 		int code, signo;

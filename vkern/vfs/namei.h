@@ -66,7 +66,11 @@ bool vfs_path_deep(const char *path);
 int vfs_mknod(struct proc *p, int dirfd, const char *path, uint32_t mode,
     struct vnode **vnp);
 
-/* Permission to read (4), write (2) or search/execute (1) vn. */
+/*
+ * Permission to read (4), write (2) or search/execute (1) vn: the owner's,
+ * the group's (the file's group is the caller's fsgid, or its gid with
+ * real_ids, or one of its supplementary groups) or the others' bits.
+ */
 int vfs_access(struct proc *p, struct vnode *vn, int want, bool real_ids);
 
 /*

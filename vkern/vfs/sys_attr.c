@@ -338,27 +338,55 @@ sys_utimensat(struct thread *td, const struct sys_utimensat_args *a)
 	    ((a->flags & AT_EMPTY_PATH) ? LOOKUP_EMPTY : 0), &va, mask);
 }
 
-long
-sys_utimes(struct thread *td, const struct sys_utimes_args *a)
+/* utimes(2) and utime(2): set both times to ns, or to now without ns. */
+static long
+utimes_path(struct thread *td, uaddr_t path, const int64_t *ns)
 {
-	int64_t tv[2][2];
 	struct vattr va;
 	unsigned mask = VA_ATIME | VA_MTIME;
-	int r;
 
-	if (a->times.va == 0) {
+	if (ns == NULL) {
 		va.atime_ns = va.mtime_ns = plat_clock_ns(0);
 		mask |= VA_NOW;
 	} else {
-		if ((r = copyin(td, a->times, tv, sizeof(tv))) < 0)
-			return r;
-		if (tv[0][1] < 0 || tv[0][1] >= 1000000 || tv[1][1] < 0 ||
-		    tv[1][1] >= 1000000)
-			return -EINVAL;
-		va.atime_ns = vk_ns(tv[0][0], tv[0][1], 1000);
-		va.mtime_ns = vk_ns(tv[1][0], tv[1][1], 1000);
+		va.atime_ns = ns[0];
+		va.mtime_ns = ns[1];
 	}
-	return setattr_at(td, AT_FDCWD, a->path, LOOKUP_FOLLOW, &va, mask);
+	return setattr_at(td, AT_FDCWD, path, LOOKUP_FOLLOW, &va, mask);
+}
+
+long
+sys_utimes(struct thread *td, const struct sys_utimes_args *a)
+{
+	int64_t tv[2][2], ns[2];
+	int r;
+
+	if (a->times.va == 0)
+		return utimes_path(td, a->path, NULL);
+	if ((r = copyin(td, a->times, tv, sizeof(tv))) < 0)
+		return r;
+	if (tv[0][1] < 0 || tv[0][1] >= 1000000 || tv[1][1] < 0 ||
+	    tv[1][1] >= 1000000)
+		return -EINVAL;
+	ns[0] = vk_ns(tv[0][0], tv[0][1], 1000);
+	ns[1] = vk_ns(tv[1][0], tv[1][1], 1000);
+	return utimes_path(td, a->path, ns);
+}
+
+/* utime(2): whole seconds, in a struct utimbuf (actime, modtime). */
+long
+sys_utime(struct thread *td, const struct sys_utime_args *a)
+{
+	int64_t t[2], ns[2];
+	int r;
+
+	if (a->times.va == 0)
+		return utimes_path(td, a->path, NULL);
+	if ((r = copyin(td, a->times, t, sizeof(t))) < 0)
+		return r;
+	ns[0] = vk_ns(t[0], 0, 1);
+	ns[1] = vk_ns(t[1], 0, 1);
+	return utimes_path(td, a->path, ns);
 }
 
 static int
@@ -481,6 +509,20 @@ sys_fadvise64(struct thread *td, const struct sys_fadvise64_args *a)
 		return -ESPIPE;
 	if (a->len < 0 || a->advice < POSIX_FADV_NORMAL ||
 	    a->advice > POSIX_FADV_NOREUSE)
+		return -EINVAL;
+	return 0;
+}
+
+/* A hint too, after Linux's checks: a regular file open for reading. */
+long
+sys_readahead(struct thread *td, const struct sys_readahead_args *a)
+{
+	struct file *fp = fd_get(td->proc->fdt, a->fd);
+
+	if (fp == NULL || (fp->flags & O_PATH) ||
+	    (fp->flags & O_ACCMODE) == O_WRONLY)
+		return -EBADF;
+	if (fp->vn == NULL || fp->vn->type != VREG)
 		return -EINVAL;
 	return 0;
 }

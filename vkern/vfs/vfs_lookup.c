@@ -421,7 +421,7 @@ vfs_access(struct proc *p, struct vnode *vn, int want, bool real_ids)
 	}
 	if (va.uid == uid)
 		bits = (va.mode >> 6) & 7;
-	else if (va.gid == gid)
+	else if (va.gid == gid || proc_in_groups(p, va.gid))
 		bits = (va.mode >> 3) & 7;
 	else
 		bits = va.mode & 7;

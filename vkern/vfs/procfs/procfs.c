@@ -239,3 +239,13 @@ procfs_fd_file(const struct vnode *vn)
 {
 	return pfs_fd_file(vn);
 }
+
+int
+procfs_pid_dir(const struct vnode *vn)
+{
+	int kind, pid;
+
+	if (!pfs_vnode_key(vn, procfs_specs, &kind, &pid) || kind != PK_PID)
+		return -1;
+	return pid;
+}

@@ -57,6 +57,13 @@ void procfs_set_current(struct proc *p);
 struct file *procfs_fd_file(const struct vnode *vn);
 
 /*
+ * The pid whose /proc/PID directory vn is, or -1 for any other vnode
+ * (/proc/PID/task/TID among them): pidfd_send_signal(2) takes an open
+ * /proc/PID for the process, as Linux does.
+ */
+int procfs_pid_dir(const struct vnode *vn);
+
+/*
  * Make a new sysfs (fstype and source "sysfs"): devices/system/cpu with
  * online, possible and present ("0-N\n", or "0\n" for one CPU, from
  * plat_ncpus()).  As procfs_mount otherwise.

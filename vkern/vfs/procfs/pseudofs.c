@@ -711,3 +711,19 @@ pfs_fd_file(const struct vnode *vn)
 		return NULL;
 	return fd_get(c.p->fdt, c.arg);
 }
+
+bool
+pfs_vnode_key(const struct vnode *vn, const struct pfs_spec *specs,
+    int *kindp, int *pidp)
+{
+	const struct pfs_node *pn;
+
+	if (vn == NULL || vn->ops != &pfs_vnops)
+		return false;
+	pn = vn->data;
+	if (pn->fs->specs != specs)
+		return false;
+	*kindp = pn->kind;
+	*pidp = pn->pid;
+	return true;
+}

@@ -101,6 +101,13 @@ void pfs_unmount(struct mount *mp);
 struct file *pfs_fd_file(const struct vnode *vn);
 
 /*
+ * The row (kind) and pid of vn, a node of a file system of table specs;
+ * false for any other vnode.
+ */
+bool pfs_vnode_key(const struct vnode *vn, const struct pfs_spec *specs,
+    int *kindp, int *pidp);
+
+/*
  * The CLOCK_MONOTONIC time of the first pfs_mount: the vkernel's boot,
  * near enough, since the file systems are mounted before pid 1 starts.
  */
