@@ -23,7 +23,10 @@
  * the random values never name SIGKILL or SIGSTOP where a call would send
  * them, so such a death is vkernel's, and the run fails naming the call.
  *
- * -u: the worker drops to uid and gid 65534 first.
+ * -u: the worker drops to uid and gid 65534 first.  RANDCALL_VERBOSE in
+ * the environment: every death by a signal is reported with its call.  The
+ * random values never send SIGSEGV or SIGBUS either, so that such a death
+ * comes from a fault.
  *
  * Never run this outside vkernel: it refuses unless /proc/version says
  * vkernel.
@@ -316,7 +319,7 @@ is_fatal_sig(uint64_t v)
 {
 	int s = (int)v;
 
-	return s == SIGKILL || s == SIGSTOP;
+	return s == SIGKILL || s == SIGSTOP || s == SIGSEGV || s == SIGBUS;
 }
 
 static uint64_t
@@ -702,7 +705,7 @@ main(int argc, char **argv)
 {
 	uint64_t seed, first, end, start;
 	unsigned long workers = 0, hangs = 0, bad = 0, bysig[65] = { 0 };
-	int unprivileged = 0;
+	int unprivileged = 0, verbose = getenv("RANDCALL_VERBOSE") != NULL;
 
 	if (argc > 1 && strcmp(argv[1], "-u") == 0) {
 		unprivileged = 1;
@@ -761,7 +764,10 @@ main(int argc, char **argv)
 			if (hangs <= 5)
 				report("hang", seed, start, unprivileged);
 		} else if (WIFSIGNALED(status)) {
-			bysig[WTERMSIG(status) & 127 & 63 ? WTERMSIG(status) : 0]++;
+			bysig[WTERMSIG(status)]++;
+			if (verbose)
+				report(strsignal(WTERMSIG(status)), seed, start,
+				    unprivileged);
 			if (WTERMSIG(status) == SIGKILL) {
 				report("killed by SIGKILL", seed, start,
 				    unprivileged);
