@@ -52,7 +52,7 @@ FLOOR_CROSS=${FLOOR_CROSS:-0}
 FS_KEEP=${FS_KEEP:-0}
 SHM_DIR=${SHM_DIR:-/dev/shm}
 
-GUEST_PROGS="getpid pagetouch true_static sleeper openclose statfile fileread tmpfswrite getdents"
+GUEST_PROGS="getpid pagetouch true_static sleeper openclose statfile fileread tmpfswrite getdents fdmany"
 HOST_PROGS="sysemu_floor startup"
 CFLAGS="-O2 -std=c17 -Wall -Wextra -Wno-unused-parameter"
 
@@ -66,6 +66,10 @@ TARGET_STAT_RATIO=4		# vkernel/native, time per stat
 TARGET_READ_TPUT=0.5		# vkernel/native, throughput
 TARGET_WRITE_TPUT=0.5		# vkernel/native, throughput
 TARGET_GETDENTS_RATIO=3		# vkernel/native, time per listing
+TARGET_FDMANY_RATIO=8		# vkernel/native, time per open or dup
+
+# How many fds fdmany fills one table with.
+FD_MANY=100000
 
 # The file-system fixtures.  FS_FILE is what openclose and statfile use.
 FS_FILE=/etc/passwd
@@ -586,6 +590,7 @@ bench_fs() {
 	bench_inprog tmpfswrite tmpfswrite MB/s tmpfswrite "$SHM_DIR"
 	bench_inprog getdents getdents ns/op getdents "$FS_LIST_DIR" auto \
 	    $((FS_DIR_ENTRIES + 2))
+	bench_inprog fdmany fdmany ns/call fdmany auto "$FD_MANY"
 }
 
 # ---------------------------------------------------------------- report
@@ -690,6 +695,8 @@ fs_table() {
 	    tmpfswrite fmt_mbs "vkernel ≥ ${TARGET_WRITE_TPUT}x native" ge "$TARGET_WRITE_TPUT"
 	fs_row "getdents64 listing of a $FS_DIR_ENTRIES-file host directory (32 KiB buffer, open to close), per listing" \
 	    getdents fmt_list "vkernel ≤ ${TARGET_GETDENTS_RATIO}x native" le "$TARGET_GETDENTS_RATIO"
+	fs_row "$FD_MANY fds in one table, raw openat of /dev/null and dup in turn (each the lowest free fd), then close_range, per call" \
+	    fdmany fmt_ns "vkernel ≤ ${TARGET_FDMANY_RATIO}x native" le "$TARGET_FDMANY_RATIO"
 }
 
 # What is left of total ns after n trapped calls of g ns each: "X is
@@ -720,6 +727,15 @@ fs_notes() {
 			echo "- stat under vkernel is one trapped call: $(fmt_ns "$gvk") is interception, $(fmt_left "$st" 1 "$gvk") for vkernel's own lookup and stat (natively $(fmt_ns "$(cell statfile native)") in all)."
 		fi
 	fi
+	echo "- fdmany filled its table with $(fdmany_count native) fds natively and $(fdmany_count vkernel) under vkernel (fewer than $FD_MANY where the hard RLIMIT_NOFILE could not be raised)."
+}
+
+# How many fds fdmany's first rep in column COL made, or "?".
+fdmany_count() {
+	local n
+
+	n=$(sed -n 's/^fdmany: .* \([0-9][0-9]*\) fds,.*/\1/p' "$RESDIR/fdmany.$1.1.out" 2>/dev/null)
+	echo "${n:-?}"
 }
 
 table() {

@@ -554,9 +554,17 @@ plat_hostobj_chmod(struct plat_hostobj *obj, uint32_t mode)
 		return host_err(errno);
 	/*
 	 * XXX: hosts before Linux 6.6 lack fchmodat2; fchmod needs an fd
-	 * with I/O access, so objects not yet read or written stay as
-	 * they are.
+	 * with I/O access.  A directory opens itself for one; other objects
+	 * not yet read or written stay as they are.
 	 */
+	if (obj->access == 0 && obj->type == S_IFDIR) {
+		cleanup_close int fd = host_openat2(obj->fd, ".",
+		    O_RDONLY | O_DIRECTORY, 0);
+
+		if (fd < 0)
+			return fd;
+		return fchmod(fd, mode) < 0 ? host_err(errno) : 0;
+	}
 	if (obj->access == 0)
 		return -EOPNOTSUPP;
 	return fchmod(obj->fd, mode) < 0 ? host_err(errno) : 0;
@@ -594,6 +602,9 @@ plat_hostobj_utimens(struct plat_hostobj *obj, unsigned which,
 		ns_timespec(atime_ns, which & PLAT_UTIME_ATIME),
 		ns_timespec(mtime_ns, which & PLAT_UTIME_MTIME),
 	};
+
+	if (which & PLAT_UTIME_NOW)
+		ts[0].tv_nsec = ts[1].tv_nsec = UTIME_NOW;
 
 	if (utimensat(obj->fd, "", ts, HOST_AT_SELF) < 0)
 		return host_err(errno);

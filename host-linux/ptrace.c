@@ -820,17 +820,30 @@ plat_thread_cputime(struct plat_thread *pt, int64_t *userp)
 
 /* --- mapping changes, batched --- */
 
+/*
+ * Every batched call changes the range [va, va + len).  The kernel's map
+ * ends below the stub's own pages (plat_space_info.reserved_start), so a
+ * range that reaches them is a kernel bug: it is refused, and the flush
+ * fails, rather than unmapping the code the stub runs.
+ */
 static void
-batch_add(struct plat_space *sp, long nr, uint64_t a0, uint64_t a1,
+batch_add(struct plat_space *sp, long nr, uint64_t va, uint64_t len,
     uint64_t a2, uint64_t a3, uint64_t a4, uint64_t a5)
 {
 	int e;
 
+	if (len > STUB_BASE || va > STUB_BASE - len) {
+		vk_log("stub %d: mapping call %ld on [%#lx, +%#lx) refused: "
+		    "it reaches the stub", sp->pid, nr, (unsigned long)va,
+		    (unsigned long)len);
+		sp->error = -EFAULT;
+		return;
+	}
 	if (sp->nbatch == STUB_BATCH_MAX && (e = plat_space_flush(sp)) < 0)
 		sp->error = e;
 	sp->batch[sp->nbatch][0] = (uint64_t)nr;
-	sp->batch[sp->nbatch][1] = a0;
-	sp->batch[sp->nbatch][2] = a1;
+	sp->batch[sp->nbatch][1] = va;
+	sp->batch[sp->nbatch][2] = len;
 	sp->batch[sp->nbatch][3] = a2;
 	sp->batch[sp->nbatch][4] = a3;
 	sp->batch[sp->nbatch][5] = a4;

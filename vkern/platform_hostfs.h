@@ -171,6 +171,11 @@ int plat_hostobj_link(struct plat_hostobj *fromdir, const char *from,
 /* Which times plat_hostobj_utimens() sets. */
 #define PLAT_UTIME_ATIME 0x1
 #define PLAT_UTIME_MTIME 0x2
+/*
+ * Both are the host's current time, which the host sets (UTIME_NOW) and
+ * allows to whoever may write the file, not only to its owner.
+ */
+#define PLAT_UTIME_NOW   0x4
 
 /*
  * Attributes of the object itself, never a symlink's target.  chmod of a

@@ -9,8 +9,8 @@
  *  - FS_CHECK_ERR(call, err): CHECK_ERR whose failure line also names the
  *    errno the call did give;
  *  - struct fs_dirent64, the record getdents64(2) returns;
- *  - touch(), ino_of(), gone() and all_zero(), small probes of files and
- *    buffers that several programs use.
+ *  - touch(), ino_of(), gone(), has_text() and all_zero(), small probes of
+ *    files and buffers that several programs use.
  *
  * As in guest.h everything is static and the functions are inline, so that
  * a program need not use them all.
@@ -123,6 +123,21 @@ gone(const char *path)
 	struct stat st;
 
 	return lstat(path, &st) == -1 && errno == ENOENT;
+}
+
+/* Tells whether path holds exactly text (of under 256 bytes). */
+static inline bool
+has_text(const char *path, const char *text)
+{
+	char buf[256];
+	int fd = open(path, O_RDONLY);
+	ssize_t n;
+
+	if (fd < 0)
+		return false;
+	n = read(fd, buf, sizeof(buf));
+	close(fd);
+	return n == (ssize_t)strlen(text) && memcmp(buf, text, (size_t)n) == 0;
 }
 
 /* Tells whether buf[0..len) is all zero bytes. */

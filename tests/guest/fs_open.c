@@ -51,21 +51,6 @@ put_file(const char *path, const char *text)
 	return close(fd) == 0 && ok;
 }
 
-/* Opens path read-only and tells whether it holds exactly text. */
-static bool
-has_text(const char *path, const char *text)
-{
-	char buf[256];
-	long fd = sys_open(path, O_RDONLY, 0);
-	ssize_t n;
-
-	if (fd < 0)
-		return false;
-	n = read((int)fd, buf, sizeof(buf));
-	close((int)fd);
-	return n == (ssize_t)strlen(text) && memcmp(buf, text, (size_t)n) == 0;
-}
-
 /* Tells whether a and b name the same inode, following symlinks. */
 static bool
 same_inode(const char *a, const char *b)

@@ -36,21 +36,6 @@ put_file(const char *path, const char *text)
 	return close(fd) == 0 && ok;
 }
 
-/* Tells whether path holds exactly text. */
-static bool
-has_text(const char *path, const char *text)
-{
-	char buf[256];
-	int fd = open(path, O_RDONLY);
-	ssize_t n;
-
-	if (fd < 0)
-		return false;
-	n = read(fd, buf, sizeof(buf));
-	close(fd);
-	return n == (ssize_t)strlen(text) && memcmp(buf, text, (size_t)n) == 0;
-}
-
 static void
 test_rename_files(void)
 {

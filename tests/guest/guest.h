@@ -42,9 +42,18 @@
 
 #define GUEST_PAGE	4096UL
 
-/* Older libc headers lack it; the value is the Linux UAPI one. */
+/* Older libc headers lack these; the values are the Linux UAPI ones. */
 #ifndef MAP_FIXED_NOREPLACE
 #define MAP_FIXED_NOREPLACE	0x100000
+#endif
+#ifndef MREMAP_MAYMOVE
+#define MREMAP_MAYMOVE	1
+#endif
+#ifndef MREMAP_FIXED
+#define MREMAP_FIXED	2
+#endif
+#ifndef MREMAP_DONTUNMAP
+#define MREMAP_DONTUNMAP	4
 #endif
 
 static int guest_failures;

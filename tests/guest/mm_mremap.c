@@ -1,9 +1,9 @@
 /*
  * Verifies mremap(2) on private anonymous memory: growing in place, moving
- * with MREMAP_MAYMOVE, shrinking, and MREMAP_FIXED all keep the contents and
- * leave the old range unmapped, and the refusals give the errno Linux gives
- * (ENOMEM when growth is blocked, EINVAL for bad flags, EFAULT for an
- * unmapped or split source).
+ * with MREMAP_MAYMOVE, shrinking (shared memory too), and MREMAP_FIXED all
+ * keep the contents and leave the old range unmapped, and the refusals
+ * give the errno Linux gives (ENOMEM when growth is blocked, EINVAL for
+ * bad flags, EFAULT for an unmapped or split source).
  */
 #include <stdint.h>
 #include <sys/mman.h>
@@ -11,13 +11,6 @@
 #include "guest.h"
 
 #define P	GUEST_PAGE
-
-#ifndef MREMAP_MAYMOVE
-#define MREMAP_MAYMOVE	1
-#endif
-#ifndef MREMAP_FIXED
-#define MREMAP_FIXED	2
-#endif
 
 static const int rw = PROT_READ | PROT_WRITE;
 
@@ -203,6 +196,35 @@ test_errors(void)
 	CHECK_ERR(raw_mremap(p, P, 2 * P, MREMAP_MAYMOVE, NULL), EFAULT);
 }
 
+/*
+ * Shrinking unmaps the tail as munmap would, of a shared mapping too,
+ * whose head stays shared with a child; the same size is a no-op.
+ */
+static void
+test_shrink_shared(void)
+{
+	unsigned char *p = guest_mmap(NULL, 4 * P, rw, MAP_SHARED |
+	    MAP_ANONYMOUS, -1, 0);
+	int st = -1;
+	long pid;
+
+	if (!CHECK(p != MAP_FAILED, "mmap MAP_SHARED"))
+		return;
+	memset(p, 0x3c, 4 * P);
+	CHECK_EQ((long)raw_mremap(p, 4 * P, 4 * P, 0, NULL), (long)p);
+	CHECK_EQ((long)raw_mremap(p, 4 * P, 2 * P, 0, NULL), (long)p);
+	CHECK_EQ(guest_probe_write(p + 2 * P), EFAULT);
+	CHECK_EQ(p[2 * P - 1], 0x3c);
+	pid = CHECK_OK(syscall(SYS_fork));
+	if (pid == 0) {
+		p[0] = 0x7e;
+		syscall(SYS_exit_group, 0);
+	}
+	CHECK_EQ(syscall(SYS_wait4, pid, &st, 0, NULL), pid);
+	CHECK_EQ(p[0], 0x7e);
+	CHECK_OK(guest_munmap(p, 2 * P));
+}
+
 /* A 16 MiB region moved while growing to 32 MiB keeps every page. */
 static void
 test_large_move(void)
@@ -231,6 +253,7 @@ main(void)
 	test_grow_in_place();
 	test_grow_blocked();
 	test_shrink();
+	test_shrink_shared();
 	test_fixed();
 	test_errors();
 	test_large_move();

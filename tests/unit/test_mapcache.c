@@ -4,7 +4,8 @@
  * stores written back only as far as the file's end and only when a
  * mapping could write, the file's reads and writes kept coherent with
  * the cache, truncation, growth, reloading, and all RAM given back when
- * the last mapping goes.
+ * the last mapping goes; and files as large as an off_t, of which the
+ * cache holds only the pages reached.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -21,10 +22,15 @@
 #define PG 4096ULL
 #define FILE_MAX (8 * PG)
 
+/* Beyond FILE_MAX the file is a hole, and writes there are only noted. */
 static struct {
 	char data[FILE_MAX];
 	uint64_t size;
 	int preads, pwrites;
+	int fail_reads;       /* this many preads fail with -EIO */
+	uint64_t far_off;     /* the last write beyond FILE_MAX */
+	size_t far_len;       /* its length */
+	char far_byte;        /* its last byte */
 } file;
 
 static struct vnode vn;
@@ -35,10 +41,17 @@ f_pread(struct vnode *v, void *buf, size_t len, uint64_t off)
 {
 	cr_assert_eq(v, &vn);
 	file.preads++;
+	if (file.fail_reads > 0) {
+		file.fail_reads--;
+		return -EIO;
+	}
 	if (off >= file.size)
 		return 0;
 	len = len < file.size - off ? len : file.size - off;
-	memcpy(buf, file.data + off, len);
+	if (off >= FILE_MAX)
+		memset(buf, 0, len);
+	else
+		memcpy(buf, file.data + off, len);
 	return (long)len;
 }
 
@@ -46,8 +59,14 @@ static long
 f_pwrite(struct vnode *v, const void *buf, size_t len, uint64_t off)
 {
 	cr_assert_eq(v, &vn);
-	cr_assert_leq(off + len, FILE_MAX);
 	file.pwrites++;
+	if (off >= FILE_MAX) {
+		file.far_off = off;
+		file.far_len = len;
+		file.far_byte = ((const char *)buf)[len - 1];
+		return (long)len;
+	}
+	cr_assert_leq(off + len, FILE_MAX);
 	/* As a file system does, a write past the end leaves a hole. */
 	if (off > file.size)
 		memset(file.data + file.size, 0, off - file.size);
@@ -201,5 +220,45 @@ Test(mapcache, reload_reads_the_cached_pages_again)
 	memset(file.data, 0, PG);
 	cr_assert_eq(mapcache_reload(mc), 0);
 	cr_assert_eq(page(0)[3], 0);
+	mapcache_pin(&mc, &vn, &io, false, true);
+}
+
+Test(mapcache, a_file_as_large_as_an_off_t_caches_only_the_pages_reached)
+{
+	uint64_t last = (uint64_t)INT64_MAX / PG;
+
+	file.size = INT64_MAX;
+	mapcache_pin(&mc, &vn, &io, true, true);
+	cr_assert_eq(page(last)[PG - 2], 0);
+	page(last)[PG - 2] = 'L';
+	page(0)[0] = 'F';
+	cr_assert_eq(vm_ram_used(), 2 * PG, "two pages cached, no more");
+	cr_assert_eq(mapcache_flush(mc), 0);
+	cr_assert_eq(file.pwrites, 2, "only the pages reached are written");
+	cr_assert_eq(file.far_off, last * PG);
+	cr_assert_eq(file.far_len, PG - 1, "written up to INT64_MAX");
+	cr_assert_eq(file.far_byte, 'L');
+	page(last - 1)[PG - 1] = 'M';
+	cr_assert_eq(mapcache_flush(mc), 0);
+	cr_assert_eq(file.pwrites, 5, "three pages cached, three written");
+	file.size = 2 * PG;
+	mapcache_resize(mc, 2 * PG);
+	cr_assert_eq(page(0)[0], 'F');
+	mapcache_pin(&mc, &vn, &io, false, true);
+	cr_assert_null(mc);
+	cr_assert_eq(vm_ram_used(), 0);
+}
+
+Test(mapcache, a_failed_read_leaves_the_page_uncached)
+{
+	uint64_t ram;
+
+	mapcache_pin(&mc, &vn, &io, true, true);
+	file.fail_reads = 1;
+	cr_assert_eq(mapcache_getpage(mc, 1, &ram), -EIO);
+	cr_assert_eq(vm_ram_used(), 0, "the page went back");
+	cr_assert_eq(mapcache_flush(mc), 0);
+	cr_assert_eq(file.pwrites, 0, "an unread page is never written");
+	cr_assert_eq(page(1)[3], 'a' + (PG + 3) % 26, "read again");
 	mapcache_pin(&mc, &vn, &io, false, true);
 }

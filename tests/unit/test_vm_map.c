@@ -178,6 +178,38 @@ Test(vm_map, range_has_finds_flagged_entry)
 	cr_assert_not(vm_map_range_has(&m, A, A + 2 * PG, VME_HEAP));
 }
 
+/* Guest ranges: below the map's top, never wrapping around. */
+struct user_case {
+	uint64_t start, len;
+	bool ok;
+};
+
+ParameterizedTestParameters(vm_map, range_user_stays_below_the_top)
+{
+	static struct user_case cases[] = {
+		{ A, PG, true },
+		{ MAP_MAX - PG, PG, true },
+		{ 0, MAP_MAX, true },
+		{ MAP_MAX - PG, 2 * PG, false },
+		{ MAP_MAX, PG, false },
+		{ A, MAP_MAX, false },
+		{ A, 0 - PG, false },
+		{ 0 - PG, PG, false },
+		{ 0 - PG, 2 * PG, false },
+		{ 0, UINT64_MAX, false },
+	};
+
+	return cr_make_param_array(struct user_case, cases,
+	    sizeof(cases) / sizeof(cases[0]));
+}
+
+ParameterizedTest(struct user_case *c, vm_map, range_user_stays_below_the_top)
+{
+	cr_assert_eq(vm_map_range_user(&m, c->start, c->len), c->ok,
+	    "range_user(%#llx, %#llx)", (unsigned long long)c->start,
+	    (unsigned long long)c->len);
+}
+
 /* --- find_space --- */
 
 Test(vm_map, find_space_empty_map_returns_top)

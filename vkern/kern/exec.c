@@ -110,8 +110,9 @@ exec_load_segments(struct vm_map *m, struct vnode *vn,
 		from[i] = ps[i];
 		if (pe[i] <= ps[i])
 			continue;
-		if (!vm_map_range_free(m, ps[i], pe[i]) ||
-		    ps[i] < m->min || pe[i] > m->max)
+		if (ps[i] < m->min ||
+		    !vm_map_range_user(m, ps[i], pe[i] - ps[i]) ||
+		    !vm_map_range_free(m, ps[i], pe[i]))
 			return -ENOMEM;
 		if (cache)
 			from[i] = exec_map_cached(m, vn, &ei->seg[i], bias,

@@ -232,6 +232,9 @@ void proc_set_text(struct proc *p, struct vnode *vn);
 /* Free what proc_exit left (the struct itself). */
 void proc_free(struct proc *p);
 
+/* sys_cred.c: whether gid is p's fs group or one of its groups. */
+bool proc_in_group(const struct proc *p, uint32_t gid);
+
 /* The live thread tid, of any process, or NULL. */
 struct thread *thread_find(int tid);
 struct thread *proc_thread(struct proc *p, int tid);

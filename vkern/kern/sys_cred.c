@@ -199,6 +199,17 @@ sys_setfsgid(struct thread *td, const struct sys_setfsgid_args *a)
 
 #define NGROUPS_MAX_ 65536
 
+bool
+proc_in_group(const struct proc *p, uint32_t gid)
+{
+	if (gid == p->cred.fsgid)
+		return true;
+	for (int i = 0; i < p->ngroups; i++)
+		if (p->groups[i] == gid)
+			return true;
+	return false;
+}
+
 long
 sys_getgroups(struct thread *td, const struct sys_getgroups_args *a)
 {

@@ -86,12 +86,16 @@ struct file {
  * An fd table, shared by the processes that clone made with CLONE_FILES
  * (refs counts them).  An epoll file remembers the table its fds are in:
  * holds counts those, and keeps the (by then empty) table from being
- * freed under them when its last process goes first.
+ * freed under them when its last process goes first.  open has a bit per
+ * fd in use (files[fd] != NULL), cloexec one per close-on-exec fd (only
+ * open ones), full a bit per word of open whose 64 fds are all in use.
  */
 struct fdtable {
 	struct file **files;
-	unsigned char *cloexec;
-	int n;                  /* slots */
+	uint64_t *open;
+	uint64_t *cloexec;
+	uint64_t *full;
+	int n;                  /* slots: a multiple of 64 */
 	int refs, holds;
 };
 
@@ -124,18 +128,34 @@ bool file_writable(const struct file *fp);
 
 /*
  * Install fp at the lowest free fd >= minfd (below limit).  Takes over
- * the reference.  Returns the fd or -EMFILE (-EINVAL when minfd >= limit).
+ * the reference.  Returns the fd, -EMFILE (none free, or minfd >= limit)
+ * or -EINVAL (minfd < 0).  The table grows, never past limit rounded up
+ * to 64 slots.
  */
 int fd_alloc(struct fdtable *t, struct file *fp, int minfd, int limit,
     bool cloexec);
 
-/* Install fp at fd, closing what was there.  Takes over the reference. */
+/*
+ * Install fp at fd, closing what was there.  Takes over the reference.
+ * Returns fd, or -EBADF when fd is not in [0, limit).
+ */
 int fd_install(struct fdtable *t, int fd, struct file *fp, bool cloexec,
     int limit);
 
-/* The file at fd, not referenced (valid until the fd is closed), or NULL. */
+/*
+ * The file at fd, not referenced (valid until the fd is closed), or NULL.
+ * Any int is a fine fd here: a bad one is NULL.
+ */
 struct file *fd_get(struct fdtable *t, int fd);
+/* The lowest open fd >= from, or -1. */
+int fd_next(const struct fdtable *t, int from);
+/* fd's close-on-exec flag (false for a closed fd); setting it: -EBADF. */
+bool fd_cloexec(const struct fdtable *t, int fd);
+int fd_set_cloexec(struct fdtable *t, int fd, bool on);
 int fd_close(struct fdtable *t, int fd);
+/* Close, or with cloexec mark close-on-exec, the open fds first..last. */
+void fd_close_range(struct fdtable *t, unsigned first, unsigned last,
+    bool cloexec);
 void fd_close_on_exec(struct fdtable *t);
 
 /*

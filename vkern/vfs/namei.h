@@ -29,6 +29,7 @@
 #define LOOKUP_NO_SYMLINKS 0x80   /* no symlinks at all: ELOOP */
 
 struct proc;
+struct vattr;
 struct vnode;
 
 struct nameidata {
@@ -57,5 +58,67 @@ int vfs_mknod(struct proc *p, int dirfd, const char *path, uint32_t mode,
 
 /* Permission to read (4), write (2) or search/execute (1) vn. */
 int vfs_access(struct proc *p, struct vnode *vn, int want, bool real_ids);
+
+/*
+ * vfs_perm.c: the rules beyond the mode bits.  The fs.protected_*
+ * sysctls vkernel enforces, as /proc/sys/fs reports them: Debian 12's.
+ */
+#define VFS_PROTECTED_HARDLINKS 1
+#define VFS_PROTECTED_SYMLINKS  1
+#define VFS_PROTECTED_FIFOS     1
+#define VFS_PROTECTED_REGULAR   2
+
+/* Whether p owns files of uid, or may act as their owner (CAP_FOWNER). */
+bool vfs_owner_or_capable(const struct proc *p, uint32_t uid);
+/*
+ * Removing or replacing the entry for vn in directory dvp: a sticky
+ * directory lets only the entry's owner, its own owner or a CAP_FOWNER
+ * caller do it (unlink(2), rename(2): EPERM).  Returns 0 or -EPERM.
+ */
+int vfs_check_sticky(struct proc *p, struct vnode *dvp, struct vnode *vn);
+/*
+ * fs.protected_hardlinks: a link to a file the caller does not own
+ * needs a regular file it may read and write, neither set-uid nor
+ * executable set-gid.  Returns 0 or -EPERM.
+ */
+int vfs_check_link(struct proc *p, struct vnode *vn);
+/*
+ * fs.protected_symlinks: following link, the last component of a path,
+ * found in directory dvp.  In a sticky world-writable directory only
+ * a link of the follower's or of the directory's owner is followed.
+ * Returns 0 or -EACCES.
+ */
+int vfs_check_follow(struct proc *p, struct vnode *dvp, struct vnode *link);
+/*
+ * fs.protected_fifos and fs.protected_regular: an O_CREAT open of vn,
+ * which already exists in directory dvp.  In a sticky world-writable
+ * (level 2: or group-writable) directory, only a file of the caller's or
+ * of the directory's owner opens.  Returns 0 or -EACCES.
+ */
+int vfs_check_create_open(struct proc *p, struct vnode *dvp,
+    struct vnode *vn);
+
+/*
+ * vfs_owner.c.  vfs_new_owner(): the group a new file p makes in dir
+ * gets, and the bits of *mode (S_IFMT included) it keeps; its owner is
+ * p's fsuid.
+ */
+int vfs_new_owner(struct proc *p, struct vnode *dir, uint32_t *mode,
+    uint32_t *gid);
+
+/*
+ * Whether p may change the owner, group or mode of vn (attributes va) as
+ * nva and *maskp ask: 0 or -EPERM.  Set-id bits p may not set are taken
+ * out of nva->mode; a chown (chown true, even with no id to change) adds
+ * VA_MODE to *maskp when it takes set-id bits away.
+ */
+int vfs_setattr_check(struct proc *p, struct vnode *vn,
+    const struct vattr *va, struct vattr *nva, unsigned *maskp, bool chown);
+
+/*
+ * Before p writes, truncates or allocates regular file vn: the set-id
+ * bits a change by a caller without CAP_FSETID takes away go.
+ */
+int vfs_remove_privs(struct proc *p, struct vnode *vn);
 
 #endif

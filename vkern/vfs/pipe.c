@@ -305,8 +305,15 @@ pipe_chan(const struct file *fp)
 	return fp->data;
 }
 
+/*
+ * F_GETPIPE_SZ, and F_SETPIPE_SZ to arg rounded up to a power of two of
+ * at least a page.  As Linux's pipe_set_size(), arg is an unsigned int
+ * and more than 2^31 is EINVAL; past pipe-max-size EPERM.  XXX: Linux
+ * lets CAP_SYS_RESOURCE go past pipe-max-size; the buffer here is in
+ * vkernel's own heap, so no one does.
+ */
 long
-pipe_fcntl_size(struct file *fp, bool set, uint64_t arg)
+pipe_fcntl_size(struct file *fp, bool set, uint32_t arg)
 {
 	struct pipe *pp = pipe_of(fp);
 	size_t want = 4096;
@@ -315,6 +322,8 @@ pipe_fcntl_size(struct file *fp, bool set, uint64_t arg)
 
 	if (!set)
 		return (long)pp->size;
+	if (arg > 1U << 31)
+		return -EINVAL;
 	if (arg > PIPE_MAX_SIZE)
 		return -EPERM;
 	while (want < arg)

@@ -22,7 +22,7 @@ bool file_is_pipe(const struct file *fp);
 bool pipe_packets(struct file *fp, bool write);
 /* What a thread parks on to wait for the pipe to change. */
 const void *pipe_chan(const struct file *fp);
-long pipe_fcntl_size(struct file *fp, bool set, uint64_t arg);
+long pipe_fcntl_size(struct file *fp, bool set, uint32_t arg);
 long pipe_nread(struct file *fp);
 /* Copy out what a read would get, leaving it in the pipe (tee). */
 long pipe_peek(struct file *fp, void *buf, size_t len);

@@ -150,40 +150,33 @@ sys_umask(struct thread *td, const struct sys_umask_args *a)
 	return old;
 }
 
+/* kern_setattr's mask bit for chown(2): taken out before the op sees it. */
+#define SETATTR_CHOWN 0x80000000U
+
 /* Change attributes, as the owner or root may (chmod, chown, utimes). */
 static int
 kern_setattr(struct proc *p, struct vnode *vn, struct vattr *nva,
     unsigned mask)
 {
+	bool chown = (mask & SETATTR_CHOWN) != 0;
 	struct vattr va;
 	int r;
 
+	mask &= ~SETATTR_CHOWN;
 	if ((r = vn->ops->getattr(vn, &va)) < 0)
 		return r;
 	if (vn->mount != NULL && vn->mount->rdonly)
 		return -EROFS;
-	if (mask & (VA_UID | VA_GID)) {
-		/* Only root gives files away; an owner may pick its groups. */
-		if (p->cred.fsuid != 0 && ((mask & VA_UID) &&
-		    nva->uid != va.uid))
+	if ((r = vfs_setattr_check(p, vn, &va, nva, &mask, chown)) < 0)
+		return r;
+	/* Linux's setattr_prepare(): times other than now take the owner. */
+	if ((mask & (VA_ATIME | VA_MTIME)) &&
+	    !vfs_owner_or_capable(p, va.uid)) {
+		if (!(mask & VA_NOW))
 			return -EPERM;
-		if (p->cred.fsuid != 0 && (va.uid != p->cred.fsuid ||
-		    ((mask & VA_GID) && nva->gid != p->cred.fsgid &&
-		    nva->gid != va.gid)))
-			return -EPERM;
+		if ((r = vfs_access(p, vn, 2, false)) < 0)
+			return r;
 	}
-	if ((mask & VA_MODE) && p->cred.fsuid != 0 && va.uid != p->cred.fsuid)
-		return -EPERM;
-	/* chown(2): a changed owner drops setuid, and setgid if group-x. */
-	if ((mask & (VA_UID | VA_GID)) && !(mask & VA_MODE) &&
-	    vn->type == VREG && (va.mode & (S_ISUID | S_ISGID))) {
-		nva->mode = va.mode & ~(uint32_t)S_ISUID;
-		if (va.mode & S_IXGRP)
-			nva->mode &= ~(uint32_t)S_ISGID;
-		mask |= VA_MODE;
-	}
-	if (mask & VA_MODE)
-		nva->mode = (va.mode & S_IFMT) | (nva->mode & 07777);
 	if (vn->ops->setattr == NULL)
 		return -EPERM;
 	return vn->ops->setattr(vn, nva, mask);
@@ -244,7 +237,7 @@ chown_mask(uint32_t uid, uint32_t gid, struct vattr *va)
 {
 	va->uid = uid;
 	va->gid = gid;
-	return (uid != (uint32_t)-1 ? VA_UID : 0) |
+	return SETATTR_CHOWN | (uid != (uint32_t)-1 ? VA_UID : 0) |
 	    (gid != (uint32_t)-1 ? VA_GID : 0);
 }
 
@@ -316,21 +309,26 @@ sys_utimensat(struct thread *td, const struct sys_utimensat_args *a)
 	bool set;
 	int r;
 
-	if (a->flags & ~(unsigned)(AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH))
-		return -EINVAL;
 	if (a->times.va == 0) {
 		va.atime_ns = va.mtime_ns = now;
-		mask = VA_ATIME | VA_MTIME;
+		mask = VA_ATIME | VA_MTIME | VA_NOW;
 	} else {
 		if ((r = copyin(td, a->times, ts, sizeof(ts))) < 0)
 			return r;
+		/* Linux looks at nothing else, not even the path. */
+		if (ts[0][1] == UTIME_OMIT_ && ts[1][1] == UTIME_OMIT_)
+			return 0;
 		if ((r = utime_one(ts[0], now, &va.atime_ns, &set)) < 0)
 			return r;
 		mask |= set ? VA_ATIME : 0;
 		if ((r = utime_one(ts[1], now, &va.mtime_ns, &set)) < 0)
 			return r;
 		mask |= set ? VA_MTIME : 0;
+		if (ts[0][1] == UTIME_NOW_ && ts[1][1] == UTIME_NOW_)
+			mask |= VA_NOW;
 	}
+	if (a->flags & ~(unsigned)(AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH))
+		return -EINVAL;
 	if (a->path.va == 0)
 		return setattr_fd(td, a->dirfd, &va, mask);
 	return setattr_at(td, a->dirfd, a->path,
@@ -343,10 +341,12 @@ sys_utimes(struct thread *td, const struct sys_utimes_args *a)
 {
 	int64_t tv[2][2];
 	struct vattr va;
+	unsigned mask = VA_ATIME | VA_MTIME;
 	int r;
 
 	if (a->times.va == 0) {
 		va.atime_ns = va.mtime_ns = plat_clock_ns(0);
+		mask |= VA_NOW;
 	} else {
 		if ((r = copyin(td, a->times, tv, sizeof(tv))) < 0)
 			return r;
@@ -356,14 +356,14 @@ sys_utimes(struct thread *td, const struct sys_utimes_args *a)
 		va.atime_ns = vk_ns(tv[0][0], tv[0][1], 1000);
 		va.mtime_ns = vk_ns(tv[1][0], tv[1][1], 1000);
 	}
-	return setattr_at(td, AT_FDCWD, a->path, LOOKUP_FOLLOW, &va,
-	    VA_ATIME | VA_MTIME);
+	return setattr_at(td, AT_FDCWD, a->path, LOOKUP_FOLLOW, &va, mask);
 }
 
 static int
 truncate_vn(struct proc *p, struct vnode *vn, int64_t len)
 {
 	struct vattr va = { .size = (uint64_t)len };
+	int r;
 
 	if (vn->type == VDIR)
 		return -EISDIR;
@@ -371,6 +371,8 @@ truncate_vn(struct proc *p, struct vnode *vn, int64_t len)
 		return -EINVAL;
 	if (vn->mount != NULL && vn->mount->rdonly)
 		return -EROFS;
+	if ((r = vfs_remove_privs(p, vn)) < 0)
+		return r;
 	return vn->ops->setattr(vn, &va, VA_SIZE);
 }
 
@@ -459,6 +461,8 @@ sys_fallocate(struct thread *td, const struct sys_fallocate_args *a)
 		return -EFBIG;
 	if (vn->ops->fallocate == NULL)
 		return -EOPNOTSUPP;
+	if ((r = vfs_remove_privs(td->proc, vn)) < 0)
+		return r;
 	return vn->ops->fallocate(vn, a->mode, (uint64_t)a->off,
 	    (uint64_t)a->len);
 }

@@ -56,6 +56,7 @@ mknod_path(struct proc *p, int dirfd, const char *path, uint32_t mode,
 {
 	struct nameidata nd;
 	struct vnode *vn = NULL;
+	uint32_t gid;
 	int r;
 
 	if ((r = vfs_lookup(p, dirfd, path, LOOKUP_PARENT, &nd)) < 0)
@@ -64,9 +65,10 @@ mknod_path(struct proc *p, int dirfd, const char *path, uint32_t mode,
 		r = -EEXIST;
 	else if (nd.trailing_slash && !S_ISDIR(mode))
 		r = -ENOENT;
-	else if ((r = dir_writable(p, nd.dvp)) == 0)
+	else if ((r = dir_writable(p, nd.dvp)) == 0 &&
+	    (r = vfs_new_owner(p, nd.dvp, &mode, &gid)) == 0)
 		r = vn_create(nd.dvp, nd.last, mode, dev, target,
-		    p->cred.fsuid, p->cred.fsgid, &vn);
+		    p->cred.fsuid, gid, &vn);
 	if (vn != NULL && vnp != NULL)
 		*vnp = vn;
 	else if (vn != NULL)
@@ -193,7 +195,8 @@ kern_remove(struct thread *td, int dirfd, uaddr_t upath, bool rmdir)
 	else if (nd.vp->covered_by != NULL ||
 	    (nd.vp->mount != NULL && nd.vp == nd.vp->mount->root))
 		r = -EBUSY;
-	else if ((r = dir_writable(td->proc, nd.dvp)) == 0)
+	else if ((r = dir_writable(td->proc, nd.dvp)) == 0 &&
+	    (r = vfs_check_sticky(td->proc, nd.dvp, nd.vp)) == 0)
 		r = vn_remove(nd.dvp, nd.last, rmdir);
 	nd_release(&nd);
 	return r;
@@ -241,6 +244,13 @@ rename_check(struct thread *td, struct nameidata *from, struct nameidata *to,
 	if ((r = dir_writable(td->proc, from->dvp)) < 0 ||
 	    (r = dir_writable(td->proc, to->dvp)) < 0)
 		return r;
+	/* Moving a name onto another of the same file changes nothing. */
+	if (from->vp == to->vp)
+		return 0;
+	if ((r = vfs_check_sticky(td->proc, from->dvp, from->vp)) < 0)
+		return r;
+	if (to->vp != NULL)
+		return vfs_check_sticky(td->proc, to->dvp, to->vp);
 	return 0;
 }
 
@@ -319,7 +329,8 @@ sys_linkat(struct thread *td, const struct sys_linkat_args *a)
 		r = -EEXIST;
 	else if (old.vp->mount != nw.dvp->mount)
 		r = -EXDEV;
-	else if ((r = dir_writable(td->proc, nw.dvp)) == 0)
+	else if ((r = vfs_check_link(td->proc, old.vp)) == 0 &&
+	    (r = dir_writable(td->proc, nw.dvp)) == 0)
 		r = vn_link(nw.dvp, nw.last, old.vp);
 	nd_release(&old);
 	nd_release(&nw);

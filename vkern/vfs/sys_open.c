@@ -45,6 +45,7 @@ proc_nofile(struct proc *p)
 static int
 open_create(struct proc *p, struct nameidata *nd, uint32_t mode)
 {
+	uint32_t gid;
 	int r;
 
 	if (nd->trailing_slash)
@@ -55,14 +56,20 @@ open_create(struct proc *p, struct nameidata *nd, uint32_t mode)
 		return r;
 	if (nd->dvp->ops->create == NULL)
 		return -EACCES;
-	return vn_create(nd->dvp, nd->last, S_IFREG |
-	    (mode & ~p->fs->umask & 07777), 0, NULL, p->cred.fsuid,
-	    p->cred.fsgid, &nd->vp);
+	mode = S_IFREG | (mode & ~p->fs->umask & 07777);
+	if ((r = vfs_new_owner(p, nd->dvp, &mode, &gid)) < 0)
+		return r;
+	return vn_create(nd->dvp, nd->last, mode, 0, NULL, p->cred.fsuid, gid,
+	    &nd->vp);
 }
 
-/* may_open(): what the file's type, mode and mount allow. */
+/*
+ * may_open(): what the file's type, mode and mount allow.  A file the
+ * open just made is the caller's to use whatever its mode (Linux's
+ * FMODE_CREATED).
+ */
 static int
-open_check(struct proc *p, struct vnode *vn, unsigned flags)
+open_check(struct proc *p, struct vnode *vn, unsigned flags, bool created)
 {
 	unsigned acc = flags & O_ACCMODE;
 	int want = 0, r;
@@ -78,6 +85,8 @@ open_check(struct proc *p, struct vnode *vn, unsigned flags)
 		return -EISDIR;
 	if (vn->type == VSOCK)
 		return -ENXIO;
+	if (created)
+		return 0;
 	if (acc != O_WRONLY)
 		want |= 4;
 	if (acc != O_RDONLY || (flags & O_TRUNC))
@@ -93,13 +102,16 @@ open_check(struct proc *p, struct vnode *vn, unsigned flags)
 }
 
 static int
-open_truncate(struct vnode *vn, unsigned flags)
+open_truncate(struct proc *p, struct vnode *vn, unsigned flags)
 {
 	struct vattr va = { .size = 0 };
+	int r;
 
 	if (!(flags & O_TRUNC) || vn->type != VREG ||
 	    (flags & O_ACCMODE) == O_RDONLY)
 		return 0;
+	if ((r = vfs_remove_privs(p, vn)) < 0)
+		return r;
 	return vn->ops->setattr(vn, &va, VA_SIZE);
 }
 
@@ -136,6 +148,7 @@ open_at(struct thread *td, int dirfd, const char *path, unsigned flags,
 	struct proc *p = td->proc;
 	struct nameidata nd;
 	unsigned lf = LOOKUP_FOLLOW;
+	bool created = false;
 	struct file *fp;
 	int r;
 
@@ -148,41 +161,41 @@ open_at(struct thread *td, int dirfd, const char *path, unsigned flags,
 		lf |= LOOKUP_PARENT;
 	if ((r = vfs_lookup(p, dirfd, path, lf | lookup, &nd)) < 0)
 		return r;
-	if ((flags & O_CREAT) && nd.vp == NULL)
+	if ((flags & O_CREAT) && nd.vp == NULL) {
 		r = open_create(p, &nd, mode);
-	else if ((flags & O_CREAT) && (flags & O_EXCL))
+		created = r == 0;
+	} else if ((flags & O_CREAT) && (flags & O_EXCL)) {
 		r = -EEXIST;
+	} else if ((flags & O_CREAT) && nd.vp->type != VDIR)
+		r = vfs_check_create_open(p, nd.dvp, nd.vp);
 	if (r == 0)
-		r = open_check(p, nd.vp, flags);
-	if (r == 0 && !(flags & O_PATH))
-		r = open_truncate(nd.vp, flags);
+		r = open_check(p, nd.vp, flags, created);
+	if (r == 0 && !created && !(flags & O_PATH))
+		r = open_truncate(p, nd.vp, flags);
 	if (r == 0 && nd.vp->type == VFIFO && !(flags & O_PATH)) {
 		r = (int)fifo_open(td, nd.vp, flags & (FILE_FLAGS | O_CLOEXEC),
 		    nd.path);
 		nd_release(&nd);
 		return r;
 	}
-	if (r < 0) {
-		nd_release(&nd);
-		return r;
-	}
-	fp = open_special(p, nd.vp, flags, nd.path, &r);
+	fp = r == 0 ? open_special(p, nd.vp, flags, nd.path, &r) : NULL;
 	if (fp == NULL && r == 0) {
 		fp = file_alloc(&vn_fileops, nd.vp, flags & FILE_FLAGS,
 		    nd.path);
 		nd.vp = NULL;
 	}
-	nd_release(&nd);
-	if (fp == NULL)
-		return r;
 	/* The terminal's file has no vnode to open. */
-	if (!(flags & O_PATH) && fp->vn != NULL &&
+	if (fp != NULL && !(flags & O_PATH) && fp->vn != NULL &&
 	    fp->vn->ops->open != NULL &&
-	    (r = fp->vn->ops->open(fp->vn, fp)) < 0) {
+	    (r = fp->vn->ops->open(fp->vn, fp)) < 0)
 		file_rel(fp);
-		return r;
-	}
-	return fd_alloc(p->fdt, fp, 0, proc_nofile(p), flags & O_CLOEXEC);
+	else if (fp != NULL)
+		r = fd_alloc(p->fdt, fp, 0, proc_nofile(p), flags & O_CLOEXEC);
+	/* An open that fails makes nothing: a file it made goes again. */
+	if (r < 0 && created)
+		(void)vn_remove(nd.dvp, nd.last, false);
+	nd_release(&nd);
+	return r;
 }
 
 long
@@ -299,23 +312,25 @@ sys_close(struct thread *td, const struct sys_close_args *a)
 	return fd_close(td->proc->fdt, a->fd);
 }
 
+/*
+ * close_range(2): first and last are unsigned, so a range past every
+ * open fd (up to ~0U) is fine and closes nothing there.
+ * XXX: the fd table is the process's, so CLOSE_RANGE_UNSHARE copies it
+ * only for a process of one thread, as unshare(CLONE_FILES) here.
+ */
 long
 sys_close_range(struct thread *td, const struct sys_close_range_args *a)
 {
-	struct fdtable *t = td->proc->fdt;
+	struct proc *p = td->proc;
 
 	if (a->flags & ~(unsigned)(CLOSE_RANGE_UNSHARE | CLOSE_RANGE_CLOEXEC))
 		return -EINVAL;
 	if (a->first > a->last)
 		return -EINVAL;
-	for (unsigned fd = a->first; fd <= a->last && (int)fd < t->n; fd++) {
-		if (t->files[fd] == NULL)
-			continue;
-		if (a->flags & CLOSE_RANGE_CLOEXEC)
-			t->cloexec[fd] = 1;
-		else
-			fd_close(t, (int)fd);
-	}
+	if ((a->flags & CLOSE_RANGE_UNSHARE) && p->nthreads == 1)
+		proc_unshare_files(p);
+	fd_close_range(p->fdt, a->first, a->last,
+	    (a->flags & CLOSE_RANGE_CLOEXEC) != 0);
 	return 0;
 }
 
@@ -383,15 +398,16 @@ sys_fcntl(struct thread *td, const struct sys_fcntl_args *a)
 	switch (a->cmd) {
 	case F_DUPFD:
 	case F_DUPFD_CLOEXEC:
-		if (a->arg >= (uint64_t)proc_nofile(p))
+		/* Linux takes the low 32 bits, as an unsigned minimum. */
+		if ((uint32_t)a->arg >= (uint32_t)proc_nofile(p))
 			return -EINVAL;
-		return kern_dup(p, a->fd, DUP_ANY, (int)a->arg,
+		return kern_dup(p, a->fd, DUP_ANY, (int)(uint32_t)a->arg,
 		    a->cmd == F_DUPFD_CLOEXEC);
 	case F_GETFD:
-		return p->fdt->cloexec[a->fd] ? FD_CLOEXEC : 0;
+		return fd_cloexec(p->fdt, a->fd) ? FD_CLOEXEC : 0;
 	case F_SETFD:
-		p->fdt->cloexec[a->fd] = (a->arg & FD_CLOEXEC) != 0;
-		return 0;
+		return fd_set_cloexec(p->fdt, a->fd,
+		    (a->arg & FD_CLOEXEC) != 0);
 	case F_GETFL:
 		return fp->flags;
 	case F_SETFL:
@@ -403,7 +419,8 @@ sys_fcntl(struct thread *td, const struct sys_fcntl_args *a)
 	case F_SETPIPE_SZ:
 		if (!file_is_pipe(fp))
 			return -EBADF;
-		return pipe_fcntl_size(fp, a->cmd == F_SETPIPE_SZ, a->arg);
+		return pipe_fcntl_size(fp, a->cmd == F_SETPIPE_SZ,
+		    (uint32_t)a->arg);
 	case F_GETLK: case F_SETLK: case F_SETLKW:
 	case F_OFD_GETLK: case F_OFD_SETLK: case F_OFD_SETLKW:
 		return lf_fcntl(td, fp, a->cmd, UADDR(a->arg));

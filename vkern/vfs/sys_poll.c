@@ -241,8 +241,13 @@ sys_ppoll(struct thread *td, const struct sys_ppoll_args *a)
 
 /* --- select: fd_set bit arrays, turned into a poll of the same fds --- */
 
+/*
+ * The three guest sets (read, write, except) of words bits each, then
+ * the three the answer goes back in.
+ */
 struct selstate {
-	uint64_t in[3][16];    /* read, write, except: FD_SETSIZE 1024 */
+	size_t words;
+	uint64_t *in[3], *out[3];
 };
 
 #define SEL_IN  (POLLIN | POLLHUP | POLLERR)
@@ -252,17 +257,17 @@ static long
 select_cont(struct thread *td);
 
 /*
- * The ready fds of s in out, and their count; *consolep is the first
- * console fd to read, which a parked select watches, or -1.
+ * The ready fds of s in its out sets, and their count; *consolep is the
+ * first console fd to read, which a parked select watches, or -1.
  */
 static long
-select_scan(struct thread *td, int nfds, const struct selstate *s,
-    struct selstate *out, int *consolep)
+select_scan(struct thread *td, int nfds, struct selstate *s, int *consolep)
 {
 	struct file *fp;
 	long n = 0;
 
-	memset(out, 0, sizeof(*out));
+	for (int k = 0; k < 3; k++)
+		memset(s->out[k], 0, s->words * sizeof(uint64_t));
 	*consolep = -1;
 	for (int fd = 0; fd < nfds; fd++) {
 		uint64_t bit = 1ULL << (fd % 64);
@@ -283,13 +288,27 @@ select_scan(struct thread *td, int nfds, const struct selstate *s,
 		    (fp = fd_get(td->proc->fdt, fd))->console_fd >= 0)
 			*consolep = fp->console_fd;
 		if ((ev & POLLIN) && (r & SEL_IN) && ++n)
-			out->in[0][w] |= bit;
+			s->out[0][w] |= bit;
 		if ((ev & POLLOUT) && (r & SEL_OUT) && ++n)
-			out->in[1][w] |= bit;
+			s->out[1][w] |= bit;
 		if ((ev & POLLPRI) && (r & POLLPRI) && ++n)
-			out->in[2][w] |= bit;
+			s->out[2][w] |= bit;
 	}
 	return n;
+}
+
+/* The sets for nfds fds, zeroed; free s->in[0] after. */
+static void
+select_alloc(struct selstate *s, int nfds)
+{
+	uint64_t *m;
+
+	s->words = ((size_t)nfds + 63) / 64;
+	m = vk_xcalloc(VK_MAX(s->words, 1) * 6, sizeof(uint64_t));
+	for (int k = 0; k < 3; k++) {
+		s->in[k] = m + (size_t)k * s->words;
+		s->out[k] = m + (size_t)(k + 3) * s->words;
+	}
 }
 
 /* arg[0..2] the guest sets, arg[3] the deadline + 1, arg[5] nfds << 8. */
@@ -299,36 +318,49 @@ select_cont(struct thread *td)
 	int nfds = (int)(td->wait.arg[5] >> 8);
 	int64_t deadline = (int64_t)td->wait.arg[3] - 1;
 	size_t bytes = ((size_t)nfds + 63) / 64 * 8;
-	struct selstate s, out;
+	struct selstate s;
 	long n;
 	int r, console;
 
-	memset(&s, 0, sizeof(s));
+	select_alloc(&s, nfds);
 	for (int k = 0; k < 3; k++)
 		if (td->wait.arg[k] != 0 && (r = copyin(td,
-		    UADDR(td->wait.arg[k]), s.in[k], bytes)) < 0)
-			return r;
-	if ((n = select_scan(td, nfds, &s, &out, &console)) < 0)
-		return n;
+		    UADDR(td->wait.arg[k]), s.in[k], bytes)) < 0) {
+			n = r;
+			goto out;
+		}
+	if ((n = select_scan(td, nfds, &s, &console)) < 0)
+		goto out;
 	if (n == 0 && (deadline < 0 ||
-	    deadline > plat_clock_ns(CLOCK_MONOTONIC)))
-		return poll_park(td, select_cont, deadline, console);
+	    deadline > plat_clock_ns(CLOCK_MONOTONIC))) {
+		n = poll_park(td, select_cont, deadline, console);
+		goto out;
+	}
 	poll_restore_mask(td);
 	poll_timeleft(td, deadline);
 	for (int k = 0; k < 3; k++)
-		if (td->wait.arg[k] != 0 && (r = copyout(td, out.in[k],
-		    UADDR(td->wait.arg[k]), bytes)) < 0)
-			return r;
+		if (td->wait.arg[k] != 0 && (r = copyout(td, s.out[k],
+		    UADDR(td->wait.arg[k]), bytes)) < 0) {
+			n = r;
+			break;
+		}
+out:
+	free(s.in[0]);
 	return n;
 }
 
-/* tl: the timeout that gets the time left, in format fmt (TL_*), or 0. */
+/*
+ * tl: the timeout that gets the time left, in format fmt (TL_*), or 0.
+ * As Linux's core_sys_select(), nfds past the table's slots reads no
+ * more of the sets than there are slots: no fd there can be open.
+ */
 static long
 kern_select(struct thread *td, int nfds, uaddr_t r, uaddr_t w, uaddr_t e,
     int64_t deadline, uaddr_t tl, int fmt)
 {
-	if (nfds < 0 || nfds > 1024)
+	if (nfds < 0)
 		return -EINVAL;
+	nfds = VK_MIN(nfds, td->proc->fdt->n);
 	td->wait.arg[4] = tl.va;
 	td->wait.arg[5] = (uint64_t)fmt | (uint64_t)nfds << 8;
 	td->wait.arg[0] = r.va;

@@ -136,9 +136,12 @@ kern_rw1(struct thread *td, struct file *fp, uaddr_t buf, size_t len,
 	uint64_t pos = off < 0 ? 0 : (uint64_t)off;
 	struct rwspan s = { fp, off < 0 ? &fp->off : &pos };
 
-	len = VK_MIN(len, (size_t)MAX_RW_COUNT);
 	if (len == 0)
 		return 0;
+	/* As Linux's rw_verify_area(): the range must end within an off_t. */
+	if (len > (uint64_t)INT64_MAX - *s.offp)
+		return -EINVAL;
+	len = VK_MIN(len, (size_t)MAX_RW_COUNT);
 	if (file_is_pipe(fp) && pipe_packets(fp, write))
 		return rw_packets(td, fp, buf, len, write);
 	return vm_uio(td, buf, len, write ? PLAT_PROT_READ : PLAT_PROT_WRITE,

@@ -450,15 +450,16 @@ long
 sys_ioctl(struct thread *td, const struct sys_ioctl_args *a)
 {
 	struct file *fp = fd_get(td->proc->fdt, a->fd);
+	/* Linux's ioctl takes cmd as an unsigned int. */
+	unsigned cmd = (unsigned)a->cmd;
 	int r, one;
 
 	if (fp == NULL)
 		return -EBADF;
-	switch (a->cmd) {
+	switch (cmd) {
 	case FIOCLEX:
 	case FIONCLEX:
-		td->proc->fdt->cloexec[a->fd] = a->cmd == FIOCLEX;
-		return 0;
+		return fd_set_cloexec(td->proc->fdt, a->fd, cmd == FIOCLEX);
 	case FIONBIO:
 		if ((r = copyin(td, UADDR(a->arg), &one, sizeof(one))) < 0)
 			return r;
@@ -485,6 +486,5 @@ sys_ioctl(struct thread *td, const struct sys_ioctl_args *a)
 	}
 	if (fp->console_fd < 0)
 		return -ENOTTY;
-	/* Linux's ioctl takes cmd as an unsigned int. */
-	return tty_ioctl(td, fp, (unsigned)a->cmd, a->arg);
+	return tty_ioctl(td, fp, cmd, a->arg);
 }

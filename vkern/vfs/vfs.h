@@ -57,6 +57,12 @@ struct vattr {
 #define VA_SIZE  0x08
 #define VA_ATIME 0x10
 #define VA_MTIME 0x20
+/*
+ * With VA_ATIME and VA_MTIME: both are the current time (utimensat(2)
+ * with no times), which write permission allows, not only the owner; a
+ * file system whose host checks permissions has the host set them.
+ */
+#define VA_NOW   0x40
 
 /* readdir's callback: return 0 to go on, anything else stops the walk. */
 typedef int (*vfs_dirent_fn)(void *arg, const char *name, size_t len,
@@ -176,6 +182,7 @@ struct mount {
 	char *source;
 	bool rdonly;
 	bool ncache;                  /* names change only through the VFS */
+	bool hostowners;              /* owners are host users: vfs_owner.c */
 	uint32_t magic;               /* statfs(2)'s f_type */
 	uint64_t dev;                 /* st_dev of its files */
 	struct mount *next;

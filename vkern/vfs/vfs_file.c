@@ -1,8 +1,10 @@
 /*
  * Open files and fd tables.
  *
- * The table is a plain array grown on demand, so the lowest free fd (which
- * POSIX requires open() and dup() to return) is a scan from minfd.  Files
+ * The table is an array grown on demand with a bitmap of its open fds
+ * and a summary bitmap of the bitmap's full words, so that the lowest
+ * free fd (which POSIX requires open() and dup() to return) is found by
+ * looking at one word of the summary per 4096 fds.  Files
  * on vnodes read and write through the vnode's ops; O_APPEND moves the
  * offset to the end before each write, as Linux does for one writer.
  */
@@ -12,7 +14,10 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "vkern/kern/kern.h"
+#include "vkern/kern/proc.h"
 #include "vkern/vfs/file.h"
+#include "vkern/vfs/namei.h"
 #include "vkern/vfs/vfs.h"
 #include "vkern/vfs/vfs_lock.h"
 #include "vkern/vk.h"
@@ -111,6 +116,10 @@ vn_file_write(struct file *fp, const void *buf, size_t len, uint64_t *offp)
 			return r;
 		*offp = va.size;
 	}
+	/* A guest's write takes set-id bits away, as Linux's. */
+	if (len > 0 && curthread != NULL &&
+	    (r = vfs_remove_privs(curthread->proc, fp->vn)) < 0)
+		return r;
 	r = fp->vn->ops->write(fp->vn, buf, len, *offp);
 	if (r > 0)
 		*offp += (uint64_t)r;
@@ -131,58 +140,155 @@ const struct file_ops vn_fileops = {
 
 /* --- fd tables --- */
 
-static void
-fd_grow(struct fdtable *t, int want)
-{
-	int n = t->n ? t->n : 16;
+#define FD_WORD(fd)     ((size_t)(fd) / 64)
+#define FD_BIT(fd)      (1ULL << ((unsigned)(fd) % 64))
 
-	while (n <= want)
+/* Words of a bitmap of n bits. */
+static size_t
+bits_words(size_t n)
+{
+	return (n + 63) / 64;
+}
+
+/* The lowest bit >= i of map (nbits long) that is set, or clear; or nbits. */
+static size_t
+bits_next(const uint64_t *map, size_t nbits, size_t i, bool set)
+{
+	uint64_t flip = set ? 0 : ~0ULL;
+
+	for (size_t w = i / 64; w < bits_words(nbits); w++) {
+		uint64_t m = map[w] ^ flip;
+
+		if (w == i / 64)
+			m &= ~0ULL << (i % 64);
+		if (m != 0)
+			return VK_MIN(w * 64 + (size_t)__builtin_ctzll(m),
+			    nbits);
+	}
+	return nbits;
+}
+
+/* The array p of old elements of size sz made n long, the new ones 0. */
+static void *
+array_grow(void *p, size_t old, size_t n, size_t sz)
+{
+	p = vk_xrealloc(p, n * sz);
+	memset((char *)p + old * sz, 0, (n - old) * sz);
+	return p;
+}
+
+/*
+ * The lowest fd >= from that is not open, or t->n when every slot from
+ * there on is: the word of from first, then the summary finds the first
+ * word after it with a free slot, 4096 fds to a summary word.
+ */
+static size_t
+fd_lowest_free(const struct fdtable *t, size_t from)
+{
+	size_t nw = (size_t)t->n / 64, w = FD_WORD(from);
+	uint64_t bits;
+
+	if (w >= nw)
+		return from;
+	bits = t->open[w] | (FD_BIT(from) - 1);
+	if (bits != ~0ULL)
+		return w * 64 + (size_t)__builtin_ctzll(~bits);
+	if ((w = bits_next(t->full, nw, w + 1, false)) == nw)
+		return (size_t)t->n;
+	return w * 64 + (size_t)__builtin_ctzll(~t->open[w]);
+}
+
+/*
+ * Grow t to hold fd (below limit): to the next power of two, as Linux,
+ * but never past the limit rounded to a word, so that the table stays
+ * bounded by RLIMIT_NOFILE.  Slots are a multiple of 64, one bitmap word.
+ */
+static void
+fd_grow(struct fdtable *t, int fd, int limit)
+{
+	size_t n = 64, old = (size_t)t->n, ow, nw;
+
+	while (n <= (size_t)fd)
 		n *= 2;
-	t->files = vk_xrealloc(t->files, (size_t)n * sizeof(*t->files));
-	t->cloexec = vk_xrealloc(t->cloexec, (size_t)n);
-	memset(&t->files[t->n], 0, (size_t)(n - t->n) * sizeof(*t->files));
-	memset(&t->cloexec[t->n], 0, (size_t)(n - t->n));
-	t->n = n;
+	n = VK_MAX(VK_MIN(n, VK_ROUND_UP((size_t)limit, 64)),
+	    VK_ROUND_UP((size_t)fd + 1, 64));
+	if (n <= old)
+		return;
+	ow = old / 64;
+	nw = n / 64;
+	t->files = array_grow(t->files, old, n, sizeof(*t->files));
+	t->open = array_grow(t->open, ow, nw, sizeof(uint64_t));
+	t->cloexec = array_grow(t->cloexec, ow, nw, sizeof(uint64_t));
+	t->full = array_grow(t->full, bits_words(ow), bits_words(nw),
+	    sizeof(uint64_t));
+	t->n = (int)n;
+}
+
+/* Put fp in the free slot fd, keeping the summary of full words. */
+static void
+fd_fill(struct fdtable *t, int fd, struct file *fp, bool cloexec)
+{
+	size_t w = FD_WORD(fd);
+
+	t->files[fd] = fp;
+	t->open[w] |= FD_BIT(fd);
+	if (t->open[w] == ~0ULL)
+		t->full[w / 64] |= 1ULL << (w % 64);
+	if (cloexec)
+		t->cloexec[w] |= FD_BIT(fd);
+	else
+		t->cloexec[w] &= ~FD_BIT(fd);
+}
+
+/* Empty the open slot fd; returns what it held. */
+static struct file *
+fd_clear(struct fdtable *t, int fd)
+{
+	size_t w = FD_WORD(fd);
+	struct file *fp = t->files[fd];
+
+	t->files[fd] = NULL;
+	t->open[w] &= ~FD_BIT(fd);
+	t->full[w / 64] &= ~(1ULL << (w % 64));
+	t->cloexec[w] &= ~FD_BIT(fd);
+	return fp;
 }
 
 int
 fd_alloc(struct fdtable *t, struct file *fp, int minfd, int limit,
     bool cloexec)
 {
-	int fd;
+	size_t fd;
 
 	if (minfd < 0 || minfd >= limit) {
 		file_rel(fp);
 		return minfd < 0 ? -EINVAL : -EMFILE;
 	}
-	for (fd = minfd; fd < t->n && t->files[fd] != NULL; fd++)
-		;
-	if (fd >= limit) {
+	if ((fd = fd_lowest_free(t, (size_t)minfd)) >= (size_t)limit) {
 		file_rel(fp);
 		return -EMFILE;
 	}
-	if (fd >= t->n)
-		fd_grow(t, fd);
-	t->files[fd] = fp;
-	t->cloexec[fd] = cloexec;
-	return fd;
+	if (fd >= (size_t)t->n)
+		fd_grow(t, (int)fd, limit);
+	fd_fill(t, (int)fd, fp, cloexec);
+	return (int)fd;
 }
 
 int
 fd_install(struct fdtable *t, int fd, struct file *fp, bool cloexec,
     int limit)
 {
-	struct file *old;
+	struct file *old = NULL;
 
 	if (fd < 0 || fd >= limit) {
 		file_rel(fp);
 		return -EBADF;
 	}
 	if (fd >= t->n)
-		fd_grow(t, fd);
-	old = t->files[fd];
-	t->files[fd] = fp;
-	t->cloexec[fd] = cloexec;
+		fd_grow(t, fd, limit);
+	if (t->files[fd] != NULL)
+		old = fd_clear(t, fd);
+	fd_fill(t, fd, fp, cloexec);
 	if (old != NULL) {
 		lf_fd_close(t, old);
 		file_rel(old);
@@ -199,17 +305,63 @@ fd_get(struct fdtable *t, int fd)
 }
 
 int
+fd_next(const struct fdtable *t, int from)
+{
+	size_t fd;
+
+	if (from < 0 || from >= t->n)
+		return -1;
+	fd = bits_next(t->open, (size_t)t->n, (size_t)from, true);
+	return fd < (size_t)t->n ? (int)fd : -1;
+}
+
+bool
+fd_cloexec(const struct fdtable *t, int fd)
+{
+	if (fd < 0 || fd >= t->n)
+		return false;
+	return (t->cloexec[FD_WORD(fd)] & FD_BIT(fd)) != 0;
+}
+
+int
+fd_set_cloexec(struct fdtable *t, int fd, bool on)
+{
+	if (fd < 0 || fd >= t->n || t->files[fd] == NULL)
+		return -EBADF;
+	if (on)
+		t->cloexec[FD_WORD(fd)] |= FD_BIT(fd);
+	else
+		t->cloexec[FD_WORD(fd)] &= ~FD_BIT(fd);
+	return 0;
+}
+
+int
 fd_close(struct fdtable *t, int fd)
 {
-	struct file *fp = fd_get(t, fd);
+	struct file *fp;
 
-	if (fp == NULL)
+	if (fd_get(t, fd) == NULL)
 		return -EBADF;
-	t->files[fd] = NULL;
-	t->cloexec[fd] = 0;
+	fp = fd_clear(t, fd);
 	lf_fd_close(t, fp);
 	file_rel(fp);
 	return 0;
+}
+
+void
+fd_close_range(struct fdtable *t, unsigned first, unsigned last,
+    bool cloexec)
+{
+	if (t->n == 0 || first >= (unsigned)t->n)
+		return;
+	last = VK_MIN(last, (unsigned)t->n - 1);
+	for (int fd = fd_next(t, (int)first); fd >= 0 &&
+	    (unsigned)fd <= last; fd = fd_next(t, fd + 1)) {
+		if (cloexec)
+			(void)fd_set_cloexec(t, fd, true);
+		else
+			(void)fd_close(t, fd);
+	}
 }
 
 struct fdtable *
@@ -221,18 +373,28 @@ fdt_alloc(void)
 	return t;
 }
 
+/*
+ * As Linux's dup_fd(), the copy is only as big as the words up to the
+ * highest open fd: a fork after a dup2() to a high fd was closed does
+ * not copy the empty slots.
+ */
 struct fdtable *
 fdt_copy(const struct fdtable *t)
 {
 	struct fdtable *c = fdt_alloc();
+	size_t nw = (size_t)t->n / 64;
 
-	if (t->n > 0)
-		fd_grow(c, t->n - 1);
-	for (int fd = 0; fd < t->n; fd++) {
-		if ((c->files[fd] = t->files[fd]) != NULL)
-			file_ref(c->files[fd]);
-		c->cloexec[fd] = t->cloexec[fd];
-	}
+	while (nw > 0 && t->open[nw - 1] == 0)
+		nw--;
+	if (nw == 0)
+		return c;
+	fd_grow(c, (int)(nw * 64 - 1), (int)(nw * 64));
+	memcpy(c->files, t->files, nw * 64 * sizeof(*t->files));
+	memcpy(c->open, t->open, nw * sizeof(uint64_t));
+	memcpy(c->cloexec, t->cloexec, nw * sizeof(uint64_t));
+	memcpy(c->full, t->full, bits_words(nw) * sizeof(uint64_t));
+	for (int fd = fd_next(c, 0); fd >= 0; fd = fd_next(c, fd + 1))
+		file_ref(c->files[fd]);
 	return c;
 }
 
@@ -247,7 +409,9 @@ static void
 fdt_free(struct fdtable *t)
 {
 	free(t->files);
+	free(t->open);
 	free(t->cloexec);
+	free(t->full);
 	free(t);
 }
 
@@ -259,9 +423,7 @@ fdt_rel(struct fdtable *t)
 		return;
 	/* Closing may drop the last epoll holds, so the table goes after. */
 	t->holds++;
-	for (int fd = 0; fd < t->n; fd++)
-		if (t->files[fd] != NULL)
-			fd_close(t, fd);
+	fd_close_range(t, 0, ~0U, false);
 	fdt_unhold(t);
 }
 
@@ -282,9 +444,11 @@ fdt_unhold(struct fdtable *t)
 void
 fd_close_on_exec(struct fdtable *t)
 {
-	for (int fd = 0; fd < t->n; fd++)
-		if (t->files[fd] != NULL && t->cloexec[fd])
-			fd_close(t, fd);
+	for (size_t w = 0; w < (size_t)t->n / 64; w++) {
+		for (uint64_t m = t->cloexec[w]; m != 0; m &= m - 1)
+			(void)fd_close(t, (int)(w * 64 +
+			    (size_t)__builtin_ctzll(m)));
+	}
 }
 
 /* --- anonymous files --- */

@@ -261,7 +261,9 @@ walk_component(struct walk *w, const char *name, bool last, bool *donep)
 		cross_mounts(&next);
 	if (next != NULL && next->type == VLNK && (!last ||
 	    (w->flags & LOOKUP_FOLLOW) || nd->trailing_slash)) {
-		r = walk_symlink(w, next);
+		/* Linux checks only the links that end a path. */
+		if ((r = last ? vfs_check_follow(w->p, w->cur, next) : 0) == 0)
+			r = walk_symlink(w, next);
 		vnode_rel(next);
 		return r;
 	}

@@ -1,9 +1,13 @@
 /*
  * Map caches (mapcache.h): the shadow tmpfs file holds the pages, and a
- * byte per page says whether it was read from the file yet.  The shadow
- * is pinned by every mapping, as a tmpfs file mapped shared is, so that
- * a truncation zeroes its pages instead of giving them away while stubs
- * map them.  Its size follows the file's.
+ * page is cached exactly when the shadow holds it: it is allocated when
+ * it is read from the file, and given back if that read fails.  So the
+ * cache costs nothing for the pages never reached, however large the
+ * file, and write-back walks only the pages it has.  The shadow is
+ * pinned by every mapping, as a tmpfs file mapped shared is, so that a
+ * truncation zeroes its pages instead of giving them away while stubs
+ * map them; a page cut off so reads zero if the file grows again, as the
+ * file's own bytes there do.  Its size follows the file's.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -20,8 +24,6 @@ struct mapcache {
 	const struct mapcache_io *io;
 	struct vnode *shadow;         /* referenced */
 	uint64_t size;                /* the file's, as last known */
-	uint8_t *filled;              /* per page: read from the file */
-	uint64_t nfilled;             /* entries in filled[] */
 	int pins;
 	bool wmapped;                 /* a mapping could write the pages */
 	struct mapcache *next;        /* every cache, for sync(2) */
@@ -35,21 +37,15 @@ npages(uint64_t size)
 	return VK_ROUND_UP(size, VK_PAGE_SIZE) / VK_PAGE_SIZE;
 }
 
-static bool
-page_filled(const struct mapcache *mc, uint64_t idx)
-{
-	return idx < mc->nfilled && mc->filled[idx];
-}
-
-/* The cached page idx, which must be filled. */
+/* The cached page idx inside the file, or NULL. */
 static char *
-page_ptr(struct mapcache *mc, uint64_t idx)
+cached_page(const struct mapcache *mc, uint64_t idx)
 {
 	uint64_t ram;
-	int r = tmpfs_page(mc->shadow, idx, &ram);
 
-	/* A filled page inside the file is allocated: no error is left. */
-	VK_ASSERT(r == 0);
+	if (idx >= npages(mc->size) || tmpfs_page_find(mc->shadow, idx,
+	    &ram) < 0)
+		return NULL;
 	return (char *)plat_ram_base() + ram;
 }
 
@@ -59,12 +55,12 @@ mapcache_resize(struct mapcache *mc, uint64_t size)
 	struct vattr va = { .size = size };
 	int r = mc->shadow->ops->setattr(mc->shadow, &va, VA_SIZE);
 
-	/* Files are bounded by the host's own limits, far below tmpfs's. */
+	/*
+	 * A size is an off_t the file has (or had, on the host), and tmpfs
+	 * takes every off_t: TMPFS_MAXFILESIZE is Linux's largest.
+	 */
 	VK_ASSERT(r == 0);
 	mc->size = size;
-	/* What a truncation cut off reads from the file again. */
-	for (uint64_t i = npages(size); i < mc->nfilled; i++)
-		mc->filled[i] = 0;
 }
 
 static struct mapcache *
@@ -112,19 +108,8 @@ mapcache_pin(struct mapcache **mcp, struct vnode *vn,
 		}
 	}
 	vnode_rel(mc->shadow);
-	free(mc->filled);
 	free(mc);
 	*mcp = NULL;
-}
-
-static void
-filled_grow(struct mapcache *mc, uint64_t idx)
-{
-	uint64_t n = VK_MAX(idx + 1, mc->nfilled * 2);
-
-	mc->filled = vk_xrealloc(mc->filled, n);
-	memset(mc->filled + mc->nfilled, 0, n - mc->nfilled);
-	mc->nfilled = n;
 }
 
 /* Read page idx of the file into the cache. */
@@ -147,9 +132,6 @@ page_fill(struct mapcache *mc, uint64_t idx, uint64_t ram)
 	}
 	/* Past the end of the file the page reads zero. */
 	memset(p + done, 0, VK_PAGE_SIZE - done);
-	if (idx >= mc->nfilled)
-		filled_grow(mc, idx);
-	mc->filled[idx] = 1;
 	return 0;
 }
 
@@ -165,9 +147,14 @@ mapcache_getpage(struct mapcache *mc, uint64_t idx, uint64_t *ramoff)
 		mapcache_resize(mc, size);
 	if (idx >= npages(mc->size))
 		return -ENXIO;
+	if (tmpfs_page_find(mc->shadow, idx, ramoff) == 0)
+		return 0;
 	if ((r = tmpfs_page(mc->shadow, idx, ramoff)) < 0)
 		return r;
-	return page_filled(mc, idx) ? 0 : page_fill(mc, idx, *ramoff);
+	/* Unread, the page is not cached: nothing maps it yet. */
+	if ((r = page_fill(mc, idx, *ramoff)) < 0)
+		tmpfs_page_drop(mc->shadow, idx);
+	return r;
 }
 
 /*
@@ -184,10 +171,10 @@ cached_parts(struct mapcache *mc, uint64_t off, size_t n,
 	    idx++) {
 		uint64_t s = VK_MAX(off, idx * VK_PAGE_SIZE);
 		uint64_t e = VK_MIN(end, (idx + 1) * VK_PAGE_SIZE);
+		char *c = cached_page(mc, idx);
 
-		if (page_filled(mc, idx))
-			fn(p + (s - off), page_ptr(mc, idx) +
-			    (s & VK_PAGE_MASK), e - s);
+		if (c != NULL)
+			fn(p + (s - off), c + (s & VK_PAGE_MASK), e - s);
 	}
 }
 
@@ -231,14 +218,13 @@ mapcache_flush(struct mapcache *mc)
 	if ((r = mc->io->size(mc->vn, &size)) < 0)
 		return r;
 	size = VK_MIN(size, mc->size);
-	for (uint64_t idx = 0; idx < npages(size); idx++) {
+	for (uint64_t idx = tmpfs_page_next(mc->shadow, 0);
+	    idx < npages(size); idx = tmpfs_page_next(mc->shadow, idx + 1)) {
 		uint64_t off = idx * VK_PAGE_SIZE;
 		size_t len = (size_t)VK_MIN(VK_PAGE_SIZE, size - off);
 		long w;
 
-		if (!page_filled(mc, idx))
-			continue;
-		w = mc->io->pwrite(mc->vn, page_ptr(mc, idx), len, off);
+		w = mc->io->pwrite(mc->vn, cached_page(mc, idx), len, off);
 		if (w < 0)
 			return (int)w;
 		if ((size_t)w < len)
@@ -256,12 +242,11 @@ mapcache_reload(struct mapcache *mc)
 	if ((r = mc->io->size(mc->vn, &size)) < 0)
 		return r;
 	mapcache_resize(mc, size);
-	for (uint64_t idx = 0; idx < VK_MIN(mc->nfilled, npages(size)); idx++) {
+	for (uint64_t idx = tmpfs_page_next(mc->shadow, 0);
+	    idx < npages(size); idx = tmpfs_page_next(mc->shadow, idx + 1)) {
 		uint64_t ram;
 
-		if (!mc->filled[idx])
-			continue;
-		if ((r = tmpfs_page(mc->shadow, idx, &ram)) < 0 ||
+		if ((r = tmpfs_page_find(mc->shadow, idx, &ram)) < 0 ||
 		    (r = page_fill(mc, idx, ram)) < 0)
 			return r;
 	}

@@ -24,6 +24,7 @@
 #define PROT_VALID (PROT_READ | PROT_WRITE | PROT_EXEC)
 #define MAP_32BIT_LO 0x40000000ULL
 #define MAP_32BIT_HI 0x80000000ULL
+#define MMAP_FILE_MAX ((uint64_t)INT64_MAX)   /* Linux's MAX_LFS_FILESIZE */
 
 static long
 vm_sync(struct proc *p, long r)
@@ -53,8 +54,8 @@ mmap_place(struct vm_map *m, uint64_t hint, uint64_t len, uint64_t flags,
 	if (flags & MAP_32BIT)
 		return vm_map_find_space(m, len, MAP_32BIT_LO, MAP_32BIT_HI,
 		    vap);
-	if (hint != 0 && hint >= m->min && hint + len > hint &&
-	    hint + len <= m->max && vm_map_range_free(m, hint, hint + len)) {
+	if (hint != 0 && hint >= m->min && vm_map_range_user(m, hint, len) &&
+	    vm_map_range_free(m, hint, hint + len)) {
 		*vap = hint;
 		return 0;
 	}
@@ -75,7 +76,7 @@ mmap_range(struct proc *p, uint64_t addr, uint64_t len, uint64_t flags,
 	if (flags & (MAP_FIXED | MAP_FIXED_NOREPLACE)) {
 		if (!VK_PAGE_ALIGNED(addr))
 			return -EINVAL;
-		if (addr < m->min || addr + len < addr || addr + len > m->max)
+		if (addr < m->min || !vm_map_range_user(m, addr, len))
 			return -ENOMEM;
 		if (vm_map_range_has(m, addr, addr + len, VME_RESERVED))
 			return -ENOMEM;
@@ -204,6 +205,10 @@ mmap_file(struct thread *td, const struct sys_mmap_args *a, uint64_t type)
 		return -EBADF;
 	if (fp->vn == NULL || fp->vn->type != VREG || fp->vn->ops->read == NULL)
 		return -ENODEV;
+	/* As Linux's file_mmap_ok(): the range must lie within an off_t. */
+	if (len_round(a->len) > MMAP_FILE_MAX ||
+	    (uint64_t)a->off > MMAP_FILE_MAX - len_round(a->len))
+		return -EOVERFLOW;
 	if (!file_readable(fp))
 		return -EACCES;
 	if (type != MAP_PRIVATE)
@@ -231,20 +236,28 @@ sys_mmap(struct thread *td, const struct sys_mmap_args *a)
 	    PROT_VALID), a->flags);
 }
 
-long
-sys_munmap(struct thread *td, const struct sys_munmap_args *a)
+/* Unmap [start, start + len), len page-rounded, with munmap's checks. */
+static long
+munmap_range(struct proc *p, uint64_t start, uint64_t len)
 {
-	struct vm_map *m = td->proc->vm;
-	uint64_t start = a->addr.va, len = len_round(a->len);
+	struct vm_map *m = p->vm;
 
-	if (!VK_PAGE_ALIGNED(start) || a->len == 0 || len == 0)
+	if (!VK_PAGE_ALIGNED(start) || len == 0)
 		return -EINVAL;
-	if (start + len < start || start + len > ARCH_TASK_SIZE)
+	if (!vm_map_range_user(m, start, len))
 		return -EINVAL;
 	if (vm_map_range_has(m, start, start + len, VME_RESERVED))
 		return -EINVAL;
 	vm_map_remove(m, start, start + len);
-	return vm_sync(td->proc, 0);
+	return vm_sync(p, 0);
+}
+
+long
+sys_munmap(struct thread *td, const struct sys_munmap_args *a)
+{
+	if (a->len == 0)
+		return -EINVAL;
+	return munmap_range(td->proc, a->addr.va, len_round(a->len));
 }
 
 /*
@@ -297,34 +310,73 @@ sys_mprotect(struct thread *td, const struct sys_mprotect_args *a)
 		return -EINVAL;
 	if (a->len == 0)
 		return 0;
-	if (len == 0 || start + len < start)
-		return -ENOMEM;
-	if (start + len > m->max ||
+	if (len == 0 || !vm_map_range_user(m, start, len) ||
 	    vm_map_range_has(m, start, start + len, VME_RESERVED))
 		return -ENOMEM;
 	return vm_sync(td->proc, vm_map_protect(m, start, start + len,
 	    (int)(a->prot & PROT_VALID)));
 }
 
-/* mremap's checks on its flags, as mm/mremap.c makes them. */
+/* mremap's checks on its flags and lengths, as mm/mremap.c makes them. */
 static int
-mremap_check(const struct sys_mremap_args *a, uint64_t oldlen,
-    uint64_t newlen)
+mremap_check(const struct vm_map *m, const struct sys_mremap_args *a,
+    uint64_t oldlen, uint64_t newlen)
 {
 	uint64_t f = a->flags;
 
 	if (f & ~(uint64_t)(MREMAP_MAYMOVE | MREMAP_FIXED | MREMAP_DONTUNMAP))
 		return -EINVAL;
-	if ((f & MREMAP_FIXED) && !(f & MREMAP_MAYMOVE))
+	if ((f & (MREMAP_FIXED | MREMAP_DONTUNMAP)) && !(f & MREMAP_MAYMOVE))
 		return -EINVAL;
-	if ((f & MREMAP_DONTUNMAP) &&
-	    (!(f & MREMAP_MAYMOVE) || oldlen != newlen))
+	/* DONTUNMAP always moves, and never resizes on the way. */
+	if ((f & MREMAP_DONTUNMAP) && oldlen != newlen)
 		return -EINVAL;
 	if (!VK_PAGE_ALIGNED(a->old.va))
 		return -EINVAL;
-	if (newlen == 0 || oldlen == 0)
+	if (newlen == 0 || oldlen == 0 || newlen > m->max)
 		return -EINVAL;
 	return 0;
+}
+
+/*
+ * The new address of a move: the place MREMAP_FIXED names, or the hint
+ * MREMAP_DONTUNMAP takes, which Linux checks as strictly (aligned, below
+ * the top, clear of the old range) though it may go elsewhere.
+ */
+static int
+mremap_check_new(const struct vm_map *m, const struct sys_mremap_args *a,
+    uint64_t oldlen, uint64_t newlen)
+{
+	uint64_t old = a->old.va, dst = a->newaddr.va;
+
+	if (!VK_PAGE_ALIGNED(dst) || !vm_map_range_user(m, dst, newlen))
+		return -EINVAL;
+	if (dst < old + oldlen && old < dst + newlen)
+		return -EINVAL;
+	if ((a->flags & MREMAP_FIXED) && (dst < m->min ||
+	    vm_map_range_has(m, dst, dst + newlen, VME_RESERVED)))
+		return -EINVAL;
+	return 0;
+}
+
+/*
+ * Move [old, old + oldlen), which one entry holds, to dst, resized to
+ * newlen.  keep_old (MREMAP_DONTUNMAP): the old range stays mapped with
+ * its protection, reading zero, as Linux leaves a private anonymous one.
+ */
+static long
+mremap_move(struct proc *p, uint64_t old, uint64_t oldlen, uint64_t dst,
+    uint64_t newlen, bool keep_old)
+{
+	struct vm_entry *e = vm_map_lookup(p->vm, old);
+	unsigned flags = e->flags & ~(unsigned)(VME_STACK | VME_COW);
+	int prot = e->prot, r;
+
+	if ((r = vm_map_move(p->vm, old, oldlen, dst, newlen)) < 0)
+		return vm_sync(p, r);
+	if (keep_old)
+		r = vm_map_anon(p->vm, old, oldlen, prot, flags);
+	return vm_sync(p, r < 0 ? r : (long)dst);
 }
 
 long
@@ -333,39 +385,39 @@ sys_mremap(struct thread *td, const struct sys_mremap_args *a)
 	struct proc *p = td->proc;
 	struct vm_map *m = p->vm;
 	uint64_t old = a->old.va, oldlen = len_round(a->oldlen);
-	uint64_t newlen = len_round(a->newlen), dst;
+	uint64_t newlen = len_round(a->newlen), dst = a->newaddr.va;
 	struct vm_entry *e;
-	unsigned eflags;
-	int r, eprot;
+	int r;
 
-	if (a->newlen == 0 || newlen == 0)
-		return -EINVAL;
-	if ((r = mremap_check(a, oldlen, newlen)) < 0)
+	if ((r = mremap_check(m, a, oldlen, newlen)) < 0)
 		return r;
-	e = vm_map_lookup(m, old);
-	if (e == NULL || (e->flags & VME_RESERVED) || old + oldlen > e->end)
+	if ((a->flags & (MREMAP_FIXED | MREMAP_DONTUNMAP)) &&
+	    (r = mremap_check_new(m, a, oldlen, newlen)) < 0)
+		return r;
+	if ((e = vm_map_lookup(m, old)) == NULL || (e->flags & VME_RESERVED))
+		return -EFAULT;
+	/*
+	 * Staying put at the same size does nothing; shrinking in place
+	 * unmaps the tail as munmap(2) would, across entries too.
+	 */
+	if (!(a->flags & (MREMAP_FIXED | MREMAP_DONTUNMAP)) &&
+	    newlen <= oldlen) {
+		if (newlen < oldlen && (r = (int)munmap_range(p, old + newlen,
+		    oldlen - newlen)) < 0)
+			return r;
+		return (long)old;
+	}
+	if (!vm_map_range_user(m, old, oldlen) || old + oldlen > e->end)
 		return -EFAULT;
 	/* XXX: moving shared mappings is not done yet. */
 	if (e->flags & VME_SHARED)
 		return -EINVAL;
-	eprot = e->prot;
-	eflags = e->flags;
 	if (a->flags & MREMAP_FIXED) {
-		dst = a->newaddr.va;
-		if (!VK_PAGE_ALIGNED(dst))
-			return -EINVAL;
-		if (dst + newlen < dst || dst + newlen > m->max ||
-		    dst < m->min)
-			return -EINVAL;
-		if (dst < old + oldlen && old < dst + newlen)
-			return -EINVAL;
-		if (vm_map_range_has(m, dst, dst + newlen, VME_RESERVED))
-			return -EINVAL;
 		vm_map_remove(m, dst, dst + newlen);
-	} else if (newlen <= oldlen) {
-		vm_map_remove(m, old + newlen, old + oldlen);
-		return vm_sync(p, (long)old);
-	} else if (old + newlen <= m->max &&
+	} else if (a->flags & MREMAP_DONTUNMAP) {
+		if ((r = mmap_place(m, dst, newlen, 0, &dst)) < 0)
+			return r;
+	} else if (vm_map_range_user(m, old, newlen) &&
 	    vm_map_range_free(m, old + oldlen, old + newlen)) {
 		dst = old;
 	} else if (!(a->flags & MREMAP_MAYMOVE)) {
@@ -374,12 +426,8 @@ sys_mremap(struct thread *td, const struct sys_mremap_args *a)
 	    &dst)) < 0) {
 		return r;
 	}
-	if ((r = vm_map_move(m, old, oldlen, dst, newlen)) < 0)
-		return vm_sync(p, r);
-	/* The old range stays mapped, reading zero. */
-	if (a->flags & MREMAP_DONTUNMAP)
-		r = vm_map_anon(m, old, oldlen, eprot, eflags & ~VME_STACK);
-	return vm_sync(p, r < 0 ? r : (long)dst);
+	return mremap_move(p, old, oldlen, dst, newlen,
+	    (a->flags & MREMAP_DONTUNMAP) != 0);
 }
 
 long

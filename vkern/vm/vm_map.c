@@ -58,6 +58,12 @@ host_prot(const struct vm_entry *e)
 	return (e->flags & VME_COW) ? e->prot & ~PLAT_PROT_WRITE : e->prot;
 }
 
+bool
+vm_map_range_user(const struct vm_map *m, uint64_t start, uint64_t len)
+{
+	return len <= m->max && start <= m->max - len;
+}
+
 void
 vm_map_init(struct vm_map *m, struct plat_space *sp, uint64_t min,
     uint64_t max)

@@ -58,6 +58,17 @@ struct vm_map {
 	int refs;              /* processes sharing it (CLONE_VM) */
 };
 
+/*
+ * Whether [start, start + len) lies below m->max, the top of the guest's
+ * address space (Linux's TASK_SIZE; the platform's own pages lie above
+ * it), without wrapping.  Every call that takes a range from the guest
+ * asks this before the range reaches the map, so that none ever reaches
+ * the platform's pages.  The caller answers with the errno Linux gives
+ * for addresses above TASK_SIZE in that call.
+ */
+bool vm_map_range_user(const struct vm_map *m, uint64_t start,
+    uint64_t len);
+
 /* An empty map, with one user. */
 void vm_map_init(struct vm_map *m, struct plat_space *sp, uint64_t min,
     uint64_t max);

@@ -400,20 +400,27 @@ hostfs_setattr(struct vnode *vn, const struct vattr *va, unsigned mask)
 	int r = 0;
 
 	if (mask & ~(VA_MODE | VA_UID | VA_GID | VA_SIZE | VA_ATIME |
-	    VA_MTIME))
+	    VA_MTIME | VA_NOW))
 		return -EINVAL;
 	if (vn_rdonly(vn))
 		return -EROFS;
 	if (mask & VA_SIZE)
 		r = hostfs_truncate(n, va->size);
-	if (r == 0 && (mask & VA_MODE))
-		r = plat_hostobj_chmod(n->obj, va->mode & 07777);
+	/* Owner first: the host's chown would take set-id bits away. */
 	if (r == 0 && (mask & (VA_UID | VA_GID)))
 		r = plat_hostobj_chown(n->obj,
 		    (mask & VA_UID) ? va->uid : (uint32_t)-1,
 		    (mask & VA_GID) ? va->gid : (uint32_t)-1);
+	if (r == 0 && (mask & VA_MODE)) {
+		r = plat_hostobj_chmod(n->obj, va->mode & 07777);
+		/* A host without fchmodat2 chmods a file only when open. */
+		if (r == -EOPNOTSUPP && vn->type == VREG &&
+		    node_want(n, PLAT_HOST_READ) == 0)
+			r = plat_hostobj_chmod(n->obj, va->mode & 07777);
+	}
 	times |= (mask & VA_ATIME) ? PLAT_UTIME_ATIME : 0;
 	times |= (mask & VA_MTIME) ? PLAT_UTIME_MTIME : 0;
+	times |= (mask & VA_NOW) ? PLAT_UTIME_NOW : 0;
 	if (r == 0 && times != 0)
 		r = plat_hostobj_utimens(n->obj, times, va->atime_ns,
 		    va->mtime_ns);
@@ -629,9 +636,41 @@ hostfs_readlink(struct vnode *vn, char *buf, size_t size)
 }
 
 /*
- * XXX: uid and gid are not applied: the host makes the file the
- * vkernel's own, and an unprivileged vkernel could not give it away.
+ * Give the new host file obj (status *st) the owner uid, group gid and
+ * mode the guest's call gave it.  Guest ids are host ids (the identity
+ * map): a vkernel run as root gives the file away.  One that cannot
+ * (EPERM: not root; EINVAL: an id its user namespace lacks) leaves it
+ * its own, and then its set-id bits are never kept: a set-id bit stays
+ * only where the host owner (and group, for S_ISGID) is what the guest
+ * asked for.  The host made the file without them, so no moment has a
+ * set-id file of the wrong owner.
  */
+static int
+create_own(struct plat_hostobj *obj, struct plat_hoststat *st,
+    uint32_t mode, uint32_t uid, uint32_t gid)
+{
+	uint32_t want = mode & 07777;
+	int r;
+
+	if (st->uid != uid || st->gid != gid) {
+		r = plat_hostobj_chown(obj, uid, gid);
+		if (r < 0 && r != -EPERM && r != -EINVAL)
+			return r;
+		if ((r = plat_hostobj_stat(obj, st)) < 0)
+			return r;
+	}
+	if (st->uid != uid)
+		want &= ~(uint32_t)(S_ISUID | S_ISGID);
+	if (st->gid != gid)
+		want &= ~(uint32_t)S_ISGID;
+	if (S_ISLNK(st->mode) || (st->mode & 07777) == want)
+		return 0;
+	/* A host that cannot chmod this object leaves it without them. */
+	if ((r = plat_hostobj_chmod(obj, want)) < 0)
+		return r == -EOPNOTSUPP ? 0 : r;
+	return plat_hostobj_stat(obj, st);
+}
+
 static int
 hostfs_create(struct vnode *dir, const char *name, uint32_t mode,
     uint64_t rdev, const char *target, uint32_t uid, uint32_t gid,
@@ -649,9 +688,16 @@ hostfs_create(struct vnode *dir, const char *name, uint32_t mode,
 	if (name != NULL && (strcmp(name, ".") == 0 ||
 	    strcmp(name, "..") == 0))
 		return -EEXIST;
-	r = plat_hostobj_create(dn->obj, name, mode, target, &obj, &st);
+	r = plat_hostobj_create(dn->obj, name,
+	    mode & ~(uint32_t)(S_ISUID | S_ISGID), target, &obj, &st);
 	if (r < 0)
 		return r;
+	/* Failing after the host made it, leave nothing behind. */
+	if ((r = create_own(obj, &st, mode, uid, gid)) < 0) {
+		plat_hostobj_close(obj);
+		(void)plat_hostobj_remove(dn->obj, name, S_ISDIR(mode));
+		return r;
+	}
 	return node_get(dn->hm, obj, &st, dir, name, vpp);
 }
 
@@ -825,6 +871,7 @@ hostfs_mount(const char *hostpath, bool rdonly, struct mount **mpp)
 	hm->mp->dev = st.dev;
 	/* The guest cannot change a read-only one; the host should not. */
 	hm->mp->ncache = rdonly;
+	hm->mp->hostowners = true;
 	hm->mp->root = node_new(hm, obj, &st, NULL, NULL);
 	*mpp = hm->mp;
 	return 0;

@@ -7,7 +7,11 @@
  * are handed to the VFS to resolve inside the guest's root, and ".." is
  * answered from hostfs's own record of where each directory was found.
  * Permission checks are the VFS's, with the guest's credentials; the host
- * checks again with the vkernel's own.
+ * checks again with the vkernel's own.  Owners are host ids as they are
+ * (guest uid N is host uid N): a new file belongs to its maker when the
+ * vkernel may give it away (runs as root), else to the vkernel, and a
+ * set-id bit stays only on a file whose host owner is the guest user
+ * that set it (mp->hostowners, vfs_owner.c).
  */
 #ifndef VK_VFS_HOSTFS_H
 #define VK_VFS_HOSTFS_H

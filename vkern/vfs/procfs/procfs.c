@@ -14,6 +14,7 @@
 #include "vkern/kern/kern.h"
 #include "vkern/kern/proc.h"
 #include "vkern/platform.h"
+#include "vkern/vfs/namei.h"
 #include "vkern/vfs/procfs/procfs.h"
 #include "vkern/vfs/procfs/procfs_impl.h"
 #include "vkern/vfs/procfs/pseudofs.h"
@@ -28,7 +29,8 @@ enum procfs_kind {
 	PK_LOADAVG, PK_MOUNTS, PK_FILESYSTEMS, PK_VERSION,
 	PK_SYS, PK_SYS_KERNEL, PK_HOSTNAME, PK_OSRELEASE, PK_OSTYPE,
 	PK_PID_MAX, PK_CAP_LAST_CAP, PK_SYS_VM, PK_OVERCOMMIT, PK_SYS_FS,
-	PK_NR_OPEN, PK_SYS_DEV, PK_SYS_DEV_TTY, PK_LEGACY_TIOCSTI,
+	PK_NR_OPEN, PK_PROT_FIFOS, PK_PROT_HARDLINKS, PK_PROT_REGULAR,
+	PK_PROT_SYMLINKS, PK_SYS_DEV, PK_SYS_DEV_TTY, PK_LEGACY_TIOCSTI,
 	PK_PID,
 	PK_P_STAT, PK_P_STATUS, PK_P_STATM, PK_P_CMDLINE, PK_P_ENVIRON,
 	PK_P_COMM, PK_P_MAPS, PK_P_EXE, PK_P_CWD, PK_P_ROOT, PK_P_FD,
@@ -49,6 +51,9 @@ static const char procfs_filesystems[] =
     "nodev\toverlay\n"
     "\thostfs\n";
 
+/* A number from a header, as the text of a file. */
+#define PROCFS_STR_(x) #x
+#define PROCFS_STR(x) PROCFS_STR_(x)
 #define ROW(n, par, m, s, g) { .name = n, .parent = par, .mode = m, \
 	.scope = s, .gen = g }
 #define TEXT(n, par, m, t) { .name = n, .parent = par, .mode = m, \
@@ -96,6 +101,15 @@ static const struct pfs_spec procfs_specs[PK_NKINDS] = {
 	    "0\n"),
 	[PK_SYS_FS] = TEXT("fs", PK_SYS, PFS_DIR, NULL),
 	[PK_NR_OPEN] = TEXT("nr_open", PK_SYS_FS, PFS_FILE, "1048576\n"),
+	/* The rules vfs_perm.c enforces; Linux lets root change them. */
+	[PK_PROT_FIFOS] = TEXT("protected_fifos", PK_SYS_FS, PFS_FILE,
+	    PROCFS_STR(VFS_PROTECTED_FIFOS) "\n"),
+	[PK_PROT_HARDLINKS] = TEXT("protected_hardlinks", PK_SYS_FS,
+	    PFS_FILE, PROCFS_STR(VFS_PROTECTED_HARDLINKS) "\n"),
+	[PK_PROT_REGULAR] = TEXT("protected_regular", PK_SYS_FS, PFS_FILE,
+	    PROCFS_STR(VFS_PROTECTED_REGULAR) "\n"),
+	[PK_PROT_SYMLINKS] = TEXT("protected_symlinks", PK_SYS_FS,
+	    PFS_FILE, PROCFS_STR(VFS_PROTECTED_SYMLINKS) "\n"),
 	[PK_SYS_DEV] = TEXT("dev", PK_SYS, PFS_DIR, NULL),
 	[PK_SYS_DEV_TTY] = TEXT("tty", PK_SYS_DEV, PFS_DIR, NULL),
 	/* TIOCSTI needs CAP_SYS_ADMIN (vfs/tty.c's tty_push). */

@@ -494,7 +494,7 @@ procfs_gen_fdinfo(const struct pfs_ctx *c, struct sbuf *sb)
 		return -ENOENT;
 	fdinfo_attr(fp, &va);
 	flags = (fp->flags & ~(unsigned)O_CLOEXEC) | PROCFS_O_LARGEFILE |
-	    (t->cloexec[c->arg] ? (unsigned)O_CLOEXEC : 0);
+	    (fd_cloexec(t, c->arg) ? (unsigned)O_CLOEXEC : 0);
 	sbuf_printf(sb, "pos:\t%llu\nflags:\t0%o\nmnt_id:\t%d\nino:\t%lu\n",
 	    (unsigned long long)fp->off, flags,
 	    procfs_mount_id(fp->vn != NULL ? fp->vn->mount : NULL),

@@ -238,11 +238,11 @@ pfs_number_next(enum pfs_scope s, const struct pfs_ctx *c, long from,
 		}
 	} else if (s == PFS_FD) {
 		VK_ASSERT(c->p != NULL);
-		for (long fd = VK_MAX(from, 0); !found && fd < c->p->fdt->n;
-		    fd++) {
-			found = c->p->fdt->files[fd] != NULL;
-			*np = (int)fd;
-		}
+		int fd = from > INT_MAX ? -1 :
+		    fd_next(c->p->fdt, (int)VK_MAX(from, 0));
+
+		found = fd >= 0;
+		*np = fd;
 	}
 	return found;
 }

@@ -22,8 +22,12 @@
 struct mount;
 struct vnode;
 
-/* Files may not grow beyond this (write and truncate give -EFBIG). */
-#define TMPFS_MAXFILESIZE (1ULL << 40)
+/*
+ * Files may not grow beyond this (write and truncate give -EFBIG): Linux's
+ * MAX_LFS_FILESIZE, the largest off_t, as its tmpfs allows.  The page
+ * tree holds holes for free, so only the pages written cost RAM.
+ */
+#define TMPFS_MAXFILESIZE ((uint64_t)INT64_MAX)
 
 /*
  * Make a new tmpfs: a mount (not yet in the mount table) whose root is an
@@ -107,6 +111,17 @@ bool tmpfs_write_sealed(const struct vnode *vn);
  * hole.  Returns 0, -ENXIO beyond the end of the file, or -ENOMEM.
  */
 int tmpfs_page(struct vnode *vn, uint64_t idx, uint64_t *ramoff);
+
+/*
+ * The pages a regular file holds, whatever its size, for a caller that
+ * keeps its own pages in it (a map cache's shadow).  tmpfs_page_find()
+ * gives the RAM offset of page idx if it is allocated (0), else -ENXIO.
+ * tmpfs_page_next() returns the first allocated page at or after idx, or
+ * UINT64_MAX.  tmpfs_page_drop() frees page idx, which nothing may map.
+ */
+int tmpfs_page_find(struct vnode *vn, uint64_t idx, uint64_t *ramoff);
+uint64_t tmpfs_page_next(struct vnode *vn, uint64_t idx);
+void tmpfs_page_drop(struct vnode *vn, uint64_t idx);
 
 /* Whether dir is a tmpfs directory marked opaque. */
 bool tmpfs_is_opaque(const struct vnode *dir);

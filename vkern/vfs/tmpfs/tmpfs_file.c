@@ -328,6 +328,34 @@ tmpfs_page(struct vnode *vn, uint64_t idx, uint64_t *ramoff)
 	return 0;
 }
 
+int
+tmpfs_page_find(struct vnode *vn, uint64_t idx, uint64_t *ramoff)
+{
+	struct tmpfs_node *np = vn->data;
+	uint64_t ram = pgt_lookup(&np->reg, idx);
+
+	if (ram == VM_NORAM)
+		return -ENXIO;
+	*ramoff = ram;
+	return 0;
+}
+
+uint64_t
+tmpfs_page_next(struct vnode *vn, uint64_t idx)
+{
+	struct tmpfs_node *np = vn->data;
+
+	return pgt_next(&np->reg, idx, true);
+}
+
+void
+tmpfs_page_drop(struct vnode *vn, uint64_t idx)
+{
+	struct tmpfs_node *np = vn->data;
+
+	pgt_range(&np->reg, idx, idx + 1, PGT_FREE);
+}
+
 /*
  * --- Seals ---
  */
