@@ -331,7 +331,8 @@ safe_sig(uint64_t v)
 static int
 in_buf(uint64_t p, size_t n)
 {
-	return p >= (uint64_t)buf && p + n <= (uint64_t)buf + BUF_SIZE;
+	/* Unsigned differences: an address near 2^64 must not wrap past. */
+	return p >= (uint64_t)buf && p - (uint64_t)buf <= BUF_SIZE - n;
 }
 
 /*
