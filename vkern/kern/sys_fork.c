@@ -270,14 +270,17 @@ sys_wait4(struct thread *td, const struct sys_wait4_args *a)
 	unsigned valid = WNOHANG | WUNTRACED | WCONTINUED | __WALL |
 	    __WCLONE | __WNOTHREAD;
 	int idtype = a->pid == -1 ? P_ALL : a->pid > 0 ? P_PID : P_PGID;
-	int id = a->pid < -1 ? -a->pid : a->pid > 0 ? a->pid : 0;
 	enum wait_what what;
 	struct proc *z;
 	long r;
-	int pid, st;
+	int id, pid, st;
 
-	if ((a->options & ~valid) || a->pid == INT32_MIN)
+	if (a->options & ~valid)
 		return -EINVAL;
+	/* No group has the id -INT_MIN, which an int cannot hold. */
+	if (a->pid == INT32_MIN)
+		return -ESRCH;
+	id = a->pid < -1 ? -a->pid : a->pid > 0 ? a->pid : 0;
 	r = wait_find(td->proc, idtype, id, true, a->options & WUNTRACED,
 	    a->options & WCONTINUED, &z, &what);
 	if (r == -EAGAIN)
@@ -318,6 +321,8 @@ sys_waitid(struct thread *td, const struct sys_waitid_args *a)
 		return -EINVAL;
 	if ((a->options & ~valid) ||
 	    !(a->options & (WEXITED | WSTOPPED | WCONTINUED)))
+		return -EINVAL;
+	if ((idtype == P_PID && id <= 0) || (idtype == P_PGID && id < 0))
 		return -EINVAL;
 	if (idtype == P_PIDFD) {
 		if ((id = pidfd_pid(td, a->id)) < 0)

@@ -120,12 +120,14 @@ long
 sys_kill(struct thread *td, const struct sys_kill_args *a)
 {
 	struct proc *p = td->proc, *t;
-	int pgid = a->pid == 0 ? p->pgid : -a->pid, sent = 0, r = -ESRCH;
+	int pgid, sent = 0, r = -ESRCH;
 
-	if (a->sig < 0 || a->sig > VK_NSIG)
-		return -EINVAL;
+	/* No group has the id -INT_MIN, which an int cannot hold. */
 	if (a->pid == INT32_MIN)
 		return -ESRCH;
+	if (a->sig < 0 || a->sig > VK_NSIG)
+		return -EINVAL;
+	pgid = a->pid == 0 ? p->pgid : -a->pid;
 	if (a->pid > 0) {
 		t = proc_find(a->pid);
 		return t == NULL || t->exiting ? -ESRCH :
