@@ -576,7 +576,8 @@ worker_setup(int unprivileged)
 	int fd, sv[2], p[2];
 	sigset_t all;
 
-	if (unprivileged) {
+	/* A guest that is not root (vkernel run as a host user) is already. */
+	if (unprivileged && geteuid() == 0) {
 		must(setgroups(0, NULL) == 0, "setgroups");
 		must(setresgid(65534, 65534, 65534) == 0, "setresgid");
 		must(setresuid(65534, 65534, 65534) == 0, "setresuid");
