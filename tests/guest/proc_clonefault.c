@@ -2,9 +2,10 @@
  * A raw clone whose pointers are garbage still makes a child: with
  * CLONE_PARENT_SETTID at an unmapped address, a stack that is neither
  * mapped nor aligned, a child_tid nobody asked to use and an exit signal
- * other than SIGCHLD, Linux creates the child, ignores the failed store of
- * its tid and returns the pid.  The child here exits at once, in assembly,
- * before it touches its stack.  The parent then kills it (every other
+ * other than SIGCHLD, with or without CLONE_VM (and CLONE_VFORK), Linux
+ * creates the child, ignores the failed store of its tid and returns the
+ * pid.  The child here exits at once, in assembly, before it touches its
+ * stack.  The parent then kills it (every other
  * round) and waits: the child is reaped whether it had exited or was
  * killed, and the parent is never left waiting for ever.  As root, the
  * rounds run again in a child that dropped to uid 65534.
@@ -80,6 +81,8 @@ main(void)
 		CLONE_PARENT_SETTID | CLONE_CHILD_SETTID | SIGTRAP,
 		CLONE_PARENT_SETTID | CLONE_CHILD_CLEARTID | SIGTRAP,
 		CLONE_PARENT_SETTID,
+		CLONE_VM | CLONE_PARENT_SETTID | SIGTRAP,
+		CLONE_VM | CLONE_VFORK | CLONE_PARENT_SETTID | SIGCHLD,
 	};
 	static const unsigned long ptids[] = { TOP_BELOW, 8, ~0UL };
 	int i, j, round;
