@@ -4,6 +4,8 @@
 # nothing of a panic, an assertion or a sanitizer report.
 #
 # usage: randcall.sh VKERNEL RANDCALL SEED FIRST END [-u]
+# RANDCALL_SETPRIV=PATH in the environment: vkernel runs as host uid 65534,
+# through that setpriv.
 set -u
 [ $# -ge 5 ] || { echo "usage: $0 VKERNEL RANDCALL SEED FIRST END [-u]" >&2; exit 2; }
 vk=$1 prog=$2 seed=$3 first=$4 end=$5
@@ -11,8 +13,12 @@ u=${6:-}
 err=$(mktemp)
 trap 'rm -f "$err"' EXIT
 
+as=
+if [ -n "${RANDCALL_SETPRIV:-}" ]; then
+	as="$RANDCALL_SETPRIV --reuid=65534 --regid=65534 --clear-groups"
+fi
 # shellcheck disable=SC2086
-"$vk" run --mem 1G -- "$prog" $u "$seed" "$first" "$end" 2>"$err"
+$as "$vk" run --mem 1G -- "$prog" $u "$seed" "$first" "$end" 2>"$err"
 st=$?
 cat "$err" | head -c 20000 >&2
 if [ "$st" -ne 0 ]; then
