@@ -150,6 +150,31 @@ as_user(const gid_t *groups, size_t n, void (*fn)(void))
 	    "checks with %zu groups (status %#x)", n, pid > 0 ? status : -1);
 }
 
+/*
+ * The most groups Linux takes (NGROUPS_MAX), given in a scrambled order,
+ * come back sorted, and each one counts: the kernel sorts them itself,
+ * without a host call its lock-down forbids.
+ */
+static void
+many_groups(void)
+{
+	enum { N = 65536 };
+	static gid_t g[N], got[N];
+	bool sorted = true;
+
+	for (unsigned i = 0; i < N; i++)
+		g[i] = (gid_t)((i * 40503u) % N) + 100000;
+	if (CHECK_OK(setgroups(N, g)) == -1)
+		return;
+	CHECK(getgroups(N, got) == N, "getgroups of %d", N);
+	for (unsigned i = 0; i < N; i++)
+		sorted = sorted && got[i] == 100000 + i;
+	CHECK(sorted, "%d groups sorted", N);
+	CHECK(setgroups(N + 1, g) == -1 && errno == EINVAL,
+	    "one group past NGROUPS_MAX: EINVAL");
+	CHECK_OK(setgroups(0, NULL));
+}
+
 int
 main(int argc, char **argv)
 {
@@ -186,6 +211,7 @@ main(int argc, char **argv)
 	as_user((const gid_t[]){ GROUP }, 1, in_group);
 	as_user(NULL, 0, not_in_group);
 	CHECK_OK(setgroups(0, NULL));
+	many_groups();
 	CHECK(scratch_leave(), "root removes everything");
 	return guest_done();
 }

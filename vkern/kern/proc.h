@@ -271,7 +271,9 @@ void proc_single_thread(struct thread *td);
  * flags the parent's own address space, its thread a host thread of the
  * parent's stub.  CLONE_FILES, CLONE_FS and CLONE_SIGHAND share the fd
  * table, the fs state and the signal actions instead of copying them.
- * Returns 0 with *cp set, or -EAGAIN / -ENOMEM.
+ * Returns 0 with *cp set, or -EAGAIN / -ENOMEM.  The child's thread is
+ * not yet runnable and its host thread waits for its first run: the caller
+ * must make it runnable whatever else happens, as with proc_thread_create.
  */
 int proc_fork(struct thread *td, uint64_t flags, struct proc **cp);
 

@@ -208,6 +208,37 @@ gid_cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/*
+ * Sort g[0..n) in place, a heapsort: not qsort(3), whose glibc version asks
+ * the host for its memory size (sysinfo), which the lock-down forbids.
+ */
+static void
+gids_sort(uint32_t *g, size_t n)
+{
+	for (size_t end = n, start = n / 2; end > 1;) {
+		size_t root, child;
+		uint32_t t;
+
+		if (start > 0) {
+			start--;
+		} else {
+			end--;
+			t = g[0];
+			g[0] = g[end];
+			g[end] = t;
+		}
+		for (root = start; (child = 2 * root + 1) < end; root = child) {
+			if (child + 1 < end && g[child + 1] > g[child])
+				child++;
+			if (g[root] >= g[child])
+				break;
+			t = g[root];
+			g[root] = g[child];
+			g[child] = t;
+		}
+	}
+}
+
 /* A binary search: setgroups keeps the list sorted, as Linux does. */
 bool
 proc_in_groups(const struct proc *p, uint32_t gid)
@@ -256,7 +287,7 @@ sys_setgroups(struct thread *td, const struct sys_setgroups_args *a)
 		kmem_free(g, proc_groups_size(a->size), 0);
 		return r;
 	}
-	qsort(g, (size_t)a->size, sizeof(*g), gid_cmp);
+	gids_sort(g, (size_t)a->size);
 	kmem_free(p->groups, proc_groups_size(p->ngroups), 0);
 	p->groups = g;
 	p->ngroups = a->size;

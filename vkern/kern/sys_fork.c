@@ -126,9 +126,13 @@ kern_clone(struct thread *td, const struct clone_req *cr)
 	if (cr->flags & CLONE_CLEAR_SIGHAND)
 		sig_reset_handlers(c->sighand);
 	clone_setup(c->main, cr);
-	if ((cr->flags & CLONE_PARENT_SETTID) &&
-	    copyout(td, &pid, cr->parent_tid, sizeof(pid)) < 0)
-		return -EFAULT;
+	/*
+	 * The child exists and its host stub has stopped, waiting for its
+	 * first run: nothing may fail from here on, or the child would be
+	 * left with no one to run it.  As Linux, a bad parent_tid is ignored.
+	 */
+	if (cr->flags & CLONE_PARENT_SETTID)
+		(void)copyout(td, &pid, cr->parent_tid, sizeof(pid));
 	if (cr->flags & CLONE_CHILD_SETTID)
 		(void)copyout(c->main, &pid, cr->child_tid, sizeof(pid));
 	sched_setrun(c->main);
