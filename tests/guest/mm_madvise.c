@@ -2,14 +2,20 @@
  * Verifies madvise(2) on private anonymous memory: MADV_DONTNEED makes
  * exactly the advised pages read back as zeros while the mapping stays,
  * the hints that change nothing visible keep the data, and bad advice, an
- * unaligned address or an unmapped range give EINVAL or ENOMEM.
+ * unaligned address or an unmapped range give EINVAL or ENOMEM.  A
+ * MADV_DONTNEED that runs from below the vdso's [vvar] pages to the top
+ * of the address space stops at [vvar] with EINVAL, as Linux's walk
+ * does: the memory below is discarded and the stack above keeps its
+ * contents (a stack read back as zeros kills the test).
  */
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/mman.h>
 
 #include "guest.h"
 
 #define P	GUEST_PAGE
+#define TOP	0x7ffffffff000UL	/* Linux's TASK_SIZE on x86-64 */
 
 static int
 raw_madvise(void *addr, size_t len, int advice)
@@ -85,6 +91,50 @@ test_harmless_hints(void)
 	CHECK_OK(guest_munmap(p, 4 * P));
 }
 
+/* The start of the mapping /proc/self/maps names name, or 0. */
+static uintptr_t
+maps_start(const char *name)
+{
+	FILE *f = fopen("/proc/self/maps", "r");
+	char line[512];
+	unsigned long lo = 0, hi;
+
+	if (f == NULL)
+		return 0;
+	while (fgets(line, sizeof(line), f) != NULL)
+		if (strstr(line, name) != NULL &&
+		    sscanf(line, "%lx-%lx", &lo, &hi) == 2)
+			break;
+		else
+			lo = 0;
+	fclose(f);
+	return lo;
+}
+
+static void
+test_dontneed_vvar(void)
+{
+	volatile uint64_t mark = 0x5eed5eed5eed5eedULL;
+	uintptr_t vvar = maps_start("[vvar]");
+	unsigned char *p = MAP_FAILED;
+
+	if (!CHECK(vvar != 0, "[vvar] in /proc/self/maps") ||
+	    !CHECK((uintptr_t)&mark > vvar, "the stack lies above [vvar]"))
+		return;
+	/* A page in the free space just below [vvar]. */
+	for (uintptr_t a = vvar - P; p == MAP_FAILED && a > vvar - 64 * P;
+	    a -= P)
+		p = guest_mmap((void *)a, P, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+	if (!CHECK(p != MAP_FAILED, "mmap below [vvar]"))
+		return;
+	memset(p, 0x5a, P);
+	CHECK_ERR(raw_madvise(p, TOP - (uintptr_t)p, MADV_DONTNEED), EINVAL);
+	CHECK(all_byte(p, P, 0), "the page below [vvar] was discarded");
+	CHECK_EQ(mark, 0x5eed5eed5eed5eedULL);
+	CHECK_OK(guest_munmap(p, P));
+}
+
 static void
 test_errors(void)
 {
@@ -112,5 +162,6 @@ main(void)
 	test_dontneed();
 	test_harmless_hints();
 	test_errors();
+	test_dontneed_vvar();
 	return guest_done();
 }

@@ -654,7 +654,7 @@ Test(vm_map, discard_zeroes_only_the_range)
 	p = ram_at(ramoff);
 	memset(p, 0x33, 3 * PG);
 	fake_reset();
-	vm_map_discard(&m, A + PG, A + 2 * PG);
+	cr_assert_eq(vm_map_discard(&m, A + PG, A + 2 * PG), 0);
 	cr_assert_eq(fake_ndiscards, 1);
 	cr_assert_eq(fake_discards[0].off, ramoff + PG);
 	cr_assert_eq(fake_discards[0].len, PG);
@@ -673,12 +673,25 @@ Test(vm_map, discard_skips_holes_and_ramless_entries)
 	anon_ok(A + 3 * PG, PG, 0, 0);
 	anon_ok(A + 5 * PG, 2 * PG, R, 0);
 	fake_reset();
-	vm_map_discard(&m, A + PG, A + 6 * PG);
+	cr_assert_eq(vm_map_discard(&m, A + PG, A + 6 * PG), 0);
 	cr_assert_eq(fake_ndiscards, 2);
 	cr_assert_eq(fake_discards[0].off, m.ent[0].ramoff + PG);
 	cr_assert_eq(fake_discards[0].len, PG);
 	cr_assert_eq(fake_discards[1].off, m.ent[2].ramoff);
 	cr_assert_eq(fake_discards[1].len, PG);
+}
+
+/* The platform's pages stop the walk: below them discarded, above kept. */
+Test(vm_map, discard_stops_at_reserved)
+{
+	anon_ok(A, PG, RW, 0);
+	cr_assert_eq(vm_map_reserve(&m, A + 2 * PG, A + 3 * PG), 0);
+	anon_ok(A + 4 * PG, PG, RW, 0);
+	fake_reset();
+	cr_assert_eq(vm_map_discard(&m, A, A + 5 * PG), -EINVAL);
+	cr_assert_eq(fake_ndiscards, 1);
+	cr_assert_eq(fake_discards[0].off, m.ent[0].ramoff);
+	cr_assert_eq(fake_discards[0].len, PG);
 }
 
 /* --- move (mremap) --- */

@@ -442,6 +442,7 @@ sys_madvise(struct thread *td, const struct sys_madvise_args *a)
 {
 	struct vm_map *m = td->proc->vm;
 	uint64_t start = a->addr.va, len = len_round(a->len);
+	int r;
 
 	if (!VK_PAGE_ALIGNED(start))
 		return -EINVAL;
@@ -461,8 +462,9 @@ sys_madvise(struct thread *td, const struct sys_madvise_args *a)
 		return 0;
 	if (len == 0 || start + len < start)
 		return -EINVAL;
-	if (a->advice == MADV_DONTNEED || a->advice == MADV_FREE)
-		vm_map_discard(m, start, start + len);
+	if ((a->advice == MADV_DONTNEED || a->advice == MADV_FREE) &&
+	    (r = vm_map_discard(m, start, start + len)) < 0)
+		return r;
 	if (!vm_map_range_mapped(m, start, start + len))
 		return -ENOMEM;
 	return 0;

@@ -415,7 +415,7 @@ vm_map_protect(struct vm_map *m, uint64_t start, uint64_t end, int prot)
 	return r;
 }
 
-void
+int
 vm_map_discard(struct vm_map *m, uint64_t start, uint64_t end)
 {
 	for (unsigned i = vm_map_search(m, start);
@@ -425,19 +425,22 @@ vm_map_discard(struct vm_map *m, uint64_t start, uint64_t end)
 		int prot = e->prot;
 		unsigned flags = e->flags & ~VME_COW;
 
+		if (e->flags & VME_RESERVED)
+			return -EINVAL;
 		if (e->flags & VME_SHARED)
 			continue;   /* the pages are the file's or shared */
 		if (e->obj != NULL) {
 			/* Shared pages stay the other side's: map fresh ones. */
 			vm_map_remove(m, s, t);
 			if (vm_map_anon(m, s, t - s, prot, flags) < 0)
-				return;
+				return -ENOMEM;
 			i = vm_map_search(m, t) - 1;
 			continue;
 		}
 		if (e->ramoff != VM_NORAM)
 			plat_ram_discard(e->ramoff + (s - e->start), t - s);
 	}
+	return 0;
 }
 
 int

@@ -155,8 +155,14 @@ void vm_map_remove(struct vm_map *m, uint64_t start, uint64_t end);
  */
 int vm_map_protect(struct vm_map *m, uint64_t start, uint64_t end, int prot);
 
-/* Discard the contents of [start, end): it reads zero afterwards. */
-void vm_map_discard(struct vm_map *m, uint64_t start, uint64_t end);
+/*
+ * Discard the contents of [start, end): it reads zero afterwards.  Stops
+ * at the platform's pages (the vdso's vvar, which Linux cannot discard)
+ * with -EINVAL, the memory below them discarded and that above them
+ * untouched, as Linux's walk does; -ENOMEM when no RAM is left for the
+ * fresh pages of memory shared copy-on-write; else 0.
+ */
+int vm_map_discard(struct vm_map *m, uint64_t start, uint64_t end);
 
 /*
  * Move or grow the single entry holding [old, old + oldlen) to
