@@ -29,12 +29,17 @@ file_writes_vnode(const struct file *fp)
 	return fp->vn != NULL && fp->vn->type == VREG && file_writable(fp);
 }
 
+uint64_t file_max = UINT64_MAX;
+static uint64_t file_count;
+
 struct file *
 file_alloc(const struct file_ops *ops, struct vnode *vn, unsigned flags,
     const char *path)
 {
 	struct file *fp = vk_xcalloc(1, sizeof(*fp));
 
+	file_count++;
+	fp->fresh = true;
 	fp->refs = 1;
 	fp->ops = ops;
 	fp->vn = vn;
@@ -72,6 +77,7 @@ file_rel(struct file *fp)
 		vnode_rel(fp->vn);
 	free(fp->path);
 	free(fp);
+	file_count--;
 }
 
 bool
@@ -269,6 +275,15 @@ fd_alloc(struct fdtable *t, struct file *fp, int minfd, int limit,
 		file_rel(fp);
 		return -EMFILE;
 	}
+	/*
+	 * A new file past the sandbox's count goes again: ENFILE, as
+	 * Linux's file-max, and after the fd check as there.
+	 */
+	if (fp->fresh && file_count > file_max) {
+		file_rel(fp);
+		return -ENFILE;
+	}
+	fp->fresh = false;
 	if (fd >= (size_t)t->n)
 		fd_grow(t, (int)fd, limit);
 	fd_fill(t, (int)fd, fp, cloexec);
