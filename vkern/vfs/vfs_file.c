@@ -237,6 +237,7 @@ fd_fill(struct fdtable *t, int fd, struct file *fp, bool cloexec)
 {
 	size_t w = FD_WORD(fd);
 
+	fp->fresh = false;
 	t->files[fd] = fp;
 	t->open[w] |= FD_BIT(fd);
 	if (t->open[w] == ~0ULL)
@@ -283,7 +284,6 @@ fd_alloc(struct fdtable *t, struct file *fp, int minfd, int limit,
 		file_rel(fp);
 		return -ENFILE;
 	}
-	fp->fresh = false;
 	if (fd >= (size_t)t->n)
 		fd_grow(t, (int)fd, limit);
 	fd_fill(t, (int)fd, fp, cloexec);
