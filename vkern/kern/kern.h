@@ -74,7 +74,8 @@ void kern_stats_print(void);
 /*
  * kern_limit.c: --timeout and --cpu-time.  limit_start starts the wall
  * clock; limit_next is when the loop must next call limit_expire;
- * limit_proc_gone keeps the CPU time of a process that is freed.
+ * limit_proc_gone keeps the CPU time of a process that is freed;
+ * limit_result says which limit, if any, ended the sandbox.
  */
 void limit_start(int64_t now);
 int64_t limit_next(void);
