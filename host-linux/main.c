@@ -44,7 +44,9 @@ struct mount_opt {
 struct run_opts {
 	uint64_t mem;
 	int cpus;
-	unsigned max_tasks;
+	unsigned pids, fds;
+	int64_t timeout_ns, cpu_ns;
+	uint64_t disk;
 	bool strace, stats;
 	const char *strace_path;
 	const char *root;
@@ -84,11 +86,30 @@ usage(FILE *f)
 	    "writes\n"
 	    "                     through to the host; default ro)\n"
 	    "  --tmpfs PATH       an empty in-memory file system at PATH\n"
-	    "  --max-tasks N      processes plus threads the guest may have "
-	    "at once\n"
-	    "                     (default 4096; each is a host thread); "
-	    "beyond it\n"
-	    "                     fork and clone fail with EAGAIN\n"
+	    "\n"
+	    "limits of the whole sandbox (each refuses or ends only what "
+	    "goes past it):\n"
+	    "  --pids N           processes plus threads at once (default "
+	    "4096; each is\n"
+	    "                     a host thread); beyond it fork and clone "
+	    "give EAGAIN\n"
+	    "  --fds N            descriptors a process may hold "
+	    "(RLIMIT_NOFILE, soft\n"
+	    "                     and hard; EMFILE) and open files in all "
+	    "(ENFILE);\n"
+	    "                     default 1024 soft, 4096 hard, 1048576 "
+	    "files\n"
+	    "  --timeout SECONDS  wall clock: then SIGTERM to every guest "
+	    "process,\n"
+	    "                     SIGKILL 2 s later, and exit status 124\n"
+	    "  --cpu-time SECONDS guest CPU time in all, as RLIMIT_CPU: then "
+	    "SIGXCPU to\n"
+	    "                     every process, SIGKILL after one more CPU "
+	    "second\n"
+	    "  --disk SIZE        data of the in-memory overlay and tmpfs "
+	    "mounts\n"
+	    "                     together (ENOSPC; default: bounded by "
+	    "--mem only)\n"
 	    "\n"
 	    "policy prints the host system calls vkernel keeps after it "
 	    "locks itself\ndown.  The exit status is the guest's, or 128+N "
@@ -143,6 +164,25 @@ parse_count(const char *s, long max, long *out)
 	return 0;
 }
 
+/*
+ * Seconds, as timeout(1) takes them (a fraction allowed), from a
+ * millisecond to about 31 years, in ns.
+ */
+static int
+parse_seconds(const char *s, int64_t *out)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno != 0 || end == s || *end != '\0' || !(v >= 0.001) ||
+	    v > 1e9)
+		return -1;
+	*out = (int64_t)(v * 1e9);
+	return 0;
+}
+
 /* --bind HOST:GUEST[:ro|:rw] or --tmpfs PATH. */
 static void
 parse_mount(struct run_opts *o, bool bind, char *arg)
@@ -186,7 +226,11 @@ parse_run(int argc, char **argv, struct run_opts *o)
 		{ "root", required_argument, NULL, 'r' },
 		{ "bind", required_argument, NULL, 'b' },
 		{ "tmpfs", required_argument, NULL, 't' },
-		{ "max-tasks", required_argument, NULL, 'T' },
+		{ "pids", required_argument, NULL, 'P' },
+		{ "fds", required_argument, NULL, 'F' },
+		{ "timeout", required_argument, NULL, 'W' },
+		{ "cpu-time", required_argument, NULL, 'C' },
+		{ "disk", required_argument, NULL, 'D' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -211,11 +255,33 @@ parse_run(int argc, char **argv, struct run_opts *o)
 				    "1024)", optarg);
 			o->cpus = (int)n;
 			break;
-		case 'T':
+		case 'P':
 			if (parse_count(optarg, 1 << 22, &n) < 0)
-				bad_usage("invalid --max-tasks count '%s' (1 to "
+				bad_usage("invalid --pids count '%s' (1 to "
 				    "4194304)", optarg);
-			o->max_tasks = (unsigned)n;
+			o->pids = (unsigned)n;
+			break;
+		case 'F':
+			if (parse_count(optarg, 1 << 20, &n) < 0)
+				bad_usage("invalid --fds count '%s' (1 to "
+				    "1048576)", optarg);
+			o->fds = (unsigned)n;
+			break;
+		case 'W':
+			if (parse_seconds(optarg, &o->timeout_ns) < 0)
+				bad_usage("invalid --timeout '%s' (0.001 to 1e9 "
+				    "seconds)", optarg);
+			break;
+		case 'C':
+			if (parse_seconds(optarg, &o->cpu_ns) < 0)
+				bad_usage("invalid --cpu-time '%s' (0.001 to 1e9 "
+				    "seconds)", optarg);
+			break;
+		case 'D':
+			if (parse_size(optarg, &o->disk) < 0 ||
+			    o->disk < VK_PAGE_SIZE || o->disk > MAX_MEM)
+				bad_usage("invalid --disk size '%s' (4K to 1T)",
+				    optarg);
 			break;
 		case 's':
 			o->strace = true;
@@ -305,7 +371,11 @@ boot(const struct run_opts *o, struct vk_error **err)
 		.uid = getuid(),
 		.gid = getgid(),
 		.cwd = getcwd(cwd, sizeof(cwd)),
-		.max_tasks = o->max_tasks,
+		.pids = o->pids,
+		.fds = o->fds,
+		.timeout_ns = o->timeout_ns,
+		.cpu_ns = o->cpu_ns,
+		.disk = o->disk,
 	};
 	const char *why;
 	int r;
@@ -371,6 +441,15 @@ run(int argc, char **argv)
 	res = kern_run();
 	if (o.stats)
 		kern_stats_print();
+	if (res.limit == KERN_LIMIT_TIMEOUT)
+		fprintf(stderr, "vkernel: --timeout ran out: guest ended with "
+		    "SIGTERM%s\n", res.limit_killed ? ", then SIGKILL" : "");
+	else if (res.limit == KERN_LIMIT_CPU)
+		fprintf(stderr, "vkernel: --cpu-time ran out: guest sent "
+		    "SIGXCPU%s\n", res.limit_killed ? ", then SIGKILL" : "");
+	/* As timeout(1), however the guest ended. */
+	if (res.limit == KERN_LIMIT_TIMEOUT)
+		return 124;
 	if (WIFEXITED(res.status))
 		return WEXITSTATUS(res.status);
 	sig = WTERMSIG(res.status);

@@ -30,6 +30,8 @@ typedef struct {
 #define VK_NELEM(a)         (sizeof(a) / sizeof((a)[0]))
 #define VK_MIN(a, b)        ((a) < (b) ? (a) : (b))
 #define VK_MAX(a, b)        ((a) > (b) ? (a) : (b))
+/* The struct of type t whose member m is at p. */
+#define VK_CONTAINER_OF(p, t, m) ((t *)(void *)((char *)(p) - offsetof(t, m)))
 
 /*
  * sec seconds plus frac (0 <= frac < 10^9 / unit) units of unit ns, in

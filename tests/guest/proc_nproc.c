@@ -4,7 +4,7 @@
  * from the pid, so that runs at once on one host do not meet) gets EAGAIN
  * from fork and pthread_create once its processes plus threads reach the
  * limit, and a fork works again once they are gone.  With "cap N" (run
- * inside vkernel --max-tasks N), root, whom RLIMIT_NPROC does not bind,
+ * inside vkernel --pids N), root, whom RLIMIT_NPROC does not bind,
  * gets EAGAIN at the sandbox's cap instead; the bombs hold their tasks a
  * moment (for a watcher outside to count) and clean up.
  */

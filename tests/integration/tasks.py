@@ -1,5 +1,5 @@
 # The sandbox's cap on processes plus threads, seen from the host: a guest
-# fork bomb and thread bomb (proc_nproc's "cap" mode) under --max-tasks
+# fork bomb and thread bomb (proc_nproc's "cap" mode) under --pids
 # never have vkernel run more host threads than the cap allows, and
 # vkernel exits 0 after them.
 #
@@ -14,7 +14,7 @@ CAP = 64
 SLACK = 16
 
 vkernel, prog, case = sys.argv[1:4]
-cmd = [vkernel, "run", "--max-tasks", str(CAP), "--", prog, "cap", str(CAP)]
+cmd = [vkernel, "run", "--pids", str(CAP), "--", prog, "cap", str(CAP)]
 if case == "user":
     if os.geteuid() != 0:
         print("skip: setpriv needs root")

@@ -333,3 +333,26 @@ Test(fdtable, copy_ends_at_the_highest_open_fd)
 	check_table(c);
 	fdt_rel(c);
 }
+
+/*
+ * The sandbox's file-max: a new file past it is ENFILE, after the fd
+ * table's own EMFILE as in Linux; a dup, which makes no file, is not.
+ */
+Test(fdtable, file_max_refuses_new_files_only)
+{
+	struct file *fp = newfile();
+
+	cr_assert_eq(fd_alloc(t, fp, 0, 64, false), 0);
+	file_max = 0;
+	cr_assert_eq(fd_alloc(t, newfile(), 0, 64, false), -ENFILE);
+	file_ref(fp);
+	cr_assert_eq(fd_alloc(t, fp, 0, 64, false), 1);
+	cr_assert_eq(fd_alloc(t, newfile(), 0, 2, false), -EMFILE);
+	/* A file put in place by fd_install is no longer new either. */
+	cr_assert_eq(fd_install(t, 5, newfile(), false, 64), 5);
+	file_ref(fd_get(t, 5));
+	cr_assert_eq(fd_alloc(t, fd_get(t, 5), 0, 64, false), 2);
+	file_max = UINT64_MAX;
+	cr_assert_eq(fd_alloc(t, newfile(), 0, 64, false), 3);
+	check_table(t);
+}

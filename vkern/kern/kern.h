@@ -27,16 +27,31 @@ struct kern_config {
 	bool stats;            /* --stats */
 	uint32_t uid, gid;     /* the guest's credentials */
 	const char *cwd;       /* pid 1's working directory, if it exists */
-	unsigned max_tasks;    /* --max-tasks: processes plus threads, or */
-			       /* 0 for KERN_MAX_TASKS */
+	/* The sandbox's limits; 0 for the defaults below, or none. */
+	unsigned pids;         /* --pids: processes plus threads */
+	unsigned fds;          /* --fds: RLIMIT_NOFILE, and open files */
+	int64_t timeout_ns;    /* --timeout: wall clock */
+	int64_t cpu_ns;        /* --cpu-time: CPU time of all processes */
+	uint64_t disk;         /* --disk: bytes of overlay and tmpfs data */
 };
 
 /* The sandbox's processes plus threads when the config says nothing. */
 #define KERN_MAX_TASKS 4096
+/* Its open files when the config says nothing (as fs.nr_open). */
+#define KERN_MAX_FILES 1048576
+
+/* The sandbox limit that ended it, if one did. */
+enum kern_limit {
+	KERN_LIMIT_NONE,
+	KERN_LIMIT_TIMEOUT,    /* --timeout */
+	KERN_LIMIT_CPU,        /* --cpu-time */
+};
 
 /* How the sandbox ended. */
 struct kern_result {
 	int status;            /* pid 1's wait status */
+	enum kern_limit limit;
+	bool limit_killed;     /* the limit's SIGKILL came */
 };
 
 /* kern_boot.c */
@@ -55,6 +70,18 @@ struct kern_result kern_run(void);
 
 /* Write the --stats table to the log. */
 void kern_stats_print(void);
+
+/*
+ * kern_limit.c: --timeout and --cpu-time.  limit_start starts the wall
+ * clock; limit_next is when the loop must next call limit_expire;
+ * limit_proc_gone keeps the CPU time of a process that is freed;
+ * limit_result says which limit, if any, ended the sandbox.
+ */
+void limit_start(int64_t now);
+int64_t limit_next(void);
+void limit_expire(int64_t now);
+void limit_proc_gone(const struct proc *p);
+void limit_result(struct kern_result *res);
 
 /* sched.c */
 void sched_setrun(struct thread *td);

@@ -19,8 +19,10 @@
 #include "vkern/kern/proc.h"
 #include "vkern/kmem.h"
 #include "vkern/platform.h"
+#include "vkern/vfs/file.h"
 #include "vkern/vfs/namei.h"
 #include "vkern/vfs/socket.h"
+#include "vkern/vfs/tmpfs/tmpfs.h"
 #include "vkern/vfs/tty.h"
 #include "vkern/vfs/vfs.h"
 #include "vkern/vm/vm_ram.h"
@@ -32,8 +34,11 @@ void
 kern_init(const struct kern_config *cfg)
 {
 	config = *cfg;
-	if (config.max_tasks == 0)
-		config.max_tasks = KERN_MAX_TASKS;
+	if (config.pids == 0)
+		config.pids = KERN_MAX_TASKS;
+	file_max = config.fds > 0 ? config.fds : KERN_MAX_FILES;
+	if (config.disk > 0)
+		tmpfs_disk_max = config.disk / VK_PAGE_SIZE;
 	vm_ram_init(plat_ram_size(), VK_MIN(cfg->mem, plat_ram_size()));
 }
 
@@ -253,6 +258,14 @@ kern_handle(const struct plat_event *ev)
 	}
 }
 
+/* The earliest time anything waits for: -1 is none. */
+static int64_t
+kern_next_deadline(void)
+{
+	return time_earliest(time_earliest(sched_next_deadline(),
+	    timers_next()), limit_next());
+}
+
 struct kern_result
 kern_run(void)
 {
@@ -261,6 +274,7 @@ kern_run(void)
 	struct thread *td;
 
 	VK_ASSERT(initproc != NULL);
+	limit_start(plat_clock_ns(CLOCK_MONOTONIC));
 	while (!initproc->exiting) {
 		int64_t deadline;
 
@@ -273,7 +287,7 @@ kern_run(void)
 		}
 		if (initproc->exiting)
 			break;
-		deadline = time_earliest(sched_next_deadline(), timers_next());
+		deadline = kern_next_deadline();
 		/* The host gets freed memory back before the kernel sleeps. */
 		vm_ram_flush();
 		kmem_trim();
@@ -282,14 +296,16 @@ kern_run(void)
 		kern_handle(&ev);
 		curthread = NULL;
 		proc_reap_orphans();
-		if (time_earliest(sched_next_deadline(), timers_next()) >= 0) {
+		if (kern_next_deadline() >= 0) {
 			int64_t now = plat_clock_ns(CLOCK_MONOTONIC);
 
 			timers_expire(now);
 			sched_expire(now);
+			limit_expire(now);
 		}
 	}
 	res.status = initproc->exit_status;
+	limit_result(&res);
 	/* pid 1 is gone: so is the sandbox, and everything left in it. */
 	for (struct proc *p = proc_first(); p != NULL; p = p->next)
 		proc_exit(p, SIGKILL);

@@ -84,7 +84,9 @@ proc_default_limits(struct proc *p)
 		p->rlim[i] = (struct rlim64){ RLIM64_INFINITY, RLIM64_INFINITY };
 	p->rlim[RLIMIT_STACK] = (struct rlim64){ 8 << 20, RLIM64_INFINITY };
 	p->rlim[RLIMIT_CORE] = (struct rlim64){ 0, RLIM64_INFINITY };
-	p->rlim[RLIMIT_NOFILE] = (struct rlim64){ 1024, 4096 };
+	p->rlim[RLIMIT_NOFILE] = kern_cfg()->fds > 0 ?
+	    (struct rlim64){ kern_cfg()->fds, kern_cfg()->fds } :
+	    (struct rlim64){ 1024, 4096 };
 	p->rlim[RLIMIT_NPROC] = (struct rlim64){ 4096, 4096 };
 	p->rlim[RLIMIT_MEMLOCK] = (struct rlim64){ 8 << 20, 8 << 20 };
 	p->rlim[RLIMIT_SIGPENDING] = (struct rlim64){ 4096, 4096 };
@@ -672,7 +674,7 @@ thread_inherit(struct thread *nt, const struct thread *td)
 
 /*
  * Whether p may make one more task, process or thread: -EAGAIN when the
- * sandbox holds --max-tasks of them (each a host thread), or when p's
+ * sandbox holds --pids of them (each a host thread), or when p's
  * real user holds RLIMIT_NPROC and is not privileged (Linux's
  * copy_process(): real uid 0, CAP_SYS_RESOURCE or CAP_SYS_ADMIN, which
  * are root's here).  A zombie counts until it is reaped, as in Linux.
@@ -689,7 +691,7 @@ proc_task_room(const struct proc *p)
 		if (q->cred.uid == p->cred.uid)
 			mine += n;
 	}
-	if (all >= kern_cfg()->max_tasks)
+	if (all >= kern_cfg()->pids)
 		return -EAGAIN;
 	if (mine >= p->rlim[RLIMIT_NPROC].cur && p->cred.uid != 0 &&
 	    p->cred.euid != 0)
@@ -750,6 +752,7 @@ void
 proc_free(struct proc *p)
 {
 	VK_ASSERT(p->exiting);
+	limit_proc_gone(p);
 	proc_unlink(p);
 	sig_flush(&p->pending);
 	while (p->threads != NULL) {

@@ -78,6 +78,7 @@ struct file {
 	char *path;             /* the guest path it was opened by */
 	int console_fd;         /* the host fd a console file reads, or -1 */
 	bool seekable;
+	bool fresh;             /* made, not yet in an fd table */
 	const void *chan;       /* what a blocked read or write waits on */
 	void *data;
 	struct fown own;
@@ -119,6 +120,12 @@ void fown_arrived(const void *chan);
 /* epoll.c: the file's last reference went; its epoll items go too. */
 void epoll_file_gone(struct file *fp);
 
+/*
+ * The sandbox's most open files (--fds): fd_alloc refuses a new file
+ * beyond it with ENFILE.
+ */
+extern uint64_t file_max;
+
 /* A new file with one reference; takes over the vnode reference. */
 struct file *file_alloc(const struct file_ops *ops, struct vnode *vn,
     unsigned flags, const char *path);
@@ -131,8 +138,9 @@ bool file_writable(const struct file *fp);
 
 /*
  * Install fp at the lowest free fd >= minfd (below limit).  Takes over
- * the reference.  Returns the fd, -EMFILE (none free, or minfd >= limit)
- * or -EINVAL (minfd < 0).  The table grows, never past limit rounded up
+ * the reference.  Returns the fd, -EMFILE (none free, or minfd >= limit),
+ * -ENFILE (fp is new and the sandbox holds file_max files) or -EINVAL
+ * (minfd < 0).  The table grows, never past limit rounded up
  * to 64 slots.
  */
 int fd_alloc(struct fdtable *t, struct file *fp, int minfd, int limit,

@@ -30,6 +30,9 @@ file_writes_vnode(const struct file *fp)
 	return fp->vn != NULL && fp->vn->type == VREG && file_writable(fp);
 }
 
+uint64_t file_max = UINT64_MAX;
+static uint64_t file_count;
+
 struct file *
 file_alloc(const struct file_ops *ops, struct vnode *vn, unsigned flags,
     const char *path)
@@ -37,6 +40,8 @@ file_alloc(const struct file_ops *ops, struct vnode *vn, unsigned flags,
 	/* Charged, never refused: the descriptor tables bound them. */
 	struct file *fp = kmem_alloc(sizeof(*fp), KM_ZERO | KM_FORCE);
 
+	file_count++;
+	fp->fresh = true;
 	fp->refs = 1;
 	fp->ops = ops;
 	fp->vn = vn;
@@ -74,6 +79,7 @@ file_rel(struct file *fp)
 		vnode_rel(fp->vn);
 	kmem_strfree(fp->path, 0);
 	kmem_free(fp, sizeof(*fp), 0);
+	file_count--;
 }
 
 bool
@@ -234,6 +240,7 @@ fd_fill(struct fdtable *t, int fd, struct file *fp, bool cloexec)
 {
 	size_t w = FD_WORD(fd);
 
+	fp->fresh = false;
 	t->files[fd] = fp;
 	t->open[w] |= FD_BIT(fd);
 	if (t->open[w] == ~0ULL)
@@ -271,6 +278,14 @@ fd_alloc(struct fdtable *t, struct file *fp, int minfd, int limit,
 	if ((fd = fd_lowest_free(t, (size_t)minfd)) >= (size_t)limit) {
 		file_rel(fp);
 		return -EMFILE;
+	}
+	/*
+	 * A new file past the sandbox's count goes again: ENFILE, as
+	 * Linux's file-max, and after the fd check as there.
+	 */
+	if (fp->fresh && file_count > file_max) {
+		file_rel(fp);
+		return -ENFILE;
 	}
 	if (fd >= (size_t)t->n)
 		fd_grow(t, (int)fd, limit);

@@ -708,7 +708,11 @@ vm_map_file_shared(struct vm_map *m, uint64_t start, uint64_t len, int prot,
 		};
 		int r = vn->ops->getpage(vn, e.foff / VK_PAGE_SIZE, &e.ramoff);
 
-		if (r < 0 && r != -ENXIO) {
+		/*
+		 * Past the end, or past --disk (as Linux's shmem, whose
+		 * fault then gives SIGBUS): a hole, left to vm_fault.
+		 */
+		if (r < 0 && r != -ENXIO && r != -ENOSPC) {
 			/* Undo: the entries made so far hold the object. */
 			obj->refs++;
 			vm_map_remove(m, start, va);

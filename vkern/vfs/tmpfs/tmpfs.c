@@ -901,6 +901,12 @@ tmpfs_statfs_mem(struct vfs_statfs *sf, uint64_t nfiles)
 	sf->bsize = VK_PAGE_SIZE;
 	sf->blocks = limit / VK_PAGE_SIZE;
 	sf->bfree = sf->bavail = (limit - used) / VK_PAGE_SIZE;
+	/* --disk, where it is less, is the size; free is the less free. */
+	if (tmpfs_disk_max < sf->blocks) {
+		sf->blocks = tmpfs_disk_max;
+		sf->bfree = sf->bavail = VK_MIN(sf->bfree,
+		    tmpfs_disk_max - tmpfs_disk_used);
+	}
 	sf->files = sf->blocks;
 	sf->ffree = sf->files - VK_MIN(nfiles, sf->files);
 }
@@ -945,8 +951,11 @@ tmpfs_unlinked(uint32_t mode, uint32_t uid, uint32_t gid)
 	char name[32];
 	int r;
 
-	if (anon_mnt == NULL)
+	if (anon_mnt == NULL) {
 		tmpfs_mount(false, 01777, 0, 0, &anon_mnt);
+		/* memfds and shadows are memory, not --disk's data. */
+		((struct tmpfs_node *)anon_mnt->root->data)->fs->disk = false;
+	}
 	root = anon_mnt->root;
 	snprintf(name, sizeof(name), "%lu", (unsigned long)seq++);
 	/* A fresh name in a directory nobody else sees cannot fail. */
@@ -970,6 +979,7 @@ tmpfs_mount(bool rdonly, uint32_t root_mode, uint32_t uid, uint32_t gid,
 	struct tmpfs_node *root;
 
 	fs->next_ino = 1;
+	fs->disk = true;
 	root = node_make(fs, S_IFDIR | (root_mode & 07777), 0, NULL, uid, gid);
 	if (root == NULL) {
 		free(mp->source);

@@ -46,9 +46,17 @@ int tmpfs_mount(bool rdonly, uint32_t root_mode, uint32_t uid, uint32_t gid,
 void tmpfs_unmount(struct mount *mp);
 
 /*
+ * --disk in pages: what the data of every mounted tmpfs (an overlay's
+ * upper layer too) may take together, beyond which writes and
+ * fallocate give -ENOSPC.  UINT64_MAX: only --mem bounds it.
+ * Unlinked files (memfds) are memory, not counted.
+ */
+extern uint64_t tmpfs_disk_max;
+
+/*
  * The figures of a file system in the kernel's memory that holds nfiles
- * files (tmpfs, devfs): its blocks are all of --mem and the free ones
- * what of it is free, shared by all such file systems, as every tmpfs
+ * files (tmpfs, devfs): its blocks are all of --mem (or --disk) and the
+ * free ones what of it is free, shared by all such file systems, as every tmpfs
  * of Linux's takes from one RAM; it may hold a file per block.
  */
 struct vfs_statfs;

@@ -156,6 +156,31 @@ pgt_slot(struct tmpfs_file *f, uint64_t idx)
 	return &n->page[idx & PGT_MASK];
 }
 
+uint64_t tmpfs_disk_max = UINT64_MAX;
+uint64_t tmpfs_disk_used;
+
+/* Whether n more pages of f fit under --disk. */
+static bool
+file_pages_room(struct tmpfs_file *f, uint64_t n)
+{
+	const struct tmpfs_node *np = VK_CONTAINER_OF(f, struct tmpfs_node,
+	    reg);
+
+	return !np->fs->disk || tmpfs_disk_max - tmpfs_disk_used >= n;
+}
+
+/* f holds n pages more (or fewer), and so its file system. */
+static void
+file_pages_count(struct tmpfs_file *f, int64_t n)
+{
+	const struct tmpfs_node *np = VK_CONTAINER_OF(f, struct tmpfs_node,
+	    reg);
+
+	f->npages += (uint64_t)n;
+	if (np->fs->disk)
+		tmpfs_disk_used += (uint64_t)n;
+}
+
 static void
 ram_run_flush(struct ram_run *run)
 {
@@ -204,7 +229,7 @@ pgt_range_leaf(struct tmpfs_file *f, struct pgt_node *n, uint64_t base,
 		}
 		ram_run_add(run, n->page[i]);
 		n->page[i] = VM_NORAM;
-		f->npages--;
+		file_pages_count(f, -1);
 	}
 	return empty;
 }
@@ -327,9 +352,11 @@ tmpfs_page(struct vnode *vn, uint64_t idx, uint64_t *ramoff)
 		return -ENXIO;
 	slot = pgt_slot(&np->reg, idx);
 	if (*slot == VM_NORAM) {
+		if (!file_pages_room(&np->reg, 1))
+			return -ENOSPC;
 		if ((r = vm_ram_alloc(VK_PAGE_SIZE, slot)) < 0)
 			return r;
-		np->reg.npages++;
+		file_pages_count(&np->reg, 1);
 	}
 	*ramoff = *slot;
 	return 0;
@@ -558,10 +585,12 @@ tmpfs_seek_hole(struct vnode *vn, uint64_t off, bool data)
 
 /*
  * Copy into the file from off on, allocating pages for holes.  Returns
- * the bytes copied: fewer than len when the RAM file is full.
+ * the bytes copied: fewer than len when the RAM file is full (*errp
+ * -ENOMEM) or --disk is (-ENOSPC).
  */
 static size_t
-file_fill(struct tmpfs_node *np, const char *src, size_t len, uint64_t off)
+file_fill(struct tmpfs_node *np, const char *src, size_t len, uint64_t off,
+    int *errp)
 {
 	struct fill_run run = { 0, NULL, 0 };
 	char *base = plat_ram_base();
@@ -585,9 +614,15 @@ file_fill(struct tmpfs_node *np, const char *src, size_t len, uint64_t off)
 			continue;
 		}
 		/* A new page cannot be the source: that is allocated. */
-		if (vm_ram_alloc(VK_PAGE_SIZE, slot) < 0)
+		if (!file_pages_room(&np->reg, 1)) {
+			*errp = -ENOSPC;
 			break;
-		np->reg.npages++;
+		}
+		if (vm_ram_alloc(VK_PAGE_SIZE, slot) < 0) {
+			*errp = -ENOMEM;
+			break;
+		}
+		file_pages_count(&np->reg, 1);
 		fill_run_add(&run, *slot + pgoff, src + done, n);
 		done += n;
 	}
@@ -600,7 +635,7 @@ tmpfs_write(struct vnode *vn, const void *buf, size_t len, uint64_t off)
 {
 	struct tmpfs_node *np = vn->data;
 	size_t done;
-	int r;
+	int r, err = 0;
 
 	if ((r = io_check(vn)) < 0)
 		return r;
@@ -614,9 +649,9 @@ tmpfs_write(struct vnode *vn, const void *buf, size_t len, uint64_t off)
 	len = VK_MIN(len, VK_MIN(TMPFS_MAXFILESIZE - off, TMPFS_RW_MAX));
 	if ((r = seals_check_write(np, off, &len)) < 0)
 		return r;
-	done = file_fill(np, buf, len, off);
+	done = file_fill(np, buf, len, off, &err);
 	if (done == 0)
-		return -ENOMEM;
+		return err;
 	if (off + done > np->size)
 		np->size = off + done;
 	np->mtime = np->ctime = tmpfs_now();
@@ -645,6 +680,8 @@ file_prealloc(struct tmpfs_file *f, uint64_t first, uint64_t end)
 		nholes += pgt_lookup(f, i) == VM_NORAM;
 	if (nholes == 0)
 		return 0;
+	if (!file_pages_room(f, nholes))
+		return -ENOSPC;
 	ram = vk_xcalloc(nholes, sizeof(*ram));
 	while (n < nholes && (r = vm_ram_alloc(VK_PAGE_SIZE, &ram[n])) == 0)
 		n++;
@@ -660,7 +697,7 @@ file_prealloc(struct tmpfs_file *f, uint64_t first, uint64_t end)
 		if (*slot == VM_NORAM)
 			*slot = ram[--n];
 	}
-	f->npages += nholes;
+	file_pages_count(f, (int64_t)nholes);
 	free(ram);
 	return 0;
 }

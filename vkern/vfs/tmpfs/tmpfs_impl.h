@@ -30,6 +30,7 @@ struct tmpfs_fs {
 	uint64_t next_ino;
 	uint64_t nnodes;                /* live nodes, for statfs */
 	unsigned nvnodes;               /* live vnodes, for unmount */
+	bool disk;                      /* its data counts against --disk */
 };
 
 struct tmpfs_dirent {
@@ -74,6 +75,9 @@ struct tmpfs_node {
 		char *target;           /* symlinks */
 	};
 };
+
+/* tmpfs_file.c: pages of data on file systems counted by --disk. */
+extern uint64_t tmpfs_disk_used;
 
 /* tmpfs.c */
 int64_t tmpfs_now(void);

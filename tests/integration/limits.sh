@@ -1,0 +1,146 @@
+#!/bin/sh
+# The sandbox's limits from the command line, each at its edge: a clear
+# line on stderr or the errno Linux gives, the rest of the sandbox going
+# on, and each case done in seconds.
+#
+# usage: limits.sh VKERNEL BUSYBOX LIMIT_FDS CASE [user]
+#   LIMIT_FDS is the limit_fds guest program.  With "user" vkernel runs
+#   as host uid 65534 (setpriv; skipped unless root).  CASE: timeout,
+#   cpu_time, cpu_time_kill, fds, fds_nobody, pids, disk, bad_values
+#   (which also wants each option in 'vkernel run --help').
+set -u
+vkernel=$1 busybox=$2 limit_fds=$3 case=$4 as=${5:-root}
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/vk-limits.XXXXXX") || exit 2
+trap 'rm -rf "$tmp"' EXIT
+chmod 755 "$tmp"
+
+run_as=
+if [ "$as" = user ]; then
+	if [ "$(id -u)" != 0 ] || ! command -v setpriv >/dev/null; then
+		echo "skip: not root, or no setpriv"
+		exit 77
+	fi
+	run_as="setpriv --reuid=65534 --regid=65534 --clear-groups"
+	if ! $run_as test -x "$vkernel"; then
+		echo "skip: uid 65534 cannot reach $vkernel"
+		exit 77
+	fi
+fi
+
+failed=0
+fail()
+{
+	echo "FAIL: limits $case ($as): $*" >&2
+	failed=1
+}
+
+# vk ARG...: vkernel run ARG..., output in $tmp/out and $tmp/err, status
+# in $status and the wall time in whole seconds in $secs.
+vk()
+{
+	t0=$(date +%s%N)
+	$run_as "$vkernel" run "$@" </dev/null >"$tmp/out" 2>"$tmp/err"
+	status=$?
+	secs=$((($(date +%s%N) - t0) / 1000000000))
+}
+
+show()
+{
+	echo "--- stdout ---"; head -n 20 "$tmp/out"
+	echo "--- stderr ---"; head -n 20 "$tmp/err"
+}
+
+case $case in
+timeout)
+	# A spinner that ignores SIGTERM: SIGKILL 2 s later, status 124.
+	vk --timeout 1 -- "$busybox" sh -c 'trap "" TERM; while :; do :; done'
+	[ "$status" -eq 124 ] || fail "status $status, want 124"
+	[ "$secs" -le 5 ] || fail "took $secs s, want about 3"
+	grep -q 'timeout ran out.*SIGTERM, then SIGKILL' "$tmp/err" ||
+	    fail "no line saying --timeout ran out"
+	# A guest that ends on SIGTERM is done at once, all its processes.
+	vk --timeout 1 -- "$busybox" sh -c "$busybox sleep 100 &
+	    $busybox sleep 100"
+	[ "$status" -eq 124 ] || fail "sleep: status $status, want 124"
+	[ "$secs" -le 3 ] || fail "sleep took $secs s, want about 1"
+	# A guest done in time keeps its own status.
+	vk --timeout 5 -- "$busybox" sh -c 'exit 3'
+	[ "$status" -eq 3 ] || fail "exit 3 in time gives $status"
+	;;
+cpu_time)
+	# SIGXCPU to every process, whose default action ends the spinner.
+	vk --cpu-time 1 -- "$busybox" sh -c 'while :; do :; done'
+	[ "$status" -eq 152 ] || fail "status $status, want 152 (SIGXCPU)"
+	grep -q 'cpu-time ran out' "$tmp/err" ||
+	    fail "no line saying --cpu-time ran out"
+	# Time spent asleep is no CPU time.
+	vk --cpu-time 1 -- "$busybox" sleep 2
+	[ "$status" -eq 0 ] || fail "sleep 2 under --cpu-time 1: $status"
+	;;
+cpu_time_kill)
+	# Two spinners ignoring SIGXCPU share the sandbox's CPU second,
+	# then SIGKILL comes a CPU second later.
+	vk --cpu-time 1 -- "$busybox" sh -c 'trap "" XCPU
+	    (while :; do :; done) & while :; do :; done'
+	[ "$status" -eq 137 ] || fail "status $status, want 137 (SIGKILL)"
+	grep -q 'cpu-time ran out.*SIGXCPU, then SIGKILL' "$tmp/err" ||
+	    fail "no line saying --cpu-time ran out with SIGKILL"
+	;;
+fds)
+	vk --fds 64 -- "$limit_fds" 64
+	[ "$status" -eq 0 ] || fail "limit_fds 64 as root: status $status"
+	;;
+fds_nobody)
+	vk --fds 64 -- "$limit_fds" 64 nobody
+	[ "$status" -eq 0 ] || fail "limit_fds 64 as nobody: status $status"
+	;;
+pids)
+	# A fork bomb of sleepers stops at EAGAIN below 32 tasks, and once
+	# they are gone forks work again.
+	vk --pids 32 -- "$busybox" sh -c "(i=0; while [ \$i -lt 100 ]; do
+	    $busybox sleep 30 & i=\$((i+1)); echo \$i >/tmp/n; done)
+	    echo forked \$($busybox cat /tmp/n); kill -9 -1
+	    $busybox sleep 0.2; $busybox echo alive"
+	n=$(sed -n 's/^forked //p' "$tmp/out")
+	[ -n "$n" ] && [ "$n" -ge 25 ] && [ "$n" -le 31 ] ||
+	    fail "forked '$n' sleepers, want below 32"
+	grep -qi 'resource temporarily unavailable' "$tmp/err" ||
+	    fail "the shell's fork did not fail with EAGAIN"
+	grep -qx alive "$tmp/out" || fail "no fork after the bomb"
+	;;
+disk)
+	# ENOSPC past 8 MiB, statfs shows it, and deleting frees it.
+	vk --disk 8M -- "$busybox" sh -c "
+	    $busybox dd if=/dev/zero of=/tmp/a bs=1M count=20 2>&1 |
+	    $busybox grep -q 'No space left' && echo dd \$?; $busybox stat -f -c '%b %S' /tmp
+	    $busybox dd if=/dev/zero of=/dev/shm/b bs=4k count=1 2>/dev/null
+	    echo shm \$?; $busybox rm /tmp/a
+	    $busybox dd if=/dev/zero of=/dev/shm/b bs=1M count=6 2>/dev/null
+	    echo again \$?"
+	[ "$(cat "$tmp/out")" = "dd 0
+2048 4096
+shm 1
+again 0" ] || fail "want dd 0 (ENOSPC), 2048 blocks, shm 1, again 0"
+	;;
+bad_values)
+	$run_as "$vkernel" run --help >"$tmp/help"
+	for opt in --pids --fds --timeout --cpu-time --disk; do
+		grep -q -- "^  $opt " "$tmp/help" ||
+		    fail "'vkernel run --help' does not tell $opt"
+		for v in 0 -1 abc 99999999999999999999 1e99; do
+			vk "$opt" "$v" -- "$busybox" true
+			[ "$status" -eq 2 ] ||
+			    fail "$opt $v: status $status, want 2"
+			[ "$(wc -l <"$tmp/err")" -eq 1 ] &&
+			    grep -q "invalid $opt" "$tmp/err" ||
+			    fail "$opt $v: '$(cat "$tmp/err")'"
+		done
+	done
+	;;
+*)
+	echo "limits.sh: no case '$case'" >&2
+	exit 2
+	;;
+esac
+[ "$failed" -eq 0 ] || { show; exit 1; }
+echo "ok: limits $case ($as)"
