@@ -9,6 +9,7 @@
  */
 #include <errno.h>
 #include <linux/mman.h>
+#include <sys/resource.h>
 #include <sys/mman.h>
 
 #include "vkern/kern/kern.h"
@@ -62,13 +63,41 @@ mmap_place(struct vm_map *m, uint64_t hint, uint64_t len, uint64_t flags,
 	return vm_map_find_space(m, len, m->min, m->mmap_base, vap);
 }
 
-/* Choose (or clear, for MAP_FIXED) the range a new mapping goes in. */
-static long
-mmap_range(struct proc *p, uint64_t addr, uint64_t len, uint64_t flags,
-    uint64_t *vap)
+/*
+ * Whether the process may grow by len bytes of prot and flags (Linux's
+ * may_expand_vm()): RLIMIT_AS bounds all its memory, RLIMIT_DATA its
+ * private writable memory, both counted in whole pages; -ENOMEM beyond.
+ * As Linux, a soft RLIMIT_DATA of 0 lets data grow to the hard limit.
+ */
+static int
+vm_may_grow(struct proc *p, uint64_t len, int prot, unsigned flags)
 {
+	uint64_t total, data;
+	uint64_t as = VK_ROUND_DOWN(p->rlim[RLIMIT_AS].cur, VK_PAGE_SIZE);
+	const struct rlim64 *dl = &p->rlim[RLIMIT_DATA];
+
+	vm_map_usage(p->vm, 0, UINT64_MAX, &total, &data);
+	if (len > as || total > as - len)
+		return -ENOMEM;
+	if (!vm_map_is_data(prot, flags) ||
+	    data + len <= VK_ROUND_DOWN(dl->cur, VK_PAGE_SIZE))
+		return 0;
+	if (dl->cur == 0 && data + len <= VK_ROUND_DOWN(dl->max, VK_PAGE_SIZE))
+		return 0;
+	return -ENOMEM;
+}
+
+/*
+ * Choose (or clear, for MAP_FIXED) the range a new mapping of prot goes
+ * in.  The limits count what a MAP_FIXED mapping replaces as freed.
+ */
+static long
+mmap_range(struct proc *p, uint64_t addr, uint64_t len, int prot,
+    uint64_t flags, uint64_t *vap)
+{
+	unsigned vflags = (flags & MAP_TYPE) == MAP_PRIVATE ? 0 : VME_SHARED;
 	struct vm_map *m = p->vm;
-	uint64_t va;
+	uint64_t va, in = 0, indata;
 	int r;
 
 	if (len == 0)
@@ -80,15 +109,18 @@ mmap_range(struct proc *p, uint64_t addr, uint64_t len, uint64_t flags,
 			return -ENOMEM;
 		if (vm_map_range_has(m, addr, addr + len, VME_RESERVED))
 			return -ENOMEM;
-		if (!vm_map_range_free(m, addr, addr + len)) {
-			if (!(flags & MAP_FIXED))
-				return -EEXIST;
-			vm_map_remove(m, addr, addr + len);
-		}
+		if (!vm_map_range_free(m, addr, addr + len) &&
+		    !(flags & MAP_FIXED))
+			return -EEXIST;
+		vm_map_usage(m, addr, addr + len, &in, &indata);
 		va = addr;
 	} else if ((r = mmap_place(m, addr, len, flags, &va)) < 0) {
 		return r;
 	}
+	if ((r = vm_may_grow(p, len - in, prot, vflags)) < 0)
+		return r;
+	if (in != 0)
+		vm_map_remove(m, va, va + len);
 	*vap = va;
 	return 0;
 }
@@ -101,7 +133,7 @@ kern_mmap(struct proc *p, uint64_t addr, uint64_t len, int prot,
 	uint64_t va;
 	long r;
 
-	if ((r = mmap_range(p, addr, len_round(len), flags, &va)) < 0)
+	if ((r = mmap_range(p, addr, len_round(len), prot, flags, &va)) < 0)
 		return r;
 	if ((r = vm_map_anon(p->vm, va, len_round(len), prot, vflags)) < 0)
 		return vm_sync(p, r);
@@ -137,7 +169,7 @@ mmap_file_copy(struct thread *td, const struct sys_mmap_args *a,
 	uint64_t len = len_round(a->len), va;
 	int r;
 
-	if ((r = mmap_range(p, a->addr.va, len, a->flags, &va)) < 0)
+	if ((r = mmap_range(p, a->addr.va, len, prot, a->flags, &va)) < 0)
 		return r;
 	r = vm_pcache_map(p->vm, va, len, prot, fp->vn, (uint64_t)a->off);
 	if (r == -ENOTSUP && (r = vm_map_anon(p->vm, va, len, prot, 0)) == 0 &&
@@ -187,7 +219,8 @@ mmap_file_shared(struct thread *td, const struct sys_mmap_args *a,
 	if (wr && tmpfs_write_sealed(vn))
 		return -EPERM;
 	maywrite = file_writable(fp) && !tmpfs_write_sealed(vn);
-	if ((r = mmap_range(p, a->addr.va, len, a->flags, &va)) < 0)
+	if ((r = mmap_range(p, a->addr.va, len, (int)(a->prot & PROT_VALID),
+	    a->flags, &va)) < 0)
 		return r;
 	r = vm_map_file_shared(p->vm, va, len, (int)(a->prot & PROT_VALID),
 	    vn, (uint64_t)a->off, maywrite);
@@ -430,6 +463,10 @@ sys_mremap(struct thread *td, const struct sys_mremap_args *a)
 	    &dst)) < 0) {
 		return r;
 	}
+	/* The growth, and all of the copy that DONTUNMAP leaves behind. */
+	if ((r = vm_may_grow(p, newlen - oldlen + ((a->flags &
+	    MREMAP_DONTUNMAP) ? oldlen : 0), e->prot, e->flags)) < 0)
+		return r;
 	return mremap_move(p, old, oldlen, dst, newlen,
 	    (a->flags & MREMAP_DONTUNMAP) != 0);
 }
@@ -480,6 +517,8 @@ sys_brk(struct thread *td, const struct sys_brk_args *a)
 		vm_map_remove(m, newtop, oldtop);
 	} else if (newtop > oldtop) {
 		if (!vm_map_range_free(m, oldtop, newtop) ||
+		    vm_may_grow(td->proc, newtop - oldtop, PLAT_PROT_READ |
+		    PLAT_PROT_WRITE, VME_HEAP) < 0 ||
 		    vm_map_anon(m, oldtop, newtop - oldtop,
 		    PLAT_PROT_READ | PLAT_PROT_WRITE, VME_HEAP) < 0 ||
 		    vm_sync(td->proc, 0) < 0)

@@ -145,6 +145,31 @@ vm_map_range_has(const struct vm_map *m, uint64_t start, uint64_t end,
 	return false;
 }
 
+bool
+vm_map_is_data(int prot, unsigned flags)
+{
+	return (prot & PLAT_PROT_WRITE) &&
+	    !(flags & (VME_SHARED | VME_STACK | VME_RESERVED));
+}
+
+void
+vm_map_usage(const struct vm_map *m, uint64_t start, uint64_t end,
+    uint64_t *total, uint64_t *data)
+{
+	*total = *data = 0;
+	for (unsigned i = vm_map_search(m, start);
+	    i < m->n && m->ent[i].start < end; i++) {
+		const struct vm_entry *e = &m->ent[i];
+		uint64_t n = VK_MIN(e->end, end) - VK_MAX(e->start, start);
+
+		if (e->flags & VME_RESERVED)
+			continue;
+		*total += n;
+		if (vm_map_is_data(e->prot, e->flags))
+			*data += n;
+	}
+}
+
 void
 vm_map_add_flags(struct vm_map *m, uint64_t start, uint64_t end,
     unsigned flags)

@@ -112,6 +112,20 @@ int vm_pcache_map(struct vm_map *m, uint64_t va, uint64_t len, int prot,
 /* Drop the caches no mapping uses; true if that freed any RAM. */
 bool vm_pcache_reclaim(void);
 
+/*
+ * Whether an entry of prot and flags is data in RLIMIT_DATA's sense
+ * (Linux's is_data_mapping()): private, writable, and not the stack.
+ */
+bool vm_map_is_data(int prot, unsigned flags);
+
+/*
+ * The guest's memory in [start, end): every mapped byte, which
+ * RLIMIT_AS bounds, and the bytes of data entries, which RLIMIT_DATA
+ * bounds.  The platform's reserved entries count in neither.
+ */
+void vm_map_usage(const struct vm_map *m, uint64_t start, uint64_t end,
+    uint64_t *total, uint64_t *data);
+
 /* Give the entries in [start, end) flags too. */
 void vm_map_add_flags(struct vm_map *m, uint64_t start, uint64_t end,
     unsigned flags);

@@ -1,0 +1,268 @@
+/*
+ * Verifies that the resource limits a process sets hold where the kernel
+ * serves what they govern, with Linux's errnos and signals: prlimit64 on
+ * another process (ESRCH, EPERM, raising a hard limit), RLIMIT_AS and
+ * RLIMIT_DATA on mmap, mremap and brk (ENOMEM), and RLIMIT_FSIZE on write,
+ * pwrite, ftruncate and fallocate (SIGXFSZ, then EFBIG, or death by
+ * SIGXFSZ).  Arguments: "nobody" drops to uid 65534 first; any other is
+ * the directory for the files (default /tmp).  Each limit is set in a
+ * child of its own.
+ */
+#include <fcntl.h>
+#include <stdlib.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include "int_common.h"
+
+#define MB (1UL << 20)
+
+static const char *dir = "/tmp";
+static volatile sig_atomic_t nxfsz;
+
+static int
+prlim(pid_t pid, int res, const struct rlimit *nw, struct rlimit *old)
+{
+	return (int)syscall(SYS_prlimit64, pid, res, nw, old);
+}
+
+/* Run fn in a child; its exit status (0 if all held), or -1. */
+static int
+in_child(void (*fn)(void))
+{
+	int st;
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		guest_failures = 0;
+		fn();
+		_exit(guest_failures != 0);
+	}
+	if (!CHECK(pid > 0, "fork") || !CHECK(waitpid(pid, &st, 0) == pid,
+	    "waitpid"))
+		return -1;
+	return st;
+}
+
+/* Whether the caller holds CAP_SYS_RESOURCE, which raises hard limits. */
+static bool
+has_sys_resource(void)
+{
+	/* The UAPI's, which musl's headers lack: version 3, bit 24. */
+	struct { uint32_t version; int pid; } h = { 0x20080522, 0 };
+	struct { uint32_t effective, permitted, inheritable; } d[2];
+
+	if (syscall(SYS_capget, &h, d) != 0)
+		return false;
+	return (d[0].effective & (1U << 24)) != 0;
+}
+
+static void
+check_prlimit(void)
+{
+	struct rlimit rl, big = { RLIM_INFINITY, RLIM_INFINITY };
+	struct rlimit nr = { 64, 1048576 + 1 };
+	int gate[2], st;
+	struct stat sb;
+	pid_t kid;
+	char c;
+
+	CHECK_OK(prlim(0, RLIMIT_NOFILE, NULL, &rl));
+	CHECK_ERR(prlim(0, RLIM_NLIMITS, NULL, &rl), EINVAL);
+	CHECK_ERR(prlim(0x3ffffff0, RLIMIT_NOFILE, NULL, &rl), ESRCH);
+	CHECK_ERR(prlim(0, RLIMIT_NOFILE, &nr, NULL), EPERM);
+	/* A child of the same ids: read, lowered, and raised by root only. */
+	CHECK_OK(pipe(gate));
+	if ((kid = fork()) == 0) {
+		close(gate[1]);
+		while (read(gate[0], &c, 1) < 0 && errno == EINTR)
+			;
+		_exit(0);
+	}
+	close(gate[0]);
+	CHECK_OK(prlim(kid, RLIMIT_NOFILE, NULL, &rl));
+	rl.rlim_max = 200;
+	rl.rlim_cur = 100;
+	CHECK_OK(prlim(kid, RLIMIT_NOFILE, &rl, NULL));
+	CHECK_OK(prlim(kid, RLIMIT_NOFILE, NULL, &rl));
+	CHECK_EQ(rl.rlim_cur, 100);
+	CHECK_EQ(rl.rlim_max, 200);
+	rl.rlim_max = 300;
+	if (has_sys_resource())
+		CHECK_OK(prlim(kid, RLIMIT_NOFILE, &rl, NULL));
+	else
+		CHECK_ERR(prlim(kid, RLIMIT_NOFILE, &rl, NULL), EPERM);
+	close(gate[1]);
+	CHECK_EQ(waitpid(kid, &st, 0), kid);
+	/* Another user's process: it may neither read nor set its limits. */
+	if (geteuid() != 0 && stat("/proc/1", &sb) == 0 && sb.st_uid == 0) {
+		CHECK_ERR(prlim(1, RLIMIT_NOFILE, NULL, &rl), EPERM);
+		CHECK_ERR(prlim(1, RLIMIT_CORE, &big, NULL), EPERM);
+	}
+	if (!has_sys_resource()) {
+		rl = (struct rlimit){ 64, 128 };
+		CHECK_OK(prlim(0, RLIMIT_NOFILE, &rl, NULL));
+		rl.rlim_max = 256;
+		CHECK_ERR(prlim(0, RLIMIT_NOFILE, &rl, NULL), EPERM);
+	}
+}
+
+static void
+set_limit(int res, rlim_t cur, rlim_t max)
+{
+	struct rlimit rl = { cur, max };
+
+	CHECK_OK(setrlimit(res, &rl));
+}
+
+static void *
+map(size_t len, int prot, int flags)
+{
+	return (void *)syscall(SYS_mmap, NULL, len, prot, flags | MAP_ANONYMOUS,
+	    -1, 0);
+}
+
+/*
+ * Growing the mapping at p from len to big, or the break by big, passes
+ * the limit: mremap fails, and brk answers the unchanged break.
+ */
+static void
+check_grow_refused(void *p, size_t len, size_t big)
+{
+	long brk0 = syscall(SYS_brk, 0);
+
+	CHECK_ERR(syscall(SYS_mremap, p, len, big, MREMAP_MAYMOVE), ENOMEM);
+	CHECK(syscall(SYS_brk, brk0 + (long)big) == brk0,
+	    "brk grew by %zu past the limit", big);
+}
+
+static void
+check_as(void)
+{
+	void *p, *q;
+
+	set_limit(RLIMIT_AS, 1024 * MB, 1024 * MB);
+	CHECK_ERR(map(2048 * MB, PROT_NONE, MAP_PRIVATE), ENOMEM);
+	CHECK_ERR(map(2048 * MB, PROT_READ, MAP_SHARED), ENOMEM);
+	p = (void *)CHECK_OK(map(512 * MB, PROT_NONE, MAP_PRIVATE));
+	CHECK_ERR(map(512 * MB, PROT_NONE, MAP_PRIVATE), ENOMEM);
+	/* MAP_FIXED over itself takes nothing more. */
+	q = (void *)CHECK_OK(syscall(SYS_mmap, p, 256 * MB, PROT_READ,
+	    MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0));
+	CHECK(q == p, "MAP_FIXED moved");
+	check_grow_refused(p, 256 * MB, 1024 * MB);
+	CHECK_OK(syscall(SYS_munmap, p, 512 * MB));
+	p = (void *)syscall(SYS_brk, 0);
+	CHECK(syscall(SYS_brk, (char *)p + MB) == (long)p + (long)MB,
+	    "brk by 1 MiB failed");
+	CHECK_OK(syscall(SYS_brk, p));
+}
+
+static void
+check_data(void)
+{
+	void *p;
+
+	set_limit(RLIMIT_DATA, 64 * MB, 64 * MB);
+	CHECK_ERR(map(128 * MB, PROT_READ | PROT_WRITE, MAP_PRIVATE), ENOMEM);
+	/* Read-only and shared memory is not data. */
+	p = (void *)CHECK_OK(map(128 * MB, PROT_READ, MAP_PRIVATE));
+	CHECK_OK(syscall(SYS_munmap, p, 128 * MB));
+	p = (void *)CHECK_OK(map(128 * MB, PROT_READ | PROT_WRITE,
+	    MAP_SHARED));
+	CHECK_OK(syscall(SYS_munmap, p, 128 * MB));
+	p = (void *)CHECK_OK(map(16 * MB, PROT_READ | PROT_WRITE,
+	    MAP_PRIVATE));
+	check_grow_refused(p, 16 * MB, 128 * MB);
+	CHECK_OK(syscall(SYS_munmap, p, 16 * MB));
+	/* As Linux, a soft limit of 0 lets data grow to the hard limit. */
+	set_limit(RLIMIT_DATA, 0, 64 * MB);
+	p = (void *)CHECK_OK(map(16 * MB, PROT_READ | PROT_WRITE,
+	    MAP_PRIVATE));
+	CHECK_ERR(map(128 * MB, PROT_READ | PROT_WRITE, MAP_PRIVATE), ENOMEM);
+}
+
+static void
+on_xfsz(int sig)
+{
+	(void)sig;
+	nxfsz++;
+}
+
+static int
+fsize_file(void)
+{
+	char path[256];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/rlim_fsize.%d", dir, (int)getpid());
+	fd = (int)CHECK_OK(open(path, O_RDWR | O_CREAT | O_TRUNC, 0600));
+	unlink(path);
+	return fd;
+}
+
+static void
+check_fsize(void)
+{
+	static char buf[8000];
+	struct sigaction sa = { .sa_handler = on_xfsz };
+	int fd;
+
+	CHECK_OK(sigaction(SIGXFSZ, &sa, NULL));
+	set_limit(RLIMIT_FSIZE, 10000, RLIM_INFINITY);
+	fd = fsize_file();
+	CHECK_EQ(write(fd, buf, 8000), 8000);
+	CHECK_EQ(write(fd, buf, 8000), 2000);	/* cut at the limit */
+	CHECK_EQ(nxfsz, 0);
+	CHECK_EQ(write(fd, buf, 0), 0);
+	CHECK_ERR(write(fd, buf, 1), EFBIG);
+	CHECK_EQ(nxfsz, 1);
+	CHECK_ERR(pwrite(fd, buf, 10, 20000), EFBIG);
+	CHECK_EQ(pwrite(fd, buf, 10, 9995), 5);
+	CHECK_EQ(nxfsz, 2);
+	CHECK_OK(ftruncate(fd, 5000));
+	CHECK_OK(ftruncate(fd, 10000));
+	CHECK_ERR(ftruncate(fd, 10001), EFBIG);
+	CHECK_EQ(nxfsz, 3);
+	CHECK_OK(ftruncate(fd, 100));
+	CHECK_ERR(fallocate(fd, 0, 0, 20000), EFBIG);
+	CHECK_EQ(nxfsz, 4);
+	CHECK_OK(fallocate(fd, 0, 0, 10000));
+	CHECK_OK(fallocate(fd, FALLOC_FL_KEEP_SIZE, 0, 20000));
+	CHECK_EQ(nxfsz, 4);
+	/* A file that is already bigger may be cut down. */
+	CHECK_OK(ftruncate(fd, 9000));
+	close(fd);
+}
+
+/* With SIGXFSZ at its default, a write past the limit kills. */
+static void
+fsize_die(void)
+{
+	int fd = fsize_file();
+
+	set_limit(RLIMIT_CORE, 0, RLIM_INFINITY);
+	set_limit(RLIMIT_FSIZE, 100, RLIM_INFINITY);
+	CHECK_EQ(pwrite(fd, "x", 1, 100), 1);	/* not reached */
+}
+
+int
+main(int argc, char **argv)
+{
+	int st;
+
+	for (int i = 1; i < argc; i++)
+		if (strcmp(argv[i], "nobody") != 0)
+			dir = argv[i];
+	if ((st = int_drop_if_asked(argc, argv)) != 0)
+		return st;
+	check_prlimit();
+	CHECK_EQ(in_child(check_as), 0);
+	CHECK_EQ(in_child(check_data), 0);
+	CHECK_EQ(in_child(check_fsize), 0);
+	st = in_child(fsize_die);
+	CHECK(WIFSIGNALED(st) && WTERMSIG(st) == SIGXFSZ && !WCOREDUMP(st),
+	    "fsize_die: status %#x", st);
+	return guest_done();
+}
