@@ -4,7 +4,7 @@
  * another process (ESRCH, EPERM, raising a hard limit), RLIMIT_AS and
  * RLIMIT_DATA on mmap, mremap and brk (ENOMEM), and RLIMIT_FSIZE on write,
  * pwrite, ftruncate and fallocate (SIGXFSZ, then EFBIG, or death by
- * SIGXFSZ).  Arguments: "nobody" drops to uid 65534 first; any other is
+ * SIGXFSZ), RLIMIT_SIGPENDING on sigqueue (EAGAIN).  Arguments: "nobody" drops to uid 65534 first; any other is
  * the directory for the files (default /tmp).  Each limit is set in a
  * child of its own.
  */
@@ -183,6 +183,37 @@ check_data(void)
 	CHECK_ERR(map(128 * MB, PROT_READ | PROT_WRITE, MAP_PRIVATE), ENOMEM);
 }
 
+/*
+ * Real-time signals a process queues stop at RLIMIT_SIGPENDING with
+ * EAGAIN, and may be queued again once one is taken.  The count is per
+ * user: root takes a uid of its own (from the pid, so that runs at once
+ * do not meet); another user's processes may hold signals already.
+ */
+static void
+check_sigpending(void)
+{
+	union sigval v = { .sival_int = 7 };
+	struct timespec zero = { 0, 0 };
+	uid_t uid = 200000 + (uid_t)getpid() % 100000;
+	sigset_t set;
+	int sig = SIGRTMIN + 6;
+
+	if (geteuid() != 0 || syscall(SYS_setresuid, uid, uid, uid) != 0) {
+		guest_note("skip: RLIMIT_SIGPENDING needs a uid of its own");
+		return;
+	}
+	sigemptyset(&set);
+	sigaddset(&set, sig);
+	CHECK_OK(sigprocmask(SIG_BLOCK, &set, NULL));
+	set_limit(RLIMIT_SIGPENDING, 8, 8);
+	for (int i = 0; i < 8; i++)
+		CHECK_OK(sigqueue(getpid(), sig, v));
+	CHECK_ERR(sigqueue(getpid(), sig, v), EAGAIN);
+	CHECK_EQ(sigtimedwait(&set, NULL, &zero), sig);
+	CHECK_OK(sigqueue(getpid(), sig, v));
+	CHECK_ERR(sigqueue(getpid(), sig, v), EAGAIN);
+}
+
 static void
 on_xfsz(int sig)
 {
@@ -261,6 +292,7 @@ main(int argc, char **argv)
 	CHECK_EQ(in_child(check_as), 0);
 	CHECK_EQ(in_child(check_data), 0);
 	CHECK_EQ(in_child(check_fsize), 0);
+	CHECK_EQ(in_child(check_sigpending), 0);
 	st = in_child(fsize_die);
 	CHECK(WIFSIGNALED(st) && WTERMSIG(st) == SIGXFSZ && !WCOREDUMP(st),
 	    "fsize_die: status %#x", st);

@@ -117,17 +117,41 @@ sig_interrupt(struct thread *td, int sig)
 
 #define SIGRTMIN_ 32
 
-static void
+/*
+ * Whether the real-time signals queued to processes of p's real user
+ * have reached p's RLIMIT_SIGPENDING (Linux counts per user, against the
+ * receiver's limit).
+ */
+static bool
+sigpend_full(const struct proc *p)
+{
+	uint64_t n = 0;
+
+	for (const struct proc *q = proc_first(); q != NULL; q = q->next)
+		if (q->cred.uid == p->cred.uid)
+			n += (uint64_t)q->nqueued;
+	return n >= p->rlim[RLIMIT_SIGPENDING].cur;
+}
+
+/*
+ * Queue signo on sp.  A real-time signal past the limit is refused with
+ * -EAGAIN when a process queued it (a negative si_code: sigqueue(3)), as
+ * Linux; others are dropped there.  XXX: Linux queues those (kill(2)
+ * overrides the limit), and counts standard signals too.
+ */
+static int
 sigpend_add(struct proc *p, struct sigpend *sp, int signo,
     const uint8_t info[128])
 {
 	struct sigq *q, **tail;
+	int code;
 
 	if (sp->set & SIGBIT(signo) && signo < SIGRTMIN_)
-		return;    /* a standard signal is pending once */
+		return 0;    /* a standard signal is pending once */
 	if (signo >= SIGRTMIN_) {
-		if ((uint64_t)p->nqueued >= p->rlim[RLIMIT_SIGPENDING].cur)
-			return;
+		memcpy(&code, info + 8, sizeof(code));
+		if (sigpend_full(p))
+			return code < 0 ? -EAGAIN : 0;
 		p->nqueued++;
 	}
 	q = vk_xcalloc(1, sizeof(*q));
@@ -137,6 +161,7 @@ sigpend_add(struct proc *p, struct sigpend *sp, int signo,
 		;
 	*tail = q;
 	sp->set |= SIGBIT(signo);
+	return 0;
 }
 
 void
@@ -334,11 +359,12 @@ sig_target(struct thread *td, uint64_t bit)
 	return td;
 }
 
-void
+int
 sig_post(struct thread *td, int signo, const uint8_t info[128], unsigned how)
 {
 	struct proc *p = td->proc;
 	uint64_t bit = SIGBIT(signo);
+	int r;
 
 	if ((how & SIGPOST_FORCE) && ((td->sigmask & bit) ||
 	    p->sighand->act[signo - 1].handler == (uint64_t)(uintptr_t)SIG_IGN)) {
@@ -353,24 +379,25 @@ sig_post(struct thread *td, int signo, const uint8_t info[128], unsigned how)
 	/* An ignored signal is dropped at once unless blocked (signal(7)). */
 	if (sig_ignored(p, signo) && signo != SIGKILL &&
 	    !(td->sigmask & bit) && !sig_awaited(td, bit))
-		return;
+		return 0;
 	/* A stop takes effect at once, even for a thread in a syscall. */
 	if (sig_stops(p, signo) && !(td->sigmask & bit) &&
 	    td->state == TD_PARKED) {
 		proc_stop(p, signo);
-		return;
+		return 0;
 	}
-	sigpend_add(p, (how & SIGPOST_THREAD) ? &td->pending : &p->pending,
-	    signo, info);
+	if ((r = sigpend_add(p, (how & SIGPOST_THREAD) ? &td->pending :
+	    &p->pending, signo, info)) < 0)
+		return r;
 	poll_wake();    /* signalfd readers and pollers */
 	if (sig_awaited(td, bit)) {
 		td->wait.deadline = 0;
-		return;
+		return 0;
 	}
 	if (signo == SIGKILL && td->state == TD_STOPPED) {
 		td->state = TD_ONCPU;
 		sched_setrun(td);
-		return;
+		return 0;
 	}
 	if (!(td->sigmask & bit) || signo == SIGKILL) {
 		/*
@@ -379,12 +406,13 @@ sig_post(struct thread *td, int signo, const uint8_t info[128], unsigned how)
 		 */
 		if (td->state == TD_PARKED && td->wait.deadline == 0 &&
 		    signo != SIGKILL)
-			return;
+			return 0;
 		if (td->state == TD_PARKED)
 			sig_interrupt(td, signo);
 		else if (td->state == TD_ONCPU && td != curthread)
 			plat_thread_interrupt(td->pt);
 	}
+	return 0;
 }
 
 static void

@@ -317,11 +317,12 @@ void sig_info_fault(uint8_t info[128], int signo, int code, uint64_t addr);
  * Make signo pending for td (SIGPOST_THREAD) or its process.
  * SIGPOST_FORCE: a synchronous fault that cannot be blocked or ignored
  * (it is unblocked and reset if it was).  A thread parked in a syscall is
- * interrupted, one running is stopped to take it.
+ * interrupted, one running is stopped to take it.  Returns 0, or -EAGAIN
+ * for a real-time signal a process queued past RLIMIT_SIGPENDING.
  */
 #define SIGPOST_FORCE  0x1
 #define SIGPOST_THREAD 0x2
-void sig_post(struct thread *td, int signo, const uint8_t info[128],
+int sig_post(struct thread *td, int signo, const uint8_t info[128],
     unsigned how);
 
 /* Post signo to every live process of group pgid. */

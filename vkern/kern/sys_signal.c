@@ -235,8 +235,7 @@ sys_rt_sigqueueinfo(struct thread *td,
 		return -ESRCH;
 	if ((r = sig_may_send(td->proc, to, a->sig)) < 0 || a->sig == 0)
 		return r;
-	sig_post(to->main, a->sig, info, 0);
-	return 0;
+	return sig_post(to->main, a->sig, info, 0);
 }
 
 long
@@ -253,8 +252,7 @@ sys_rt_tgsigqueueinfo(struct thread *td,
 	    (r = thread_arg(a->tgid, a->tid, &t)) < 0 ||
 	    (r = sig_may_send(td->proc, t->proc, a->sig)) < 0 || a->sig == 0)
 		return r;
-	sig_post(t, a->sig, info, SIGPOST_THREAD);
-	return 0;
+	return sig_post(t, a->sig, info, SIGPOST_THREAD);
 }
 
 long
