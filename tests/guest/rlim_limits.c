@@ -4,7 +4,8 @@
  * another process (ESRCH, EPERM, raising a hard limit), RLIMIT_AS and
  * RLIMIT_DATA on mmap, mremap and brk (ENOMEM), and RLIMIT_FSIZE on write,
  * pwrite, ftruncate and fallocate (SIGXFSZ, then EFBIG, or death by
- * SIGXFSZ), RLIMIT_SIGPENDING on sigqueue (EAGAIN).  Arguments: "nobody" drops to uid 65534 first; any other is
+ * SIGXFSZ), RLIMIT_SIGPENDING on sigqueue (EAGAIN), RLIMIT_MEMLOCK on
+ * mlock, mlockall and MAP_LOCKED (ENOMEM, EAGAIN, EPERM).  Arguments: "nobody" drops to uid 65534 first; any other is
  * the directory for the files (default /tmp).  Each limit is set in a
  * child of its own.
  */
@@ -45,17 +46,26 @@ in_child(void (*fn)(void))
 	return st;
 }
 
-/* Whether the caller holds CAP_SYS_RESOURCE, which raises hard limits. */
+#define CAP_IPC_LOCK_ 14
+#define CAP_SYS_RESOURCE_ 24
+#ifndef SYS_mlock2
+#define SYS_mlock2 325
+#endif
+
+/*
+ * Whether the caller holds capability cap: CAP_SYS_RESOURCE raises hard
+ * limits, CAP_IPC_LOCK locks memory past RLIMIT_MEMLOCK.
+ */
 static bool
-has_sys_resource(void)
+has_cap(int cap)
 {
-	/* The UAPI's, which musl's headers lack: version 3, bit 24. */
+	/* The UAPI's, which musl's headers lack: version 3. */
 	struct { uint32_t version; int pid; } h = { 0x20080522, 0 };
 	struct { uint32_t effective, permitted, inheritable; } d[2];
 
 	if (syscall(SYS_capget, &h, d) != 0)
 		return false;
-	return (d[0].effective & (1U << 24)) != 0;
+	return (d[0].effective & (1U << cap)) != 0;
 }
 
 static void
@@ -89,7 +99,7 @@ check_prlimit(void)
 	CHECK_EQ(rl.rlim_cur, 100);
 	CHECK_EQ(rl.rlim_max, 200);
 	rl.rlim_max = 300;
-	if (has_sys_resource())
+	if (has_cap(CAP_SYS_RESOURCE_))
 		CHECK_OK(prlim(kid, RLIMIT_NOFILE, &rl, NULL));
 	else
 		CHECK_ERR(prlim(kid, RLIMIT_NOFILE, &rl, NULL), EPERM);
@@ -100,7 +110,7 @@ check_prlimit(void)
 		CHECK_ERR(prlim(1, RLIMIT_NOFILE, NULL, &rl), EPERM);
 		CHECK_ERR(prlim(1, RLIMIT_CORE, &big, NULL), EPERM);
 	}
-	if (!has_sys_resource()) {
+	if (!has_cap(CAP_SYS_RESOURCE_)) {
 		rl = (struct rlimit){ 64, 128 };
 		CHECK_OK(prlim(0, RLIMIT_NOFILE, &rl, NULL));
 		rl.rlim_max = 256;
@@ -214,6 +224,48 @@ check_sigpending(void)
 	CHECK_ERR(sigqueue(getpid(), sig, v), EAGAIN);
 }
 
+/*
+ * Locks count against RLIMIT_MEMLOCK (ENOMEM, EAGAIN for MAP_LOCKED), a
+ * range locked twice counts once, and a limit of 0 forbids locking
+ * (EPERM); CAP_IPC_LOCK passes both.
+ */
+static void
+check_memlock(void)
+{
+	bool cap = has_cap(CAP_IPC_LOCK_);
+	char *p = map(MB, PROT_READ | PROT_WRITE, MAP_PRIVATE);
+
+	set_limit(RLIMIT_MEMLOCK, 64 * 1024, 64 * 1024);
+	CHECK_OK(mlock(p + 100, 32 * 1024 - 100));
+	CHECK_OK(mlock(p, 32 * 1024));
+	CHECK_OK(mlock(p, 64 * 1024));
+	CHECK_ERR(syscall(SYS_mlock2, p, 4096, 2), EINVAL);
+	CHECK_ERR(mlockall(0), EINVAL);
+	CHECK_ERR(mlockall(MCL_CURRENT | 8), EINVAL);
+	if (!cap) {
+		CHECK_ERR(mlock(p + 64 * 1024, 4096), ENOMEM);
+		CHECK_ERR(map(8192, PROT_READ, MAP_PRIVATE | MAP_LOCKED),
+		    EAGAIN);
+		CHECK_ERR(mlockall(MCL_CURRENT), ENOMEM);
+	}
+	CHECK_OK(munlock(p, 32 * 1024));
+	CHECK_OK(syscall(SYS_mlock2, p + 64 * 1024, 32 * 1024, 1));
+	CHECK_OK(munmap(p + 512 * 1024, 4096));
+	CHECK_OK(munlock(p, 64 * 1024));
+	CHECK_ERR(mlock(p + 508 * 1024, 8192), ENOMEM);
+	CHECK_ERR(munlock(p + 508 * 1024, 8192), ENOMEM);
+	CHECK_OK(munlockall());
+	CHECK_OK(mlockall(MCL_FUTURE));
+	CHECK_OK(munlockall());
+	set_limit(RLIMIT_MEMLOCK, 0, 0);
+	if (!cap) {
+		CHECK_ERR(mlock(p, 4096), EPERM);
+		CHECK_ERR(map(8192, PROT_READ, MAP_PRIVATE | MAP_LOCKED),
+		    EPERM);
+		CHECK_ERR(mlockall(MCL_CURRENT), EPERM);
+	}
+}
+
 static void
 on_xfsz(int sig)
 {
@@ -293,6 +345,7 @@ main(int argc, char **argv)
 	CHECK_EQ(in_child(check_data), 0);
 	CHECK_EQ(in_child(check_fsize), 0);
 	CHECK_EQ(in_child(check_sigpending), 0);
+	CHECK_EQ(in_child(check_memlock), 0);
 	st = in_child(fsize_die);
 	CHECK(WIFSIGNALED(st) && WTERMSIG(st) == SIGXFSZ && !WCOREDUMP(st),
 	    "fsize_die: status %#x", st);

@@ -72,17 +72,18 @@ mmap_place(struct vm_map *m, uint64_t hint, uint64_t len, uint64_t flags,
 static int
 vm_may_grow(struct proc *p, uint64_t len, int prot, unsigned flags)
 {
-	uint64_t total, data;
 	uint64_t as = VK_ROUND_DOWN(p->rlim[RLIMIT_AS].cur, VK_PAGE_SIZE);
 	const struct rlim64 *dl = &p->rlim[RLIMIT_DATA];
+	struct vm_usage u;
 
-	vm_map_usage(p->vm, 0, UINT64_MAX, &total, &data);
-	if (len > as || total > as - len)
+	vm_map_usage(p->vm, 0, UINT64_MAX, &u);
+	if (len > as || u.total > as - len)
 		return -ENOMEM;
 	if (!vm_map_is_data(prot, flags) ||
-	    data + len <= VK_ROUND_DOWN(dl->cur, VK_PAGE_SIZE))
+	    u.data + len <= VK_ROUND_DOWN(dl->cur, VK_PAGE_SIZE))
 		return 0;
-	if (dl->cur == 0 && data + len <= VK_ROUND_DOWN(dl->max, VK_PAGE_SIZE))
+	if (dl->cur == 0 &&
+	    u.data + len <= VK_ROUND_DOWN(dl->max, VK_PAGE_SIZE))
 		return 0;
 	return -ENOMEM;
 }
@@ -97,7 +98,8 @@ mmap_range(struct proc *p, uint64_t addr, uint64_t len, int prot,
 {
 	unsigned vflags = (flags & MAP_TYPE) == MAP_PRIVATE ? 0 : VME_SHARED;
 	struct vm_map *m = p->vm;
-	uint64_t va, in = 0, indata;
+	struct vm_usage in = { 0, 0, 0 };
+	uint64_t va;
 	int r;
 
 	if (len == 0)
@@ -112,14 +114,14 @@ mmap_range(struct proc *p, uint64_t addr, uint64_t len, int prot,
 		if (!vm_map_range_free(m, addr, addr + len) &&
 		    !(flags & MAP_FIXED))
 			return -EEXIST;
-		vm_map_usage(m, addr, addr + len, &in, &indata);
+		vm_map_usage(m, addr, addr + len, &in);
 		va = addr;
 	} else if ((r = mmap_place(m, addr, len, flags, &va)) < 0) {
 		return r;
 	}
-	if ((r = vm_may_grow(p, len - in, prot, vflags)) < 0)
+	if ((r = vm_may_grow(p, len - in.total, prot, vflags)) < 0)
 		return r;
-	if (in != 0)
+	if (in.total != 0)
 		vm_map_remove(m, va, va + len);
 	*vap = va;
 	return 0;
@@ -254,6 +256,7 @@ sys_mmap(struct thread *td, const struct sys_mmap_args *a)
 {
 	uint64_t type = a->flags & MAP_TYPE;
 	bool anon = (a->flags & MAP_ANONYMOUS) != 0;
+	long r;
 
 	/* As Linux: the descriptor first, and no validated anonymous map. */
 	if (!anon && fd_get(td->proc->fdt, a->fd) == NULL)
@@ -267,10 +270,18 @@ sys_mmap(struct thread *td, const struct sys_mmap_args *a)
 		return -EINVAL;
 	if (a->prot & ~(PROT_VALID | PROT_GROWSDOWN | PROT_GROWSUP))
 		return -EINVAL;
+	if ((a->flags & MAP_LOCKED) &&
+	    (r = kern_mlock_may(td->proc, len_round(a->len))) < 0)
+		return r;
 	if (!anon)
-		return mmap_file(td, a, type);
-	return kern_mmap(td->proc, a->addr.va, a->len, (int)(a->prot &
-	    PROT_VALID), a->flags);
+		r = mmap_file(td, a, type);
+	else
+		r = kern_mmap(td->proc, a->addr.va, a->len, (int)(a->prot &
+		    PROT_VALID), a->flags);
+	if ((a->flags & MAP_LOCKED) && !vk_is_err(r))
+		vm_map_add_flags(td->proc->vm, (uint64_t)r, (uint64_t)r +
+		    len_round(a->len), VME_LOCKED);
+	return r;
 }
 
 /* Unmap [start, start + len), len page-rounded, with munmap's checks. */

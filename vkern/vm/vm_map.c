@@ -154,9 +154,9 @@ vm_map_is_data(int prot, unsigned flags)
 
 void
 vm_map_usage(const struct vm_map *m, uint64_t start, uint64_t end,
-    uint64_t *total, uint64_t *data)
+    struct vm_usage *u)
 {
-	*total = *data = 0;
+	*u = (struct vm_usage){ 0, 0, 0 };
 	for (unsigned i = vm_map_search(m, start);
 	    i < m->n && m->ent[i].start < end; i++) {
 		const struct vm_entry *e = &m->ent[i];
@@ -164,22 +164,38 @@ vm_map_usage(const struct vm_map *m, uint64_t start, uint64_t end,
 
 		if (e->flags & VME_RESERVED)
 			continue;
-		*total += n;
+		u->total += n;
 		if (vm_map_is_data(e->prot, e->flags))
-			*data += n;
+			u->data += n;
+		if (e->flags & VME_LOCKED)
+			u->locked += n;
 	}
+}
+
+static void
+vm_map_set_flags(struct vm_map *m, uint64_t start, uint64_t end,
+    unsigned add, unsigned clear)
+{
+	vm_map_clip(m, start);
+	vm_map_clip(m, end);
+	for (unsigned i = vm_map_search(m, start);
+	    i < m->n && m->ent[i].start < end; i++)
+		m->ent[i].flags = (m->ent[i].flags & ~clear) | add;
+	vm_map_merge_around(m, start, end);
 }
 
 void
 vm_map_add_flags(struct vm_map *m, uint64_t start, uint64_t end,
     unsigned flags)
 {
-	vm_map_clip(m, start);
-	vm_map_clip(m, end);
-	for (unsigned i = vm_map_search(m, start);
-	    i < m->n && m->ent[i].start < end; i++)
-		m->ent[i].flags |= flags;
-	vm_map_merge_around(m, start, end);
+	vm_map_set_flags(m, start, end, flags, 0);
+}
+
+void
+vm_map_clear_flags(struct vm_map *m, uint64_t start, uint64_t end,
+    unsigned flags)
+{
+	vm_map_set_flags(m, start, end, 0, flags);
 }
 
 int
@@ -530,6 +546,8 @@ vm_map_fork(struct vm_map *src, struct vm_map *dst)
 			e->flags |= VME_COW;
 		}
 		vm_map_insert_at(dst, dst->n, e);
+		/* Memory locks are not inherited (mlock(2)). */
+		dst->ent[dst->n - 1].flags &= ~(unsigned)VME_LOCKED;
 	}
 }
 

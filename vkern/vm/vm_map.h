@@ -27,6 +27,7 @@ struct plat_space;
 #define VME_COW      0x8   /* shares RAM after fork: copy before writing */
 #define VME_SHARED   0x10  /* MAP_SHARED: stays shared across fork */
 #define VME_NOWRITE  0x20  /* shared, never writable: a read-only fd, a seal */
+#define VME_LOCKED   0x40  /* mlock: counts against RLIMIT_MEMLOCK */
 
 /*
  * RAM shared by entries after fork: an extent freed when the last entry
@@ -120,14 +121,20 @@ bool vm_map_is_data(int prot, unsigned flags);
 
 /*
  * The guest's memory in [start, end): every mapped byte, which
- * RLIMIT_AS bounds, and the bytes of data entries, which RLIMIT_DATA
- * bounds.  The platform's reserved entries count in neither.
+ * RLIMIT_AS bounds, the bytes of data entries, which RLIMIT_DATA bounds,
+ * and the locked ones, which RLIMIT_MEMLOCK bounds.  The platform's
+ * reserved entries count in none.
  */
+struct vm_usage {
+	uint64_t total, data, locked;
+};
 void vm_map_usage(const struct vm_map *m, uint64_t start, uint64_t end,
-    uint64_t *total, uint64_t *data);
+    struct vm_usage *u);
 
-/* Give the entries in [start, end) flags too. */
+/* Give the entries in [start, end) flags too, or take them away. */
 void vm_map_add_flags(struct vm_map *m, uint64_t start, uint64_t end,
+    unsigned flags);
+void vm_map_clear_flags(struct vm_map *m, uint64_t start, uint64_t end,
     unsigned flags);
 
 /*
