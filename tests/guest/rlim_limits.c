@@ -5,7 +5,8 @@
  * RLIMIT_DATA on mmap, mremap and brk (ENOMEM), and RLIMIT_FSIZE on write,
  * pwrite, ftruncate and fallocate (SIGXFSZ, then EFBIG, or death by
  * SIGXFSZ), RLIMIT_SIGPENDING on sigqueue (EAGAIN), RLIMIT_MEMLOCK on
- * mlock, mlockall and MAP_LOCKED (ENOMEM, EAGAIN, EPERM).  Arguments: "nobody" drops to uid 65534 first; any other is
+ * mlock, mlockall and MAP_LOCKED (ENOMEM, EAGAIN, EPERM), and
+ * RLIMIT_STACK on the stack exec makes (SIGSEGV past it).  Arguments: "nobody" drops to uid 65534 first; any other is
  * the directory for the files (default /tmp).  Each limit is set in a
  * child of its own.
  */
@@ -330,10 +331,45 @@ fsize_die(void)
 	CHECK_EQ(pwrite(fd, "x", 1, 100), 1);	/* not reached */
 }
 
+/* Touch a page of stack a frame, n frames deep. */
+static int __attribute__((noinline))
+stack_grow(int n)
+{
+	volatile char page[4096];
+
+	page[0] = (char)n;
+	return n == 0 ? 0 : stack_grow(n - 1) + page[0];
+}
+
+/*
+ * The stack exec makes stops at RLIMIT_STACK: growing 1 MiB under a
+ * limit of 256 KiB dies of SIGSEGV.
+ */
+static int
+check_stack(const char *self)
+{
+	int st;
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		set_limit(RLIMIT_CORE, 0, RLIM_INFINITY);
+		set_limit(RLIMIT_STACK, 256 * 1024, RLIM_INFINITY);
+		execl(self, self, "stackgrow", (char *)NULL);
+		_exit(2);
+	}
+	if (!CHECK(pid > 0, "fork") || !CHECK(waitpid(pid, &st, 0) == pid,
+	    "waitpid"))
+		return -1;
+	return st;
+}
+
 int
 main(int argc, char **argv)
 {
 	int st;
+
+	if (argc == 2 && strcmp(argv[1], "stackgrow") == 0)
+		return stack_grow(256) < 0 ? 4 : 3;	/* survived */
 
 	for (int i = 1; i < argc; i++)
 		if (strcmp(argv[i], "nobody") != 0)
@@ -349,5 +385,8 @@ main(int argc, char **argv)
 	st = in_child(fsize_die);
 	CHECK(WIFSIGNALED(st) && WTERMSIG(st) == SIGXFSZ && !WCOREDUMP(st),
 	    "fsize_die: status %#x", st);
+	st = check_stack(argv[0]);
+	CHECK(WIFSIGNALED(st) && WTERMSIG(st) == SIGSEGV,
+	    "stack past RLIMIT_STACK: status %#x", st);
 	return guest_done();
 }
