@@ -187,6 +187,12 @@ check_data(void)
 	    MAP_PRIVATE));
 	check_grow_refused(p, 16 * MB, 128 * MB);
 	CHECK_OK(syscall(SYS_munmap, p, 16 * MB));
+	/* Private memory made writable becomes data. */
+	p = (void *)CHECK_OK(map(128 * MB, PROT_NONE, MAP_PRIVATE));
+	CHECK_ERR(mprotect(p, 128 * MB, PROT_READ | PROT_WRITE), ENOMEM);
+	CHECK_OK(mprotect(p, 16 * MB, PROT_READ | PROT_WRITE));
+	CHECK_OK(mprotect(p, 16 * MB, PROT_READ | PROT_WRITE));
+	CHECK_OK(syscall(SYS_munmap, p, 128 * MB));
 	/* As Linux, a soft limit of 0 lets data grow to the hard limit. */
 	set_limit(RLIMIT_DATA, 0, 64 * MB);
 	p = (void *)CHECK_OK(map(16 * MB, PROT_READ | PROT_WRITE,

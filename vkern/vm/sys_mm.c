@@ -64,28 +64,38 @@ mmap_place(struct vm_map *m, uint64_t hint, uint64_t len, uint64_t flags,
 }
 
 /*
+ * Whether data (private writable memory) of data bytes may grow by len
+ * under RLIMIT_DATA, counted in whole pages.  As Linux, a soft limit of
+ * 0 lets it grow to the hard limit.
+ */
+static bool
+vm_data_fits(const struct proc *p, uint64_t data, uint64_t len)
+{
+	const struct rlim64 *dl = &p->rlim[RLIMIT_DATA];
+
+	if (data + len <= VK_ROUND_DOWN(dl->cur, VK_PAGE_SIZE))
+		return true;
+	return dl->cur == 0 &&
+	    data + len <= VK_ROUND_DOWN(dl->max, VK_PAGE_SIZE);
+}
+
+/*
  * Whether the process may grow by len bytes of prot and flags (Linux's
  * may_expand_vm()): RLIMIT_AS bounds all its memory, RLIMIT_DATA its
- * private writable memory, both counted in whole pages; -ENOMEM beyond.
- * As Linux, a soft RLIMIT_DATA of 0 lets data grow to the hard limit.
+ * private writable memory; -ENOMEM beyond either.
  */
 static int
 vm_may_grow(struct proc *p, uint64_t len, int prot, unsigned flags)
 {
 	uint64_t as = VK_ROUND_DOWN(p->rlim[RLIMIT_AS].cur, VK_PAGE_SIZE);
-	const struct rlim64 *dl = &p->rlim[RLIMIT_DATA];
 	struct vm_usage u;
 
 	vm_map_usage(p->vm, 0, UINT64_MAX, &u);
 	if (len > as || u.total > as - len)
 		return -ENOMEM;
-	if (!vm_map_is_data(prot, flags) ||
-	    u.data + len <= VK_ROUND_DOWN(dl->cur, VK_PAGE_SIZE))
-		return 0;
-	if (dl->cur == 0 &&
-	    u.data + len <= VK_ROUND_DOWN(dl->max, VK_PAGE_SIZE))
-		return 0;
-	return -ENOMEM;
+	if (vm_map_is_data(prot, flags) && !vm_data_fits(p, u.data, len))
+		return -ENOMEM;
+	return 0;
 }
 
 /*
@@ -98,7 +108,7 @@ mmap_range(struct proc *p, uint64_t addr, uint64_t len, int prot,
 {
 	unsigned vflags = (flags & MAP_TYPE) == MAP_PRIVATE ? 0 : VME_SHARED;
 	struct vm_map *m = p->vm;
-	struct vm_usage in = { 0, 0, 0 };
+	struct vm_usage in = { 0, 0, 0, 0 };
 	uint64_t va;
 	int r;
 
@@ -349,6 +359,7 @@ sys_mprotect(struct thread *td, const struct sys_mprotect_args *a)
 {
 	struct vm_map *m = td->proc->vm;
 	uint64_t start = a->addr.va, len = len_round(a->len);
+	struct vm_usage all, in;
 
 	if (!VK_PAGE_ALIGNED(start))
 		return -EINVAL;
@@ -361,6 +372,13 @@ sys_mprotect(struct thread *td, const struct sys_mprotect_args *a)
 	if (len == 0 || !vm_map_range_user(m, start, len) ||
 	    vm_map_range_has(m, start, start + len, VME_RESERVED))
 		return -ENOMEM;
+	/* Private memory made writable becomes data (mprotect_fixup()). */
+	if (a->prot & PROT_WRITE) {
+		vm_map_usage(m, 0, UINT64_MAX, &all);
+		vm_map_usage(m, start, start + len, &in);
+		if (!vm_data_fits(td->proc, all.data, in.priv - in.data))
+			return -ENOMEM;
+	}
 	return vm_sync(td->proc, vm_map_protect(m, start, start + len,
 	    (int)(a->prot & PROT_VALID)));
 }

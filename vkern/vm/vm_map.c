@@ -156,7 +156,7 @@ void
 vm_map_usage(const struct vm_map *m, uint64_t start, uint64_t end,
     struct vm_usage *u)
 {
-	*u = (struct vm_usage){ 0, 0, 0 };
+	*u = (struct vm_usage){ 0, 0, 0, 0 };
 	for (unsigned i = vm_map_search(m, start);
 	    i < m->n && m->ent[i].start < end; i++) {
 		const struct vm_entry *e = &m->ent[i];
@@ -167,6 +167,8 @@ vm_map_usage(const struct vm_map *m, uint64_t start, uint64_t end,
 		u->total += n;
 		if (vm_map_is_data(e->prot, e->flags))
 			u->data += n;
+		if (vm_map_is_data(PLAT_PROT_WRITE, e->flags))
+			u->priv += n;
 		if (e->flags & VME_LOCKED)
 			u->locked += n;
 	}

@@ -122,11 +122,12 @@ bool vm_map_is_data(int prot, unsigned flags);
 /*
  * The guest's memory in [start, end): every mapped byte, which
  * RLIMIT_AS bounds, the bytes of data entries, which RLIMIT_DATA bounds,
- * and the locked ones, which RLIMIT_MEMLOCK bounds.  The platform's
- * reserved entries count in none.
+ * of private ones that would be data if writable, and the locked ones,
+ * which RLIMIT_MEMLOCK bounds.  The platform's reserved entries count in
+ * none.
  */
 struct vm_usage {
-	uint64_t total, data, locked;
+	uint64_t total, data, priv, locked;
 };
 void vm_map_usage(const struct vm_map *m, uint64_t start, uint64_t end,
     struct vm_usage *u);
