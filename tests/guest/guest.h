@@ -78,6 +78,7 @@ guest_errno_name(int e)
 		{ EEXIST, "EEXIST" }, { EXDEV, "EXDEV" }, { ENODEV, "ENODEV" },
 		{ ENOTDIR, "ENOTDIR" }, { EISDIR, "EISDIR" },
 		{ EINVAL, "EINVAL" }, { EMFILE, "EMFILE" },
+		{ EFBIG, "EFBIG" },
 		{ ENOTTY, "ENOTTY" }, { ENOSPC, "ENOSPC" },
 		{ ENOBUFS, "ENOBUFS" }, { ENOLCK, "ENOLCK" },
 		{ ESPIPE, "ESPIPE" }, { ERANGE, "ERANGE" },

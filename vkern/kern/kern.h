@@ -219,6 +219,12 @@ int vm_fault(struct thread *td, uint64_t addr, int *codep);
 long kern_mmap(struct proc *p, uint64_t addr, uint64_t len, int prot,
     uint64_t flags);
 
+/*
+ * sys_mlock.c: whether p may lock len more bytes (MAP_LOCKED): 0, -EPERM
+ * with a RLIMIT_MEMLOCK of 0, or -EAGAIN past it (root is exempt).
+ */
+int kern_mlock_may(struct proc *p, uint64_t len);
+
 /* exec.c: prepare checks everything that can fail without harm (the
  * file, its headers, its interpreter); commit builds the new image in
  * the process's (empty) map. */

@@ -119,25 +119,45 @@ sig_interrupt(struct thread *td, int sig)
 #define SIGRTMIN_ 32
 
 /*
- * Queue signo on sp.  A standard signal is pending once and is never
- * refused; a real-time one is refused (false) past RLIMIT_SIGPENDING or
- * when the sandbox's memory is full, as Linux's sigqueue allocation.
+ * Whether the real-time signals queued to processes of p's real user
+ * have reached p's RLIMIT_SIGPENDING (Linux counts per user, against the
+ * receiver's limit).
  */
 static bool
+sigpend_full(const struct proc *p)
+{
+	uint64_t n = 0;
+
+	for (const struct proc *q = proc_first(); q != NULL; q = q->next)
+		if (q->cred.uid == p->cred.uid)
+			n += (uint64_t)q->nqueued;
+	return n >= p->rlim[RLIMIT_SIGPENDING].cur;
+}
+
+/*
+ * Queue signo on sp.  A real-time signal past the limit, or with the
+ * sandbox's memory full, is refused with -EAGAIN when a process queued it
+ * (a negative si_code: sigqueue(3)), as Linux; others are dropped there.  XXX: Linux queues those (kill(2)
+ * overrides the limit), and counts standard signals too.
+ */
+static int
 sigpend_add(struct proc *p, struct sigpend *sp, int signo,
     const uint8_t info[128])
 {
 	struct sigq *q, **tail;
+	int code;
 
 	if (sp->set & SIGBIT(signo) && signo < SIGRTMIN_)
-		return true;
-	if (signo < SIGRTMIN_)
+		return 0;    /* a standard signal is pending once */
+	if (signo < SIGRTMIN_) {
 		q = kmem_alloc(sizeof(*q), KM_ZERO | KM_FORCE);
-	else if ((uint64_t)p->nqueued >= p->rlim[RLIMIT_SIGPENDING].cur ||
-	    (q = kmem_alloc(sizeof(*q), KM_ZERO)) == NULL)
-		return false;
-	else
+	} else {
+		memcpy(&code, info + 8, sizeof(code));
+		if (sigpend_full(p) ||
+		    (q = kmem_alloc(sizeof(*q), KM_ZERO)) == NULL)
+			return code < 0 ? -EAGAIN : 0;
 		p->nqueued++;
+	}
 	q->signo = signo;
 	memcpy(q->info, info, 128);
 	/* Appended in O(1): RLIMIT_SIGPENDING may let a queue grow long. */
@@ -145,7 +165,7 @@ sigpend_add(struct proc *p, struct sigpend *sp, int signo,
 	*tail = q;
 	sp->tailp = &q->next;
 	sp->set |= SIGBIT(signo);
-	return true;
+	return 0;
 }
 
 void
@@ -349,6 +369,7 @@ sig_post(struct thread *td, int signo, const uint8_t info[128], unsigned how)
 {
 	struct proc *p = td->proc;
 	uint64_t bit = SIGBIT(signo);
+	int r;
 
 	if ((how & SIGPOST_FORCE) && ((td->sigmask & bit) ||
 	    p->sighand->act[signo - 1].handler == (uint64_t)(uintptr_t)SIG_IGN)) {
@@ -370,9 +391,9 @@ sig_post(struct thread *td, int signo, const uint8_t info[128], unsigned how)
 		proc_stop(p, signo);
 		return 0;
 	}
-	if (!sigpend_add(p, (how & SIGPOST_THREAD) ? &td->pending :
-	    &p->pending, signo, info))
-		return -EAGAIN;
+	if ((r = sigpend_add(p, (how & SIGPOST_THREAD) ? &td->pending :
+	    &p->pending, signo, info)) < 0)
+		return r;
 	poll_wake();    /* signalfd readers and pollers */
 	if (sig_awaited(td, bit)) {
 		td->wait.deadline = 0;

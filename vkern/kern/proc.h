@@ -330,8 +330,8 @@ void sig_info_fault(uint8_t info[128], int signo, int code, uint64_t addr);
  * SIGPOST_FORCE: a synchronous fault that cannot be blocked or ignored
  * (it is unblocked and reset if it was).  A thread parked in a syscall is
  * interrupted, one running is stopped to take it.  Returns 0, or -EAGAIN
- * when a real-time signal could not be queued (RLIMIT_SIGPENDING, or the
- * sandbox's memory full).
+ * for a real-time signal a process queued past RLIMIT_SIGPENDING, or
+ * with the sandbox's memory full.
  */
 #define SIGPOST_FORCE  0x1
 #define SIGPOST_THREAD 0x2

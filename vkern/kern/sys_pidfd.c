@@ -114,6 +114,5 @@ sys_pidfd_send_signal(struct thread *td,
 		return -ESRCH;
 	if ((r = sig_may_send(td->proc, to, a->sig)) < 0 || a->sig == 0)
 		return r;
-	sig_post(to->main, a->sig, info, 0);
-	return 0;
+	return sig_post(to->main, a->sig, info, 0);
 }

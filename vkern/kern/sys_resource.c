@@ -14,30 +14,51 @@
 
 #define NR_OPEN_MAX 1048576	/* fs.nr_open's default */
 
+/*
+ * Whether the caller may read or change q's limits (Linux's
+ * check_prlimit_permission()): its own, those of a process whose real,
+ * effective and saved ids all equal the caller's real ones, or any with
+ * CAP_SYS_RESOURCE (root's).
+ */
+static bool
+prlimit_may(const struct proc *p, const struct proc *q)
+{
+	const struct cred *c = &p->cred, *t = &q->cred;
+
+	if (p == q || c->euid == 0)
+		return true;
+	return c->uid == t->uid && c->uid == t->euid && c->uid == t->suid &&
+	    c->gid == t->gid && c->gid == t->egid && c->gid == t->sgid;
+}
+
 static int
 kern_prlimit(struct thread *td, int pid, int res, const struct rlim64 *nw,
     struct rlim64 *old)
 {
-	struct proc *p = td->proc;
+	struct thread *t = pid == 0 ? td : thread_find(pid);
+	struct proc *q;
 
 	if (res < 0 || res >= VK_RLIM_NLIMITS)
 		return -EINVAL;
-	if (pid != 0 && pid != p->pid)
+	if (nw != NULL && nw->cur > nw->max)
+		return -EINVAL;
+	if (nw != NULL && res == RLIMIT_NOFILE && nw->max > NR_OPEN_MAX)
+		return -EPERM;
+	if (t == NULL || t->proc->exiting)
 		return -ESRCH;
+	q = t->proc;
+	if (!prlimit_may(td->proc, q))
+		return -EPERM;
 	if (old != NULL)
-		*old = p->rlim[res];
+		*old = q->rlim[res];
 	if (nw == NULL)
 		return 0;
-	if (nw->cur > nw->max)
-		return -EINVAL;
-	if (res == RLIMIT_NOFILE && nw->max > NR_OPEN_MAX)
+	/* Raising the hard limit takes the caller's CAP_SYS_RESOURCE. */
+	if (nw->max > q->rlim[res].max && td->proc->cred.euid != 0)
 		return -EPERM;
-	/* Raising the hard limit takes CAP_SYS_RESOURCE: root's. */
-	if (nw->max > p->rlim[res].max && p->cred.euid != 0)
-		return -EPERM;
-	p->rlim[res] = *nw;
+	q->rlim[res] = *nw;
 	if (res == RLIMIT_CPU)
-		cpu_timers_arm(p);
+		cpu_timers_arm(q);
 	return 0;
 }
 

@@ -135,4 +135,14 @@ int vfs_setattr_check(struct proc *p, struct vnode *vn,
  */
 int vfs_remove_privs(struct proc *p, struct vnode *vn);
 
+/*
+ * RLIMIT_FSIZE, as Linux's generic_write_checks() and inode_newsize_ok():
+ * a write of *lenp bytes at pos to a regular file is cut at p's limit,
+ * and one starting at or past it gives SIGXFSZ and -EFBIG.
+ * vfs_fsize_grow: the same for growing vn to size (truncate, fallocate),
+ * past the limit.  Both return 0 or -EFBIG.
+ */
+int vfs_fsize_write(struct proc *p, uint64_t pos, size_t *lenp);
+int vfs_fsize_grow(struct proc *p, struct vnode *vn, uint64_t size);
+
 #endif

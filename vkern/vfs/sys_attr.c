@@ -401,7 +401,8 @@ truncate_vn(struct proc *p, struct vnode *vn, int64_t len)
 		return -EINVAL;
 	if (vn->mount != NULL && vn->mount->rdonly)
 		return -EROFS;
-	if ((r = vfs_remove_privs(p, vn)) < 0)
+	if ((r = vfs_fsize_grow(p, vn, va.size)) < 0 ||
+	    (r = vfs_remove_privs(p, vn)) < 0)
 		return r;
 	return vn->ops->setattr(vn, &va, VA_SIZE);
 }
@@ -491,6 +492,11 @@ sys_fallocate(struct thread *td, const struct sys_fallocate_args *a)
 		return -EFBIG;
 	if (vn->ops->fallocate == NULL)
 		return -EOPNOTSUPP;
+	/* The modes that may grow the file to end meet RLIMIT_FSIZE. */
+	if (!(a->mode & (FALLOC_FL_KEEP_SIZE | FALLOC_FL_COLLAPSE_RANGE |
+	    FALLOC_FL_INSERT_RANGE)) &&
+	    (r = vfs_fsize_grow(td->proc, vn, (uint64_t)end)) < 0)
+		return r;
 	if ((r = vfs_remove_privs(td->proc, vn)) < 0)
 		return r;
 	return vn->ops->fallocate(vn, a->mode, (uint64_t)a->off,

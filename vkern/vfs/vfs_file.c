@@ -10,8 +10,10 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 
 #include "vkern/kern/kern.h"
@@ -96,6 +98,44 @@ file_writable(const struct file *fp)
 
 /* --- files on vnodes --- */
 
+/* SIGXFSZ to p, as Linux's send_sig() from the writer's own context. */
+static int
+vfs_fsize_exceeded(struct proc *p)
+{
+	uint8_t info[128];
+
+	sig_info_user(info, SIGXFSZ, SI_USER, p->pid, p->cred.uid);
+	sig_post(p->main, SIGXFSZ, info, 0);
+	return -EFBIG;
+}
+
+int
+vfs_fsize_write(struct proc *p, uint64_t pos, size_t *lenp)
+{
+	uint64_t lim = p->rlim[RLIMIT_FSIZE].cur;
+
+	if (lim == RLIM64_INFINITY || *lenp == 0)
+		return 0;
+	if (pos >= lim)
+		return vfs_fsize_exceeded(p);
+	*lenp = (size_t)VK_MIN((uint64_t)*lenp, lim - pos);
+	return 0;
+}
+
+int
+vfs_fsize_grow(struct proc *p, struct vnode *vn, uint64_t size)
+{
+	uint64_t lim = p->rlim[RLIMIT_FSIZE].cur;
+	struct vattr va;
+	int r;
+
+	if (lim == RLIM64_INFINITY || size <= lim)
+		return 0;
+	if ((r = vn->ops->getattr(vn, &va)) < 0)
+		return r;
+	return va.size < size ? vfs_fsize_exceeded(p) : 0;
+}
+
 static long
 vn_file_read(struct file *fp, void *buf, size_t len, uint64_t *offp)
 {
@@ -125,6 +165,9 @@ vn_file_write(struct file *fp, const void *buf, size_t len, uint64_t *offp)
 			return r;
 		*offp = va.size;
 	}
+	if (fp->vn->type == VREG && curthread != NULL &&
+	    (r = vfs_fsize_write(curthread->proc, *offp, &len)) < 0)
+		return r;
 	/* A guest's write takes set-id bits away, as Linux's. */
 	if (len > 0 && curthread != NULL &&
 	    (r = vfs_remove_privs(curthread->proc, fp->vn)) < 0)

@@ -9,6 +9,7 @@
  */
 #include <errno.h>
 #include <linux/mman.h>
+#include <sys/resource.h>
 #include <sys/mman.h>
 
 #include "vkern/kern/kern.h"
@@ -62,12 +63,52 @@ mmap_place(struct vm_map *m, uint64_t hint, uint64_t len, uint64_t flags,
 	return vm_map_find_space(m, len, m->min, m->mmap_base, vap);
 }
 
-/* Choose (or clear, for MAP_FIXED) the range a new mapping goes in. */
-static long
-mmap_range(struct proc *p, uint64_t addr, uint64_t len, uint64_t flags,
-    uint64_t *vap)
+/*
+ * Whether data (private writable memory) of data bytes may grow by len
+ * under RLIMIT_DATA, counted in whole pages.  As Linux, a soft limit of
+ * 0 lets it grow to the hard limit.
+ */
+static bool
+vm_data_fits(const struct proc *p, uint64_t data, uint64_t len)
 {
+	const struct rlim64 *dl = &p->rlim[RLIMIT_DATA];
+
+	if (data + len <= VK_ROUND_DOWN(dl->cur, VK_PAGE_SIZE))
+		return true;
+	return dl->cur == 0 &&
+	    data + len <= VK_ROUND_DOWN(dl->max, VK_PAGE_SIZE);
+}
+
+/*
+ * Whether the process may grow by len bytes of prot and flags (Linux's
+ * may_expand_vm()): RLIMIT_AS bounds all its memory, RLIMIT_DATA its
+ * private writable memory; -ENOMEM beyond either.
+ */
+static int
+vm_may_grow(struct proc *p, uint64_t len, int prot, unsigned flags)
+{
+	uint64_t as = VK_ROUND_DOWN(p->rlim[RLIMIT_AS].cur, VK_PAGE_SIZE);
+	struct vm_usage u;
+
+	vm_map_usage(p->vm, 0, UINT64_MAX, &u);
+	if (len > as || u.total > as - len)
+		return -ENOMEM;
+	if (vm_map_is_data(prot, flags) && !vm_data_fits(p, u.data, len))
+		return -ENOMEM;
+	return 0;
+}
+
+/*
+ * Choose (or clear, for MAP_FIXED) the range a new mapping of prot goes
+ * in.  The limits count what a MAP_FIXED mapping replaces as freed.
+ */
+static long
+mmap_range(struct proc *p, uint64_t addr, uint64_t len, int prot,
+    uint64_t flags, uint64_t *vap)
+{
+	unsigned vflags = (flags & MAP_TYPE) == MAP_PRIVATE ? 0 : VME_SHARED;
 	struct vm_map *m = p->vm;
+	struct vm_usage in = { 0, 0, 0, 0 };
 	uint64_t va;
 	int r;
 
@@ -80,15 +121,18 @@ mmap_range(struct proc *p, uint64_t addr, uint64_t len, uint64_t flags,
 			return -ENOMEM;
 		if (vm_map_range_has(m, addr, addr + len, VME_RESERVED))
 			return -ENOMEM;
-		if (!vm_map_range_free(m, addr, addr + len)) {
-			if (!(flags & MAP_FIXED))
-				return -EEXIST;
-			vm_map_remove(m, addr, addr + len);
-		}
+		if (!vm_map_range_free(m, addr, addr + len) &&
+		    !(flags & MAP_FIXED))
+			return -EEXIST;
+		vm_map_usage(m, addr, addr + len, &in);
 		va = addr;
 	} else if ((r = mmap_place(m, addr, len, flags, &va)) < 0) {
 		return r;
 	}
+	if ((r = vm_may_grow(p, len - in.total, prot, vflags)) < 0)
+		return r;
+	if (in.total != 0)
+		vm_map_remove(m, va, va + len);
 	*vap = va;
 	return 0;
 }
@@ -101,7 +145,7 @@ kern_mmap(struct proc *p, uint64_t addr, uint64_t len, int prot,
 	uint64_t va;
 	long r;
 
-	if ((r = mmap_range(p, addr, len_round(len), flags, &va)) < 0)
+	if ((r = mmap_range(p, addr, len_round(len), prot, flags, &va)) < 0)
 		return r;
 	if ((r = vm_map_anon(p->vm, va, len_round(len), prot, vflags)) < 0)
 		return vm_sync(p, r);
@@ -137,7 +181,7 @@ mmap_file_copy(struct thread *td, const struct sys_mmap_args *a,
 	uint64_t len = len_round(a->len), va;
 	int r;
 
-	if ((r = mmap_range(p, a->addr.va, len, a->flags, &va)) < 0)
+	if ((r = mmap_range(p, a->addr.va, len, prot, a->flags, &va)) < 0)
 		return r;
 	r = vm_pcache_map(p->vm, va, len, prot, fp->vn, (uint64_t)a->off);
 	if (r == -ENOTSUP && (r = vm_map_anon(p->vm, va, len, prot, 0)) == 0 &&
@@ -187,7 +231,8 @@ mmap_file_shared(struct thread *td, const struct sys_mmap_args *a,
 	if (wr && tmpfs_write_sealed(vn))
 		return -EPERM;
 	maywrite = file_writable(fp) && !tmpfs_write_sealed(vn);
-	if ((r = mmap_range(p, a->addr.va, len, a->flags, &va)) < 0)
+	if ((r = mmap_range(p, a->addr.va, len, (int)(a->prot & PROT_VALID),
+	    a->flags, &va)) < 0)
 		return r;
 	r = vm_map_file_shared(p->vm, va, len, (int)(a->prot & PROT_VALID),
 	    vn, (uint64_t)a->off, maywrite);
@@ -221,6 +266,7 @@ sys_mmap(struct thread *td, const struct sys_mmap_args *a)
 {
 	uint64_t type = a->flags & MAP_TYPE;
 	bool anon = (a->flags & MAP_ANONYMOUS) != 0;
+	long r;
 
 	/* As Linux: the descriptor first, and no validated anonymous map. */
 	if (!anon && fd_get(td->proc->fdt, a->fd) == NULL)
@@ -234,10 +280,18 @@ sys_mmap(struct thread *td, const struct sys_mmap_args *a)
 		return -EINVAL;
 	if (a->prot & ~(PROT_VALID | PROT_GROWSDOWN | PROT_GROWSUP))
 		return -EINVAL;
+	if ((a->flags & MAP_LOCKED) &&
+	    (r = kern_mlock_may(td->proc, len_round(a->len))) < 0)
+		return r;
 	if (!anon)
-		return mmap_file(td, a, type);
-	return kern_mmap(td->proc, a->addr.va, a->len, (int)(a->prot &
-	    PROT_VALID), a->flags);
+		r = mmap_file(td, a, type);
+	else
+		r = kern_mmap(td->proc, a->addr.va, a->len, (int)(a->prot &
+		    PROT_VALID), a->flags);
+	if ((a->flags & MAP_LOCKED) && !vk_is_err(r))
+		vm_map_add_flags(td->proc->vm, (uint64_t)r, (uint64_t)r +
+		    len_round(a->len), VME_LOCKED);
+	return r;
 }
 
 /* Unmap [start, start + len), len page-rounded, with munmap's checks. */
@@ -308,6 +362,7 @@ sys_mprotect(struct thread *td, const struct sys_mprotect_args *a)
 {
 	struct vm_map *m = td->proc->vm;
 	uint64_t start = a->addr.va, len = len_round(a->len);
+	struct vm_usage all, in;
 
 	if (!VK_PAGE_ALIGNED(start))
 		return -EINVAL;
@@ -320,6 +375,13 @@ sys_mprotect(struct thread *td, const struct sys_mprotect_args *a)
 	if (len == 0 || !vm_map_range_user(m, start, len) ||
 	    vm_map_range_has(m, start, start + len, VME_RESERVED))
 		return -ENOMEM;
+	/* Private memory made writable becomes data (mprotect_fixup()). */
+	if (a->prot & PROT_WRITE) {
+		vm_map_usage(m, 0, UINT64_MAX, &all);
+		vm_map_usage(m, start, start + len, &in);
+		if (!vm_data_fits(td->proc, all.data, in.priv - in.data))
+			return -ENOMEM;
+	}
 	return vm_sync(td->proc, vm_map_protect(m, start, start + len,
 	    (int)(a->prot & PROT_VALID)));
 }
@@ -433,6 +495,14 @@ sys_mremap(struct thread *td, const struct sys_mremap_args *a)
 	    &dst)) < 0) {
 		return r;
 	}
+	/*
+	 * The growth (a move may shrink too), and all of the copy that
+	 * DONTUNMAP leaves behind.
+	 */
+	if ((r = vm_may_grow(p, (newlen > oldlen ? newlen - oldlen : 0) +
+	    ((a->flags & MREMAP_DONTUNMAP) ? oldlen : 0), e->prot,
+	    e->flags)) < 0)
+		return r;
 	return mremap_move(p, old, oldlen, dst, newlen,
 	    (a->flags & MREMAP_DONTUNMAP) != 0);
 }
@@ -485,6 +555,8 @@ sys_brk(struct thread *td, const struct sys_brk_args *a)
 		vm_map_remove(m, newtop, oldtop);
 	} else if (newtop > oldtop) {
 		if (!vm_map_range_free(m, oldtop, newtop) ||
+		    vm_may_grow(td->proc, newtop - oldtop, PLAT_PROT_READ |
+		    PLAT_PROT_WRITE, VME_HEAP) < 0 ||
 		    vm_map_anon(m, oldtop, newtop - oldtop,
 		    PLAT_PROT_READ | PLAT_PROT_WRITE, VME_HEAP) < 0 ||
 		    vm_sync(td->proc, 0) < 0)

@@ -159,16 +159,59 @@ vm_map_range_has(const struct vm_map *m, uint64_t start, uint64_t end,
 	return false;
 }
 
+bool
+vm_map_is_data(int prot, unsigned flags)
+{
+	return (prot & PLAT_PROT_WRITE) &&
+	    !(flags & (VME_SHARED | VME_STACK | VME_RESERVED));
+}
+
 void
-vm_map_add_flags(struct vm_map *m, uint64_t start, uint64_t end,
-    unsigned flags)
+vm_map_usage(const struct vm_map *m, uint64_t start, uint64_t end,
+    struct vm_usage *u)
+{
+	*u = (struct vm_usage){ 0, 0, 0, 0 };
+	for (unsigned i = vm_map_search(m, start);
+	    i < m->n && m->ent[i].start < end; i++) {
+		const struct vm_entry *e = &m->ent[i];
+		uint64_t n = VK_MIN(e->end, end) - VK_MAX(e->start, start);
+
+		if (e->flags & VME_RESERVED)
+			continue;
+		u->total += n;
+		if (vm_map_is_data(e->prot, e->flags))
+			u->data += n;
+		if (vm_map_is_data(PLAT_PROT_WRITE, e->flags))
+			u->priv += n;
+		if (e->flags & VME_LOCKED)
+			u->locked += n;
+	}
+}
+
+static void
+vm_map_set_flags(struct vm_map *m, uint64_t start, uint64_t end,
+    unsigned add, unsigned clear)
 {
 	vm_map_clip(m, start);
 	vm_map_clip(m, end);
 	for (unsigned i = vm_map_search(m, start);
 	    i < m->n && m->ent[i].start < end; i++)
-		m->ent[i].flags |= flags;
+		m->ent[i].flags = (m->ent[i].flags & ~clear) | add;
 	vm_map_merge_around(m, start, end);
+}
+
+void
+vm_map_add_flags(struct vm_map *m, uint64_t start, uint64_t end,
+    unsigned flags)
+{
+	vm_map_set_flags(m, start, end, flags, 0);
+}
+
+void
+vm_map_clear_flags(struct vm_map *m, uint64_t start, uint64_t end,
+    unsigned flags)
+{
+	vm_map_set_flags(m, start, end, 0, flags);
 }
 
 int
@@ -570,6 +613,8 @@ vm_map_fork(struct vm_map *src, struct vm_map *dst)
 			e->flags |= VME_COW;
 		}
 		vm_map_insert_at(dst, dst->n, e);
+		/* Memory locks are not inherited (mlock(2)). */
+		dst->ent[dst->n - 1].flags &= ~(unsigned)VME_LOCKED;
 	}
 	return 0;
 }

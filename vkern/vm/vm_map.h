@@ -27,6 +27,7 @@ struct plat_space;
 #define VME_COW      0x8   /* shares RAM after fork: copy before writing */
 #define VME_SHARED   0x10  /* MAP_SHARED: stays shared across fork */
 #define VME_NOWRITE  0x20  /* shared, never writable: a read-only fd, a seal */
+#define VME_LOCKED   0x40  /* mlock: counts against RLIMIT_MEMLOCK */
 
 /*
  * RAM shared by entries after fork: an extent freed when the last entry
@@ -112,8 +113,29 @@ int vm_pcache_map(struct vm_map *m, uint64_t va, uint64_t len, int prot,
 /* Drop the caches no mapping uses; true if that freed any RAM. */
 bool vm_pcache_reclaim(void);
 
-/* Give the entries in [start, end) flags too. */
+/*
+ * Whether an entry of prot and flags is data in RLIMIT_DATA's sense
+ * (Linux's is_data_mapping()): private, writable, and not the stack.
+ */
+bool vm_map_is_data(int prot, unsigned flags);
+
+/*
+ * The guest's memory in [start, end): every mapped byte, which
+ * RLIMIT_AS bounds, the bytes of data entries, which RLIMIT_DATA bounds,
+ * of private ones that would be data if writable, and the locked ones,
+ * which RLIMIT_MEMLOCK bounds.  The platform's reserved entries count in
+ * none.
+ */
+struct vm_usage {
+	uint64_t total, data, priv, locked;
+};
+void vm_map_usage(const struct vm_map *m, uint64_t start, uint64_t end,
+    struct vm_usage *u);
+
+/* Give the entries in [start, end) flags too, or take them away. */
 void vm_map_add_flags(struct vm_map *m, uint64_t start, uint64_t end,
+    unsigned flags);
+void vm_map_clear_flags(struct vm_map *m, uint64_t start, uint64_t end,
     unsigned flags);
 
 /*

@@ -1,0 +1,148 @@
+/*
+ * Memory locks: mlock, mlock2, munlock, mlockall, munlockall, and
+ * mmap's MAP_LOCKED.
+ *
+ * Guest memory lives in the RAM file and is never swapped out, so a lock
+ * changes nothing but the accounting: locked entries carry VME_LOCKED,
+ * their bytes count against RLIMIT_MEMLOCK, and the checks and errnos
+ * are those of Linux's mm/mlock.c.  Root (CAP_IPC_LOCK) is not limited.
+ * Locks are not inherited by a fork (vm_map_fork).
+ */
+#include <errno.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+
+#include "vkern/kern/kern.h"
+#include "vkern/kern/proc.h"
+#include "vkern/kern/syscall_gen.h"
+#include "vkern/vm/vm_map.h"
+
+#ifndef MLOCK_ONFAULT
+#define MLOCK_ONFAULT 0x01
+#endif
+#define MCL_VALID (MCL_CURRENT | MCL_FUTURE | MCL_ONFAULT)
+
+static uint64_t
+mlock_limit(const struct proc *p)
+{
+	return VK_ROUND_DOWN(p->rlim[RLIMIT_MEMLOCK].cur, VK_PAGE_SIZE);
+}
+
+/* Linux's can_do_mlock(): a limit of 0 forbids locking to all but root. */
+static bool
+mlock_allowed(const struct proc *p)
+{
+	return p->rlim[RLIMIT_MEMLOCK].cur != 0 || p->cred.euid == 0;
+}
+
+int
+kern_mlock_may(struct proc *p, uint64_t len)
+{
+	struct vm_usage u;
+
+	if (!mlock_allowed(p))
+		return -EPERM;
+	vm_map_usage(p->vm, 0, UINT64_MAX, &u);
+	if (p->cred.euid != 0 && (len > mlock_limit(p) ||
+	    u.locked > mlock_limit(p) - len))
+		return -EAGAIN;
+	return 0;
+}
+
+/*
+ * Lock or unlock the pages of [addr, addr + len).  Locking checks the
+ * limit, not counting what is locked already, before the range (-ENOMEM
+ * for either, as Linux); the range must be mapped throughout.
+ */
+static long
+mlock_range(struct thread *td, uint64_t addr, uint64_t len, bool lock)
+{
+	struct proc *p = td->proc;
+	struct vm_map *m = p->vm;
+	uint64_t start = VK_ROUND_DOWN(addr, VK_PAGE_SIZE), end;
+	struct vm_usage all, in;
+
+	if (lock && !mlock_allowed(p))
+		return -EPERM;
+	len += addr - start;
+	end = start + VK_ROUND_UP(len, VK_PAGE_SIZE);
+	if (len < addr - start || end < start)
+		return -EINVAL;
+	if (lock && p->cred.euid != 0) {
+		vm_map_usage(m, 0, UINT64_MAX, &all);
+		vm_map_usage(m, start, end, &in);
+		if (end - start > mlock_limit(p) ||
+		    all.locked - in.locked > mlock_limit(p) - (end - start))
+			return -ENOMEM;
+	}
+	if (end == start)
+		return 0;
+	if (!vm_map_range_user(m, start, end - start) ||
+	    !vm_map_range_mapped(m, start, end) ||
+	    vm_map_range_has(m, start, end, VME_RESERVED))
+		return -ENOMEM;
+	if (lock)
+		vm_map_add_flags(m, start, end, VME_LOCKED);
+	else
+		vm_map_clear_flags(m, start, end, VME_LOCKED);
+	return 0;
+}
+
+long
+sys_mlock(struct thread *td, const struct sys_mlock_args *a)
+{
+	return mlock_range(td, a->addr.va, a->len, true);
+}
+
+long
+sys_mlock2(struct thread *td, const struct sys_mlock2_args *a)
+{
+	if (a->flags & ~(unsigned)MLOCK_ONFAULT)
+		return -EINVAL;
+	return mlock_range(td, a->addr.va, a->len, true);
+}
+
+long
+sys_munlock(struct thread *td, const struct sys_munlock_args *a)
+{
+	return mlock_range(td, a->addr.va, a->len, false);
+}
+
+/* Every entry but the platform's, locked or not. */
+static void
+mlock_all(struct vm_map *m, bool lock)
+{
+	for (unsigned i = 0; i < m->n; i++)
+		if (!(m->ent[i].flags & VME_RESERVED))
+			m->ent[i].flags = lock ?
+			    m->ent[i].flags | VME_LOCKED :
+			    m->ent[i].flags & ~(unsigned)VME_LOCKED;
+}
+
+long
+sys_mlockall(struct thread *td, const struct sys_mlockall_args *a)
+{
+	struct proc *p = td->proc;
+	struct vm_usage u;
+
+	if (a->flags == 0 || (a->flags & ~(unsigned)MCL_VALID) ||
+	    a->flags == MCL_ONFAULT)
+		return -EINVAL;
+	if (!mlock_allowed(p))
+		return -EPERM;
+	if (!(a->flags & MCL_CURRENT))
+		return 0;
+	vm_map_usage(p->vm, 0, UINT64_MAX, &u);
+	if (p->cred.euid != 0 && u.total > mlock_limit(p))
+		return -ENOMEM;
+	mlock_all(p->vm, true);
+	return 0;
+}
+
+long
+sys_munlockall(struct thread *td, const struct sys_munlockall_args *a)
+{
+	(void)a;
+	mlock_all(td->proc->vm, false);
+	return 0;
+}
