@@ -85,7 +85,9 @@ Test(tmpfs_disk, two_mounts_share_the_limit_and_free_makes_room)
 
 Test(tmpfs_disk, unlinked_files_are_memory)
 {
-	struct vnode *m = tmpfs_unlinked(0600, 0, 0), *a = mk(0, "a");
+	struct vnode *m, *a = mk(0, "a");
+
+	cr_assert_eq(tmpfs_unlinked(0600, 0, 0, &m), 0);
 
 	cr_assert_eq(m->ops->write(m, buf, 16 * PG, 0), (long)(16 * PG));
 	cr_assert_eq(a->ops->write(a, buf, 8 * PG, 0), (long)(8 * PG));

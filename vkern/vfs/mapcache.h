@@ -35,9 +35,10 @@ struct mapcache;
 /*
  * Count a shared mapping of vn on (the first makes the cache in *mcp)
  * or off (the last writes the cache back and frees it, *mcp = NULL).
+ * Returns 0, or -ENOMEM when a first cache does not fit.
  * maywrite: the mapping is or may become writable.
  */
-void mapcache_pin(struct mapcache **mcp, struct vnode *vn,
+int mapcache_pin(struct mapcache **mcp, struct vnode *vn,
     const struct mapcache_io *io, bool on, bool maywrite);
 
 /* The vnode ops' getpage: 0, -ENXIO past the end of the file, -ENOMEM. */

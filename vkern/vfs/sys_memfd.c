@@ -73,7 +73,8 @@ sys_memfd_create(struct thread *td, const struct sys_memfd_create_args *a)
 	 * pages here. */
 	if (a->flags & MFD_HUGETLB)
 		return -ENOSYS;
-	vn = tmpfs_unlinked(mode, p->cred.fsuid, p->cred.fsgid);
+	if ((r = tmpfs_unlinked(mode, p->cred.fsuid, p->cred.fsgid, &vn)) < 0)
+		return r;
 	/* MFD_NOEXEC_SEAL allows sealing too, and starts with F_SEAL_EXEC. */
 	if (a->flags & MFD_NOEXEC_SEAL)
 		tmpfs_seals_set(vn, F_SEAL_EXEC);

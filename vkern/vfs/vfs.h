@@ -146,13 +146,14 @@ struct vnode_ops {
 	 * Shared mappings (MAP_SHARED) of a regular file.  getpage gives
 	 * the RAM page that holds page idx of the file, the one every
 	 * mapping and read(2) see: 0, -ENXIO past the end of the file, or
-	 * -ENOMEM.  map_pin counts the mappings (on) and their ends: while
-	 * any is left, the pages getpage gave stay where they are.
+	 * -ENOMEM.  map_pin counts the mappings (on: 0, or -ENOMEM when what
+	 * it needs does not fit) and their ends (always 0): while any is
+	 * left, the pages getpage gave stay where they are.
 	 * maywrite: the mapping is or may become writable.  NULL: the
 	 * file system cannot map its files shared.
 	 */
 	int (*getpage)(struct vnode *vn, uint64_t idx, uint64_t *ramoff);
-	void (*map_pin)(struct vnode *vn, bool on, bool maywrite);
+	int (*map_pin)(struct vnode *vn, bool on, bool maywrite);
 	/*
 	 * Write what the kernel holds of the file in memory to where the
 	 * file lives (fsync(2), msync(2)).  NULL: there is nothing to write.

@@ -72,7 +72,10 @@ mapcache_new(struct vnode *vn, const struct mapcache_io *io)
 
 	mc->vn = vn;
 	mc->io = io;
-	mc->shadow = tmpfs_unlinked(0600, 0, 0);
+	if (tmpfs_unlinked(0600, 0, 0, &mc->shadow) < 0) {
+		free(mc);
+		return NULL;
+	}
 	/* A file whose size cannot be read maps as empty: SIGBUS. */
 	if (io->size(vn, &size) < 0)
 		size = 0;
@@ -82,24 +85,23 @@ mapcache_new(struct vnode *vn, const struct mapcache_io *io)
 	return mc;
 }
 
-void
+int
 mapcache_pin(struct mapcache **mcp, struct vnode *vn,
     const struct mapcache_io *io, bool on, bool maywrite)
 {
 	struct mapcache *mc = *mcp;
 
 	if (on) {
-		if (mc == NULL)
-			*mcp = mc = mapcache_new(vn, io);
+		if (mc == NULL && (*mcp = mc = mapcache_new(vn, io)) == NULL)
+			return -ENOMEM;
 		mc->pins++;
 		mc->wmapped |= maywrite;
-		tmpfs_map_pin(mc->shadow, true, maywrite);
-		return;
+		return tmpfs_map_pin(mc->shadow, true, maywrite);
 	}
 	VK_ASSERT(mc != NULL && mc->pins > 0);
-	tmpfs_map_pin(mc->shadow, false, maywrite);
+	(void)tmpfs_map_pin(mc->shadow, false, maywrite);
 	if (--mc->pins > 0)
-		return;
+		return 0;
 	/* munmap(2) has no way to report a failed write-back. */
 	(void)mapcache_flush(mc);
 	for (struct mapcache **q = &caches; ; q = &(*q)->next) {
@@ -111,6 +113,7 @@ mapcache_pin(struct mapcache **mcp, struct vnode *vn,
 	vnode_rel(mc->shadow);
 	free(mc);
 	*mcp = NULL;
+	return 0;
 }
 
 /* Read page idx of the file into the cache. */

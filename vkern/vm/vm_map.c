@@ -32,7 +32,7 @@ vm_obj_rel(struct vm_obj *obj)
 	if (--obj->refs > 0)
 		return;
 	if (obj->vn != NULL) {
-		obj->vn->ops->map_pin(obj->vn, false, obj->maywrite);
+		(void)obj->vn->ops->map_pin(obj->vn, false, obj->maywrite);
 		vnode_rel(obj->vn);
 	} else {
 		vm_ram_free(obj->ramoff, obj->len);
@@ -733,15 +733,17 @@ vm_map_file_shared(struct vm_map *m, uint64_t start, uint64_t len, int prot,
     struct vnode *vn, uint64_t off, bool maywrite)
 {
 	struct vm_obj *obj;
+	int r;
 
 	VK_ASSERT(VK_PAGE_ALIGNED(start) && VK_PAGE_ALIGNED(len) && len > 0);
 	VK_ASSERT(vm_map_range_free(m, start, start + len));
 	/* XXX: an entry a page, where Linux has one for the mapping. */
 	if (vm_map_room(m, len / VK_PAGE_SIZE) < 0)
 		return -ENOMEM;
+	if ((r = vn->ops->map_pin(vn, true, maywrite)) < 0)
+		return r;
 	obj = kmem_alloc(sizeof(*obj), KM_ZERO | KM_FORCE);
 	vnode_ref(vn);
-	vn->ops->map_pin(vn, true, maywrite);
 	obj->vn = vn;
 	obj->maywrite = maywrite;
 	obj->ramoff = VM_NORAM;
@@ -751,8 +753,7 @@ vm_map_file_shared(struct vm_map *m, uint64_t start, uint64_t len, int prot,
 			.flags = VME_SHARED, .obj = obj,
 			.foff = off + (va - start), .ramoff = VM_NORAM,
 		};
-		int r = vn->ops->getpage(vn, e.foff / VK_PAGE_SIZE, &e.ramoff);
-
+		r = vn->ops->getpage(vn, e.foff / VK_PAGE_SIZE, &e.ramoff);
 		/*
 		 * Past the end, or past --disk (as Linux's shmem, whose
 		 * fault then gives SIGBUS): a hole, left to vm_fault.

@@ -545,13 +545,13 @@ hostfs_getpage(struct vnode *vn, uint64_t idx, uint64_t *ramoff)
 	return mapcache_getpage(n->mc, idx, ramoff);
 }
 
-static void
+static int
 hostfs_map_pin(struct vnode *vn, bool on, bool maywrite)
 {
 	struct hostfs_node *n = vn->data;
 
 	VK_ASSERT(vn->type == VREG);
-	mapcache_pin(&n->mc, vn, &hostfs_mcio, on, maywrite);
+	return mapcache_pin(&n->mc, vn, &hostfs_mcio, on, maywrite);
 }
 
 static int

@@ -942,8 +942,8 @@ static const struct vnode_ops tmpfs_vnops = {
 	.map_pin = tmpfs_map_pin,
 };
 
-struct vnode *
-tmpfs_unlinked(uint32_t mode, uint32_t uid, uint32_t gid)
+int
+tmpfs_unlinked(uint32_t mode, uint32_t uid, uint32_t gid, struct vnode **vnp)
 {
 	static struct mount *anon_mnt;
 	static uint64_t seq;
@@ -958,12 +958,17 @@ tmpfs_unlinked(uint32_t mode, uint32_t uid, uint32_t gid)
 	}
 	root = anon_mnt->root;
 	snprintf(name, sizeof(name), "%lu", (unsigned long)seq++);
-	/* A fresh name in a directory nobody else sees cannot fail. */
+	/*
+	 * A fresh name in a directory nobody else sees fails only when the
+	 * sandbox's memory is full.
+	 */
 	r = tmpfs_create(root, name, S_IFREG | (mode & 07777), 0, NULL, uid,
 	    gid, &vn);
-	VK_ASSERT(r == 0);
+	if (r < 0)
+		return -ENOMEM;
 	tmpfs_remove(root, name, false);
-	return vn;
+	*vnp = vn;
+	return 0;
 }
 
 /*

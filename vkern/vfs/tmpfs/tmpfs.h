@@ -68,7 +68,8 @@ void tmpfs_statfs_mem(struct vfs_statfs *sf, uint64_t nfiles);
  * shared host mappings).  It is made on a tmpfs of its own, mounted
  * nowhere.  Returns it referenced.
  */
-struct vnode *tmpfs_unlinked(uint32_t mode, uint32_t uid, uint32_t gid);
+int tmpfs_unlinked(uint32_t mode, uint32_t uid, uint32_t gid,
+    struct vnode **vnp);
 
 /* Whether vn is a tmpfs vnode. */
 bool tmpfs_is_tmpfs(const struct vnode *vn);
@@ -86,7 +87,7 @@ int tmpfs_set_opaque(struct vnode *dir, bool on);
  * a mapping never points at RAM that went elsewhere.  maywrite: the
  * mapping is or may be made writable, which F_SEAL_WRITE waits out.
  */
-void tmpfs_map_pin(struct vnode *vn, bool on, bool maywrite);
+int tmpfs_map_pin(struct vnode *vn, bool on, bool maywrite);
 
 /* F_SEAL_EXEC is Linux 6.3's, newer than the UAPI headers here. */
 #ifndef F_SEAL_EXEC

@@ -329,7 +329,7 @@ tmpfs_file_resize(struct tmpfs_node *np, uint64_t size)
 	np->size = size;
 }
 
-void
+int
 tmpfs_map_pin(struct vnode *vn, bool on, bool maywrite)
 {
 	struct tmpfs_node *np = vn->data;
@@ -339,6 +339,7 @@ tmpfs_map_pin(struct vnode *vn, bool on, bool maywrite)
 	np->reg.mapped += on ? 1 : -1;
 	if (maywrite)
 		np->reg.wmapped += on ? 1 : -1;
+	return 0;
 }
 
 int
