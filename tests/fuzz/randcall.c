@@ -11,7 +11,9 @@
  * and each gets a value from the class its kind draws on (boundary
  * integers, pointers at page edges and outside the address space,
  * descriptors the worker opened, strings).  Kernel state comes from the
- * calls before i, so "replay" below names the worker's first call too.
+ * calls before i, so "replay" below names the worker's first call too:
+ * every worker starts from the same state, as the supervisor removes what
+ * the one before left (its processes, /tmp/fz, /dev/shm's entries).
  *
  * A supervisor (this process, which ignores every signal it may) forks a
  * worker that runs the calls.  The worker writes the call it is about to
@@ -31,6 +33,7 @@
  * Never run this outside vkernel: it refuses unless /proc/version says
  * vkernel.
  */
+#include <dirent.h>
 #include <fcntl.h>
 #include <linux/sched.h>
 #include <signal.h>
@@ -666,6 +669,68 @@ worker(uint64_t seed, uint64_t first, uint64_t end, int unprivileged)
 
 /* --- The supervisor --- */
 
+/*
+ * Removes path and all below it.  A directory a call made unreadable is
+ * opened up first; what cannot go (a mount point) stays.
+ */
+static void
+rm_tree(const char *path)
+{
+	struct dirent *e;
+	struct stat st;
+	char sub[4096];
+	DIR *d;
+
+	if (lstat(path, &st) != 0)
+		return;
+	if (!S_ISDIR(st.st_mode)) {
+		unlink(path);
+		return;
+	}
+	chmod(path, 0700);
+	if ((d = opendir(path)) != NULL) {
+		while ((e = readdir(d)) != NULL) {
+			if (strcmp(e->d_name, ".") == 0 ||
+			    strcmp(e->d_name, "..") == 0)
+				continue;
+			if ((size_t)snprintf(sub, sizeof(sub), "%s/%s", path,
+			    e->d_name) < sizeof(sub))
+				rm_tree(sub);
+		}
+		closedir(d);
+	}
+	rmdir(path);
+}
+
+/*
+ * What a worker leaves behind goes before the next starts: the processes
+ * it forked (one blocked where no timer wakes it lives on, with the
+ * worker's memory), the files it made in /tmp/fz and /dev/shm.  Each
+ * worker then starts from the same state whatever its predecessors did,
+ * so that a replay from its first call makes the same calls on the same
+ * kernel state, and a long run does not fill the sandbox's memory.
+ */
+static void
+clean_up(void)
+{
+	struct dirent *e;
+	char sub[300];
+	DIR *d;
+
+	kill(-1, SIGKILL);
+	while (wait(NULL) > 0)
+		;
+	rm_tree("/tmp/fz");
+	if ((d = opendir("/dev/shm")) == NULL)
+		return;
+	while ((e = readdir(d)) != NULL)
+		if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0) {
+			snprintf(sub, sizeof(sub), "/dev/shm/%s", e->d_name);
+			rm_tree(sub);
+		}
+	closedir(d);
+}
+
 static const char *
 call_name(long nr)
 {
@@ -705,6 +770,13 @@ in_vkernel(void)
 int
 main(int argc, char **argv)
 {
+	/* The kernel's struct sigaction: SIG_IGN needs no restorer. */
+	struct {
+		void (*handler)(int);
+		unsigned long flags;
+		void (*restorer)(void);
+		uint64_t mask;
+	} ign = { .handler = SIG_IGN };
 	uint64_t seed, first, end, start;
 	unsigned long workers = 0, hangs = 0, bad = 0, bysig[65] = { 0 };
 	int unprivileged = 0, verbose = getenv("RANDCALL_VERBOSE") != NULL;
@@ -728,9 +800,13 @@ main(int argc, char **argv)
 	shared = mmap(NULL, sizeof(*shared), PROT_READ | PROT_WRITE,
 	    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	must(shared != MAP_FAILED, "mmap");
+	/*
+	 * The raw call: glibc's refuses the two signals it keeps for itself
+	 * (32 and 33), which a worker's kill(-1, ...) sends too.
+	 */
 	for (int s = 1; s < 65; s++)
 		if (s != SIGKILL && s != SIGSTOP && s != SIGCHLD)
-			signal(s, SIG_IGN);
+			raw6(SYS_rt_sigaction, s, (uint64_t)&ign, 0, 8, 0, 0);
 	signal(SIGCHLD, SIG_DFL);
 
 	for (start = first; start < end;) {
@@ -738,6 +814,7 @@ main(int argc, char **argv)
 		int status = 0, killed = 0;
 		pid_t pid, w;
 
+		clean_up();
 		shared->index = start;
 		shared->nr = -1;
 		pid = fork();
@@ -781,9 +858,7 @@ main(int argc, char **argv)
 		}
 		start = shared->index + 1;
 	}
-	kill(-1, SIGKILL);
-	while (wait(NULL) > 0)
-		;
+	clean_up();
 	fprintf(stderr, "randcall: seed %lu calls [%lu, %lu): %lu workers, "
 	    "%lu hangs, deaths by signal:", (unsigned long)seed,
 	    (unsigned long)first, (unsigned long)end, workers, hangs);
