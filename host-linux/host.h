@@ -59,6 +59,12 @@ const cpu_set_t *hostinfo_guest_cpus(void);
 const cpu_set_t *hostinfo_host_cpus(void);
 int trace_open(const char *path, struct vk_error **err);
 
+/*
+ * sandbox.c: give up the host powers start-up needed (capabilities but
+ * those hostfs acts with, more with read-write binds), be not dumpable.
+ */
+int sandbox_harden(bool rw_binds, struct vk_error **err);
+
 /* lockdown.c */
 int lockdown_install(struct vk_error **err);
 

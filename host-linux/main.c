@@ -293,6 +293,15 @@ boot_files(const struct run_opts *o, struct vk_error **err)
 	return 0;
 }
 
+static bool
+has_rw_bind(const struct run_opts *o)
+{
+	for (int i = 0; i < o->nmounts; i++)
+		if (o->mounts[i].host != NULL && o->mounts[i].rw)
+			return true;
+	return false;
+}
+
 /* Everything that needs the host's full powers, then the lock-down. */
 static int
 boot(const struct run_opts *o, struct vk_error **err)
@@ -332,6 +341,8 @@ boot(const struct run_opts *o, struct vk_error **err)
 		(*err)->exitcode = r == -ENOENT ? 127 : 126;
 		return r;
 	}
+	if ((r = sandbox_harden(has_rw_bind(o), err)) < 0)
+		return r;
 	return lockdown_install(err);
 }
 
