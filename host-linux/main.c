@@ -17,7 +17,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/openat2.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -46,6 +48,7 @@ struct run_opts {
 	int cpus;
 	unsigned max_tasks;
 	bool strace, stats;
+	enum sandbox_landlock landlock;
 	const char *strace_path;
 	const char *root;
 	struct mount_opt mounts[MAX_MOUNTS];
@@ -84,6 +87,11 @@ usage(FILE *f)
 	    "writes\n"
 	    "                     through to the host; default ro)\n"
 	    "  --tmpfs PATH       an empty in-memory file system at PATH\n"
+	    "  --landlock=MODE    auto (default): restrict vkernel's own "
+	    "host file\n"
+	    "                     access with Landlock where the host has "
+	    "it;\n"
+	    "                     required: fail without it; off\n"
 	    "  --max-tasks N      processes plus threads the guest may have "
 	    "at once\n"
 	    "                     (default 4096; each is a host thread); "
@@ -187,6 +195,7 @@ parse_run(int argc, char **argv, struct run_opts *o)
 		{ "bind", required_argument, NULL, 'b' },
 		{ "tmpfs", required_argument, NULL, 't' },
 		{ "max-tasks", required_argument, NULL, 'T' },
+		{ "landlock", required_argument, NULL, 'L' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -223,6 +232,17 @@ parse_run(int argc, char **argv, struct run_opts *o)
 			break;
 		case 'S':
 			o->stats = true;
+			break;
+		case 'L':
+			if (strcmp(optarg, "auto") == 0)
+				o->landlock = SANDBOX_LANDLOCK_AUTO;
+			else if (strcmp(optarg, "required") == 0)
+				o->landlock = SANDBOX_LANDLOCK_REQUIRED;
+			else if (strcmp(optarg, "off") == 0)
+				o->landlock = SANDBOX_LANDLOCK_OFF;
+			else
+				bad_usage("--landlock must be auto, required "
+				    "or off, not '%s'", optarg);
 			break;
 		case 'p':
 			if (strcmp(optarg, "ptrace") != 0)
@@ -293,13 +313,20 @@ boot_files(const struct run_opts *o, struct vk_error **err)
 	return 0;
 }
 
-static bool
-has_rw_bind(const struct run_opts *o)
+/*
+ * Whether each host directory boot_files opened is written through: the
+ * root layer never (an overlay takes its changes), then the binds.
+ */
+static unsigned
+host_roots_rw(const struct run_opts *o, bool *rw)
 {
+	unsigned n = 0;
+
+	rw[n++] = false;
 	for (int i = 0; i < o->nmounts; i++)
-		if (o->mounts[i].host != NULL && o->mounts[i].rw)
-			return true;
-	return false;
+		if (o->mounts[i].host != NULL)
+			rw[n++] = o->mounts[i].rw;
+	return n;
 }
 
 /* Everything that needs the host's full powers, then the lock-down. */
@@ -316,6 +343,7 @@ boot(const struct run_opts *o, struct vk_error **err)
 		.cwd = getcwd(cwd, sizeof(cwd)),
 		.max_tasks = o->max_tasks,
 	};
+	bool rw[MAX_MOUNTS + 1];
 	const char *why;
 	int r;
 
@@ -341,7 +369,8 @@ boot(const struct run_opts *o, struct vk_error **err)
 		(*err)->exitcode = r == -ENOENT ? 127 : 126;
 		return r;
 	}
-	if ((r = sandbox_harden(has_rw_bind(o), err)) < 0)
+	if ((r = sandbox_harden(o->landlock, rw, host_roots_rw(o, rw),
+	    err)) < 0)
 		return r;
 	return lockdown_install(err);
 }
@@ -358,6 +387,29 @@ test_forbidden_call(void)
 
 	if (v != NULL && strcmp(v, "1") == 0)
 		(void)socket(AF_UNIX, SOCK_STREAM, 0);
+}
+
+/*
+ * VKERNEL_TEST_OPEN=r:PATH or w:PATH: once locked down, open PATH as a
+ * taken-over vkernel could (openat2 from the cwd, no RESOLVE_ flags) and
+ * say on stderr what came of it.
+ */
+static void
+test_open(void)
+{
+	const char *v = getenv("VKERNEL_TEST_OPEN");
+	struct open_how how = { .flags = O_RDONLY | O_CLOEXEC };
+	int fd;
+
+	if (v == NULL || (v[0] != 'r' && v[0] != 'w') || v[1] != ':')
+		return;
+	if (v[0] == 'w')
+		how.flags = O_WRONLY | O_CLOEXEC;
+	fd = (int)syscall(SYS_openat2, AT_FDCWD, v + 2, &how, sizeof(how));
+	fprintf(stderr, "vkernel-test: open %s: %s\n", v,
+	    fd < 0 ? strerror(errno) : "opened");
+	if (fd >= 0)
+		close(fd);
 }
 #endif
 
@@ -378,10 +430,17 @@ run(int argc, char **argv)
 	}
 #ifdef VK_TEST_HOOKS
 	test_forbidden_call();
+	test_open();
 #endif
 	res = kern_run();
-	if (o.stats)
+	if (o.stats) {
 		kern_stats_print();
+		if (sandbox_landlock_abi() > 0)
+			fprintf(stderr, "landlock: ABI %d\n",
+			    sandbox_landlock_abi());
+		else
+			fprintf(stderr, "landlock: not applied\n");
+	}
 	if (WIFEXITED(res.status))
 		return WEXITSTATUS(res.status);
 	sig = WTERMSIG(res.status);
