@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <linux/openat2.h>
+#include <sys/ptrace.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -378,15 +379,25 @@ boot(const struct run_opts *o, struct vk_error **err)
 #ifdef VK_TEST_HOOKS
 /*
  * VKERNEL_TEST_FORBIDDEN=1: once locked down, make a host call the policy
- * does not allow.  The test expects the vkernel to die of SIGSYS here.
+ * does not allow; =attach, =seize or =traceme: a ptrace request it does
+ * not allow (towards init).  The test expects the vkernel to die of
+ * SIGSYS here.
  */
 static void
 test_forbidden_call(void)
 {
 	const char *v = getenv("VKERNEL_TEST_FORBIDDEN");
 
-	if (v != NULL && strcmp(v, "1") == 0)
+	if (v == NULL)
+		return;
+	if (strcmp(v, "1") == 0)
 		(void)socket(AF_UNIX, SOCK_STREAM, 0);
+	else if (strcmp(v, "attach") == 0)
+		(void)ptrace(PTRACE_ATTACH, 1, 0, 0);
+	else if (strcmp(v, "seize") == 0)
+		(void)ptrace(PTRACE_SEIZE, 1, 0, 0);
+	else if (strcmp(v, "traceme") == 0)
+		(void)ptrace(PTRACE_TRACEME, 0, 0, 0);
 }
 
 /*
