@@ -173,8 +173,6 @@ const struct policy_rule policy_rules[] = {
 	/* Time and randomness. */
 	{ "clock_gettime", POLICY_ANY, 0, 0,
 	    "the guest's clocks, when the vdso falls back to the kernel" },
-	{ "clock_getres", POLICY_ANY, 0, 0,
-	    "the guest's clock resolutions" },
 	{ "getrandom", POLICY_ANY, 0, 0,
 	    "the guest's getrandom, AT_RANDOM and address randomisation" },
 	/* The vkernel's own heap (malloc). */
