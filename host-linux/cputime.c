@@ -36,6 +36,12 @@ cputime_init(void)
 }
 
 int
+cputime_proc_fd(void)
+{
+	return proc_fd;
+}
+
+int
 cputime_open(int pid, int tid, const char *file)
 {
 	char path[64];

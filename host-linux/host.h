@@ -39,6 +39,12 @@ void console_restore(void);
  * the one open the lock-down allows; returns the fd or -errno.
  */
 int host_openat2(int dirfd, const char *name, uint64_t flags, uint32_t mode);
+/*
+ * The fds of the host directories opened at start-up as roots of the
+ * guest's root layer and binds, in the order they were opened.
+ */
+#define HOSTFS_MAX_ROOTS 65
+unsigned hostfs_root_fds(const int **fds);
 
 /*
  * cputime.c: the host's CPU-time accounting of stub threads.  Open
@@ -47,6 +53,7 @@ int host_openat2(int dirfd, const char *name, uint64_t flags, uint32_t mode);
  * and the user part of total ns by the utime:stime ratio of a stat file.
  */
 int cputime_init(void);
+int cputime_proc_fd(void);
 int cputime_open(int pid, int tid, const char *file);
 int64_t cputime_sched_ns(int fd);
 int64_t cputime_user_ns(int fd, int64_t total);
@@ -58,6 +65,22 @@ const cpu_set_t *hostinfo_guest_cpus(void);
 /* Every host CPU vkernel may use (more than the guest's, or the same). */
 const cpu_set_t *hostinfo_host_cpus(void);
 int trace_open(const char *path, struct vk_error **err);
+
+/*
+ * sandbox.c: give up the host powers start-up needed (capabilities but
+ * those hostfs acts with, more with read-write binds), be not dumpable,
+ * and with Landlock reach host files only beneath the roots hostfs opened
+ * (rw[i] for hostfs_root_fds' i-th: writes allowed there too) and /proc.
+ */
+enum sandbox_landlock {
+	SANDBOX_LANDLOCK_AUTO,       /* where the host has it */
+	SANDBOX_LANDLOCK_REQUIRED,   /* fail without it */
+	SANDBOX_LANDLOCK_OFF,
+};
+int sandbox_harden(enum sandbox_landlock ll, const bool *rw, unsigned nrw,
+    struct vk_error **err);
+/* The Landlock ABI applied, 0 for none. */
+int sandbox_landlock_abi(void);
 
 /* lockdown.c */
 int lockdown_install(struct vk_error **err);

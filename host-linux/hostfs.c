@@ -184,6 +184,17 @@ obj_make(int fd, int access, struct plat_hostobj **out,
 	return 0;
 }
 
+/* The roots opened at start-up, in order, for the sandbox's Landlock. */
+static int root_fds[HOSTFS_MAX_ROOTS];
+static unsigned nroot_fds;
+
+unsigned
+hostfs_root_fds(const int **fds)
+{
+	*fds = root_fds;
+	return nroot_fds;
+}
+
 int
 plat_hostdir_open_root(const char *hostpath, struct plat_hostobj **out,
     struct plat_hoststat *st)
@@ -204,6 +215,9 @@ plat_hostdir_open_root(const char *hostpath, struct plat_hostobj **out,
 	close(probe);
 	/* The guest's umask is the kernel's to apply, not the host's. */
 	umask(0);
+	if (nroot_fds == HOSTFS_MAX_ROOTS)
+		return -EMFILE;
+	root_fds[nroot_fds++] = fd;
 	return obj_make(steal_fd(&fd), 0, out, st);
 }
 

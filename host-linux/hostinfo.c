@@ -74,6 +74,28 @@ hostinfo_host_cpus(void)
 	return &host_cpus;
 }
 
+static int64_t
+ts_ns(const struct timespec *ts)
+{
+	return ts->tv_sec * 1000000000LL + ts->tv_nsec;
+}
+
+/*
+ * The host clocks' resolutions, read once at start-up: they do not change
+ * while the host runs, and the lock-down has no clock_getres.  Indexed by
+ * clock id (CLOCK_REALTIME to CLOCK_TAI); 1 ns for one the host lacks.
+ */
+static int64_t clock_res[CLOCK_TAI + 1];
+
+static void
+clock_res_init(void)
+{
+	struct timespec ts;
+
+	for (int c = 0; c < (int)VK_NELEM(clock_res); c++)
+		clock_res[c] = clock_getres(c, &ts) < 0 ? 1 : ts_ns(&ts);
+}
+
 int
 hostinfo_init(int cpus, struct vk_error **err)
 {
@@ -84,6 +106,7 @@ hostinfo_init(int cpus, struct vk_error **err)
 		return vk_error_make(err, errno, "read the host's uname");
 	if ((r = pick_cpus(cpus, err)) < 0)
 		return r;
+	clock_res_init();
 	/* hostfs holds a host fd per live vnode: allow as many as we may. */
 	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
 		rl.rlim_cur = rl.rlim_max;
@@ -103,11 +126,6 @@ trace_open(const char *path, struct vk_error **err)
 	return 0;
 }
 
-static int64_t
-ts_ns(const struct timespec *ts)
-{
-	return ts->tv_sec * 1000000000LL + ts->tv_nsec;
-}
 
 int64_t
 plat_clock_ns(int clockid)
@@ -120,9 +138,9 @@ plat_clock_ns(int clockid)
 int64_t
 plat_clock_res_ns(int clockid)
 {
-	struct timespec ts;
-
-	return clock_getres(clockid, &ts) < 0 ? 1 : ts_ns(&ts);
+	if (clockid < 0 || clockid >= (int)VK_NELEM(clock_res))
+		return 1;
+	return clock_res[clockid];
 }
 
 void

@@ -17,7 +17,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/openat2.h>
+#include <sys/ptrace.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -48,6 +51,7 @@ struct run_opts {
 	int64_t timeout_ns, cpu_ns;
 	uint64_t disk;
 	bool strace, stats;
+	enum sandbox_landlock landlock;
 	const char *strace_path;
 	const char *root;
 	struct mount_opt mounts[MAX_MOUNTS];
@@ -86,6 +90,11 @@ usage(FILE *f)
 	    "writes\n"
 	    "                     through to the host; default ro)\n"
 	    "  --tmpfs PATH       an empty in-memory file system at PATH\n"
+	    "  --landlock=MODE    auto (default): restrict vkernel's own "
+	    "host file\n"
+	    "                     access with Landlock where the host has "
+	    "it;\n"
+	    "                     required: fail without it; off\n"
 	    "\n"
 	    "limits of the whole sandbox (each refuses or ends only what "
 	    "goes past it):\n"
@@ -231,6 +240,7 @@ parse_run(int argc, char **argv, struct run_opts *o)
 		{ "timeout", required_argument, NULL, 'W' },
 		{ "cpu-time", required_argument, NULL, 'C' },
 		{ "disk", required_argument, NULL, 'D' },
+		{ "landlock", required_argument, NULL, 'L' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -289,6 +299,17 @@ parse_run(int argc, char **argv, struct run_opts *o)
 			break;
 		case 'S':
 			o->stats = true;
+			break;
+		case 'L':
+			if (strcmp(optarg, "auto") == 0)
+				o->landlock = SANDBOX_LANDLOCK_AUTO;
+			else if (strcmp(optarg, "required") == 0)
+				o->landlock = SANDBOX_LANDLOCK_REQUIRED;
+			else if (strcmp(optarg, "off") == 0)
+				o->landlock = SANDBOX_LANDLOCK_OFF;
+			else
+				bad_usage("--landlock must be auto, required "
+				    "or off, not '%s'", optarg);
 			break;
 		case 'p':
 			if (strcmp(optarg, "ptrace") != 0)
@@ -359,6 +380,22 @@ boot_files(const struct run_opts *o, struct vk_error **err)
 	return 0;
 }
 
+/*
+ * Whether each host directory boot_files opened is written through: the
+ * root layer never (an overlay takes its changes), then the binds.
+ */
+static unsigned
+host_roots_rw(const struct run_opts *o, bool *rw)
+{
+	unsigned n = 0;
+
+	rw[n++] = false;
+	for (int i = 0; i < o->nmounts; i++)
+		if (o->mounts[i].host != NULL)
+			rw[n++] = o->mounts[i].rw;
+	return n;
+}
+
 /* Everything that needs the host's full powers, then the lock-down. */
 static int
 boot(const struct run_opts *o, struct vk_error **err)
@@ -377,6 +414,7 @@ boot(const struct run_opts *o, struct vk_error **err)
 		.cpu_ns = o->cpu_ns,
 		.disk = o->disk,
 	};
+	bool rw[MAX_MOUNTS + 1];
 	const char *why;
 	int r;
 
@@ -402,21 +440,57 @@ boot(const struct run_opts *o, struct vk_error **err)
 		(*err)->exitcode = r == -ENOENT ? 127 : 126;
 		return r;
 	}
+	if ((r = sandbox_harden(o->landlock, rw, host_roots_rw(o, rw),
+	    err)) < 0)
+		return r;
 	return lockdown_install(err);
 }
 
 #ifdef VK_TEST_HOOKS
 /*
  * VKERNEL_TEST_FORBIDDEN=1: once locked down, make a host call the policy
- * does not allow.  The test expects the vkernel to die of SIGSYS here.
+ * does not allow; =attach, =seize or =traceme: a ptrace request it does
+ * not allow (towards init).  The test expects the vkernel to die of
+ * SIGSYS here.
  */
 static void
 test_forbidden_call(void)
 {
 	const char *v = getenv("VKERNEL_TEST_FORBIDDEN");
 
-	if (v != NULL && strcmp(v, "1") == 0)
+	if (v == NULL)
+		return;
+	if (strcmp(v, "1") == 0)
 		(void)socket(AF_UNIX, SOCK_STREAM, 0);
+	else if (strcmp(v, "attach") == 0)
+		(void)ptrace(PTRACE_ATTACH, 1, 0, 0);
+	else if (strcmp(v, "seize") == 0)
+		(void)ptrace(PTRACE_SEIZE, 1, 0, 0);
+	else if (strcmp(v, "traceme") == 0)
+		(void)ptrace(PTRACE_TRACEME, 0, 0, 0);
+}
+
+/*
+ * VKERNEL_TEST_OPEN=r:PATH or w:PATH: once locked down, open PATH as a
+ * taken-over vkernel could (openat2 from the cwd, no RESOLVE_ flags) and
+ * say on stderr what came of it.
+ */
+static void
+test_open(void)
+{
+	const char *v = getenv("VKERNEL_TEST_OPEN");
+	struct open_how how = { .flags = O_RDONLY | O_CLOEXEC };
+	int fd;
+
+	if (v == NULL || (v[0] != 'r' && v[0] != 'w') || v[1] != ':')
+		return;
+	if (v[0] == 'w')
+		how.flags = O_WRONLY | O_CLOEXEC;
+	fd = (int)syscall(SYS_openat2, AT_FDCWD, v + 2, &how, sizeof(how));
+	fprintf(stderr, "vkernel-test: open %s: %s\n", v,
+	    fd < 0 ? strerror(errno) : "opened");
+	if (fd >= 0)
+		close(fd);
 }
 #endif
 
@@ -437,10 +511,17 @@ run(int argc, char **argv)
 	}
 #ifdef VK_TEST_HOOKS
 	test_forbidden_call();
+	test_open();
 #endif
 	res = kern_run();
-	if (o.stats)
+	if (o.stats) {
 		kern_stats_print();
+		if (sandbox_landlock_abi() > 0)
+			fprintf(stderr, "landlock: ABI %d\n",
+			    sandbox_landlock_abi());
+		else
+			fprintf(stderr, "landlock: not applied\n");
+	}
 	if (res.limit == KERN_LIMIT_TIMEOUT)
 		fprintf(stderr, "vkernel: --timeout ran out: guest ended with "
 		    "SIGTERM%s\n", res.limit_killed ? ", then SIGKILL" : "");

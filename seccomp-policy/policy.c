@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/ptrace.h>
 #include <sys/stat.h>
 
 #include "arch/x86/abi.h"
@@ -21,8 +22,33 @@
 
 const struct policy_rule policy_rules[] = {
 	/* Guest execution: the ptrace platform. */
-	{ "ptrace", POLICY_ANY, 0, 0,
-	    "stop, inspect and resume stub threads (PTRACE_SYSEMU, GETREGS)" },
+	/*
+	 * ptrace, only the requests on stubs vkernel already traces (each
+	 * traced since its birth): never ATTACH, SEIZE or TRACEME, so no
+	 * other host process can be taken.
+	 */
+	{ "ptrace", POLICY_EQ, 0, PTRACE_SYSEMU,
+	    "resume a stub thread to its next system call" },
+	{ "ptrace", POLICY_EQ, 0, PTRACE_CONT,
+	    "resume a stub thread with or without a signal" },
+	{ "ptrace", POLICY_EQ, 0, PTRACE_INTERRUPT,
+	    "stop a running stub thread" },
+	{ "ptrace", POLICY_EQ, 0, PTRACE_GETREGS,
+	    "read a stub thread's registers" },
+	{ "ptrace", POLICY_EQ, 0, PTRACE_SETREGS,
+	    "set a stub thread's registers" },
+	{ "ptrace", POLICY_EQ, 0, PTRACE_GETREGSET,
+	    "read a stub thread's FPU state (NT_X86_XSTATE)" },
+	{ "ptrace", POLICY_EQ, 0, PTRACE_SETREGSET,
+	    "set a stub thread's FPU state" },
+	{ "ptrace", POLICY_EQ, 0, PTRACE_POKEUSER,
+	    "set a stub thread's debug registers" },
+	{ "ptrace", POLICY_EQ, 0, PTRACE_GETSIGINFO,
+	    "why a stub thread stopped" },
+	{ "ptrace", POLICY_EQ, 0, PTRACE_PEEKSIGINFO,
+	    "the signals pending for a stub thread" },
+	{ "ptrace", POLICY_EQ, 0, PTRACE_GETEVENTMSG,
+	    "the pid a stub's fork or clone made" },
 	{ "wait4", POLICY_ANY, 0, 0,
 	    "learn why a stub thread stopped" },
 	{ "membarrier", POLICY_EQ, 0, MEMBARRIER_CMD_GLOBAL,
@@ -32,9 +58,8 @@ const struct policy_rule policy_rules[] = {
 	{ "sched_setaffinity", POLICY_ANY, 0, 0,
 	    "let a killed stub die on any of vkernel's CPUs" },
 	{ "ppoll", POLICY_ANY, 0, 0,
-	    "sleep until a stub stops, the console is ready or a deadline" },
-	{ "poll", POLICY_ANY, 0, 0,
-	    "check whether the console is ready before reading it" },
+	    "sleep until a stub stops, the console is ready or a deadline; "
+	    "whether the console is ready" },
 	{ "read", POLICY_ANY, 0, 0,
 	    "the console's input, and the SIGCHLD signalfd" },
 	{ "pread64", POLICY_ANY, 0, 0,
@@ -57,10 +82,6 @@ const struct policy_rule policy_rules[] = {
 	/* Output. */
 	{ "write", POLICY_ANY, 0, 0,
 	    "the console's output, diagnostics and --strace" },
-	{ "fstat", POLICY_ANY, 0, 0,
-	    "fstat() of a console fd for the guest" },
-	{ "newfstatat", POLICY_ANY, 0, 0,
-	    "fstat() of a console fd for the guest (glibc's fstat)" },
 	{ "ioctl", POLICY_EQ, 1, TCGETS,
 	    "the console's terminal settings for the guest" },
 	{ "ioctl", POLICY_EQ, 1, TCSETS,
@@ -114,7 +135,8 @@ const struct policy_rule policy_rules[] = {
 	    "/proc schedstat and stat for CPU time; its flags are in memory "
 	    "the filter cannot read, so only the struct size is pinned" },
 	{ "statx", POLICY_EQ, 2, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW,
-	    "hostfs: stat a host file by its fd or one name, not following it" },
+	    "hostfs: stat a host file by its fd or one name, not following "
+	    "it; the guest's fstat of a console fd" },
 	{ "getdents64", POLICY_ANY, 0, 0, "hostfs: list a host directory" },
 	{ "fstatfs", POLICY_ANY, 0, 0,
 	    "hostfs: the figures of the host file system a file is on" },
@@ -151,8 +173,6 @@ const struct policy_rule policy_rules[] = {
 	/* Time and randomness. */
 	{ "clock_gettime", POLICY_ANY, 0, 0,
 	    "the guest's clocks, when the vdso falls back to the kernel" },
-	{ "clock_getres", POLICY_ANY, 0, 0,
-	    "the guest's clock resolutions" },
 	{ "getrandom", POLICY_ANY, 0, 0,
 	    "the guest's getrandom, AT_RANDOM and address randomisation" },
 	/* The vkernel's own heap (malloc). */
@@ -164,7 +184,6 @@ const struct policy_rule policy_rules[] = {
 	{ "madvise", POLICY_ANY, 0, 0, "malloc trims freed memory" },
 	/* Ending. */
 	{ "exit_group", POLICY_ANY, 0, 0, "exit with the guest's status" },
-	{ "exit", POLICY_ANY, 0, 0, "exit with the guest's status" },
 	{ "rt_sigprocmask", POLICY_ANY, 0, 0,
 	    "abort() unblocks SIGABRT on a vkernel bug" },
 	{ "getpid", POLICY_ANY, 0, 0, "abort() signals itself" },
@@ -183,6 +202,9 @@ const struct policy_rule policy_rules[] = {
 	{ "open", POLICY_ANY, 0, 0, "sanitizer runtime reads /proc" },
 	{ "getdents64", POLICY_ANY, 0, 0, "sanitizer runtime reads /proc" },
 	{ "clone", POLICY_ANY, 0, 0, "leak checker's tracer thread" },
+	{ "exit", POLICY_ANY, 0, 0, "leak checker's tracer thread ends" },
+	{ "ptrace", POLICY_ANY, 0, 0,
+	    "leak checker's tracer thread attaches to the other threads" },
 	{ "clone3", POLICY_ANY, 0, 0, "leak checker's tracer thread" },
 	{ "readlink", POLICY_ANY, 0, 0, "sanitizer runtime" },
 	{ "sched_getaffinity", POLICY_ANY, 0, 0, "sanitizer runtime" },
