@@ -93,7 +93,7 @@ vfs_setattr_check(struct proc *p, struct vnode *vn, const struct vattr *va,
 		*maskp = mask;
 		return 0;
 	}
-	if (!priv && !owner)
+	if (!vfs_owner_or_capable(p, va->uid))
 		return -EPERM;
 	group = (mask & VA_GID) ? nva->gid : va->gid;
 	if (!may_keep_sgid(p, group))
