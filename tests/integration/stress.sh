@@ -62,9 +62,13 @@ grep -Eqi 'skipp|aborted early|not implemented|terminated' "$out" &&
 	fail "the stressor did not run through"
 # The metrics line: "<name> <bogo ops> <real time> ...", the count in
 # parentheses when stress-ng doubts its timing.  A stressor may overshoot.
+# stress-ng 0.15's hrtimers stops short of its bound natively too (10 to
+# 48 of 50 seen), so there at least one operation must have been done.
+want=$ops
+[ "$name" = hrtimers ] && want=1
 done_ops=$(awk -v n="$name" '$4 == n { gsub(/[()]/, "", $5); print $5; exit }' "$out")
-[ "${done_ops:-0}" -ge "$ops" ] 2>/dev/null ||
-	fail "bogo ops ${done_ops:-none}, want $ops"
+[ "${done_ops:-0}" -ge "$want" ] 2>/dev/null ||
+	fail "bogo ops ${done_ops:-none}, want $want"
 if [ $failed -ne 0 ]; then
 	echo "--- stress-ng's output ---" >&2
 	cat "$out" >&2
