@@ -89,9 +89,11 @@ void arch_sigframe_enter(struct arch_context *ctx,
 
 /*
  * rt_sigreturn: take the registers back from a frame the guest may have
- * changed; only what user mode may change is taken.
+ * changed; only what user mode may change is taken.  Returns false when
+ * the frame's segment selectors are ones the return to user mode faults
+ * on (the caller then raises SIGSEGV, as Linux's iret fault does).
  */
-void arch_sigreturn_regs(struct arch_context *ctx,
+bool arch_sigreturn_regs(struct arch_context *ctx,
     const struct arch_rt_sigframe *frame);
 
 #endif
