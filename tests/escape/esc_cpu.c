@@ -1,17 +1,17 @@
 /*
  * Attacks through the CPU's other ways into a kernel: the 32-bit system
- * call gates (int $0x80, sysenter), the legacy vsyscall page, syscall with
- * crafted numbers and registers, and vkernel's stub (its code page above
- * the guest's address space, found by probing): jumping into it, mapping
- * over it, unmapping it, changing its protection.  Each attack runs in a
- * child; every system call it smuggles is a kill(HOSTPID, SIGKILL) of a
- * host process the driver watches, so a call the host ran instead of
- * vkernel would show there.  The gates of the 32-bit ABI give SIGSEGV, as
- * on a Linux without IA32 emulation (vkernel serves only the 64-bit one),
- * and code run from the stub's page is stopped with SIGSEGV at its first
- * system call or trap, as if the page were not there, which is what the
- * guest's own memory map says.  Once as the user it starts as, once more
- * as uid 65534.
+ * call gates (int $0x80, sysenter), the legacy vsyscall page, syscall
+ * with crafted numbers and registers, privileged instructions, and
+ * vkernel's stub (its code page above the guest's address space, found by
+ * probing): jumping into it, mapping over it, unmapping it, changing its
+ * protection.  Each attack runs in a child; every system call it smuggles
+ * is a kill(HOSTPID, SIGKILL) of a host process the driver watches, so a
+ * call the host ran instead of vkernel would show there.  The gates of
+ * the 32-bit ABI give SIGSEGV, as on a Linux without IA32 emulation
+ * (vkernel serves only the 64-bit one), and code run from the stub's page
+ * is stopped with SIGSEGV at its first system call or trap, as if the
+ * page were not there, which is what the guest's own memory map says.
+ * Once as the user it starts as, once more as uid 65534.
  * Usage: esc_cpu HOSTPID
  */
 #include <setjmp.h>
@@ -139,6 +139,50 @@ vsyscall_badptr(void)
 	_exit(r == -EFAULT ? 0 : 9);
 }
 
+/* Instructions only a kernel may run fault (#GP: SIGSEGV). */
+static void
+priv_hlt(void)
+{
+	__asm__ volatile("hlt");
+	_exit(0);
+}
+
+static void
+priv_cli(void)
+{
+	__asm__ volatile("cli");
+	_exit(0);
+}
+
+static void
+priv_in(void)
+{
+	__asm__ volatile("inb $0x80, %%al" : : : "rax");
+	_exit(0);
+}
+
+static void
+priv_cr0(void)
+{
+	__asm__ volatile("mov %%cr0, %%rax" : : : "rax");
+	_exit(0);
+}
+
+/* sysretq, and a gate the IDT does not open to user mode. */
+static void
+priv_sysret(void)
+{
+	__asm__ volatile(".byte 0x48, 0x0f, 0x07");
+	_exit(0);
+}
+
+static void
+priv_int81(void)
+{
+	__asm__ volatile("int $0x81");
+	_exit(0);
+}
+
 /* --- the stub's page --- */
 
 static sigjmp_buf probe_env;
@@ -244,6 +288,10 @@ stub_remap(void)
 	if (p == MAP_FAILED)
 		_exit(15);
 	*(volatile char *)p = 1;
+	/* Nor can a mapping be moved over it. */
+	if (syscall(SYS_mremap, p, GUEST_PAGE, GUEST_PAGE,
+	    MREMAP_MAYMOVE | MREMAP_FIXED, stub) != -1)
+		_exit(16);
 	/* And its page is no more writable than before. */
 	*(volatile char *)stub = 0;
 	_exit(0);
@@ -264,6 +312,12 @@ static const struct attack attacks[] = {
 	{ "vsyscall entries", vsyscall_calls, 0 },
 	{ "vsyscall page middle", vsyscall_middle, SIGSEGV },
 	{ "vsyscall bad pointer", vsyscall_badptr, SIGSEGV },
+	{ "hlt", priv_hlt, SIGSEGV },
+	{ "cli", priv_cli, SIGSEGV },
+	{ "in", priv_in, SIGSEGV },
+	{ "mov from cr0", priv_cr0, SIGSEGV },
+	{ "sysret", priv_sysret, SIGSEGV },
+	{ "int $0x81", priv_int81, SIGSEGV },
 	{ "stub: its syscall", stub_jump_syscall, SIGSEGV },
 	{ "stub: its start", stub_jump_start, SIGSEGV },
 	{ "stub: remap and write", stub_remap, SIGSEGV },

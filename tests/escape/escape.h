@@ -14,10 +14,13 @@
 /*
  * Runs tests() as the caller, then in a child as uid and gid 65534, and
  * returns what main() should: 0 if every check passed in both.  Core
- * dumps are off, so that whole wait statuses can be compared.
+ * dumps are off, so that whole wait statuses can be compared.  The
+ * summary names the program's file.
  */
+#define escape_main(tests)	escape_main_((tests), __FILE__)
+
 static inline int
-escape_main(void (*tests)(void))
+escape_main_(void (*tests)(void), const char *file)
 {
 	struct rlimit nocore = { 0, 0 };
 	pid_t pid;
@@ -31,7 +34,7 @@ escape_main(void (*tests)(void))
 		    syscall(SYS_setresuid, 65534, 65534, 65534) < 0)
 			_exit(77);
 		tests();
-		_exit(guest_done());
+		_exit(guest_done_(file));
 	}
 	CHECK(pid > 0, "fork");
 	if (pid > 0 && waitpid(pid, &st, 0) == pid) {
@@ -41,7 +44,7 @@ escape_main(void (*tests)(void))
 			CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0,
 			    "as uid 65534: status %#x", st);
 	}
-	return guest_done();
+	return guest_done_(file);
 }
 
 #endif
