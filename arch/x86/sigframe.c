@@ -81,6 +81,15 @@ arch_fpu_frame_mark(uint8_t *img, size_t size, uint64_t features)
 	memcpy(img + size, &m2, 4);
 }
 
+bool
+arch_fpu_frame_aligned(uint64_t va, const uint8_t *img)
+{
+	uint32_t m1;
+
+	memcpy(&m1, img + 464, 4);
+	return (va & (m1 == FP_XSTATE_MAGIC1 ? 63 : 15)) == 0;
+}
+
 void
 arch_sigframe_enter(struct arch_context *ctx, const struct arch_sigsetup *ss,
     uint64_t frame_va)

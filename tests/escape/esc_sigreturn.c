@@ -7,8 +7,9 @@
  * is the user one again; a bad stack selector kills with SIGSEGV when the
  * frame says UC_STRICT_RESTORE_SS and becomes the user data selector
  * when not; IOPL, NT, VM, VIF and VIP in the frame's flags are ignored;
- * an FPU state pointer to memory that cannot be read kills with SIGSEGV,
- * and a null one resets the FPU state; a return to a kernel address
+ * an FPU state pointer to memory that cannot be read, or to an XSAVE image
+ * that is not 64-byte aligned, kills with SIGSEGV, one to an aligned copy
+ * does as the original, and a null one resets the FPU state; a return to a kernel address
  * faults.  With a SIGSEGV handler, the handler runs in 64-bit mode.
  * Once as the user it starts as, once more as uid 65534.
  */
@@ -27,7 +28,8 @@
 enum forge {
 	F_CS_KERNEL, F_CS_NULL, F_CS_DATA, F_CS_RPL0,
 	F_SS_KERNEL, F_SS_NULL, F_SS_KERNEL_LAX, F_SS_RPL0,
-	F_FLAGS, F_FP_KERNEL, F_FP_LOW, F_FP_NULL, F_RIP_KERNEL, F_N,
+	F_FLAGS, F_FP_KERNEL, F_FP_LOW, F_FP_NULL, F_FP_MOVED, F_FP_ALIGN16,
+	F_RIP_KERNEL, F_N,
 };
 
 static const struct {
@@ -46,10 +48,29 @@ static const struct {
 	[F_FP_KERNEL] = { "fpstate kernel", true },
 	[F_FP_LOW] = { "fpstate unmapped", true },
 	[F_FP_NULL] = { "fpstate null", false },
+	[F_FP_MOVED] = { "fpstate moved", false },
+	[F_FP_ALIGN16] = { "fpstate 16-byte aligned", true },
 	[F_RIP_KERNEL] = { "rip kernel", true },
 };
 
 static volatile enum forge forge;
+static uint8_t fp_copy[32768] __attribute__((aligned(64)));
+
+/*
+ * The frame's FPU state copied to another place (a copy of an XSAVE image
+ * must be 64-byte aligned for XRSTOR), as far as the frame says it goes.
+ */
+static void *
+fp_move(void *fp, size_t off)
+{
+	uint32_t size;
+
+	memcpy(&size, (uint8_t *)fp + 468, sizeof(size));
+	if (size < 512 || size > sizeof(fp_copy) - off)
+		size = 512;
+	memcpy(fp_copy + off, fp, size);
+	return fp_copy + off;
+}
 
 static void
 on_usr1(int sig, siginfo_t *si, void *ucv)
@@ -81,6 +102,12 @@ on_usr1(int sig, siginfo_t *si, void *ucv)
 		break;
 	case F_FP_LOW: uc->uc_mcontext.fpregs = (void *)0x10000UL; break;
 	case F_FP_NULL: uc->uc_mcontext.fpregs = NULL; break;
+	case F_FP_MOVED:
+		uc->uc_mcontext.fpregs = fp_move(uc->uc_mcontext.fpregs, 0);
+		break;
+	case F_FP_ALIGN16:
+		uc->uc_mcontext.fpregs = fp_move(uc->uc_mcontext.fpregs, 16);
+		break;
 	case F_RIP_KERNEL: g[REG_RIP] = (greg_t)0xffffffff81000000UL; break;
 	case F_N: break;
 	}

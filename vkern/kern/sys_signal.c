@@ -353,6 +353,7 @@ sys_rt_sigreturn(struct thread *td, const struct sys_rt_sigreturn_args *a)
 	    td->fpu_size <= sizeof(fpu) &&
 	    (copyin(td, UADDR(frame.uc.uc_mcontext.fpstate), fpu,
 	    td->fpu_size) < 0 ||
+	    !arch_fpu_frame_aligned(frame.uc.uc_mcontext.fpstate, fpu) ||
 	    plat_thread_fpu_set(td->pt, fpu, td->fpu_size) < 0))
 		goto bad;
 	ok = arch_sigreturn_regs(&td->ctx, &frame);
