@@ -1095,6 +1095,26 @@ fault_to_event(int sig, const siginfo_t *si, struct plat_event *ev)
 }
 
 /*
+ * Guest code run in the stub's own pages (a guest may jump there, though
+ * no mapping of its own covers them) stops at its first system call, trap
+ * or fault as if the pages were not there: a fault at its address.  So
+ * the stub's instructions never make a call or a trap of the guest's.
+ */
+static bool
+stub_code_event(const struct plat_thread *pt, struct plat_event *ev)
+{
+	uint64_t rip = pt->ctx->regs.rip;
+
+	if (!pt->regs_valid || rip < STUB_BASE || rip > STUB_END)
+		return false;
+	ev->kind = PLAT_EV_FAULT;
+	ev->signo = SIGSEGV;
+	ev->code = SEGV_MAPERR;
+	ev->addr = rip;
+	return true;
+}
+
+/*
  * Turn a wait status into an event.  Returns false for stops the kernel
  * need not see (a signal sent to the stub from outside, a group stop):
  * the thread is resumed and the wait goes on.
@@ -1117,7 +1137,8 @@ stop_to_event(struct plat_thread *pt, int st, struct plat_event *ev)
 	sig = WSTOPSIG(st);
 	if (sig == (SIGTRAP | 0x80)) {
 		load_regs(pt);
-		ev->kind = PLAT_EV_SYSCALL;
+		if (!stub_code_event(pt, ev))
+			ev->kind = PLAT_EV_SYSCALL;
 		return true;
 	}
 	if ((st >> 16) == PTRACE_EVENT_STOP && pt->interrupted) {
@@ -1139,7 +1160,7 @@ stop_to_event(struct plat_thread *pt, int st, struct plat_event *ev)
 		goto resume;
 	}
 	load_regs(pt);
-	return fault_to_event(sig, &si, ev);
+	return stub_code_event(pt, ev) || fault_to_event(sig, &si, ev);
 resume:
 	if (ptrace(PTRACE_SYSEMU, pt->tid, 0, 0) == 0)
 		pt->held = false;

@@ -55,6 +55,39 @@ arch_syscall_args(const struct arch_context *c, uint64_t a[6])
 	a[5] = c->regs.r9;
 }
 
+/* The 64-bit user code and data segments (Linux's __USER_CS, __USER_DS). */
+#define ARCH_USER_CS 0x33
+#define ARCH_USER_DS 0x2b
+
+/*
+ * Whether a system-call stop came from the 64-bit syscall instruction,
+ * the only gate vkernel serves.  That instruction leaves the return
+ * address in rcx and the flags in r11, and the host saves them as the
+ * thread's rip and eflags too; int $0x80 keeps rcx and r11 as they were,
+ * and sysenter enters the host's 32-bit entry, which stops with the
+ * 32-bit code segment.  When it did not, the context is put back at the
+ * two-byte int $0x80 instruction, as a kernel without IA32 emulation
+ * leaves it on the general protection fault the gate gives there.  A
+ * guest that loads rcx and r11 with those values before its int $0x80
+ * gets the 64-bit call: its own doing, and nothing beyond what syscall
+ * gives it.
+ */
+static inline bool
+arch_syscall_gate_ok(struct arch_context *c)
+{
+	struct arch_regs *r = &c->regs;
+
+	if (r->cs == ARCH_USER_CS && r->rcx == r->rip && r->r11 == r->eflags)
+		return true;
+	if (r->cs == ARCH_USER_CS) {
+		r->rip -= 2;
+		r->rax = r->orig_rax;
+	}
+	r->orig_rax = (uint64_t)-1;
+	c->dirty |= ARCH_DIRTY_ALL;
+	return false;
+}
+
 static inline void
 arch_syscall_set_ret(struct arch_context *c, long v)
 {

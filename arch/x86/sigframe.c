@@ -81,6 +81,15 @@ arch_fpu_frame_mark(uint8_t *img, size_t size, uint64_t features)
 	memcpy(img + size, &m2, 4);
 }
 
+bool
+arch_fpu_frame_aligned(uint64_t va, const uint8_t *img)
+{
+	uint32_t m1;
+
+	memcpy(&m1, img + 464, 4);
+	return (va & (m1 == FP_XSTATE_MAGIC1 ? 63 : 15)) == 0;
+}
+
 void
 arch_sigframe_enter(struct arch_context *ctx, const struct arch_sigsetup *ss,
     uint64_t frame_va)
@@ -93,17 +102,27 @@ arch_sigframe_enter(struct arch_context *ctx, const struct arch_sigsetup *ss,
 	r->rax = 0;
 	r->rsp = frame_va;
 	r->rip = ss->handler;
-	/* As Linux: no direction flag, no trap flag into a handler. */
+	/* As Linux: no direction flag, no trap flag into a handler, which
+	 * runs as 64-bit code whatever the thread ran before. */
 	r->eflags &= ~(0x400ULL | 0x100ULL);
+	r->cs = ARCH_USER_CS;
+	r->ss = ARCH_USER_DS;
 	ctx->dirty |= ARCH_DIRTY_ALL;
 }
 
-void
+/*
+ * The selectors a 64-bit frame may return to, with their privilege level
+ * forced to 3 as Linux's restore_sigcontext does, are the 64-bit user
+ * code segment and the user data segment for the stack.  Anything else is
+ * a GDT entry that is not user code or data, or a null selector.
+ */
+bool
 arch_sigreturn_regs(struct arch_context *ctx,
     const struct arch_rt_sigframe *frame)
 {
 	const struct arch_sigcontext *sc = &frame->uc.uc_mcontext;
 	struct arch_regs *r = &ctx->regs;
+	bool ss_ok = (sc->ss | 3) == ARCH_USER_DS;
 
 	r->r8 = sc->r8; r->r9 = sc->r9; r->r10 = sc->r10; r->r11 = sc->r11;
 	r->r12 = sc->r12; r->r13 = sc->r13; r->r14 = sc->r14;
@@ -112,9 +131,17 @@ arch_sigreturn_regs(struct arch_context *ctx,
 	r->rax = sc->rax; r->rcx = sc->rcx; r->rsp = sc->rsp;
 	r->rip = sc->rip;
 	r->eflags = (r->eflags & ~EFLAGS_USER) | (sc->eflags & EFLAGS_USER);
-	/* cs and ss stay the user segments: a forged frame cannot change
-	 * them, and the host would refuse anything else anyway. */
 	ctx->dirty |= ARCH_DIRTY_ALL;
+	/*
+	 * The registers keep the user segments.  On Linux the iret to any
+	 * other code segment (the 32-bit one included: vkernel serves only
+	 * 64-bit code) faults, and so does one to a bad stack segment when
+	 * the frame asks for a strict restore; without UC_STRICT_RESTORE_SS
+	 * a bad stack segment is replaced by the user's (force_valid_ss).
+	 */
+	if ((sc->cs | 3) != ARCH_USER_CS)
+		return false;
+	return ss_ok || (frame->uc.uc_flags & UC_STRICT_RESTORE_SS) == 0;
 }
 
 void

@@ -83,15 +83,25 @@ uint64_t arch_sigframe_build(const struct arch_context *ctx,
  */
 void arch_fpu_frame_mark(uint8_t *img, size_t size, uint64_t features);
 
+/*
+ * Whether the FPU image read from guest address va for rt_sigreturn sits
+ * where the CPU can restore it from: as Linux restores with XRSTOR (64-byte
+ * alignment) when the image is marked as an XSAVE one and with FXRSTOR
+ * (16) when not, and faults otherwise, which costs the guest a SIGSEGV.
+ */
+bool arch_fpu_frame_aligned(uint64_t va, const uint8_t *img);
+
 /* Point ctx at the handler, with its three arguments. */
 void arch_sigframe_enter(struct arch_context *ctx,
     const struct arch_sigsetup *ss, uint64_t frame_va);
 
 /*
  * rt_sigreturn: take the registers back from a frame the guest may have
- * changed; only what user mode may change is taken.
+ * changed; only what user mode may change is taken.  Returns false when
+ * the frame's segment selectors are ones the return to user mode faults
+ * on (the caller then raises SIGSEGV, as Linux's iret fault does).
  */
-void arch_sigreturn_regs(struct arch_context *ctx,
+bool arch_sigreturn_regs(struct arch_context *ctx,
     const struct arch_rt_sigframe *frame);
 
 #endif

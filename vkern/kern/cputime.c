@@ -1,6 +1,7 @@
 /*
  * CPU-time accounting: the CPU clocks, getrusage's figures, and what
- * counts CPU time down (ITIMER_VIRTUAL, ITIMER_PROF, RLIMIT_CPU).
+ * counts CPU time down (ITIMER_VIRTUAL, ITIMER_PROF, RLIMIT_CPU,
+ * RLIMIT_RTTIME).
  *
  * A guest thread's CPU time is its stub thread's host time plus what the
  * kernel spent serving its syscalls and faults, counted as system time,
@@ -18,6 +19,7 @@
  * CPU_CHECK_MIN of its timer, at the cost of a few host clock reads.
  */
 #include <errno.h>
+#include <sched.h>
 #include <sys/resource.h>
 #include <signal.h>
 #include <sys/time.h>
@@ -257,9 +259,11 @@ cpu_timers_init(struct proc *p)
 	for (int i = 0; i < 2; i++)
 		p->itimer_cpu[i] = (struct cpu_itimer){ -1, 0 };
 	p->cpu_check = -1;
-	/* A forked child keeps its parent's RLIMIT_CPU. */
+	/* A forked child keeps its parent's RLIMIT_CPU and RLIMIT_RTTIME. */
 	if (p->rlim[RLIMIT_CPU].cur != RLIM64_INFINITY ||
-	    p->rlim[RLIMIT_CPU].max != RLIM64_INFINITY)
+	    p->rlim[RLIMIT_CPU].max != RLIM64_INFINITY ||
+	    p->rlim[RLIMIT_RTTIME].max != RLIM64_INFINITY ||
+	    p->rlim[RLIMIT_RTTIME].cur != RLIM64_INFINITY)
 		cpu_timers_arm(p);
 }
 
@@ -324,6 +328,65 @@ rlimit_cpu_check(struct proc *p, int64_t cpu)
 	    hard < 0 ? -1 : hard - cpu);
 }
 
+static bool
+sched_is_rt(const struct thread *td)
+{
+	return td->sched_policy == SCHED_FIFO || td->sched_policy == SCHED_RR;
+}
+
+void
+cpu_rt_block(struct thread *td)
+{
+	if (sched_is_rt(td))
+		td->rt_base = cpu_thread_ns(td, NULL);
+}
+
+static int64_t
+rlim_us_ns(uint64_t us)
+{
+	return us >= (uint64_t)(INT64_MAX / 1000) ? -1 : (int64_t)us * 1000;
+}
+
+/*
+ * RLIMIT_RTTIME counts, in microseconds, the CPU time a thread of a
+ * real-time policy (SCHED_FIFO, SCHED_RR) spends without blocking in a
+ * system call.  As Linux (check_thread_timers): SIGXCPU to the process at
+ * the soft limit, which then moves a second on, and SIGKILL at the hard
+ * limit.  Returns the CPU ns until it next acts, or -1.
+ */
+static int64_t
+rlimit_rttime_check(struct proc *p)
+{
+	struct rlim64 *rl = &p->rlim[RLIMIT_RTTIME];
+	int64_t left = -1;
+	uint8_t info[128];
+
+	for (struct thread *t = p->threads; t != NULL; t = t->tnext) {
+		int64_t soft = rlim_us_ns(rl->cur), hard = rlim_us_ns(rl->max);
+		int64_t rt;
+
+		if (!sched_is_rt(t) || (soft < 0 && hard < 0))
+			continue;
+		rt = cpu_thread_ns(t, NULL) - t->rt_base;
+		if (hard >= 0 && rt >= hard) {
+			proc_kill_sig(p, SIGKILL, false);
+			return -1;
+		}
+		if (soft >= 0 && rt >= soft) {
+			sig_info_user(info, SIGXCPU, SI_KERNEL, 0, 0);
+			sig_post(p->main, SIGXCPU, info, 0);
+			if (hard < 0 || soft < hard) {
+				rl->cur += 1000000;
+				soft += NS;
+			}
+		}
+		left = time_earliest(left, time_earliest(
+		    soft < 0 ? -1 : VK_MAX(soft - rt, 0),
+		    hard < 0 ? -1 : hard - rt));
+	}
+	return left;
+}
+
 void
 cpu_timers_check(struct proc *p, int64_t now)
 {
@@ -335,5 +398,7 @@ cpu_timers_check(struct proc *p, int64_t now)
 	left = time_earliest(left, itimer_cpu_check(p, ITIMER_PROF, SIGPROF,
 	    cpu));
 	left = time_earliest(left, rlimit_cpu_check(p, cpu));
+	if (!p->exiting)
+		left = time_earliest(left, rlimit_rttime_check(p));
 	p->cpu_check = left < 0 || p->exiting ? -1 : cpu_check_at(now, left);
 }

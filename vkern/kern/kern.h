@@ -161,7 +161,8 @@ int cpuclock_read(const struct cpuclock *cc, int64_t *nsp);
 int64_t cpuclock_res(const struct cpuclock *cc);
 
 /*
- * The CPU timers of a process: ITIMER_VIRTUAL, ITIMER_PROF, RLIMIT_CPU.
+ * The CPU timers of a process: ITIMER_VIRTUAL, ITIMER_PROF, RLIMIT_CPU,
+ * RLIMIT_RTTIME.
  * cpu_timers_init disarms the itimers of a new or forked process, its
  * limits set;
  * cpu_timers_arm asks for a look at once, after any of them changed;
@@ -170,6 +171,8 @@ int64_t cpuclock_res(const struct cpuclock *cc);
 void cpu_timers_init(struct proc *p);
 void cpu_timers_arm(struct proc *p);
 void cpu_timers_check(struct proc *p, int64_t now);
+/* td blocks (or takes a real-time policy): its RLIMIT_RTTIME restarts. */
+void cpu_rt_block(struct thread *td);
 
 /* sys_timer.c */
 int64_t timers_next(void);

@@ -216,7 +216,10 @@ kern_handle(const struct plat_event *ev)
 	switch (ev->kind) {
 	case PLAT_EV_SYSCALL:
 		td->last_fault = 0;
-		syscall_enter(td);
+		if (arch_syscall_gate_ok(&td->ctx))
+			syscall_enter(td);
+		else
+			sig_fault(td, SIGSEGV, SI_KERNEL, 0);
 		break;
 	case PLAT_EV_FAULT:
 		if (ev->code == SI_KERNEL)

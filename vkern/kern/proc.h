@@ -147,6 +147,8 @@ struct thread {
 	uint64_t robust_list, robust_len;
 	uint64_t sigmask;
 	int sched_policy, sched_prio;   /* as set, reported back */
+	int64_t rt_base;                /* CPU ns when it last blocked, */
+					/* for RLIMIT_RTTIME */
 	uint64_t timerslack_ns;         /* PR_SET_TIMERSLACK's, 0: default */
 	uint16_t ioprio;                /* ioprio_set's, 0: none set */
 	char comm[16];                  /* its name (PR_SET_NAME) */

@@ -57,7 +57,7 @@ kern_prlimit(struct thread *td, int pid, int res, const struct rlim64 *nw,
 	if (nw->max > q->rlim[res].max && td->proc->cred.euid != 0)
 		return -EPERM;
 	q->rlim[res] = *nw;
-	if (res == RLIMIT_CPU)
+	if (res == RLIMIT_CPU || res == RLIMIT_RTTIME)
 		cpu_timers_arm(q);
 	return 0;
 }

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/resource.h>
 
+#include "vkern/kern/kern.h"
 #include "vkern/kern/proc.h"
 #include "vkern/kern/syscall_gen.h"
 #include "vkern/platform.h"
@@ -191,6 +192,9 @@ sched_set(struct thread *td, int tid, int policy, uaddr_t uparam)
 	}
 	t->sched_policy = policy;
 	t->sched_prio = prio;
+	/* RLIMIT_RTTIME counts from here. */
+	cpu_rt_block(t);
+	cpu_timers_arm(t->proc);
 	return 0;
 }
 

@@ -343,6 +343,7 @@ sys_rt_sigreturn(struct thread *td, const struct sys_rt_sigreturn_args *a)
 	static uint8_t fpu[VK_FPU_MAX];
 	struct arch_rt_sigframe frame;
 	uint64_t va = td->ctx.regs.rsp - 8;
+	bool ok;
 
 	/* A frame that cannot be read or restored costs the guest a SIGSEGV
 	 * (forced, so that it cannot loop); the vkernel is unharmed. */
@@ -352,16 +353,20 @@ sys_rt_sigreturn(struct thread *td, const struct sys_rt_sigreturn_args *a)
 	    td->fpu_size <= sizeof(fpu) &&
 	    (copyin(td, UADDR(frame.uc.uc_mcontext.fpstate), fpu,
 	    td->fpu_size) < 0 ||
+	    !arch_fpu_frame_aligned(frame.uc.uc_mcontext.fpstate, fpu) ||
 	    plat_thread_fpu_set(td->pt, fpu, td->fpu_size) < 0))
 		goto bad;
-	arch_sigreturn_regs(&td->ctx, &frame);
+	ok = arch_sigreturn_regs(&td->ctx, &frame);
 	td->sigmask = frame.uc.uc_sigmask & ~UNBLOCKABLE;
 	if (frame.uc.uc_stack.ss_flags != SS_ONSTACK) {
 		td->altstack_sp = frame.uc.uc_stack.ss_sp;
 		td->altstack_size = frame.uc.uc_stack.ss_size;
 		td->altstack_flags = frame.uc.uc_stack.ss_flags;
 	}
-	return (long)td->ctx.regs.rax;
+	/* Selectors the return cannot load: Linux's iret faults after the
+	 * registers and the mask are back. */
+	if (ok)
+		return (long)td->ctx.regs.rax;
 bad:
 	{
 		uint8_t info[128];

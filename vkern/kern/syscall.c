@@ -238,6 +238,7 @@ syscall_enter(struct thread *td)
 	}
 	if (r == -EPARKED) {
 		cpu_count(td, &(struct kcount){ .nvcsw = 1 });
+		cpu_rt_block(td);
 		sched_park(td);
 		sig_recheck(td);
 		return;
