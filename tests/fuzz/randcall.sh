@@ -4,8 +4,8 @@
 # nothing of a panic, an assertion or a sanitizer report.
 #
 # usage: randcall.sh VKERNEL RANDCALL SEED FIRST END [-u]
-# RANDCALL_SETPRIV=PATH in the environment: vkernel runs as host uid 65534,
-# through that setpriv.
+# RANDCALL_ASUSER=PATH in the environment: vkernel runs as an unprivileged
+# host user, through that tests/integration/asuser.sh.
 set -u
 [ $# -ge 5 ] || { echo "usage: $0 VKERNEL RANDCALL SEED FIRST END [-u]" >&2; exit 2; }
 vk=$1 prog=$2 seed=$3 first=$4 end=$5
@@ -14,8 +14,8 @@ err=$(mktemp)
 trap 'rm -f "$err"' EXIT
 
 as=
-if [ -n "${RANDCALL_SETPRIV:-}" ]; then
-	as="$RANDCALL_SETPRIV --reuid=65534 --regid=65534 --clear-groups"
+if [ -n "${RANDCALL_ASUSER:-}" ]; then
+	as=$RANDCALL_ASUSER
 fi
 # shellcheck disable=SC2086
 $as "$vk" run --mem 1G -- "$prog" $u "$seed" "$first" "$end" 2>"$err"

@@ -182,6 +182,10 @@ main(int argc, char **argv)
 	gid_t groups[] = { 7, GROUP, 3 };
 	gid_t got[3];
 
+	/*
+	 * Only root may set supplementary groups and make the other users'
+	 * files whose access they decide: without it nothing here runs.
+	 */
 	if (geteuid() != 0)
 		return guest_skip("needs root, to become other users");
 	if (!CHECK(scratch_enter_in(argc > 1 ? argv[1] : "/tmp"),

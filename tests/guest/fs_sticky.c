@@ -400,6 +400,10 @@ main(int argc, char **argv)
 	    prot.hardlinks, prot.symlinks, prot.fifos, prot.regular);
 	if (run_phase(argc, argv))
 		return guest_done();
+	/*
+	 * The attacks are of one user on another's files, and only root can
+	 * become both: without it nothing here runs.
+	 */
 	if (geteuid() != 0)
 		return guest_skip("needs root, to become other users");
 	if (!CHECK(scratch_enter_in(argc > 1 ? argv[1] : "/tmp"),

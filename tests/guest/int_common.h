@@ -2,7 +2,9 @@
  * For the int_* guest programs, which check syscalls at the edges of
  * their integer types: with the argument "nobody" a program first drops
  * to uid and gid 65534 with no supplementary groups, so that the same
- * checks run for an unprivileged user.
+ * checks run for an unprivileged user.  A program that does not start as
+ * root (vkernel or the suite run by an ordinary user) is one already and
+ * runs them as it is.
  */
 #ifndef INT_COMMON_H
 #define INT_COMMON_H
@@ -14,13 +16,14 @@
 #define INT_NOBODY 65534
 
 /*
- * Drop to nobody if argv asks for it.  Returns 0, or 77 (skip) when the
- * caller may not change its ids, as a native run by an ordinary user.
+ * Drop to nobody if argv asks for it and the caller is root.  Returns 0,
+ * or 77 (skip) when root may not change its ids.
  */
 static inline int
 int_drop_if_asked(int argc, char **argv)
 {
-	if (argc < 2 || strcmp(argv[1], "nobody") != 0)
+	if (argc < 2 || strcmp(argv[1], "nobody") != 0 ||
+	    syscall(SYS_geteuid) != 0)
 		return 0;
 	if (syscall(SYS_setgroups, 0, NULL) != 0 ||
 	    syscall(SYS_setresgid, INT_NOBODY, INT_NOBODY, INT_NOBODY) != 0 ||

@@ -9,7 +9,8 @@
  * three times the limit.  Without an argument it stops at 1 MiB each,
  * and an error it meets must still be the right one.  After each attack
  * everything is given back, and the same object must be had again.
- * "mem_kmem LIMIT_MIB user" does it all as uid 65534.
+ * "mem_kmem LIMIT_MIB user" does it all as an unprivileged user: uid
+ * 65534 when it starts as root, else the user it starts as.
  */
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
@@ -353,7 +354,7 @@ main(int argc, char **argv)
 
 	limit_mib = argc > 1 ? strtoul(argv[1], NULL, 10) : 0;
 	raise_nofile();
-	if (argc > 2 && strcmp(argv[2], "user") == 0 &&
+	if (argc > 2 && strcmp(argv[2], "user") == 0 && geteuid() == 0 &&
 	    (CHECK_OK(setgroups(0, NULL)) < 0 ||
 	    CHECK_OK(setresgid(65534, 65534, 65534)) < 0 ||
 	    CHECK_OK(setresuid(65534, 65534, 65534)) < 0))

@@ -2,12 +2,15 @@
  * prctl: names, the dumpable and keepcaps flags, timer slack (per
  * thread, inherited), the THP and machine-check policies, the tid
  * address, ambient capabilities, and the errnos for bad arguments.
+ * Names written to /proc/self/comm, by their owner as an ordinary user.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <sys/prctl.h>
 #include <pthread.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -32,9 +35,9 @@ slack_thread(void *arg)
 	return NULL;
 }
 
-/* Reads a /proc file's first line, without its newline. */
-static void
-read_line(const char *path, char *buf, size_t size)
+/* Reads a /proc file whole into buf (NUL-terminated); returns read's. */
+static ssize_t
+read_all(const char *path, char *buf, size_t size)
 {
 	int fd = open(path, O_RDONLY);
 	ssize_t n = fd < 0 ? -1 : read(fd, buf, size - 1);
@@ -42,6 +45,15 @@ read_line(const char *path, char *buf, size_t size)
 	if (fd >= 0)
 		close(fd);
 	buf[n > 0 ? n : 0] = '\0';
+	return n;
+}
+
+/* Reads a /proc file's first line, without its newline. */
+static void
+read_line(const char *path, char *buf, size_t size)
+{
+	ssize_t n = read_all(path, buf, size);
+
 	if (n > 0 && buf[n - 1] == '\n')
 		buf[n - 1] = '\0';
 }
@@ -158,6 +170,71 @@ test_tid_and_caps(void)
 	CHECK_EQ(prctl5(PR_GET_SECCOMP, 0, 0, 0, 0), 0);
 }
 
+/*
+ * comm is 0644 and its owner's to write, so a user names itself through
+ * it: the first 15 bytes as written, a newline too, and the process (a
+ * child of it here) may not rename another one, even of its own user.
+ */
+static int
+comm_as_user(void)
+{
+	char path[64], buf[32], name[16] = { 0 };
+	struct stat st;
+	pid_t self, pid;
+	int fd, status;
+
+	if (geteuid() == 0 && (CHECK_OK(setgroups(0, NULL)) < 0 ||
+	    CHECK_OK(setresgid(65534, 65534, 65534)) < 0 ||
+	    CHECK_OK(setresuid(65534, 65534, 65534)) < 0))
+		return 1;
+	/* Linux gives /proc/self to root after the drop until this. */
+	CHECK_OK(prctl5(PR_SET_DUMPABLE, 1, 0, 0, 0));
+	CHECK_OK(stat("/proc/self/comm", &st));
+	CHECK_EQ(st.st_mode, (mode_t)(S_IFREG | 0644));
+	if ((fd = CHECK_OK(open("/proc/self/comm", O_WRONLY))) < 0)
+		return 1;
+	CHECK_EQ(write(fd, "abc\n", 4), 4);
+	CHECK_EQ(read_all("/proc/self/comm", buf, sizeof(buf)), 5);
+	CHECK(strcmp(buf, "abc\n\n") == 0, "comm: %s", buf);
+	CHECK_EQ(write(fd, "0123456789abcdefghij", 20), 20);
+	CHECK_OK(prctl5(PR_GET_NAME, (unsigned long)name, 0, 0, 0));
+	CHECK(strcmp(name, "0123456789abcde") == 0, "name: %s", name);
+	close(fd);
+	self = getpid();
+	snprintf(path, sizeof(path), "/proc/self/task/%d/comm", (int)self);
+	if ((fd = CHECK_OK(open(path, O_WRONLY))) >= 0) {
+		CHECK_EQ(write(fd, "thread", 6), 6);
+		close(fd);
+	}
+	read_line("/proc/self/comm", buf, sizeof(buf));
+	CHECK(strcmp(buf, "thread") == 0, "comm after task/: %s", buf);
+	if ((pid = fork()) == 0) {
+		snprintf(path, sizeof(path), "/proc/%d/comm", (int)self);
+		fd = open(path, O_WRONLY);
+		_exit(fd >= 0 && write(fd, "x", 1) == -1 && errno == EINVAL ?
+		    0 : 1);
+	}
+	CHECK_EQ(waitpid(pid, &status, 0), pid);
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+	    "another process renamed this one (status %#x)", status);
+	read_line("/proc/self/comm", buf, sizeof(buf));
+	CHECK(strcmp(buf, "thread") == 0, "comm after the child: %s", buf);
+	return guest_failures != 0;
+}
+
+static void
+test_comm_write(void)
+{
+	int status;
+	pid_t pid;
+
+	if ((pid = fork()) == 0)
+		_exit(comm_as_user());
+	CHECK_EQ(waitpid(pid, &status, 0), pid);
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+	    "writing comm as a user (status %#x)", status);
+}
+
 int
 main(void)
 {
@@ -165,5 +242,6 @@ main(void)
 	test_thread_names();
 	test_inherited();
 	test_tid_and_caps();
+	test_comm_write();
 	return guest_done();
 }

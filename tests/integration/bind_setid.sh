@@ -12,15 +12,17 @@
 #
 # usage: bind_setid.sh VKERNEL PROG CASE
 #   root    vkernel run by host root: guest uid N is host uid N.
-#   user    vkernel run by host user 65534 (setpriv): so is the guest, and
-#           every file is 65534's.
-#   userns  vkernel run as root of a user namespace of host user 65534
-#           (unshare -r): guest root is host 65534, and no other guest uid
+#   user    vkernel run by an unprivileged host user (asuser.sh: 65534
+#           when this runs as root, else this user): so is the guest, and
+#           every file is that user's.
+#   userns  vkernel run as root of a user namespace of that user
+#           (unshare -r): guest root is that user, and no other guest uid
 #           has a host id, so that vkernel cannot give files away.
 #
 # Exits 0 if the case passes, 1 if it fails (each failure explained on
-# stderr), 77 (skipped) when not run by root or the host lacks setpriv,
-# unshare or user namespaces, 2 on a usage error.
+# stderr), 77 (skipped) when the root case does not run as root (only
+# root can give files away) or the host lacks unshare or user
+# namespaces, 2 on a usage error.
 
 set -u
 [ $# -eq 3 ] || { echo "usage: bind_setid.sh VKERNEL PROG CASE" >&2; exit 2; }
@@ -41,10 +43,9 @@ skip()
 	exit 77
 }
 
-[ "$(id -u)" = 0 ] || skip "needs host root"
 tmp=$(mktemp -d) || exit 2
 trap 'rm -rf "$tmp"' EXIT
-# 65534 runs copies of the programs, from a directory it may enter.
+# The user runs copies of the programs, from a directory it may enter.
 chmod 755 "$tmp"
 mkdir "$tmp/bin" && cp "$vkernel" "$prog" "$tmp/bin/" || exit 2
 chmod 755 "$tmp/bin" "$tmp/bin/"*
@@ -53,18 +54,18 @@ pg=$tmp/bin/$(basename "$prog")
 h=$tmp/bind
 mkdir "$h" && chmod 1777 "$h" || exit 2
 
-as_user="setpriv --reuid=65534 --regid=65534 --clear-groups"
+as_user="$(dirname "$0")/asuser.sh"
+user=$($as_user id -u) || skip "no unprivileged user to run as"
 case $case in
 root)
+	[ "$(id -u)" = 0 ] || skip "needs host root, who gives files away"
 	run=
 	owner_arg= ;;
 user)
-	command -v setpriv >/dev/null || skip "no setpriv"
 	run=$as_user
-	owner_arg=65534 ;;
+	owner_arg=$user ;;
 userns)
-	command -v setpriv >/dev/null && command -v unshare >/dev/null ||
-	    skip "no setpriv or unshare"
+	command -v unshare >/dev/null || skip "no unshare"
 	$as_user unshare -r true 2>/dev/null || skip "no user namespaces"
 	run="$as_user unshare -r"
 	# The guest sees its files owned by its root, the namespace's.
@@ -79,8 +80,8 @@ host_uid()
 {
 	case $case in
 	root) echo "$1" ;;
-	user) [ "$1" = 65534 ] && echo 65534 || echo none ;;
-	userns) [ "$1" = 0 ] && echo 65534 || echo none ;;
+	user) [ "$1" = "$user" ] && echo "$user" || echo none ;;
+	userns) [ "$1" = 0 ] && echo "$user" || echo none ;;
 	esac
 }
 
@@ -103,7 +104,7 @@ for f in "$h"/*; do
 	set -- $(stat -c '%a %u %g %F' "$f")
 	mode=$1 uid=$2
 	want=$(host_uid "$maker")
-	[ "$want" = none ] && want=65534
+	[ "$want" = none ] && want=$user
 	[ "$uid" = "$want" ] || fail "$name is owned by $uid on the host," \
 	    "want $want"
 	[ "$4" = directory ] && continue

@@ -44,14 +44,15 @@ run()
 	fi
 }
 
-# The host users vkernel runs as: this one, and nobody as well when root.
+# The host users vkernel runs as: this one, and when it is root an
+# unprivileged one as well (asuser.sh); an ordinary user is that already.
 users="self"
-[ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null && users="self nobody"
+[ "$(id -u)" -eq 0 ] && users="self nobody"
 
 as_user()
 {
 	if [ "$1" = nobody ]; then
-		echo setpriv --reuid=65534 --regid=65534 --clear-groups
+		echo "$(dirname "$0")/asuser.sh"
 	fi
 }
 

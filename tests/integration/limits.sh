@@ -5,7 +5,7 @@
 #
 # usage: limits.sh VKERNEL BUSYBOX LIMIT_FDS CASE [user]
 #   LIMIT_FDS is the limit_fds guest program.  With "user" vkernel runs
-#   as host uid 65534 (setpriv; skipped unless root).  CASE: timeout,
+#   as an unprivileged host user (asuser.sh).  CASE: timeout,
 #   cpu_time, cpu_time_kill, fds, fds_nobody, pids, disk, bad_values
 #   (which also wants each option in 'vkernel run --help').
 set -u
@@ -16,13 +16,9 @@ chmod 755 "$tmp"
 
 run_as=
 if [ "$as" = user ]; then
-	if [ "$(id -u)" != 0 ] || ! command -v setpriv >/dev/null; then
-		echo "skip: not root, or no setpriv"
-		exit 77
-	fi
-	run_as="setpriv --reuid=65534 --regid=65534 --clear-groups"
+	run_as="$(dirname "$0")/asuser.sh"
 	if ! $run_as test -x "$vkernel"; then
-		echo "skip: uid 65534 cannot reach $vkernel"
+		echo "skip: $($run_as id -un) cannot reach $vkernel"
 		exit 77
 	fi
 fi

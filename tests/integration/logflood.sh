@@ -3,7 +3,7 @@
 # numbers no kernel serves (int_sysnr flood), and vkernel, which tells
 # each unknown number once and rate-limits what a guest can make it say,
 # must print a few lines at most.  Run as the invoking user and, when that
-# is root, again with vkernel as an unprivileged host user (setpriv).
+# is root, again with vkernel as an unprivileged host user (asuser.sh).
 #
 # usage: logflood.sh VKERNEL GUEST
 set -u
@@ -34,7 +34,7 @@ run() {
 }
 
 run "as $(id -un)"
-if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
-	run "as uid 65534" setpriv --reuid=65534 --regid=65534 --clear-groups
+if [ "$(id -u)" = 0 ]; then
+	run "as an unprivileged user" "$(dirname "$0")/asuser.sh"
 fi
 exit $failed

@@ -9,7 +9,7 @@
 # usage: sticky.sh VKERNEL PROG CASE
 #   bind_rw         vkernel as root, the directory bound rw on /mnt: both
 #                   users attack, then the owners' and root's own operations
-#   bind_rw_unpriv  vkernel run as host uid 65534 (setpriv), so its guest
+#   bind_rw_unpriv  vkernel run as host uid 65534 (asuser.sh), so its guest
 #                   is uid 65534 and attacks uid 1234's files, through a bind
 #   overlay_unpriv  the same through the overlay over the host's root
 #
@@ -34,9 +34,10 @@ fail()
 	failed=1
 }
 
+# As root, asuser.sh is uid 65534, the attacker fs_sticky.c expects.
 unpriv()
 {
-	setpriv --reuid=65534 --regid=65534 --clear-groups "$@"
+	"$(dirname "$0")/asuser.sh" "$@"
 }
 
 # What the host must still have of uid $1's files.
@@ -51,6 +52,8 @@ check_victim()
 	[ -L "$dir/u$1.sym" ] || fail "u$1.sym is gone"
 }
 
+# The victims' files belong to two users, and only root can make them:
+# an ordinary user has no other user's files to attack.
 if [ "$(id -u)" != 0 ]; then
 	echo "skip: sticky $case: needs root, to make other users' files"
 	exit 77

@@ -6,10 +6,10 @@
 #
 # usage: stress.sh VKERNEL STRESS_NG STRESSOR [OPS [unpriv]]
 #   OPS      bogo operations to run (default 50)
-#   unpriv   vkernel run as host uid 65534 (setpriv), when run as root
+#   unpriv   vkernel run as an unprivileged host user (asuser.sh)
 #
 # Exits 0 if the stressor passes, 1 if not (its output on stderr), 77
-# (meson's "skipped") if uid 65534 cannot run the programs, 2 on a usage
+# (meson's "skipped") if that user cannot run the programs, 2 on a usage
 # error.
 
 set -u
@@ -28,12 +28,10 @@ run=
 case $mode in
 '') ;;
 unpriv)
-	if [ "$(id -u)" = 0 ]; then
-		run="setpriv --reuid=65534 --regid=65534 --clear-groups"
-		if ! $run test -x "$vkernel" -a -x "$stressng" 2>/dev/null; then
-			echo "skip: stress $name: uid 65534 cannot run $vkernel"
-			exit 77
-		fi
+	run="$(dirname "$0")/asuser.sh"
+	if ! $run test -x "$vkernel" -a -x "$stressng" 2>/dev/null; then
+		echo "skip: stress $name: $($run id -un) cannot run $vkernel"
+		exit 77
 	fi
 	;;
 *)	echo "stress.sh: no mode $mode" >&2; exit 2 ;;

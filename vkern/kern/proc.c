@@ -144,6 +144,17 @@ proc_thread(struct proc *p, int tid)
 	return NULL;
 }
 
+void
+thread_set_comm(struct thread *td, const char *name, size_t len)
+{
+	struct proc *p = td->proc;
+
+	memset(td->comm, 0, sizeof(td->comm));
+	memcpy(td->comm, name, VK_MIN(len, sizeof(td->comm) - 1));
+	if (td == p->main)
+		memcpy(p->comm, td->comm, sizeof(p->comm));
+}
+
 /* A new thread of p, or NULL when the sandbox's memory is full. */
 static struct thread *
 thread_alloc(struct proc *p)

@@ -252,6 +252,13 @@ struct thread *thread_find(int tid);
 struct thread *proc_thread(struct proc *p, int tid);
 
 /*
+ * Name td (PR_SET_NAME, a write to its comm file): the first len bytes
+ * of name, at most 15, whatever they are.  The process is known by its
+ * leader's name.
+ */
+void thread_set_comm(struct thread *td, const char *name, size_t len);
+
+/*
  * A new thread of td's process (clone with CLONE_THREAD): td's registers,
  * signal mask and no alternate stack.  Returns 0 with *ntp set (not yet
  * runnable), or -EAGAIN.

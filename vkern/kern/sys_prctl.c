@@ -22,7 +22,6 @@
 static long
 prctl_name(struct thread *td, int option, uaddr_t u)
 {
-	struct proc *p = td->proc;
 	char name[16];
 	long n;
 
@@ -37,10 +36,7 @@ prctl_name(struct thread *td, int option, uaddr_t u)
 	} else if (n < 0) {
 		return n;
 	}
-	memcpy(td->comm, name, sizeof(td->comm));
-	/* The process is known by its leader's name. */
-	if (td == p->main)
-		memcpy(p->comm, name, sizeof(p->comm));
+	thread_set_comm(td, name, strlen(name));
 	return 0;
 }
 

@@ -61,7 +61,8 @@ static const char procfs_filesystems[] =
 
 /*
  * Modes are Linux's: environ is the owner's only (it holds secrets), as
- * are fd/ and fdinfo/; the fd links' own modes follow their files.
+ * are fd/ and fdinfo/; the fd links' own modes follow their files; comm
+ * is the owner's to write.
  */
 static const struct pfs_spec procfs_specs[PK_NKINDS] = {
 	[PK_ROOT] = { .name = "", .mode = PFS_DIR, .numbered = PK_PID },
@@ -127,8 +128,10 @@ static const struct pfs_spec procfs_specs[PK_NKINDS] = {
 	    procfs_gen_pid_cmdline),
 	[PK_P_ENVIRON] = ROW("environ", PK_PID, S_IFREG | 0400, PFS_PROC,
 	    procfs_gen_pid_environ),
-	[PK_P_COMM] = ROW("comm", PK_PID, PFS_FILE, PFS_PROC,
-	    procfs_gen_pid_comm),
+	[PK_P_COMM] = { .name = "comm", .parent = PK_PID,
+	    .mode = S_IFREG | 0644, .scope = PFS_PROC,
+	    .gen = procfs_gen_pid_comm,
+	    .write = procfs_write_pid_comm },
 	[PK_P_MAPS] = ROW("maps", PK_PID, PFS_FILE, PFS_PROC,
 	    procfs_gen_pid_maps),
 	[PK_P_EXE] = ROW("exe", PK_PID, PFS_LINK, PFS_PROC,
@@ -160,8 +163,10 @@ static const struct pfs_spec procfs_specs[PK_NKINDS] = {
 	    procfs_gen_pid_status),
 	[PK_T_STATM] = ROW("statm", PK_TID, PFS_FILE, PFS_THREAD,
 	    procfs_gen_pid_statm),
-	[PK_T_COMM] = ROW("comm", PK_TID, PFS_FILE, PFS_THREAD,
-	    procfs_gen_tid_comm),
+	[PK_T_COMM] = { .name = "comm", .parent = PK_TID,
+	    .mode = S_IFREG | 0644, .scope = PFS_THREAD,
+	    .gen = procfs_gen_tid_comm,
+	    .write = procfs_write_tid_comm },
 	[PK_T_CMDLINE] = ROW("cmdline", PK_TID, PFS_FILE, PFS_THREAD,
 	    procfs_gen_pid_cmdline),
 	[PK_T_ENVIRON] = ROW("environ", PK_TID, S_IFREG | 0400, PFS_THREAD,

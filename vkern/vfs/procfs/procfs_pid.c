@@ -374,6 +374,35 @@ procfs_gen_tid_comm(const struct pfs_ctx *c, struct sbuf *sb)
 }
 
 /*
+ * A write to a comm file names the thread, as PR_SET_NAME does, but only
+ * from within its own process (EINVAL from any other, as Linux's
+ * comm_write); its first 15 bytes are taken as they are, a newline too.
+ */
+static long
+comm_write(const struct pfs_ctx *c, struct thread *td, const char *buf,
+    size_t len)
+{
+	if (curthread == NULL || curthread->proc != c->p)
+		return -EINVAL;
+	if (td == NULL)
+		return -ESRCH;
+	thread_set_comm(td, buf, len);
+	return (long)len;
+}
+
+long
+procfs_write_pid_comm(const struct pfs_ctx *c, const char *buf, size_t len)
+{
+	return comm_write(c, c->p->main, buf, len);
+}
+
+long
+procfs_write_tid_comm(const struct pfs_ctx *c, const char *buf, size_t len)
+{
+	return comm_write(c, proc_thread(c->p, c->arg), buf, len);
+}
+
+/*
  * One line in show_map_vma()'s layout: offset, device and inode are 0
  * (nothing is file-backed yet), and a name starts at column 73, after
  * the prefix padded to 72 and a space.

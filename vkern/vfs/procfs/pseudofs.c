@@ -469,19 +469,25 @@ pfs_read(struct vnode *vn, void *buf, size_t len, uint64_t off)
 }
 
 /*
- * No file takes writes.  Linux answers a global proc file without a
- * write method with EIO (proc_reg_write) and a per-process one with
- * EINVAL (vfs_write without f_op->write); root can open either for
+ * Only a file with a write method takes writes.  Linux answers a global
+ * proc file without one with EIO (proc_reg_write) and a per-process one
+ * with EINVAL (vfs_write without f_op->write); root can open either for
  * writing, so the error comes here.
  */
 static long
 pfs_write(struct vnode *vn, const void *buf, size_t len, uint64_t off)
 {
 	struct pfs_node *pn = vn->data;
+	const struct pfs_spec *spec = &pn->fs->specs[pn->kind];
+	struct pfs_ctx c;
 
 	if (vn->type == VDIR)
 		return -EISDIR;
-	return pn->fs->specs[pn->kind].scope == PFS_GLOBAL ? -EIO : -EINVAL;
+	if (spec->write == NULL)
+		return spec->scope == PFS_GLOBAL ? -EIO : -EINVAL;
+	if (pfs_node_resolve(pn, &c) < 0)
+		return -ESRCH;
+	return spec->write(&c, buf, len);
 }
 
 static long

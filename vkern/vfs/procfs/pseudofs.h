@@ -65,12 +65,20 @@ struct pfs_ctx {
  */
 typedef int (*pfs_gen_fn)(const struct pfs_ctx *c, struct sbuf *sb);
 
+/*
+ * Take a write of len bytes at buf (kernel memory) to a file, whatever
+ * its offset.  Returns the bytes taken or -errno.
+ */
+typedef long (*pfs_write_fn)(const struct pfs_ctx *c, const char *buf,
+    size_t len);
+
 struct pfs_spec {
 	const char *name;       /* NULL: named by its number */
 	int parent;             /* the row of its directory (row 0: root) */
 	uint32_t mode;          /* S_IFMT and permission bits */
 	enum pfs_scope scope;
 	pfs_gen_fn gen;         /* content or target; NULL: text */
+	pfs_write_fn write;     /* NULL: the file takes no writes */
 	const char *text;       /* fixed content or target */
 	int numbered;           /* a directory's numbered row, 0 if none */
 	const char *prefix;     /* a numbered row's names: prefix, number */
