@@ -334,6 +334,18 @@ guest_mprotect(void *addr, size_t len, int prot)
 	return (int)syscall(SYS_mprotect, addr, len, prot);
 }
 
+/* Tells whether all len bytes at p are b. */
+static inline bool
+all_byte(const void *p, size_t len, unsigned char b)
+{
+	const unsigned char *c = p;
+
+	for (size_t i = 0; i < len; i++)
+		if (c[i] != b)
+			return false;
+	return true;
+}
+
 /* A private anonymous mapping anywhere, or MAP_FAILED. */
 static inline void *
 guest_anon(size_t len, int prot)

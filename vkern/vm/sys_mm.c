@@ -153,24 +153,11 @@ kern_mmap(struct proc *p, uint64_t addr, uint64_t len, int prot,
 }
 
 /*
- * Copy the file's bytes at off into [va, va + len): a private mapping's
- * first contents.  Bytes past the end of the file read zero.
- */
-static int
-mmap_fill(struct vm_map *m, struct vnode *vn, uint64_t va, uint64_t len,
-    uint64_t off)
-{
-	long got = vm_map_read_file(m, vn, va, len, off);
-
-	return got < 0 ? (int)got : 0;
-}
-
-/*
  * A private mapping of a file, or a shared one of a host file open
  * read-only (flags VME_NOWRITE), which nobody in the sandbox can change
  * under it: the page cache's pages where it serves the file and the
- * access, else a copy made at mmap time.  Pages past the end of the file
- * read zero where Linux raises SIGBUS.
+ * access, else a copy made at mmap time (vm_file.c).  Pages wholly past
+ * the end of the file raise SIGBUS, as Linux's.
  */
 static long
 mmap_file_copy(struct thread *td, const struct sys_mmap_args *a,
@@ -184,9 +171,9 @@ mmap_file_copy(struct thread *td, const struct sys_mmap_args *a,
 	if ((r = mmap_range(p, a->addr.va, len, prot, a->flags, &va)) < 0)
 		return r;
 	r = vm_pcache_map(p->vm, va, len, prot, fp->vn, (uint64_t)a->off);
-	if (r == -ENOTSUP && (r = vm_map_anon(p->vm, va, len, prot, 0)) == 0 &&
-	    (r = mmap_fill(p->vm, fp->vn, va, a->len, (uint64_t)a->off)) < 0)
-		vm_map_remove(p->vm, va, va + len);
+	if (r == -ENOTSUP)
+		r = vm_map_file_private(p->vm, va, len, prot, fp->vn,
+		    (uint64_t)a->off);
 	if (r < 0)
 		return vm_sync(p, r);
 	if (vflags != 0)
@@ -476,7 +463,8 @@ sys_mremap(struct thread *td, const struct sys_mremap_args *a)
 			return r;
 		return (long)old;
 	}
-	if (!vm_map_range_user(m, old, oldlen) || old + oldlen > e->end)
+	if (!vm_map_range_user(m, old, oldlen) ||
+	    !vm_map_range_one(m, old, old + oldlen))
 		return -EFAULT;
 	/* XXX: moving shared mappings is not done yet. */
 	if (e->flags & VME_SHARED)
