@@ -646,6 +646,36 @@ vm_map_range_one(const struct vm_map *m, uint64_t start, uint64_t end)
 	return true;
 }
 
+bool
+vm_map_count_above(const struct vm_map *m, unsigned k)
+{
+	return m->n + PLAT_SPACE_OWN_MAPS > k;
+}
+
+bool
+vm_map_may_cut(struct vm_map *m, uint64_t start, uint64_t end,
+    bool (*same)(const struct vm_entry *, int), int arg)
+{
+	unsigned n = 0;
+
+	for (int k = 0; k < 2; k++) {
+		uint64_t va = k == 0 ? start : end;
+		const struct vm_entry *e = vm_map_lookup(m, va);
+
+		if (e != NULL && e->start < va && !same(e, arg))
+			n++;
+	}
+	return n == 0 || !vm_map_count_above(m, VM_MAX_MAP_COUNT - n);
+}
+
+bool
+vm_map_hole(struct vm_map *m, uint64_t start, uint64_t end)
+{
+	const struct vm_entry *e = vm_map_lookup(m, start);
+
+	return e != NULL && e->start < start && end < e->end;
+}
+
 int
 vm_map_hostptr(struct vm_map *m, uint64_t va, uint64_t len, int need,
     void **hpp, uint64_t *np)
@@ -786,6 +816,11 @@ vm_map_cow(struct vm_map *m, uint64_t va)
 	}
 	start = VK_MAX(e->start, VK_ROUND_DOWN(page, COW_AROUND));
 	end = VK_MIN(e->end, VK_ROUND_DOWN(page, COW_AROUND) + COW_AROUND);
+	/* At the limit on entries, all of the entry: cut nothing. */
+	if (vm_map_count_above(m, VM_MAX_MAP_COUNT - 2)) {
+		start = e->start;
+		end = e->end;
+	}
 	if (vm_ram_alloc(end - start, &off) < 0) {
 		start = page;
 		end = page + VK_PAGE_SIZE;

@@ -206,6 +206,33 @@ bool vm_entry_continues(const struct vm_entry *a, const struct vm_entry *b);
 bool vm_map_range_one(const struct vm_map *m, uint64_t start, uint64_t end);
 
 /*
+ * The most mappings a process may have: Linux's default vm.max_map_count
+ * (shown in /proc/sys/vm).  Past it, the calls that would make more give
+ * Linux's -ENOMEM: mmap beyond it, and a cut in two (mprotect, munmap,
+ * mlock) at it.  What is counted is entries, which are at least as many
+ * as Linux's mappings (a mapping is more than one where its pages are
+ * held differently): each costs the kernel memory and a search, and the
+ * stub a host mapping, which the host's own limit bounds, and the
+ * stub's own mappings (PLAT_SPACE_OWN_MAPS) count there too.
+ */
+#define VM_MAX_MAP_COUNT 65530
+
+/* Whether m has more than k mappings, its stub's own counted. */
+bool vm_map_count_above(const struct vm_map *m, unsigned k);
+
+/*
+ * Whether a change to [start, end) keeps within the limit: each entry
+ * it cuts in two, at either end, makes one more, and each cut is refused
+ * at the limit (Linux's split_vma()).  An entry the change leaves as it
+ * is, same(entry, arg), is not cut.
+ */
+bool vm_map_may_cut(struct vm_map *m, uint64_t start, uint64_t end,
+    bool (*same)(const struct vm_entry *, int), int arg);
+
+/* Whether [start, end) lies strictly inside one entry (munmap's hole). */
+bool vm_map_hole(struct vm_map *m, uint64_t start, uint64_t end);
+
+/*
  * Move or resize the one mapping (vm_map_range_one()) holding [old, old +
  * oldlen) to [new, new + newlen), which must be free except for the old
  * range itself.  Contents are kept.  Returns 0 or -ENOMEM.
