@@ -115,6 +115,13 @@ void plat_thread_destroy(struct plat_thread *pt);
 void plat_space_destroy(struct plat_space *sp);
 
 /*
+ * The host mappings a space holds besides those of the guest's map (the
+ * stub's code and pages, and a margin): they count against the host's
+ * own limit on mappings too (vm_map.h's VM_MAX_MAP_COUNT).
+ */
+#define PLAT_SPACE_OWN_MAPS 16
+
+/*
  * Change the host mappings of a space: the kernel's page tables are the
  * truth and these are a cache of them.  Calls are queued and applied, in
  * order, by plat_space_flush() or before any thread of the space runs

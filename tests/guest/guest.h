@@ -28,8 +28,10 @@
 
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 
 #include <errno.h>
+#include <grp.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -332,6 +334,43 @@ static inline int
 guest_mprotect(void *addr, size_t len, int prot)
 {
 	return (int)syscall(SYS_mprotect, addr, len, prot);
+}
+
+/* Tells whether all len bytes at p are b. */
+static inline bool
+all_byte(const void *p, size_t len, unsigned char b)
+{
+	const unsigned char *c = p;
+
+	for (size_t i = 0; i < len; i++)
+		if (c[i] != b)
+			return false;
+	return true;
+}
+
+/*
+ * When the program runs as root, runs fn(arg) again in a child as uid
+ * and gid 65534 without groups: the checks of an unprivileged user,
+ * whose failures count here as one.
+ */
+static inline void
+guest_as_nobody(void (*fn)(const void *), const void *arg)
+{
+	int st = -1;
+	pid_t pid;
+
+	if (getuid() != 0)
+		return;
+	pid = fork();
+	if (pid == 0) {
+		if (setgroups(0, NULL) != 0 || setresgid(65534, 65534, 65534) ||
+		    setresuid(65534, 65534, 65534) != 0)
+			_exit(2);
+		fn(arg);
+		_exit(guest_failures == 0 ? 0 : 1);
+	}
+	CHECK(pid > 0 && waitpid(pid, &st, 0) == pid && WIFEXITED(st) &&
+	    WEXITSTATUS(st) == 0, "uid 65534: status %#x", st);
 }
 
 /* A private anonymous mapping anywhere, or MAP_FAILED. */

@@ -23,15 +23,6 @@ raw_madvise(void *addr, size_t len, int advice)
 	return (int)syscall(SYS_madvise, addr, len, advice);
 }
 
-static bool
-all_byte(const unsigned char *p, size_t len, unsigned char b)
-{
-	for (size_t i = 0; i < len; i++)
-		if (p[i] != b)
-			return false;
-	return true;
-}
-
 static void
 test_dontneed(void)
 {

@@ -33,18 +33,6 @@ all_zero(const void *p, size_t len)
 	return true;
 }
 
-/* Tells whether all len bytes at p are b. */
-static bool
-all_byte(const void *p, size_t len, unsigned char b)
-{
-	const unsigned char *c = p;
-
-	for (size_t i = 0; i < len; i++)
-		if (c[i] != b)
-			return false;
-	return true;
-}
-
 static void
 test_basic(void)
 {

@@ -3,10 +3,12 @@
  * with MREMAP_MAYMOVE, shrinking (shared memory too), and MREMAP_FIXED all
  * keep the contents and leave the old range unmapped, and the refusals
  * give the errno Linux gives (ENOMEM when growth is blocked, EINVAL for
- * bad flags, EFAULT for an unmapped or split source).
+ * bad flags, EFAULT for an unmapped or split source).  A mapping whose
+ * pages a fork left partly shared and partly copied moves whole.
  */
 #include <stdint.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 
 #include "guest.h"
 
@@ -247,6 +249,46 @@ test_large_move(void)
 	CHECK_OK(guest_munmap(p, len + P));
 }
 
+/*
+ * One mapping, shared copy-on-write with a child, with pages written
+ * since in its middle: it moves and grows as one.
+ */
+static void
+test_after_fork(void)
+{
+	unsigned char *p, *q;
+	int go[2], st = -1;
+	char c;
+	pid_t pid;
+
+	p = guest_anon(64 * P, rw);
+	if (!CHECK(p != MAP_FAILED, "mmap") || CHECK_OK(pipe(go)) != 0)
+		return;
+	tag_pages(p, 64 * P, 0x3f);
+	pid = fork();
+	if (pid == 0) {
+		close(go[1]);
+		_exit(read(go[0], &c, 1) == 0 &&
+		    count_bad_tags(p, 64 * P, 0x3f) == 0 ? 0 : 1);
+	}
+	close(go[0]);
+	/* Copies of their own, while the child shares the rest. */
+	p[20 * P + 8] = 1;
+	p[50 * P + 8] = 2;
+	q = raw_mremap(p, 64 * P, 128 * P, MREMAP_MAYMOVE, NULL);
+	if (CHECK(q != MAP_FAILED, "mremap after fork")) {
+		CHECK_EQ(count_bad_tags(q, 64 * P, 0x3f), 0);
+		CHECK_EQ(q[20 * P + 8], 1);
+		CHECK_EQ(q[50 * P + 8], 2);
+		CHECK_EQ(q[100 * P], 0);
+		p = q;
+	}
+	close(go[1]);
+	CHECK(pid > 0 && waitpid(pid, &st, 0) == pid && WIFEXITED(st) &&
+	    WEXITSTATUS(st) == 0, "the child's pages: status %#x", st);
+	CHECK_OK(guest_munmap(p, q != MAP_FAILED ? 128 * P : 64 * P));
+}
+
 int
 main(void)
 {
@@ -257,5 +299,6 @@ main(void)
 	test_fixed();
 	test_errors();
 	test_large_move();
+	test_after_fork();
 	return guest_done();
 }

@@ -778,6 +778,49 @@ Test(vm_map, move_part_of_entry_splits_it)
 	cr_assert_eq(vm_ram_used(), 3 * PG);
 }
 
+/* One mapping made of two entries (their RAM apart) moves whole. */
+Test(vm_map, move_mapping_of_two_entries_moves_both)
+{
+	uint64_t n;
+	void *hp;
+
+	anon_ok(A + PG, PG, RW, 0);
+	anon_ok(A, PG, RW, 0);
+	cr_assert_eq(m.n, 2);
+	ram_at(m.ent[0].ramoff)[0] = 0x31;
+	ram_at(m.ent[1].ramoff)[0] = 0x32;
+	cr_assert(vm_map_range_one(&m, A, A + 2 * PG));
+	cr_assert_eq(vm_map_move(&m, A, 2 * PG, B, 3 * PG), 0);
+	cr_assert(vm_map_range_free(&m, A, A + 2 * PG));
+	cr_assert(vm_map_range_one(&m, B, B + 3 * PG));
+	cr_assert_eq(vm_map_hostptr(&m, B, 1, R, &hp, &n), 0);
+	cr_assert_eq(*(uint8_t *)hp, 0x31);
+	cr_assert_eq(vm_map_hostptr(&m, B + PG, 1, R, &hp, &n), 0);
+	cr_assert_eq(*(uint8_t *)hp, 0x32);
+	cr_assert_eq(vm_map_hostptr(&m, B + 2 * PG, 1, R, &hp, &n), 0);
+	cr_assert_eq(*(uint8_t *)hp, 0);
+	cr_assert_eq(vm_ram_used(), 3 * PG);
+}
+
+Test(vm_map, range_one_stops_at_another_mapping)
+{
+	anon_ok(A, PG, RW, 0);
+	anon_ok(A + PG, PG, R, 0);
+	cr_assert(!vm_map_range_one(&m, A, A + 2 * PG));
+	cr_assert(vm_map_range_one(&m, A + PG, A + 2 * PG));
+	cr_assert(!vm_map_range_one(&m, A + PG, A + 3 * PG));
+	cr_assert(!vm_map_range_one(&m, A + 2 * PG, A + 3 * PG));
+}
+
+Test(vm_map, hole_lies_inside_one_entry)
+{
+	anon_ok(A, 4 * PG, RW, 0);
+	cr_assert(vm_map_hole(&m, A + PG, A + 2 * PG));
+	cr_assert(!vm_map_hole(&m, A, A + PG));
+	cr_assert(!vm_map_hole(&m, A + 3 * PG, A + 4 * PG));
+	cr_assert(!vm_map_hole(&m, A + 5 * PG, A + 6 * PG));
+}
+
 Test(vm_map, move_grow_overlapping_down_keeps_contents)
 {
 	uint64_t n;

@@ -404,7 +404,7 @@ truncate_vn(struct proc *p, struct vnode *vn, int64_t len)
 	if ((r = vfs_fsize_grow(p, vn, va.size)) < 0 ||
 	    (r = vfs_remove_privs(p, vn)) < 0)
 		return r;
-	return vn->ops->setattr(vn, &va, VA_SIZE);
+	return vn_truncate(vn, va.size);
 }
 
 long

@@ -104,7 +104,6 @@ open_check(struct proc *p, struct vnode *vn, unsigned flags, bool created)
 static int
 open_truncate(struct proc *p, struct vnode *vn, unsigned flags)
 {
-	struct vattr va = { .size = 0 };
 	int r;
 
 	if (!(flags & O_TRUNC) || vn->type != VREG ||
@@ -112,7 +111,7 @@ open_truncate(struct proc *p, struct vnode *vn, unsigned flags)
 		return 0;
 	if ((r = vfs_remove_privs(p, vn)) < 0)
 		return r;
-	return vn->ops->setattr(vn, &va, VA_SIZE);
+	return vn_truncate(vn, 0);
 }
 
 /*

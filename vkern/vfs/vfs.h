@@ -171,6 +171,7 @@ struct vnode {
 	void *data;                   /* the file system's */
 	int writers;                  /* open files that may write it */
 	int texts;                    /* process images running it */
+	unsigned privmaps;            /* private mappings' entries (vm/) */
 	struct vnode *rel_next;       /* vnode_rel's queue, once unreferenced */
 };
 
@@ -200,6 +201,11 @@ long vnode_read_ram(struct vnode *vn, uint64_t ramoff, size_t len,
     uint64_t off);
 /* SEEK_DATA or SEEK_HOLE (ops->seek_hole, or all data up to the end). */
 int64_t vnode_seek_hole(struct vnode *vn, uint64_t off, bool data);
+/*
+ * Change a regular file's size (setattr's VA_SIZE), and then tell the
+ * private mappings of it (vm_file_truncated()).
+ */
+int vn_truncate(struct vnode *vn, uint64_t size);
 /* Mode, uid and gid for a permission check (ops->getperm or getattr). */
 int vnode_getperm(struct vnode *vn, struct vattr *va);
 /*

@@ -12,6 +12,7 @@
 #include "vkern/platform.h"
 #include "vkern/vfs/vfs.h"
 #include "vkern/vk.h"
+#include "vkern/vm/vm_map.h"
 
 struct vnode *
 vnode_alloc(struct mount *mp, enum vtype type, const struct vnode_ops *ops,
@@ -103,6 +104,18 @@ vnode_is_magic(const struct vnode *vn)
 {
 	return vn->type == VLNK && vn->ops->is_magic != NULL &&
 	    vn->ops->is_magic(vn);
+}
+
+int
+vn_truncate(struct vnode *vn, uint64_t size)
+{
+	struct vattr va = { .size = size };
+	int r;
+
+	if ((r = vn->ops->setattr(vn, &va, VA_SIZE)) < 0)
+		return r;
+	vm_file_truncated(vn, size);
+	return 0;
 }
 
 int

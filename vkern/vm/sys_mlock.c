@@ -49,6 +49,13 @@ kern_mlock_may(struct proc *p, uint64_t len)
 	return 0;
 }
 
+/* mlock(2) does not cut a mapping locked (or not) already. */
+static bool
+mlock_same(const struct vm_entry *e, int lock)
+{
+	return ((e->flags & VME_LOCKED) != 0) == (lock != 0);
+}
+
 /*
  * Lock or unlock the pages of [addr, addr + len).  Locking checks the
  * limit, not counting what is locked already, before the range (-ENOMEM
@@ -80,6 +87,8 @@ mlock_range(struct thread *td, uint64_t addr, uint64_t len, bool lock)
 	if (!vm_map_range_user(m, start, end - start) ||
 	    !vm_map_range_mapped(m, start, end) ||
 	    vm_map_range_has(m, start, end, VME_RESERVED))
+		return -ENOMEM;
+	if (!vm_map_may_cut(m, start, end, mlock_same, lock))
 		return -ENOMEM;
 	if (lock)
 		vm_map_add_flags(m, start, end, VME_LOCKED);

@@ -46,6 +46,18 @@ len_round(uint64_t len)
 	return r < len ? 0 : r;
 }
 
+/*
+ * Whether unmapping [start, end) keeps within vm.max_map_count: a hole
+ * in a mapping makes one more, refused at the limit (Linux's
+ * do_vmi_align_munmap()).
+ */
+static bool
+mm_may_unmap(struct vm_map *m, uint64_t start, uint64_t end)
+{
+	return !vm_map_hole(m, start, end) ||
+	    !vm_map_count_above(m, VM_MAX_MAP_COUNT - 1);
+}
+
 /* Pick the address of a new mapping that the guest did not fix. */
 static int
 mmap_place(struct vm_map *m, uint64_t hint, uint64_t len, uint64_t flags,
@@ -112,7 +124,7 @@ mmap_range(struct proc *p, uint64_t addr, uint64_t len, int prot,
 	uint64_t va;
 	int r;
 
-	if (len == 0)
+	if (len == 0 || vm_map_count_above(m, VM_MAX_MAP_COUNT))
 		return -ENOMEM;
 	if (flags & (MAP_FIXED | MAP_FIXED_NOREPLACE)) {
 		if (!VK_PAGE_ALIGNED(addr))
@@ -124,6 +136,8 @@ mmap_range(struct proc *p, uint64_t addr, uint64_t len, int prot,
 		if (!vm_map_range_free(m, addr, addr + len) &&
 		    !(flags & MAP_FIXED))
 			return -EEXIST;
+		if (!mm_may_unmap(m, addr, addr + len))
+			return -ENOMEM;
 		vm_map_usage(m, addr, addr + len, &in);
 		va = addr;
 	} else if ((r = mmap_place(m, addr, len, flags, &va)) < 0) {
@@ -153,24 +167,11 @@ kern_mmap(struct proc *p, uint64_t addr, uint64_t len, int prot,
 }
 
 /*
- * Copy the file's bytes at off into [va, va + len): a private mapping's
- * first contents.  Bytes past the end of the file read zero.
- */
-static int
-mmap_fill(struct vm_map *m, struct vnode *vn, uint64_t va, uint64_t len,
-    uint64_t off)
-{
-	long got = vm_map_read_file(m, vn, va, len, off);
-
-	return got < 0 ? (int)got : 0;
-}
-
-/*
  * A private mapping of a file, or a shared one of a host file open
  * read-only (flags VME_NOWRITE), which nobody in the sandbox can change
  * under it: the page cache's pages where it serves the file and the
- * access, else a copy made at mmap time.  Pages past the end of the file
- * read zero where Linux raises SIGBUS.
+ * access, else a copy made at mmap time (vm_file.c).  Pages wholly past
+ * the end of the file raise SIGBUS, as Linux's.
  */
 static long
 mmap_file_copy(struct thread *td, const struct sys_mmap_args *a,
@@ -184,9 +185,9 @@ mmap_file_copy(struct thread *td, const struct sys_mmap_args *a,
 	if ((r = mmap_range(p, a->addr.va, len, prot, a->flags, &va)) < 0)
 		return r;
 	r = vm_pcache_map(p->vm, va, len, prot, fp->vn, (uint64_t)a->off);
-	if (r == -ENOTSUP && (r = vm_map_anon(p->vm, va, len, prot, 0)) == 0 &&
-	    (r = mmap_fill(p->vm, fp->vn, va, a->len, (uint64_t)a->off)) < 0)
-		vm_map_remove(p->vm, va, va + len);
+	if (r == -ENOTSUP)
+		r = vm_map_file_private(p->vm, va, len, prot, fp->vn,
+		    (uint64_t)a->off);
 	if (r < 0)
 		return vm_sync(p, r);
 	if (vflags != 0)
@@ -307,7 +308,8 @@ munmap_range(struct proc *p, uint64_t start, uint64_t len)
 	if (vm_map_range_has(m, start, start + len, VME_RESERVED))
 		return -EINVAL;
 	/* munmap(2): ENOMEM when a split needs what is not there. */
-	if (vm_map_room(m, vm_map_splits(m, start, start + len)) < 0)
+	if (!mm_may_unmap(m, start, start + len) ||
+	    vm_map_room(m, vm_map_splits(m, start, start + len)) < 0)
 		return -ENOMEM;
 	vm_map_remove(m, start, start + len);
 	return vm_sync(p, 0);
@@ -357,6 +359,13 @@ sys_msync(struct thread *td, const struct sys_msync_args *a)
 	return r;
 }
 
+/* mprotect(2) does not cut a mapping that has the protection already. */
+static bool
+mprotect_same(const struct vm_entry *e, int prot)
+{
+	return e->prot == prot;
+}
+
 long
 sys_mprotect(struct thread *td, const struct sys_mprotect_args *a)
 {
@@ -382,6 +391,9 @@ sys_mprotect(struct thread *td, const struct sys_mprotect_args *a)
 		if (!vm_data_fits(td->proc, all.data, in.priv - in.data))
 			return -ENOMEM;
 	}
+	if (!vm_map_may_cut(m, start, start + len, mprotect_same,
+	    (int)(a->prot & PROT_VALID)))
+		return -ENOMEM;
 	return vm_sync(td->proc, vm_map_protect(m, start, start + len,
 	    (int)(a->prot & PROT_VALID)));
 }
@@ -456,6 +468,7 @@ sys_mremap(struct thread *td, const struct sys_mremap_args *a)
 	uint64_t old = a->old.va, oldlen = len_round(a->oldlen);
 	uint64_t newlen = len_round(a->newlen), dst = a->newaddr.va;
 	struct vm_entry *e;
+	bool in_place;
 	int r;
 
 	if ((r = mremap_check(m, a, oldlen, newlen)) < 0)
@@ -476,18 +489,25 @@ sys_mremap(struct thread *td, const struct sys_mremap_args *a)
 			return r;
 		return (long)old;
 	}
-	if (!vm_map_range_user(m, old, oldlen) || old + oldlen > e->end)
+	if (!vm_map_range_user(m, old, oldlen) ||
+	    !vm_map_range_one(m, old, old + oldlen))
 		return -EFAULT;
 	/* XXX: moving shared mappings is not done yet. */
 	if (e->flags & VME_SHARED)
 		return -EINVAL;
+	in_place = !(a->flags & (MREMAP_FIXED | MREMAP_DONTUNMAP)) &&
+	    vm_map_range_user(m, old, newlen) &&
+	    vm_map_range_free(m, old + oldlen, old + newlen);
+	/* A move may make three more mappings (Linux's move_vma()). */
+	if (!in_place && (a->flags & MREMAP_MAYMOVE) &&
+	    vm_map_count_above(m, VM_MAX_MAP_COUNT - 4))
+		return -ENOMEM;
 	if (a->flags & MREMAP_FIXED) {
 		vm_map_remove(m, dst, dst + newlen);
 	} else if (a->flags & MREMAP_DONTUNMAP) {
 		if ((r = mmap_place(m, dst, newlen, 0, &dst)) < 0)
 			return r;
-	} else if (vm_map_range_user(m, old, newlen) &&
-	    vm_map_range_free(m, old + oldlen, old + newlen)) {
+	} else if (in_place) {
 		dst = old;
 	} else if (!(a->flags & MREMAP_MAYMOVE)) {
 		return -ENOMEM;
@@ -555,6 +575,7 @@ sys_brk(struct thread *td, const struct sys_brk_args *a)
 		vm_map_remove(m, newtop, oldtop);
 	} else if (newtop > oldtop) {
 		if (!vm_map_range_free(m, oldtop, newtop) ||
+		    vm_map_count_above(m, VM_MAX_MAP_COUNT) ||
 		    vm_may_grow(td->proc, newtop - oldtop, PLAT_PROT_READ |
 		    PLAT_PROT_WRITE, VME_HEAP) < 0 ||
 		    vm_map_anon(m, oldtop, newtop - oldtop,

@@ -38,6 +38,16 @@ vm_fault(struct thread *td, uint64_t addr, int *codep)
 		}
 		return 0;
 	}
+	/* A private file page without RAM: read it, unless past the end. */
+	if (e->vn != NULL && e->ramoff == VM_NORAM && e->prot != 0) {
+		int r = vm_map_file_fill(p->vm, addr);
+
+		if (r < 0 || plat_space_flush(p->vm->space) < 0) {
+			*codep = r == -ENXIO ? -BUS_ADRERR : SEGV_MAPERR;
+			return -EFAULT;
+		}
+		return 0;
+	}
 	/* A write to copy-on-write memory: the page gets its own copy. */
 	if ((e->flags & VME_COW) && (e->prot & PLAT_PROT_WRITE)) {
 		td->last_fault = 0;

@@ -15,15 +15,9 @@
 #include "vkern/platform.h"
 #include "vkern/vk.h"
 #include "vkern/vm/vm_map.h"
+#include "vkern/vm/vm_map_impl.h"
 #include "vkern/vm/vm_ram.h"
 #include "vkern/vfs/vfs.h"
-
-static unsigned vm_map_search(const struct vm_map *, uint64_t);
-static void vm_map_clip(struct vm_map *, uint64_t);
-static void vm_map_insert_at(struct vm_map *, unsigned,
-    const struct vm_entry *);
-static void vm_map_delete_at(struct vm_map *, unsigned, unsigned);
-static void vm_map_merge_around(struct vm_map *, uint64_t, uint64_t);
 
 void
 vm_obj_rel(struct vm_obj *obj)
@@ -53,9 +47,8 @@ vm_obj_alloc(void)
 	return obj;
 }
 
-/* Give back what an entry holds of RAM: its own, or its share. */
-static void
-entry_release(struct vm_entry *e)
+void
+vm_entry_release(struct vm_entry *e)
 {
 	if (e->obj != NULL)
 		vm_obj_rel(e->obj);
@@ -63,6 +56,34 @@ entry_release(struct vm_entry *e)
 		vm_ram_free(e->ramoff, e->end - e->start);
 	e->obj = NULL;
 	e->ramoff = VM_NORAM;
+}
+
+void
+vm_entry_vn_ref(const struct vm_entry *e)
+{
+	if (e->vn == NULL)
+		return;
+	vnode_ref(e->vn);
+	e->vn->privmaps++;
+}
+
+void
+vm_entry_vn_rel(struct vm_entry *e)
+{
+	if (e->vn == NULL)
+		return;
+	VK_ASSERT(e->vn->privmaps > 0);
+	e->vn->privmaps--;
+	vnode_rel(e->vn);
+	e->vn = NULL;
+}
+
+/* Free all an entry holds: its RAM and its file. */
+static void
+entry_free(struct vm_entry *e)
+{
+	vm_entry_release(e);
+	vm_entry_vn_rel(e);
 }
 
 /* What the host may allow: copy-on-write memory is read-only there. */
@@ -94,14 +115,13 @@ void
 vm_map_destroy(struct vm_map *m)
 {
 	for (unsigned i = 0; i < m->n; i++)
-		entry_release(&m->ent[i]);
+		entry_free(&m->ent[i]);
 	kmem_free(m->ent, m->cap * sizeof(*m->ent), 0);
 	m->ent = NULL;
 	m->n = m->cap = 0;
 }
 
-/* Index of the first entry whose end is above va (n when none). */
-static unsigned
+unsigned
 vm_map_search(const struct vm_map *m, uint64_t va)
 {
 	unsigned lo = 0, hi = m->n;
@@ -275,11 +295,7 @@ vm_map_splits(const struct vm_map *m, uint64_t start, uint64_t end)
 	    (j < m->n && m->ent[j].start < end);
 }
 
-/*
- * Insert e at i.  Room was asked for, or this is a split an unmap makes
- * on its way to removing entries: that growth is forced, and small.
- */
-static void
+void
 vm_map_insert_at(struct vm_map *m, unsigned i, const struct vm_entry *e)
 {
 	if (m->n == m->cap) {
@@ -294,7 +310,7 @@ vm_map_insert_at(struct vm_map *m, unsigned i, const struct vm_entry *e)
 	m->n++;
 }
 
-static void
+void
 vm_map_delete_at(struct vm_map *m, unsigned i, unsigned count)
 {
 	memmove(&m->ent[i], &m->ent[i + count],
@@ -302,8 +318,7 @@ vm_map_delete_at(struct vm_map *m, unsigned i, unsigned count)
 	m->n -= count;
 }
 
-/* Split the entry that contains va, if va is inside it, at va. */
-static void
+void
 vm_map_clip(struct vm_map *m, uint64_t va)
 {
 	unsigned i = vm_map_search(m, va);
@@ -318,6 +333,7 @@ vm_map_clip(struct vm_map *m, uint64_t va)
 	tail.foff += va - m->ent[i].start;
 	if (tail.obj != NULL)
 		tail.obj->refs++;
+	vm_entry_vn_ref(&tail);
 	m->ent[i].end = va;
 	vm_map_insert_at(m, i + 1, &tail);
 }
@@ -326,15 +342,16 @@ static bool
 vm_entry_mergeable(const struct vm_entry *a, const struct vm_entry *b)
 {
 	if (a->end != b->start || a->prot != b->prot || a->flags != b->flags ||
-	    a->obj != b->obj)
+	    a->obj != b->obj || a->vn != b->vn)
+		return false;
+	if (a->vn != NULL && a->foff + (a->end - a->start) != b->foff)
 		return false;
 	if (a->ramoff == VM_NORAM || b->ramoff == VM_NORAM)
 		return a->ramoff == b->ramoff;
 	return a->ramoff + (a->end - a->start) == b->ramoff;
 }
 
-/* Merge entries that became alike in and next to [start, end). */
-static void
+void
 vm_map_merge_around(struct vm_map *m, uint64_t start, uint64_t end)
 {
 	unsigned i = vm_map_search(m, start);
@@ -346,6 +363,7 @@ vm_map_merge_around(struct vm_map *m, uint64_t start, uint64_t end)
 			m->ent[i].end = m->ent[i + 1].end;
 			if (m->ent[i + 1].obj != NULL)
 				vm_obj_rel(m->ent[i + 1].obj);
+			vm_entry_vn_rel(&m->ent[i + 1]);
 			vm_map_delete_at(m, i + 1, 1);
 		} else {
 			i++;
@@ -353,7 +371,7 @@ vm_map_merge_around(struct vm_map *m, uint64_t start, uint64_t end)
 	}
 }
 
-static void
+void
 vm_entry_host_map(struct vm_map *m, const struct vm_entry *e)
 {
 	if (m->space != NULL && e->ramoff != VM_NORAM)
@@ -416,7 +434,7 @@ vm_map_remove(struct vm_map *m, uint64_t start, uint64_t end)
 
 		if (e->ramoff != VM_NORAM)
 			host = true;
-		entry_release(e);
+		entry_free(e);
 	}
 	vm_map_delete_at(m, i, j - i);
 	if (host && m->space != NULL)
@@ -442,7 +460,8 @@ vm_map_protect(struct vm_map *m, uint64_t start, uint64_t end, int prot)
 		struct vm_entry *e = &m->ent[i];
 		uint64_t len = e->end - e->start;
 
-		if (e->ramoff == VM_NORAM && prot != 0) {
+		/* A file's pages are read when first touched. */
+		if (e->ramoff == VM_NORAM && prot != 0 && e->vn == NULL) {
 			if ((r = vm_ram_alloc(len, &e->ramoff)) < 0)
 				break;
 			e->prot = prot;
@@ -472,6 +491,14 @@ vm_map_discard(struct vm_map *m, uint64_t start, uint64_t end)
 			return -EINVAL;
 		if (e->flags & VME_SHARED)
 			continue;   /* the pages are the file's or shared */
+		if (e->vn != NULL) {
+			/* A private file page is read from the file again. */
+			if (vm_map_room(m, 2) < 0)
+				return -ENOMEM;
+			vm_map_zap(m, s, t);
+			i = vm_map_search(m, t) - 1;
+			continue;
+		}
 		if (e->obj != NULL) {
 			/* Shared pages stay the other side's: map fresh ones. */
 			vm_map_remove(m, s, t);
@@ -486,43 +513,67 @@ vm_map_discard(struct vm_map *m, uint64_t start, uint64_t end)
 	return 0;
 }
 
-int
-vm_map_move(struct vm_map *m, uint64_t old, uint64_t oldlen, uint64_t newva,
+/*
+ * Move [old, old + oldlen), part of one entry, to newva, grown to newlen
+ * (at least oldlen).  Only a growth allocates, so only a growth fails:
+ * -ENOMEM, with nothing changed.
+ */
+static int
+move_entry(struct vm_map *m, uint64_t old, uint64_t oldlen, uint64_t newva,
     uint64_t newlen)
 {
 	struct vm_entry *e = vm_map_lookup(m, old);
 	struct vm_entry ne;
-	uint64_t keep = VK_MIN(oldlen, newlen);
 	int r;
 
-	VK_ASSERT(e != NULL && old + oldlen <= e->end);
+	VK_ASSERT(e != NULL && old + oldlen <= e->end && newlen >= oldlen);
+	/*
+	 * A private file mapping grows into the file: the new pages are
+	 * the file's, read when first touched.
+	 */
+	if (e->vn != NULL && newlen > oldlen) {
+		ne = *e;
+		ne.foff += old - e->start + oldlen;
+		if ((r = vm_map_room(m, 3)) < 0 ||
+		    (r = move_entry(m, old, oldlen, newva, oldlen)) < 0)
+			return r;
+		ne.start = newva + oldlen;
+		ne.end = newva + newlen;
+		ne.ramoff = VM_NORAM;
+		ne.obj = NULL;
+		ne.flags &= ~(unsigned)VME_COW;
+		vm_entry_vn_ref(&ne);
+		vm_map_insert_at(m, vm_map_search(m, ne.start), &ne);
+		vm_map_merge_around(m, ne.start, ne.end);
+		return 0;
+	}
 	ne = *e;
+	ne.foff += old - e->start;
 	if (e->start != old)
 		ne.ramoff = e->ramoff == VM_NORAM ? VM_NORAM :
 		    e->ramoff + (old - e->start);
 	ne.start = newva;
 	ne.end = newva + newlen;
-	if (ne.ramoff != VM_NORAM && (ne.obj != NULL || (newlen > oldlen &&
-	    (newva != old || old + oldlen != e->end ||
-	    vm_ram_extend(ne.ramoff, oldlen, newlen - oldlen) < 0)))) {
+	if (ne.ramoff != VM_NORAM && newlen > oldlen && (ne.obj != NULL ||
+	    newva != old || old + oldlen != e->end ||
+	    vm_ram_extend(ne.ramoff, oldlen, newlen - oldlen) < 0)) {
 		/* Cannot grow the extent where it is: copy to a new one. */
 		uint64_t off;
 
 		if ((r = vm_ram_alloc(newlen, &off)) < 0)
 			return r;
-		plat_ram_write(off, (char *)plat_ram_base() + ne.ramoff, keep);
+		plat_ram_write(off, (char *)plat_ram_base() + ne.ramoff,
+		    oldlen);
+		vm_entry_vn_ref(&ne);   /* the old entry's goes */
 		vm_map_remove(m, old, old + oldlen);
 		ne.ramoff = off;
 		ne.obj = NULL;
 		ne.flags &= ~VME_COW;
 	} else {
-		/* The extent moves with the entry: detach it, then free the
-		 * part beyond the new length, if any. */
+		/* The extent, or the share of one, moves with the entry. */
 		vm_map_clip(m, old);
 		vm_map_clip(m, old + oldlen);
 		e = vm_map_lookup(m, old);
-		if (ne.ramoff != VM_NORAM && oldlen > newlen)
-			vm_ram_free(ne.ramoff + newlen, oldlen - newlen);
 		vm_map_delete_at(m, (unsigned)(e - m->ent), 1);
 		if (m->space != NULL)
 			plat_space_unmap(m->space, old, oldlen);
@@ -532,6 +583,97 @@ vm_map_move(struct vm_map *m, uint64_t old, uint64_t oldlen, uint64_t newva,
 	vm_entry_host_map(m, &ne);
 	vm_map_merge_around(m, ne.start, ne.end);
 	return 0;
+}
+
+/*
+ * One mapping may be several entries (parts with RAM and without,
+ * copy-on-write parts): each moves on its own.  The last one, which
+ * grows, goes first, since only a growth can fail.
+ */
+int
+vm_map_move(struct vm_map *m, uint64_t old, uint64_t oldlen, uint64_t newva,
+    uint64_t newlen)
+{
+	uint64_t last, n = 0;
+	int r;
+
+	/* As Linux's mremap, a shrinking move unmaps the tail first. */
+	if (newlen < oldlen) {
+		vm_map_remove(m, old + newlen, old + oldlen);
+		oldlen = newlen;
+	}
+	last = VK_MAX(vm_map_lookup(m, old + oldlen - 1)->start, old);
+	for (unsigned i = vm_map_search(m, old);
+	    i < m->n && m->ent[i].start < old + oldlen; i++)
+		n++;
+	if ((r = vm_map_room(m, n + 2)) < 0 ||
+	    (r = move_entry(m, last, old + oldlen - last, newva + (last - old),
+	    newlen - (last - old))) < 0)
+		return r;
+	for (uint64_t va = old; va < last && newva != old; ) {
+		uint64_t end = VK_MIN(vm_map_lookup(m, va)->end, last);
+
+		(void)move_entry(m, va, end - va, newva + (va - old), end - va);
+		va = end;
+	}
+	return 0;
+}
+
+bool
+vm_entry_continues(const struct vm_entry *a, const struct vm_entry *b)
+{
+	if (a->end != b->start || a->prot != b->prot || a->vn != b->vn ||
+	    ((a->flags ^ b->flags) & ~(unsigned)VME_COW) != 0)
+		return false;
+	if ((a->flags & VME_SHARED) && a->obj != b->obj)
+		return false;
+	if (a->vn != NULL || (a->obj != NULL && a->obj->vn != NULL))
+		return a->foff + (a->end - a->start) == b->foff;
+	return true;
+}
+
+bool
+vm_map_range_one(const struct vm_map *m, uint64_t start, uint64_t end)
+{
+	unsigned i = vm_map_search(m, start);
+
+	if (i == m->n || m->ent[i].start > start)
+		return false;
+	for (; m->ent[i].end < end; i++)
+		if (i + 1 == m->n ||
+		    !vm_entry_continues(&m->ent[i], &m->ent[i + 1]))
+			return false;
+	return true;
+}
+
+bool
+vm_map_count_above(const struct vm_map *m, unsigned k)
+{
+	return m->n + PLAT_SPACE_OWN_MAPS > k;
+}
+
+bool
+vm_map_may_cut(struct vm_map *m, uint64_t start, uint64_t end,
+    bool (*same)(const struct vm_entry *, int), int arg)
+{
+	unsigned n = 0;
+
+	for (int k = 0; k < 2; k++) {
+		uint64_t va = k == 0 ? start : end;
+		const struct vm_entry *e = vm_map_lookup(m, va);
+
+		if (e != NULL && e->start < va && !same(e, arg))
+			n++;
+	}
+	return n == 0 || !vm_map_count_above(m, VM_MAX_MAP_COUNT - n);
+}
+
+bool
+vm_map_hole(struct vm_map *m, uint64_t start, uint64_t end)
+{
+	const struct vm_entry *e = vm_map_lookup(m, start);
+
+	return e != NULL && e->start < start && end < e->end;
 }
 
 int
@@ -544,6 +686,13 @@ vm_map_hostptr(struct vm_map *m, uint64_t va, uint64_t len, int need,
 	if (e != NULL && (e->flags & VME_COW) && (need & PLAT_PROT_WRITE) &&
 	    (e->prot & PLAT_PROT_WRITE)) {
 		if (vm_map_cow(m, va) < 0)
+			return -EFAULT;
+		e = vm_map_lookup(m, va);
+	}
+	/* A private file page not read yet is read, as a fault would. */
+	if (e != NULL && e->vn != NULL && e->ramoff == VM_NORAM &&
+	    e->prot != 0 && (e->prot & need) == need) {
+		if (vm_map_file_fill(m, va) < 0)
 			return -EFAULT;
 		e = vm_map_lookup(m, va);
 	}
@@ -612,6 +761,7 @@ vm_map_fork(struct vm_map *src, struct vm_map *dst)
 				    ~PLAT_PROT_WRITE);
 			e->flags |= VME_COW;
 		}
+		vm_entry_vn_ref(e);
 		vm_map_insert_at(dst, dst->n, e);
 		/* Memory locks are not inherited (mlock(2)). */
 		dst->ent[dst->n - 1].flags &= ~(unsigned)VME_LOCKED;
@@ -666,6 +816,11 @@ vm_map_cow(struct vm_map *m, uint64_t va)
 	}
 	start = VK_MAX(e->start, VK_ROUND_DOWN(page, COW_AROUND));
 	end = VK_MIN(e->end, VK_ROUND_DOWN(page, COW_AROUND) + COW_AROUND);
+	/* At the limit on entries, all of the entry: cut nothing. */
+	if (vm_map_count_above(m, VM_MAX_MAP_COUNT - 2)) {
+		start = e->start;
+		end = e->end;
+	}
 	if (vm_ram_alloc(end - start, &off) < 0) {
 		start = page;
 		end = page + VK_PAGE_SIZE;
@@ -686,112 +841,20 @@ vm_map_cow(struct vm_map *m, uint64_t va)
 
 int
 vm_map_obj_cow(struct vm_map *m, uint64_t start, uint64_t len, int prot,
-    struct vm_obj *obj, uint64_t off)
+    struct vm_obj *obj, uint64_t off, struct vnode *vn)
 {
 	struct vm_entry e = {
 		.start = start, .end = start + len, .prot = prot,
 		.flags = VME_COW, .obj = obj, .ramoff = obj->ramoff + off,
-		.foff = off,
+		.foff = off, .vn = vn,
 	};
 
 	VK_ASSERT(VK_PAGE_ALIGNED(start) && VK_PAGE_ALIGNED(len) && len > 0);
 	VK_ASSERT(vm_map_range_free(m, start, start + len));
 	VK_ASSERT(off + len <= obj->len);
 	obj->refs++;
+	vm_entry_vn_ref(&e);
 	vm_map_insert_at(m, vm_map_search(m, start), &e);
 	vm_entry_host_map(m, &e);
-	return 0;
-}
-
-long
-vm_map_read_file(struct vm_map *m, struct vnode *vn, uint64_t va,
-    uint64_t len, uint64_t off)
-{
-	char *base = plat_ram_base();
-	long total = 0;
-
-	while (len > 0) {
-		void *hp;
-		uint64_t n;
-		long got;
-
-		if (vm_map_hostptr(m, va, len, 0, &hp, &n) < 0)
-			return total > 0 ? total : -EFAULT;
-		got = vnode_read_ram(vn, (uint64_t)((char *)hp - base), n, off);
-		if (got <= 0)
-			return total > 0 || got == 0 ? total : got;
-		total += got;
-		va += (uint64_t)got;
-		off += (uint64_t)got;
-		len -= (uint64_t)got;
-	}
-	return total;
-}
-
-int
-vm_map_file_shared(struct vm_map *m, uint64_t start, uint64_t len, int prot,
-    struct vnode *vn, uint64_t off, bool maywrite)
-{
-	struct vm_obj *obj;
-	int r;
-
-	VK_ASSERT(VK_PAGE_ALIGNED(start) && VK_PAGE_ALIGNED(len) && len > 0);
-	VK_ASSERT(vm_map_range_free(m, start, start + len));
-	/* XXX: an entry a page, where Linux has one for the mapping. */
-	if (vm_map_room(m, len / VK_PAGE_SIZE) < 0)
-		return -ENOMEM;
-	if ((r = vn->ops->map_pin(vn, true, maywrite)) < 0)
-		return r;
-	obj = kmem_alloc(sizeof(*obj), KM_ZERO | KM_FORCE);
-	vnode_ref(vn);
-	obj->vn = vn;
-	obj->maywrite = maywrite;
-	obj->ramoff = VM_NORAM;
-	for (uint64_t va = start; va < start + len; va += VK_PAGE_SIZE) {
-		struct vm_entry e = {
-			.start = va, .end = va + VK_PAGE_SIZE, .prot = prot,
-			.flags = VME_SHARED, .obj = obj,
-			.foff = off + (va - start), .ramoff = VM_NORAM,
-		};
-		r = vn->ops->getpage(vn, e.foff / VK_PAGE_SIZE, &e.ramoff);
-		/*
-		 * Past the end, or past --disk (as Linux's shmem, whose
-		 * fault then gives SIGBUS): a hole, left to vm_fault.
-		 */
-		if (r < 0 && r != -ENXIO && r != -ENOSPC) {
-			/* Undo: the entries made so far hold the object. */
-			obj->refs++;
-			vm_map_remove(m, start, va);
-			vm_obj_rel(obj);
-			return r;
-		}
-		if (r < 0)
-			e.ramoff = VM_NORAM;
-		obj->refs++;
-		vm_map_insert_at(m, vm_map_search(m, va), &e);
-		vm_entry_host_map(m, &e);
-	}
-	vm_map_merge_around(m, start, start + len);
-	return 0;
-}
-
-int
-vm_map_file_fault(struct vm_map *m, uint64_t va)
-{
-	uint64_t page = VK_ROUND_DOWN(va, VK_PAGE_SIZE), ram;
-	struct vm_entry *e = vm_map_lookup(m, page);
-	int r;
-
-	if (e == NULL || e->obj == NULL || e->obj->vn == NULL ||
-	    e->ramoff != VM_NORAM)
-		return -ENXIO;
-	if ((r = e->obj->vn->ops->getpage(e->obj->vn, (e->foff +
-	    (page - e->start)) / VK_PAGE_SIZE, &ram)) < 0)
-		return -ENXIO;
-	vm_map_clip(m, page);
-	vm_map_clip(m, page + VK_PAGE_SIZE);
-	e = vm_map_lookup(m, page);
-	e->ramoff = ram;
-	vm_entry_host_map(m, e);
 	return 0;
 }

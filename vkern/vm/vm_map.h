@@ -3,7 +3,8 @@
  *
  * A map is a sorted array of entries: [start, end) ranges with one
  * protection each, backed by an extent of the RAM file (or by nothing yet,
- * for PROT_NONE reservations).  Lookup is a binary search; entries are
+ * for PROT_NONE reservations and for private file pages not read yet).
+ * Lookup is a binary search; entries are
  * clipped when a call changes part of one and merged again when neighbours
  * become alike.  Each entry owns its RAM range outright.
  *
@@ -47,6 +48,11 @@ struct vm_entry {
 	unsigned flags;
 	struct vm_obj *obj;   /* NULL: the entry owns its RAM outright */
 	uint64_t foff;        /* file offset of start, for file mappings */
+	/*
+	 * A private file mapping's file (referenced), which its pages
+	 * without RAM are read from when first touched (vm_file.c).
+	 */
+	struct vnode *vn;
 };
 
 struct vm_map {
@@ -97,14 +103,17 @@ void vm_obj_rel(struct vm_obj *obj);
 /*
  * Map [start, start + len) to obj's RAM from off, copy-on-write: reads
  * see obj, the first write to a page gives the mapping its own copy.
+ * The pages are those of the file vn from offset off (NULL: of none),
+ * which the mapping reads again when they are let go of.
  */
 int vm_map_obj_cow(struct vm_map *m, uint64_t start, uint64_t len, int prot,
-    struct vm_obj *obj, uint64_t off);
+    struct vm_obj *obj, uint64_t off, struct vnode *vn);
 
 /*
  * The page cache (vm_pcache.c): map [va, va + len) privately to the
  * pages of vn from foff, shared with every other such mapping, and the
- * pages wholly past the end of the file to zeroed memory.  -ENOTSUP for
+ * pages wholly past the end of the file as vm_map_file_private() maps
+ * them (SIGBUS until the file grows).  -ENOTSUP for
  * a file it does not cache, or a range that starts past its end; the
  * caller then copies.
  */
@@ -187,9 +196,46 @@ int vm_map_protect(struct vm_map *m, uint64_t start, uint64_t end, int prot);
 int vm_map_discard(struct vm_map *m, uint64_t start, uint64_t end);
 
 /*
- * Move or grow the single entry holding [old, old + oldlen) to
- * [new, new + newlen), which must be free except for the old range itself.
- * Contents are kept.  Returns 0 or -ENOMEM.
+ * Whether b continues a as one mapping would, as Linux's vma: next to
+ * it, alike but for how its pages are held (RAM of its own, shared
+ * copy-on-write, none yet).
+ */
+bool vm_entry_continues(const struct vm_entry *a, const struct vm_entry *b);
+
+/* Whether [start, end) lies within one mapping, in that sense. */
+bool vm_map_range_one(const struct vm_map *m, uint64_t start, uint64_t end);
+
+/*
+ * The most mappings a process may have: Linux's default vm.max_map_count
+ * (shown in /proc/sys/vm).  Past it, the calls that would make more give
+ * Linux's -ENOMEM: mmap beyond it, and a cut in two (mprotect, munmap,
+ * mlock) at it.  What is counted is entries, which are at least as many
+ * as Linux's mappings (a mapping is more than one where its pages are
+ * held differently): each costs the kernel memory and a search, and the
+ * stub a host mapping, which the host's own limit bounds, and the
+ * stub's own mappings (PLAT_SPACE_OWN_MAPS) count there too.
+ */
+#define VM_MAX_MAP_COUNT 65530
+
+/* Whether m has more than k mappings, its stub's own counted. */
+bool vm_map_count_above(const struct vm_map *m, unsigned k);
+
+/*
+ * Whether a change to [start, end) keeps within the limit: each entry
+ * it cuts in two, at either end, makes one more, and each cut is refused
+ * at the limit (Linux's split_vma()).  An entry the change leaves as it
+ * is, same(entry, arg), is not cut.
+ */
+bool vm_map_may_cut(struct vm_map *m, uint64_t start, uint64_t end,
+    bool (*same)(const struct vm_entry *, int), int arg);
+
+/* Whether [start, end) lies strictly inside one entry (munmap's hole). */
+bool vm_map_hole(struct vm_map *m, uint64_t start, uint64_t end);
+
+/*
+ * Move or resize the one mapping (vm_map_range_one()) holding [old, old +
+ * oldlen) to [new, new + newlen), which must be free except for the old
+ * range itself.  Contents are kept.  Returns 0 or -ENOMEM.
  */
 int vm_map_move(struct vm_map *m, uint64_t old, uint64_t oldlen,
     uint64_t newva, uint64_t newlen);
@@ -225,6 +271,31 @@ int vm_map_file_shared(struct vm_map *m, uint64_t start, uint64_t len,
  * page if the file has grown to it.  Returns 0, or -ENXIO (SIGBUS).
  */
 int vm_map_file_fault(struct vm_map *m, uint64_t va);
+
+/*
+ * Map [start, start + len), which must be free, privately onto the file
+ * vn from foff (vm_file.c): a copy of the file's pages, read now (or,
+ * for PROT_NONE, when first touched).  Pages wholly past the end of the
+ * file have no RAM and raise SIGBUS until the file grows over them.
+ * Returns 0, -ENOMEM, or the file's -errno.
+ */
+int vm_map_file_private(struct vm_map *m, uint64_t start, uint64_t len,
+    int prot, struct vnode *vn, uint64_t foff);
+
+/*
+ * The access to va in a private file page without RAM: read it, and the
+ * pages around it, from the file.  Returns 0, -ENXIO when the page lies
+ * wholly past the end of the file (SIGBUS), or -ENOMEM.
+ */
+int vm_map_file_fill(struct vm_map *m, uint64_t va);
+
+/*
+ * The file system changed vn's size to size (truncate(2), ftruncate(2),
+ * O_TRUNC): every process's private mappings of vn let go of their pages
+ * wholly past the new end, their own copies included, to read them from
+ * the file when next touched, as Linux's truncation unmaps them.
+ */
+void vm_file_truncated(struct vnode *vn, uint64_t size);
 
 /* Mirror every entry into a fresh platform space (after exec). */
 void vm_map_attach(struct vm_map *m, struct plat_space *sp);

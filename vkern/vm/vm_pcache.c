@@ -147,21 +147,18 @@ vm_pcache_map(struct vm_map *m, uint64_t va, uint64_t len, int prot,
 	    vn->mount == NULL || !vn->mount->rdonly ||
 	    vn->ops->getattr(vn, &at) < 0 || at.size > PCACHE_MAX_FILE)
 		return -ENOTSUP;
-	/*
-	 * Pages wholly past the end of the file read zero (where Linux
-	 * raises SIGBUS): memory of their own.  ld.so maps a whole library
-	 * so, its bss beyond the file, before it maps the segments over it.
-	 */
+	/* Pages wholly past the end of the file: the caller's. */
 	if (foff >= VK_ROUND_UP(at.size, VK_PAGE_SIZE))
 		return -ENOTSUP;
 	head = VK_MIN(len, VK_ROUND_UP(at.size, VK_PAGE_SIZE) - foff);
 	if ((r = pcache_find(vn, at.size, &pc)) < 0 ||
 	    (r = pcache_fill(pc, foff / VK_PAGE_SIZE,
 	    (foff + head) / VK_PAGE_SIZE)) < 0 ||
-	    (r = vm_map_obj_cow(m, va, head, prot, pc->obj, foff)) < 0)
+	    (r = vm_map_obj_cow(m, va, head, prot, pc->obj, foff, file)) < 0)
 		return r;
-	if (head < len && (r = vm_map_anon(m, va + head, len - head, prot,
-	    0)) < 0)
+	/* Those wholly past the end raise SIGBUS (vm_file.c). */
+	if (head < len && (r = vm_map_file_private(m, va + head, len - head,
+	    prot, file, foff + head)) < 0)
 		vm_map_remove(m, va, va + head);
 	return r;
 }

@@ -19,6 +19,7 @@
 #include "vkern/vfs/procfs/procfs_impl.h"
 #include "vkern/vfs/procfs/pseudofs.h"
 #include "vkern/vk.h"
+#include "vkern/vm/vm_map.h"
 
 static int procfs_gen_self(const struct pfs_ctx *, struct sbuf *);
 static int procfs_gen_thread_self(const struct pfs_ctx *, struct sbuf *);
@@ -28,7 +29,8 @@ enum procfs_kind {
 	PK_SELF, PK_THREAD_SELF, PK_MEMINFO, PK_CPUINFO, PK_STAT, PK_UPTIME,
 	PK_LOADAVG, PK_MOUNTS, PK_FILESYSTEMS, PK_VERSION,
 	PK_SYS, PK_SYS_KERNEL, PK_HOSTNAME, PK_OSRELEASE, PK_OSTYPE,
-	PK_PID_MAX, PK_CAP_LAST_CAP, PK_SYS_VM, PK_OVERCOMMIT, PK_SYS_FS,
+	PK_PID_MAX, PK_CAP_LAST_CAP, PK_SYS_VM, PK_OVERCOMMIT,
+	PK_MAX_MAP_COUNT, PK_SYS_FS,
 	PK_NR_OPEN, PK_PROT_FIFOS, PK_PROT_HARDLINKS, PK_PROT_REGULAR,
 	PK_PROT_SYMLINKS, PK_SYS_DEV, PK_SYS_DEV_TTY, PK_LEGACY_TIOCSTI,
 	PK_PID,
@@ -100,6 +102,9 @@ static const struct pfs_spec procfs_specs[PK_NKINDS] = {
 	[PK_SYS_VM] = TEXT("vm", PK_SYS, PFS_DIR, NULL),
 	[PK_OVERCOMMIT] = TEXT("overcommit_memory", PK_SYS_VM, PFS_FILE,
 	    "0\n"),
+	/* The limit vm_map.h enforces. */
+	[PK_MAX_MAP_COUNT] = TEXT("max_map_count", PK_SYS_VM, PFS_FILE,
+	    PROCFS_STR(VM_MAX_MAP_COUNT) "\n"),
 	[PK_SYS_FS] = TEXT("fs", PK_SYS, PFS_DIR, NULL),
 	[PK_NR_OPEN] = TEXT("nr_open", PK_SYS_FS, PFS_FILE, "1048576\n"),
 	/* The rules vfs_perm.c enforces; Linux lets root change them. */

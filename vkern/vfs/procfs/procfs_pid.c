@@ -439,25 +439,33 @@ maps_reserved(struct sbuf *sb, const struct vm_entry *e, uint64_t vdso)
 	maps_line(sb, mid, e->end, PLAT_PROT_READ | PLAT_PROT_EXEC, "[vdso]");
 }
 
-/* XXX: entries of the ELF image are unnamed: the map keeps no file. */
+/*
+ * A line for each mapping, as Linux's for each vma: the entries that
+ * continue one another (vm_entry_continues()) are one line.
+ * XXX: entries of the ELF image are unnamed: the map keeps no file.
+ */
 int
 procfs_gen_pid_maps(const struct pfs_ctx *c, struct sbuf *sb)
 {
-	const struct proc *p = c->p;
+	const struct vm_map *m = c->p->vm;
 
-	for (unsigned i = 0; i < p->vm->n; i++) {
-		const struct vm_entry *e = &p->vm->ent[i];
+	for (unsigned i = 0; i < m->n; i++) {
+		const struct vm_entry *e = &m->ent[i];
 		const char *name = NULL;
+		uint64_t end = e->end;
 
 		if (e->flags & VME_RESERVED) {
-			maps_reserved(sb, e, p->vdso_base);
+			maps_reserved(sb, e, c->p->vdso_base);
 			continue;
 		}
 		if (e->flags & VME_HEAP)
 			name = "[heap]";
 		else if (e->flags & VME_STACK)
 			name = "[stack]";
-		maps_line(sb, e->start, e->end, e->prot, name);
+		for (; i + 1 < m->n && vm_entry_continues(&m->ent[i],
+		    &m->ent[i + 1]); i++)
+			end = m->ent[i + 1].end;
+		maps_line(sb, e->start, end, e->prot, name);
 	}
 	return 0;
 }
