@@ -4,7 +4,9 @@
  * keep the contents and leave the old range unmapped, and the refusals
  * give the errno Linux gives (ENOMEM when growth is blocked, EINVAL for
  * bad flags, EFAULT for an unmapped or split source).  A mapping whose
- * pages a fork left partly shared and partly copied moves whole.
+ * pages a fork left partly shared and partly copied moves whole.  A
+ * MREMAP_FIXED move into the middle of another mapping, which splits it,
+ * keeps the moved page whatever the growth of the process's map.
  */
 #include <stdint.h>
 #include <sys/mman.h>
@@ -289,6 +291,33 @@ test_after_fork(void)
 	CHECK_OK(guest_munmap(p, q != MAP_FAILED ? 128 * P : 64 * P));
 }
 
+/*
+ * Moves a page into the middle of a three-page mapping, 80 times with
+ * every result kept, so that one of the splits meets the map when it is
+ * full and must grow (vkernel once read the source's entry after that).
+ */
+static void
+test_fixed_split(void)
+{
+	unsigned char *t[80], *s, *q;
+	int i, bad = 0;
+
+	for (i = 0; i < 80; i++) {
+		t[i] = guest_anon(3 * P, rw);
+		s = guest_anon(P, PROT_READ);
+		if (!CHECK(t[i] != MAP_FAILED && s != MAP_FAILED, "mmap"))
+			break;
+		q = raw_mremap(s, P, P, MREMAP_MAYMOVE | MREMAP_FIXED,
+		    t[i] + P);
+		if (q != t[i] + P || guest_probe_write(q) != EFAULT ||
+		    guest_probe_write(t[i]) != 0)
+			bad++;
+	}
+	CHECK_EQ(bad, 0);
+	while (i-- > 0)
+		CHECK_OK(guest_munmap(t[i], 3 * P));
+}
+
 int
 main(void)
 {
@@ -300,5 +329,6 @@ main(void)
 	test_errors();
 	test_large_move();
 	test_after_fork();
+	test_fixed_split();
 	return guest_done();
 }

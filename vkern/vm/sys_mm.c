@@ -468,8 +468,9 @@ sys_mremap(struct thread *td, const struct sys_mremap_args *a)
 	uint64_t old = a->old.va, oldlen = len_round(a->oldlen);
 	uint64_t newlen = len_round(a->newlen), dst = a->newaddr.va;
 	struct vm_entry *e;
+	unsigned eflags;
 	bool in_place;
-	int r;
+	int prot, r;
 
 	if ((r = mremap_check(m, a, oldlen, newlen)) < 0)
 		return r;
@@ -478,6 +479,9 @@ sys_mremap(struct thread *td, const struct sys_mremap_args *a)
 		return r;
 	if ((e = vm_map_lookup(m, old)) == NULL || (e->flags & VME_RESERVED))
 		return -EFAULT;
+	/* Kept apart: making room at dst below moves the map's entries. */
+	prot = e->prot;
+	eflags = e->flags;
 	/*
 	 * Staying put at the same size does nothing; shrinking in place
 	 * unmaps the tail as munmap(2) would, across entries too.
@@ -493,7 +497,7 @@ sys_mremap(struct thread *td, const struct sys_mremap_args *a)
 	    !vm_map_range_one(m, old, old + oldlen))
 		return -EFAULT;
 	/* XXX: moving shared mappings is not done yet. */
-	if (e->flags & VME_SHARED)
+	if (eflags & VME_SHARED)
 		return -EINVAL;
 	in_place = !(a->flags & (MREMAP_FIXED | MREMAP_DONTUNMAP)) &&
 	    vm_map_range_user(m, old, newlen) &&
@@ -520,8 +524,7 @@ sys_mremap(struct thread *td, const struct sys_mremap_args *a)
 	 * DONTUNMAP leaves behind.
 	 */
 	if ((r = vm_may_grow(p, (newlen > oldlen ? newlen - oldlen : 0) +
-	    ((a->flags & MREMAP_DONTUNMAP) ? oldlen : 0), e->prot,
-	    e->flags)) < 0)
+	    ((a->flags & MREMAP_DONTUNMAP) ? oldlen : 0), prot, eflags)) < 0)
 		return r;
 	return mremap_move(p, old, oldlen, dst, newlen,
 	    (a->flags & MREMAP_DONTUNMAP) != 0);
