@@ -31,6 +31,9 @@ static int proc_fd = -1;
 int
 cputime_init(void)
 {
+	/* Another pid namespace's /proc would name other processes. */
+	if (!sandbox_ns_proc_ok())
+		return -ENOENT;
 	proc_fd = open("/proc", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	return proc_fd < 0 ? -errno : 0;
 }

@@ -258,6 +258,9 @@ stub_child(int syncfd)
 	char c;
 
 	setsid();
+	/* Before the parent-death signal: a change of uid clears it. */
+	if (sandbox_ns_stub_creds() < 0)
+		_exit(127);
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	/* Stubs forked from this one are reaped by the host at once. */
 	signal(SIGCHLD, SIG_IGN);
