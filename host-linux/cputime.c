@@ -31,9 +31,6 @@ static int proc_fd = -1;
 int
 cputime_init(void)
 {
-	/* Another pid namespace's /proc would name other processes. */
-	if (!sandbox_ns_proc_ok())
-		return -ENOENT;
 	proc_fd = open("/proc", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	return proc_fd < 0 ? -errno : 0;
 }
@@ -56,6 +53,21 @@ cputime_open(int pid, int tid, const char *file)
 	else
 		snprintf(path, sizeof(path), "%d/%s", pid, file);
 	return host_openat2(proc_fd, path, O_RDONLY, 0);
+}
+
+/*
+ * /proc/PID itself, which pidfd_send_signal takes for a pidfd, or -errno:
+ * the vkernel signals its stubs through these.
+ */
+int
+proc_pidfd(int pid)
+{
+	char name[16];
+
+	if (proc_fd < 0)
+		return -ENOENT;
+	snprintf(name, sizeof(name), "%d", pid);
+	return host_openat2(proc_fd, name, O_RDONLY | O_DIRECTORY, 0);
 }
 
 /* Read a whole /proc file from its start; returns its length or -1. */

@@ -55,6 +55,8 @@ unsigned hostfs_root_fds(const int **fds);
 int cputime_init(void);
 int cputime_proc_fd(void);
 int cputime_open(int pid, int tid, const char *file);
+/* /proc/PID as a pidfd, or -errno. */
+int proc_pidfd(int pid);
 int64_t cputime_sched_ns(int fd);
 int64_t cputime_user_ns(int fd, int64_t total);
 
@@ -109,8 +111,6 @@ bool sandbox_ns_host_root(void);
  */
 #define SANDBOX_STUB_ID 65534
 int sandbox_ns_stub_creds(void);
-/* Whether /proc's pids are the vkernel's own (ptrace's and wait's). */
-bool sandbox_ns_proc_ok(void);
 
 /* lockdown.c */
 int lockdown_install(struct vk_error **err);

@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <limits.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -476,8 +477,8 @@ boot(const struct run_opts *o, struct vk_error **err)
 /*
  * VKERNEL_TEST_FORBIDDEN=1: once locked down, make a host call the policy
  * does not allow; =attach, =seize or =traceme: a ptrace request it does
- * not allow (towards init).  The test expects the vkernel to die of
- * SIGSYS here.
+ * not allow (towards init); =kill: kill, which pidfd_send_signal replaced
+ * (of no process).  The test expects the vkernel to die of SIGSYS here.
  */
 static void
 test_forbidden_call(void)
@@ -494,6 +495,8 @@ test_forbidden_call(void)
 		(void)ptrace(PTRACE_SEIZE, 1, 0, 0);
 	else if (strcmp(v, "traceme") == 0)
 		(void)ptrace(PTRACE_TRACEME, 0, 0, 0);
+	else if (strcmp(v, "kill") == 0)
+		(void)kill(INT_MAX, SIGKILL);    /* no such process */
 }
 
 /*
@@ -533,9 +536,9 @@ test_said(const char *what, long r)
 /*
  * VKERNEL_TEST_TAKEOVER=PID:DIR: once locked down, act as a taken-over
  * vkernel would with the calls the lock-down leaves, against host
- * objects: the host process PID, files made in the host directory DIR
- * by absolute path and by ".." out of the root layer, and every process
- * kill(-1) reaches, last.  Each outcome is one line on stderr.
+ * objects: the host process PID, and files made in the host directory
+ * DIR by absolute path and by ".." out of the root layer.  Each outcome
+ * is one line on stderr.
  */
 static void
 test_takeover(void)
@@ -548,6 +551,7 @@ test_takeover(void)
 	cpu_set_t cpus;
 	long pid;
 	char *dir;
+	int fd;
 
 	if (v == NULL || (pid = strtol(v, &dir, 10)) <= 0 || *dir != ':' ||
 	    hostfs_root_fds(&roots) == 0)
@@ -571,8 +575,14 @@ test_takeover(void)
 	CPU_SET(0, &cpus);
 	test_said("sched_setaffinity pid", sched_setaffinity((pid_t)pid,
 	    sizeof(cpus), &cpus));
-	test_said("kill pid", kill((pid_t)pid, SIGKILL));
-	test_said("kill -1", kill(-1, SIGKILL));
+	/* kill is not allowed: a signal needs a pidfd from its /proc. */
+	fd = proc_pidfd((int)pid);
+	if (fd < 0)
+		errno = -fd;
+	test_said("open /proc/pid", fd);
+	if (fd >= 0)
+		test_said("pidfd_send_signal pid", syscall(
+		    SYS_pidfd_send_signal, fd, SIGKILL, NULL, 0));
 }
 #endif
 

@@ -22,7 +22,8 @@
  * part of a file's mode, which the file powers cover already.
  *
  * The mount namespace.  /proc is mounted anew, so that its pids are the
- * pid namespace's, as ptrace and wait give them.  Once hostfs has opened
+ * pid namespace's, as ptrace and wait give them (where the host refuses,
+ * vkernel goes on with fewer namespaces).  Once hostfs has opened
  * its roots, cputime /proc and --strace its file, the vkernel's root
  * becomes an empty read-only tmpfs (sandbox_ns_chroot), stacked over the
  * old root, so that no name resolves to a host file any more: every host
@@ -56,7 +57,6 @@
 static enum sandbox_ns ns_have;
 static const char *ns_why = "";
 static bool ns_host_root;
-static bool ns_proc_own;
 static pid_t ns_inner;
 
 enum sandbox_ns
@@ -71,12 +71,6 @@ bool
 sandbox_ns_host_root(void)
 {
 	return ns_host_root;
-}
-
-bool
-sandbox_ns_proc_ok(void)
-{
-	return ns_have == SANDBOX_NS_NONE || ns_proc_own;
 }
 
 static int
@@ -163,56 +157,66 @@ outer_wait(void)
 	_exit(128 + sig);
 }
 
-/* The vkernel's side, once its maps are written. */
-static int
-inner_setup(struct vk_error **err)
+/*
+ * The vkernel's side, once its maps are written: a private mount tree
+ * with a /proc of its pid namespace, whose pids are ptrace's and wait's
+ * (cputime's files, the stubs' pidfds).  Without them it ends, and the
+ * outer process tries with fewer namespaces.
+ */
+static void
+inner_setup(int ready)
 {
-	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
-		return vk_error_make(err, errno, "sandbox: make the mount "
-		    "namespace private");
-	/* Without it cputime counts a thread's time as its process's. */
-	ns_proc_own = mount("proc", "/proc", "proc",
-	    MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) == 0;
-	return 0;
+	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 ||
+	    mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC,
+	    NULL) < 0 || write(ready, "r", 1) != 1)
+		_exit(1);
+	close(ready);
 }
 
 /* Make the vkernel with flags; returns in it, 1 when the host refused. */
 static int
 ns_clone(unsigned long flags, struct vk_error **err)
 {
-	int go[2], r = 0;
+	int go[2], ready[2], r = 0;
 	pid_t pid;
 	char c;
 
 	if (pipe2(go, O_CLOEXEC) < 0)
 		return vk_error_make(err, errno, "sandbox: pipe");
+	if (pipe2(ready, O_CLOEXEC) < 0) {
+		close(go[0]);
+		close(go[1]);
+		return vk_error_make(err, errno, "sandbox: pipe");
+	}
 	pid = (pid_t)syscall(SYS_clone, flags | SIGCHLD, NULL, NULL, NULL, 0);
 	if (pid == 0) {
 		close(go[1]);
+		close(ready[0]);
 		prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
 		if (read(go[0], &c, 1) != 1)
 			_exit(1);
 		close(go[0]);
+		inner_setup(ready[1]);
 		return 0;
 	}
 	close(go[0]);
-	if (pid < 0) {
+	close(ready[1]);
+	/* Without its go the child dies of the pipe's end. */
+	if (pid < 0)
 		r = errno;
-		close(go[1]);
-		ns_why = strerror(r);
-		return 1;
-	}
-	if ((flags & CLONE_NEWUSER) && (r = maps_write(pid)) < 0) {
-		/* The child dies of the pipe's end without its go. */
-		close(go[1]);
-		waitpid(pid, NULL, 0);
-		ns_why = strerror(-r);
+	else if ((flags & CLONE_NEWUSER) && (r = -maps_write(pid)) != 0)
+		;
+	else if (write(go[1], "g", 1) != 1 || read(ready[0], &c, 1) != 1)
+		r = -1;    /* it could not set up: see inner_setup */
+	close(go[1]);
+	close(ready[0]);
+	if (r != 0) {
+		if (pid > 0)
+			waitpid(pid, NULL, 0);
+		ns_why = r < 0 ? "no /proc of its own" : strerror(r);
 		return 1;
 	}
 	ns_inner = pid;
-	if (write(go[1], "g", 1) != 1)
-		_exit(1);
-	close(go[1]);
 	outer_wait();
 }
 
@@ -229,7 +233,7 @@ sandbox_ns_enter(enum sandbox_userns mode, struct vk_error **err)
 	r = ns_clone(CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNS, err);
 	if (r == 0) {
 		ns_have = SANDBOX_NS_USER;
-		return inner_setup(err);
+		return 0;
 	}
 	if (r < 0)
 		return r;
@@ -240,7 +244,7 @@ sandbox_ns_enter(enum sandbox_userns mode, struct vk_error **err)
 	if (ns_host_root && (r = ns_clone(CLONE_NEWPID | CLONE_NEWNS,
 	    err)) == 0) {
 		ns_have = SANDBOX_NS_PID_MOUNT;
-		return inner_setup(err);
+		return 0;
 	}
 	return r < 0 ? r : 0;
 }

@@ -5,10 +5,11 @@
 # Usage: lockdown.sh VKERNEL GUEST
 vk=$1
 guest=$2
-# 1: socket; the rest: ptrace requests that would take a host process
-# (only those on stubs already traced are allowed; a sanitizer build's
-# leak checker needs them all).
-calls="1 attach seize traceme"
+# 1: socket; kill, which pidfd_send_signal replaced; the rest: ptrace
+# requests that would take a host process (only those on stubs already
+# traced are allowed; a sanitizer build's leak checker needs them all, and
+# its runtime kill).
+calls="1 kill attach seize traceme"
 "$vk" policy | grep -q 'leak checker' && calls=1
 for call in $calls; do
 	out=$(VKERNEL_TEST_FORBIDDEN=$call "$vk" run -- "$guest" 2>/dev/null)
@@ -41,6 +42,14 @@ fi
 n=$(echo "$pol" | awk '{ print $1 }' | sort -u | wc -l)
 if [ "$n" -gt 45 ]; then
 	echo "FAIL: $n host calls allowed, want at most 45" >&2
+	exit 1
+fi
+if echo "$pol" | grep -q '^kill '; then
+	echo "FAIL: kill is allowed" >&2
+	exit 1
+fi
+if echo "$pol" | grep '^pidfd_send_signal ' | grep -qv ' arg1 == 0x9 '; then
+	echo "FAIL: pidfd_send_signal allowed with any signal" >&2
 	exit 1
 fi
 if echo "$pol" | grep -q '^socket '; then
