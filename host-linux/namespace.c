@@ -127,8 +127,12 @@ outer_forward(int sig, siginfo_t *si, void *uc)
 		kill(ns_inner, sig);
 }
 
-static _Noreturn void
-outer_wait(void)
+/*
+ * Wait for the vkernel and end as it did.  Returns only when it ended
+ * before its set-up was done (inner_setup says on ready).
+ */
+static void
+outer_wait(int ready)
 {
 	struct sigaction sa = {
 		.sa_sigaction = outer_forward,
@@ -136,6 +140,7 @@ outer_wait(void)
 	};
 	sigset_t set;
 	int st, sig;
+	char c;
 
 	sigemptyset(&sa.sa_mask);
 	for (unsigned i = 0; i < VK_NELEM(outer_sigs); i++)
@@ -143,6 +148,13 @@ outer_wait(void)
 	while (waitpid(ns_inner, &st, 0) < 0)
 		if (errno != EINTR)
 			_exit(1);
+	if (read(ready, &c, 1) != 1) {
+		sa.sa_handler = SIG_DFL;
+		sa.sa_flags = 0;
+		for (unsigned i = 0; i < VK_NELEM(outer_sigs); i++)
+			sigaction(outer_sigs[i], &sa, NULL);
+		return;
+	}
 	if (WIFEXITED(st))
 		_exit(WEXITSTATUS(st));
 	/* Die as the vkernel did, without a core file of our own. */
@@ -160,8 +172,8 @@ outer_wait(void)
 /*
  * The vkernel's side, once its maps are written: a private mount tree
  * with a /proc of its pid namespace, whose pids are ptrace's and wait's
- * (cputime's files, the stubs' pidfds).  Without them it ends, and the
- * outer process tries with fewer namespaces.
+ * (cputime's files, the stubs' pidfds).  Without them it ends without a
+ * word on ready, and the outer process tries with fewer namespaces.
  */
 static void
 inner_setup(int ready)
@@ -206,18 +218,19 @@ ns_clone(unsigned long flags, struct vk_error **err)
 		r = errno;
 	else if ((flags & CLONE_NEWUSER) && (r = -maps_write(pid)) != 0)
 		;
-	else if (write(go[1], "g", 1) != 1 || read(ready[0], &c, 1) != 1)
-		r = -1;    /* it could not set up: see inner_setup */
+	else if (write(go[1], "g", 1) != 1)
+		r = errno;
 	close(go[1]);
-	close(ready[0]);
-	if (r != 0) {
-		if (pid > 0)
-			waitpid(pid, NULL, 0);
-		ns_why = r < 0 ? "no /proc of its own" : strerror(r);
-		return 1;
+	if (r == 0) {
+		ns_inner = pid;
+		outer_wait(ready[0]);
+		r = -1;
+	} else if (pid > 0) {
+		waitpid(pid, NULL, 0);
 	}
-	ns_inner = pid;
-	outer_wait();
+	close(ready[0]);
+	ns_why = r < 0 ? "no /proc of its own" : strerror(r);
+	return 1;
 }
 
 int
