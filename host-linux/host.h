@@ -101,6 +101,8 @@ enum sandbox_ns {
 };
 int sandbox_ns_enter(enum sandbox_userns mode, struct vk_error **err);
 int sandbox_ns_chroot(struct vk_error **err);
+/* Before abort(): have the outer process end by SIGABRT. */
+void sandbox_ns_abort(void);
 /* Which namespaces the vkernel has; *why: why not more. */
 enum sandbox_ns sandbox_ns(const char **why);
 /* Whether vkernel was started by root. */

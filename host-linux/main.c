@@ -30,6 +30,7 @@
 #include "host-linux/host.h"
 #include "seccomp-policy/policy.h"
 #include "vkern/kern/kern.h"
+#include "vkern/platform.h"
 #include "vkern/vfs/vfs_boot.h"
 
 #define VK_VERSION "0.1.0"
@@ -478,7 +479,8 @@ boot(const struct run_opts *o, struct vk_error **err)
  * VKERNEL_TEST_FORBIDDEN=1: once locked down, make a host call the policy
  * does not allow; =attach, =seize or =traceme: a ptrace request it does
  * not allow (towards init); =kill: kill, which pidfd_send_signal replaced
- * (of no process).  The test expects the vkernel to die of SIGSYS here.
+ * (of no process).  The test expects the vkernel to die of SIGSYS here;
+ * =panic: a vkernel panic, which must end it by SIGABRT.
  */
 static void
 test_forbidden_call(void)
@@ -497,6 +499,8 @@ test_forbidden_call(void)
 		(void)ptrace(PTRACE_TRACEME, 0, 0, 0);
 	else if (strcmp(v, "kill") == 0)
 		(void)kill(INT_MAX, SIGKILL);    /* no such process */
+	else if (strcmp(v, "panic") == 0)
+		plat_abort();
 }
 
 /*

@@ -34,8 +34,8 @@
  * and a mount namespace still, otherwise in the host's, as --stats says.
  */
 #include <errno.h>
-#include <grp.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <linux/mount.h>
 #include <sched.h>
 #include <signal.h>
@@ -58,6 +58,7 @@ static enum sandbox_ns ns_have;
 static const char *ns_why = "";
 static bool ns_host_root;
 static pid_t ns_inner;
+static int ns_ready = -1;     /* the vkernel's end of ready */
 
 enum sandbox_ns
 sandbox_ns(const char **why)
@@ -129,7 +130,10 @@ outer_forward(int sig, siginfo_t *si, void *uc)
 
 /*
  * Wait for the vkernel and end as it did.  Returns only when it ended
- * before its set-up was done (inner_setup says on ready).
+ * before its set-up was done (inner_setup says on ready).  As pid 1 of
+ * its pid namespace the vkernel cannot die of a SIGABRT of its own (the
+ * host ignores it; abort(3) then ends it with SIGSEGV): a vkernel that
+ * panics says so on ready, and its end is taken for SIGABRT.
  */
 static void
 outer_wait(int ready)
@@ -155,6 +159,8 @@ outer_wait(int ready)
 			sigaction(outer_sigs[i], &sa, NULL);
 		return;
 	}
+	if (read(ready, &c, 1) == 1)
+		st = SIGABRT;    /* the status of a death by SIGABRT */
 	if (WIFEXITED(st))
 		_exit(WEXITSTATUS(st));
 	/* Die as the vkernel did, without a core file of our own. */
@@ -182,7 +188,14 @@ inner_setup(int ready)
 	    mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC,
 	    NULL) < 0 || write(ready, "r", 1) != 1)
 		_exit(1);
-	close(ready);
+	ns_ready = ready;
+}
+
+void
+sandbox_ns_abort(void)
+{
+	if (ns_ready >= 0)
+		(void)write(ns_ready, "a", 1);
 }
 
 /* Make the vkernel with flags; returns in it, 1 when the host refused. */

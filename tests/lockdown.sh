@@ -23,6 +23,17 @@ for call in $calls; do
 		exit 1
 	fi
 done
+# A panic once locked down ends vkernel by SIGABRT, as pid 1 of its pid
+# namespace too (where its own SIGABRT does nothing).
+for as in "" "setpriv --reuid=65534 --regid=65534 --clear-groups"; do
+	[ -z "$as" ] || [ "$(id -u)" = 0 ] || continue
+	VKERNEL_TEST_FORBIDDEN=panic $as "$vk" run -- "$guest" >/dev/null 2>&1
+	st=$?
+	if [ "$st" -ne 134 ]; then
+		echo "FAIL: ${as:-root}: panic: want exit 134 (SIGABRT), got $st" >&2
+		exit 1
+	fi
+done
 # Without the hook the same run works: the filter allows what is needed.
 out=$("$vk" run -- "$guest" 2>/dev/null)
 st=$?
