@@ -372,6 +372,9 @@ print_policy(void)
 		if (r->op == POLICY_EQ)
 			printf("%-16s arg%u == %#lx  %s\n", r->name, r->arg,
 			    (unsigned long)r->value, r->why);
+		else if (r->op == POLICY_SELF)
+			printf("%-16s arg%u == vkernel's pid  %s\n", r->name,
+			    r->arg, r->why);
 		else if (r->op == POLICY_MASK0)
 			printf("%-16s arg%u & %#lx == 0  %s\n", r->name,
 			    r->arg, (unsigned long)r->value, r->why);

@@ -192,8 +192,8 @@ const struct policy_rule policy_rules[] = {
 	    "abort() unblocks SIGABRT on a vkernel bug" },
 	{ "getpid", POLICY_ANY, 0, 0, "abort() signals itself" },
 	{ "gettid", POLICY_ANY, 0, 0, "abort() signals itself" },
-	{ "tgkill", POLICY_EQ, 2, SIGABRT,
-	    "abort() on a vkernel bug: die by SIGABRT" },
+	{ "tgkill", POLICY_SELF, 0, 0,
+	    "abort() on a vkernel bug: die by SIGABRT; its own threads only" },
 	{ "rt_sigreturn", POLICY_ANY, 0, 0,
 	    "return from a host signal handler" },
 #ifdef VK_SANITIZE

@@ -24,15 +24,20 @@ for call in $calls; do
 	fi
 done
 # A panic once locked down ends vkernel by SIGABRT, as pid 1 of its pid
-# namespace too (where its own SIGABRT does nothing).
+# namespace too (where its own SIGABRT does nothing), and without one
+# (where tgkill, pinned to its own pid, sends it).
 for as in "" "setpriv --reuid=65534 --regid=65534 --clear-groups"; do
 	[ -z "$as" ] || [ "$(id -u)" = 0 ] || continue
-	VKERNEL_TEST_FORBIDDEN=panic $as "$vk" run -- "$guest" >/dev/null 2>&1
-	st=$?
-	if [ "$st" -ne 134 ]; then
-		echo "FAIL: ${as:-root}: panic: want exit 134 (SIGABRT), got $st" >&2
-		exit 1
-	fi
+	for ns in auto off; do
+		VKERNEL_TEST_FORBIDDEN=panic $as "$vk" run --userns=$ns -- \
+		    "$guest" >/dev/null 2>&1
+		st=$?
+		if [ "$st" -ne 134 ]; then
+			echo "FAIL: ${as:-root} --userns=$ns: panic: want" \
+			    "exit 134 (SIGABRT), got $st" >&2
+			exit 1
+		fi
+	done
 done
 # Without the hook the same run works: the filter allows what is needed.
 out=$("$vk" run -- "$guest" 2>/dev/null)
@@ -53,6 +58,10 @@ fi
 n=$(echo "$pol" | awk '{ print $1 }' | sort -u | wc -l)
 if [ "$n" -gt 45 ]; then
 	echo "FAIL: $n host calls allowed, want at most 45" >&2
+	exit 1
+fi
+if echo "$pol" | grep '^tgkill ' | grep -qv " arg0 == vkernel's pid "; then
+	echo "FAIL: tgkill allowed towards other processes" >&2
 	exit 1
 fi
 if echo "$pol" | grep -q '^kill '; then
