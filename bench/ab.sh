@@ -3,15 +3,19 @@
 # wall times of whole programs, each the median of N runs, the three
 # taken in turn so that the machine's drift touches them alike.
 #
-# Usage: bench/ab.sh OLD_VKERNEL NEW_VKERNEL [N]
+# Usage: bench/ab.sh OLD_VKERNEL NEW_VKERNEL [N [PROGRAM...]]
 #   make      make -j2 of the 7-file C project of threads.sh, in /tmp
 #   python3   /usr/bin/python3 -c pass
 #   true200   a bash loop running the dynamic /bin/true 200 times
+#   true      the dynamic /bin/true once: vkernel's start-up and exit
+# (the first three unless PROGRAMs are named).
 # Prints a Markdown table: native, old and new, with ratios to native.
 set -u
 OLD=${1:?usage: ab.sh OLD_VKERNEL NEW_VKERNEL [N]}
 NEW=${2:?usage: ab.sh OLD_VKERNEL NEW_VKERNEL [N]}
 N=${3:-9}
+shift $(($# < 3 ? $# : 3))
+progs=${*:-make python3 true200}
 work=$(mktemp -d /tmp/vk-bench-ab.XXXXXX)
 trap 'rm -rf "$work" /tmp/vk-bench-ab-mk' EXIT
 
@@ -35,8 +39,9 @@ med() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 
 echo "| program | native | old | new |"
 echo "|---|---:|---:|---:|"
-for name in make python3 true200; do
+for name in $progs; do
 	case $name in
+	true) cmd=(/bin/true) ;;
 	make) cmd=(bash "$work/make.sh") ;;
 	python3) cmd=(/usr/bin/python3 -c pass) ;;
 	true200) cmd=(bash "$work/true200.sh") ;;

@@ -55,6 +55,21 @@ cputime_open(int pid, int tid, const char *file)
 	return host_openat2(proc_fd, path, O_RDONLY, 0);
 }
 
+/*
+ * /proc/PID itself, which pidfd_send_signal takes for a pidfd, or -errno:
+ * the vkernel signals its stubs through these.
+ */
+int
+proc_pidfd(int pid)
+{
+	char name[16];
+
+	if (proc_fd < 0)
+		return -ENOENT;
+	snprintf(name, sizeof(name), "%d", pid);
+	return host_openat2(proc_fd, name, O_RDONLY | O_DIRECTORY, 0);
+}
+
 /* Read a whole /proc file from its start; returns its length or -1. */
 static ssize_t
 read_all(int fd, char *buf, size_t size)

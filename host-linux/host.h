@@ -55,6 +55,8 @@ unsigned hostfs_root_fds(const int **fds);
 int cputime_init(void);
 int cputime_proc_fd(void);
 int cputime_open(int pid, int tid, const char *file);
+/* /proc/PID as a pidfd, or -errno. */
+int proc_pidfd(int pid);
 int64_t cputime_sched_ns(int fd);
 int64_t cputime_user_ns(int fd, int64_t total);
 
@@ -81,6 +83,36 @@ int sandbox_harden(enum sandbox_landlock ll, const bool *rw, unsigned nrw,
     struct vk_error **err);
 /* The Landlock ABI applied, 0 for none. */
 int sandbox_landlock_abi(void);
+
+/*
+ * namespace.c: make the vkernel in its own user, pid and mount namespace
+ * (returns in it; the process that called waits for it and ends as it
+ * does), and later make its root an empty tmpfs.
+ */
+enum sandbox_userns {
+	SANDBOX_USERNS_AUTO,         /* where the host allows it */
+	SANDBOX_USERNS_REQUIRED,     /* fail without it */
+	SANDBOX_USERNS_OFF,
+};
+enum sandbox_ns {
+	SANDBOX_NS_NONE,             /* the host's namespaces */
+	SANDBOX_NS_PID_MOUNT,        /* pid and mount: root without userns */
+	SANDBOX_NS_USER,             /* user, pid and mount */
+};
+int sandbox_ns_enter(enum sandbox_userns mode, struct vk_error **err);
+int sandbox_ns_chroot(struct vk_error **err);
+/* Before abort(): have the outer process end by SIGABRT. */
+void sandbox_ns_abort(void);
+/* Which namespaces the vkernel has; *why: why not more. */
+enum sandbox_ns sandbox_ns(const char **why);
+/* Whether vkernel was started by root. */
+bool sandbox_ns_host_root(void);
+/*
+ * In a stub before it execs: the host uid and gid stubs run as when root
+ * started vkernel (nobody); -errno.
+ */
+#define SANDBOX_STUB_ID 65534
+int sandbox_ns_stub_creds(void);
 
 /* lockdown.c */
 int lockdown_install(struct vk_error **err);

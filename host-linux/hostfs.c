@@ -60,6 +60,7 @@ struct plat_hostobj {
 	int access;        /* the PLAT_HOST_* the fd allows; 0 for O_PATH */
 	uint32_t type;     /* S_IFMT bits: an inode's type never changes */
 	uint64_t dev, ino; /* which inode, to check a reopen by name */
+	bool setid;        /* set-id bits when last stat-ed or chmod-ed */
 };
 
 /* The guest's errno for a host errno: see platform_hostfs.h. */
@@ -179,6 +180,7 @@ obj_make(int fd, int access, struct plat_hostobj **out,
 		.type = st->mode & S_IFMT,
 		.dev = st->dev,
 		.ino = st->ino,
+		.setid = (st->mode & (S_ISUID | S_ISGID)) != 0,
 	};
 	*out = obj;
 	return 0;
@@ -237,7 +239,41 @@ plat_hostobj_lookup(struct plat_hostobj *dir, const char *name,
 int
 plat_hostobj_stat(struct plat_hostobj *obj, struct plat_hoststat *st)
 {
-	return host_statx(obj->fd, "", st);
+	int r = host_statx(obj->fd, "", st);
+
+	if (r == 0)
+		obj->setid = (st->mode & (S_ISUID | S_ISGID)) != 0;
+	return r;
+}
+
+/*
+ * In a user namespace of its own the vkernel lacks the host's
+ * CAP_FSETID, without which the host clears a file's set-id bits on
+ * every write, truncation or fallocate.  The kernel has cleared them
+ * itself before for a guest without CAP_FSETID (vfs_remove_privs), so
+ * bits still there belong to one with it: a change of a set-id file is
+ * bracketed by setid_mode and setid_restore, which put the bits back when
+ * the host took them.  Returns the mode to restore, or 0.
+ */
+static uint32_t
+setid_mode(struct plat_hostobj *obj)
+{
+	struct statx sx;
+
+	if (!obj->setid || statx(obj->fd, "", HOST_AT_SELF, STATX_MODE,
+	    &sx) < 0 || !(sx.stx_mode & (S_ISUID | S_ISGID)))
+		return 0;
+	return sx.stx_mode & 07777;
+}
+
+static void
+setid_restore(struct plat_hostobj *obj, uint32_t mode)
+{
+	struct statx sx;
+
+	if (mode != 0 && statx(obj->fd, "", HOST_AT_SELF, STATX_MODE,
+	    &sx) == 0 && (sx.stx_mode & 07777) != mode)
+		(void)fchmod(obj->fd, mode);
 }
 
 int
@@ -386,14 +422,19 @@ long
 plat_hostobj_pwrite(struct plat_hostobj *obj, const void *buf, size_t len,
     uint64_t off)
 {
+	uint32_t mode;
 	ssize_t n;
 
 	if (!(obj->access & PLAT_HOST_WRITE))
 		return -EBADF;
 	if (off > INT64_MAX)
 		return -EINVAL;
+	mode = setid_mode(obj);
 	n = TEMP_FAILURE_RETRY(pwrite(obj->fd, buf, len, (off_t)off));
-	return n < 0 ? host_err(errno) : n;
+	if (n < 0)
+		return host_err(errno);
+	setid_restore(obj, mode);
+	return n;
 }
 
 /* Hand each record of buf to fn; true when fn asked to stop. */
@@ -561,6 +602,7 @@ int
 plat_hostobj_chmod(struct plat_hostobj *obj, uint32_t mode)
 {
 	mode &= 07777;
+	obj->setid = (mode & (S_ISUID | S_ISGID)) != 0;
 	/* fchmodat2 changes any object through its O_PATH fd. */
 	if (syscall(__NR_fchmodat2, obj->fd, "", mode, HOST_AT_SELF) == 0)
 		return 0;
@@ -628,13 +670,17 @@ plat_hostobj_utimens(struct plat_hostobj *obj, unsigned which,
 int
 plat_hostobj_truncate(struct plat_hostobj *obj, uint64_t size)
 {
+	uint32_t mode;
+
 	if (!(obj->access & PLAT_HOST_WRITE))
 		return -EBADF;
 	/* Beyond INT64_MAX it was a negative off_t: truncate(2) says EINVAL. */
 	if (size > INT64_MAX)
 		return -EINVAL;
+	mode = setid_mode(obj);
 	if (TEMP_FAILURE_RETRY(ftruncate(obj->fd, (off_t)size)) < 0)
 		return host_err(errno);
+	setid_restore(obj, mode);
 	return 0;
 }
 
@@ -646,6 +692,7 @@ plat_hostobj_fallocate(struct plat_hostobj *obj, int mode, uint64_t off,
 	const int modes = FALLOC_FL_KEEP_SIZE | FALLOC_FL_PUNCH_HOLE |
 	    FALLOC_FL_COLLAPSE_RANGE | FALLOC_FL_ZERO_RANGE |
 	    FALLOC_FL_INSERT_RANGE | FALLOC_FL_UNSHARE_RANGE;
+	uint32_t setid;
 
 	if (mode & ~modes)
 		return -EOPNOTSUPP;
@@ -653,9 +700,11 @@ plat_hostobj_fallocate(struct plat_hostobj *obj, int mode, uint64_t off,
 		return -EBADF;
 	if (off > INT64_MAX || len > INT64_MAX)
 		return -EINVAL;
+	setid = setid_mode(obj);
 	if (TEMP_FAILURE_RETRY(fallocate(obj->fd, mode, (off_t)off,
 	    (off_t)len)) < 0)
 		return host_err(errno);
+	setid_restore(obj, setid);
 	return 0;
 }
 

@@ -233,5 +233,6 @@ _Noreturn void
 plat_abort(void)
 {
 	console_restore();
+	sandbox_ns_abort();
 	abort();
 }

@@ -7,6 +7,7 @@
 #include <seccomp.h>
 #include <stdio.h>
 #include <sys/prctl.h>
+#include <unistd.h>
 
 #include "host-linux/host.h"
 #include "seccomp-policy/policy.h"
@@ -28,6 +29,10 @@ rule_add(scmp_filter_ctx ctx, const struct policy_rule *r,
 	case POLICY_EQ:
 		e = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, nr, 1,
 		    SCMP_CMP64(r->arg, SCMP_CMP_EQ, r->value));
+		break;
+	case POLICY_SELF:
+		e = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, nr, 1,
+		    SCMP_CMP64(r->arg, SCMP_CMP_EQ, (uint64_t)getpid()));
 		break;
 	default:
 		e = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, nr, 1,

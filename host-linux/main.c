@@ -13,6 +13,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <limits.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +22,7 @@
 #include <linux/openat2.h>
 #include <sys/ptrace.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -27,6 +30,7 @@
 #include "host-linux/host.h"
 #include "seccomp-policy/policy.h"
 #include "vkern/kern/kern.h"
+#include "vkern/platform.h"
 #include "vkern/vfs/vfs_boot.h"
 
 #define VK_VERSION "0.1.0"
@@ -52,6 +56,7 @@ struct run_opts {
 	uint64_t disk;
 	bool strace, stats;
 	enum sandbox_landlock landlock;
+	enum sandbox_userns userns;
 	const char *strace_path;
 	const char *root;
 	struct mount_opt mounts[MAX_MOUNTS];
@@ -95,6 +100,11 @@ usage(FILE *f)
 	    "                     access with Landlock where the host has "
 	    "it;\n"
 	    "                     required: fail without it; off\n"
+	    "  --userns=MODE      auto (default): run vkernel in its own "
+	    "user, pid\n"
+	    "                     and mount namespaces where the host "
+	    "allows it;\n"
+	    "                     required: fail without them; off\n"
 	    "\n"
 	    "limits of the whole sandbox (each refuses or ends only what "
 	    "goes past it):\n"
@@ -192,6 +202,26 @@ parse_seconds(const char *s, int64_t *out)
 	return 0;
 }
 
+_Static_assert(SANDBOX_LANDLOCK_AUTO == 0 && SANDBOX_LANDLOCK_REQUIRED == 1 &&
+    SANDBOX_LANDLOCK_OFF == 2 && SANDBOX_USERNS_AUTO == 0 &&
+    SANDBOX_USERNS_REQUIRED == 1 && SANDBOX_USERNS_OFF == 2,
+    "parse_mode's order");
+
+/* --landlock's or --userns's MODE: auto 0, required 1, off 2. */
+static int
+parse_mode(const char *opt, const char *arg)
+{
+	static const char *const modes[] = { "auto", "required", "off" };
+	char fmt[80];
+
+	for (int i = 0; i < 3; i++)
+		if (strcmp(arg, modes[i]) == 0)
+			return i;
+	snprintf(fmt, sizeof(fmt), "%s must be auto, required or off, "
+	    "not '%%s'", opt);
+	bad_usage(fmt, arg);
+}
+
 /* --bind HOST:GUEST[:ro|:rw] or --tmpfs PATH. */
 static void
 parse_mount(struct run_opts *o, bool bind, char *arg)
@@ -241,6 +271,7 @@ parse_run(int argc, char **argv, struct run_opts *o)
 		{ "cpu-time", required_argument, NULL, 'C' },
 		{ "disk", required_argument, NULL, 'D' },
 		{ "landlock", required_argument, NULL, 'L' },
+		{ "userns", required_argument, NULL, 'U' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -301,15 +332,12 @@ parse_run(int argc, char **argv, struct run_opts *o)
 			o->stats = true;
 			break;
 		case 'L':
-			if (strcmp(optarg, "auto") == 0)
-				o->landlock = SANDBOX_LANDLOCK_AUTO;
-			else if (strcmp(optarg, "required") == 0)
-				o->landlock = SANDBOX_LANDLOCK_REQUIRED;
-			else if (strcmp(optarg, "off") == 0)
-				o->landlock = SANDBOX_LANDLOCK_OFF;
-			else
-				bad_usage("--landlock must be auto, required "
-				    "or off, not '%s'", optarg);
+			o->landlock = (enum sandbox_landlock)parse_mode(
+			    "--landlock", optarg);
+			break;
+		case 'U':
+			o->userns = (enum sandbox_userns)parse_mode("--userns",
+			    optarg);
 			break;
 		case 'p':
 			if (strcmp(optarg, "ptrace") != 0)
@@ -344,6 +372,9 @@ print_policy(void)
 		if (r->op == POLICY_EQ)
 			printf("%-16s arg%u == %#lx  %s\n", r->name, r->arg,
 			    (unsigned long)r->value, r->why);
+		else if (r->op == POLICY_SELF)
+			printf("%-16s arg%u == vkernel's pid  %s\n", r->name,
+			    r->arg, r->why);
 		else if (r->op == POLICY_MASK0)
 			printf("%-16s arg%u & %#lx == 0  %s\n", r->name,
 			    r->arg, (unsigned long)r->value, r->why);
@@ -450,8 +481,9 @@ boot(const struct run_opts *o, struct vk_error **err)
 /*
  * VKERNEL_TEST_FORBIDDEN=1: once locked down, make a host call the policy
  * does not allow; =attach, =seize or =traceme: a ptrace request it does
- * not allow (towards init).  The test expects the vkernel to die of
- * SIGSYS here.
+ * not allow (towards init); =kill: kill, which pidfd_send_signal replaced
+ * (of no process).  The test expects the vkernel to die of SIGSYS here;
+ * =panic: a vkernel panic, which must end it by SIGABRT.
  */
 static void
 test_forbidden_call(void)
@@ -468,31 +500,118 @@ test_forbidden_call(void)
 		(void)ptrace(PTRACE_SEIZE, 1, 0, 0);
 	else if (strcmp(v, "traceme") == 0)
 		(void)ptrace(PTRACE_TRACEME, 0, 0, 0);
+	else if (strcmp(v, "kill") == 0)
+		(void)kill(INT_MAX, SIGKILL);    /* no such process */
+	else if (strcmp(v, "panic") == 0)
+		plat_abort();
 }
 
 /*
  * VKERNEL_TEST_OPEN=r:PATH or w:PATH: once locked down, open PATH as a
- * taken-over vkernel could (openat2 from the cwd, no RESOLVE_ flags) and
- * say on stderr what came of it.
+ * taken-over vkernel could (openat2 with no RESOLVE_ flags, from the cwd,
+ * or a relative PATH from the guest's root layer, where ".." leaves it)
+ * and say on stderr what came of it.
  */
 static void
 test_open(void)
 {
 	const char *v = getenv("VKERNEL_TEST_OPEN");
 	struct open_how how = { .flags = O_RDONLY | O_CLOEXEC };
-	int fd;
+	const int *roots;
+	int fd, dir = AT_FDCWD;
 
 	if (v == NULL || (v[0] != 'r' && v[0] != 'w') || v[1] != ':')
 		return;
 	if (v[0] == 'w')
 		how.flags = O_WRONLY | O_CLOEXEC;
-	fd = (int)syscall(SYS_openat2, AT_FDCWD, v + 2, &how, sizeof(how));
+	if (v[2] != '/' && hostfs_root_fds(&roots) > 0)
+		dir = roots[0];
+	fd = (int)syscall(SYS_openat2, dir, v + 2, &how, sizeof(how));
 	fprintf(stderr, "vkernel-test: open %s: %s\n", v,
 	    fd < 0 ? strerror(errno) : "opened");
 	if (fd >= 0)
 		close(fd);
 }
+
+static void
+test_said(const char *what, long r)
+{
+	fprintf(stderr, "vkernel-test: %s: %s\n", what,
+	    r < 0 ? strerror(errno) : "done");
+}
+
+/*
+ * VKERNEL_TEST_TAKEOVER=PID:DIR: once locked down, act as a taken-over
+ * vkernel would with the calls the lock-down leaves, against host
+ * objects: the host process PID, and files made in the host directory
+ * DIR by absolute path and by ".." out of the root layer.  Each outcome
+ * is one line on stderr.
+ */
+static void
+test_takeover(void)
+{
+	const char *v = getenv("VKERNEL_TEST_TAKEOVER");
+	struct open_how how = { .flags = O_RDWR | O_CREAT | O_CLOEXEC,
+		.mode = 04755 };
+	char path[4096], up[4096];
+	const int *roots;
+	cpu_set_t cpus;
+	long pid;
+	char *dir;
+	int fd;
+
+	if (v == NULL || (pid = strtol(v, &dir, 10)) <= 0 || *dir != ':' ||
+	    hostfs_root_fds(&roots) == 0)
+		return;
+	dir++;
+	snprintf(path, sizeof(path), "%s/abs", dir);
+	test_said("openat2 abs", syscall(SYS_openat2, AT_FDCWD, path, &how,
+	    sizeof(how)));
+	snprintf(up, sizeof(up), "../../../../../../../../../..%s/up", dir);
+	test_said("openat2 up", syscall(SYS_openat2, roots[0], up, &how,
+	    sizeof(how)));
+	snprintf(path, sizeof(path), "%s/dir", dir);
+	test_said("mkdirat abs", mkdirat(AT_FDCWD, path, 0777));
+	snprintf(path, sizeof(path), "%s/link", dir);
+	test_said("symlinkat abs", symlinkat("/", AT_FDCWD, path));
+	snprintf(path, sizeof(path), "%s/victim", dir);
+	test_said("unlinkat abs", unlinkat(AT_FDCWD, path, 0));
+	test_said("fchownat abs", fchownat(AT_FDCWD, path, 0, 0,
+	    AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW));
+	CPU_ZERO(&cpus);
+	CPU_SET(0, &cpus);
+	test_said("sched_setaffinity pid", sched_setaffinity((pid_t)pid,
+	    sizeof(cpus), &cpus));
+	/* kill is not allowed: a signal needs a pidfd from its /proc. */
+	fd = proc_pidfd((int)pid);
+	if (fd < 0)
+		errno = -fd;
+	test_said("open /proc/pid", fd);
+	if (fd >= 0)
+		test_said("pidfd_send_signal pid", syscall(
+		    SYS_pidfd_send_signal, fd, SIGKILL, NULL, 0));
+}
 #endif
+
+/* --stats: the namespaces vkernel runs in, and why not more. */
+static void
+stats_ns_print(void)
+{
+	const char *why;
+
+	switch (sandbox_ns(&why)) {
+	case SANDBOX_NS_USER:
+		fprintf(stderr, "namespaces: user, pid, mount\n");
+		break;
+	case SANDBOX_NS_PID_MOUNT:
+		fprintf(stderr, "namespaces: pid, mount (no user namespace: "
+		    "%s)\n", why);
+		break;
+	default:
+		fprintf(stderr, "namespaces: the host's (%s)\n", why);
+		break;
+	}
+}
 
 static int
 run(int argc, char **argv)
@@ -503,7 +622,8 @@ run(int argc, char **argv)
 	int r, sig;
 
 	parse_run(argc, argv, &o);
-	if ((r = boot(&o, &err)) < 0) {
+	if ((r = sandbox_ns_enter(o.userns, &err)) < 0 ||
+	    (r = boot(&o, &err)) < 0) {
 		int status = err->exitcode != 0 ? err->exitcode : 1;
 
 		vk_error_print(err);
@@ -512,6 +632,7 @@ run(int argc, char **argv)
 #ifdef VK_TEST_HOOKS
 	test_forbidden_call();
 	test_open();
+	test_takeover();
 #endif
 	res = kern_run();
 	if (o.stats) {
@@ -521,6 +642,7 @@ run(int argc, char **argv)
 			    sandbox_landlock_abi());
 		else
 			fprintf(stderr, "landlock: not applied\n");
+		stats_ns_print();
 	}
 	if (res.limit == KERN_LIMIT_TIMEOUT)
 		fprintf(stderr, "vkernel: --timeout ran out: guest ended with "

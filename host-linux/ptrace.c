@@ -74,6 +74,7 @@ struct plat_space {
 	struct plat_thread *threads;
 	pid_t spawned;            /* the child of an injected fork or clone */
 	int stat_fd;              /* its /proc stat once read, or -1 */
+	int pidfd;                /* its /proc/PID: what signals it, or -1 */
 	unsigned nspare;          /* threads kept for reuse */
 };
 
@@ -258,6 +259,9 @@ stub_child(int syncfd)
 	char c;
 
 	setsid();
+	/* Before the parent-death signal: a change of uid clears it. */
+	if (sandbox_ns_stub_creds() < 0)
+		_exit(127);
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	/* Stubs forked from this one are reaped by the host at once. */
 	signal(SIGCHLD, SIG_IGN);
@@ -503,11 +507,41 @@ thread_reap(pid_t tid)
 	}
 }
 
+/*
+ * Kill a stub process: through its pidfd, the only way the lock-down
+ * leaves (pidfd_send_signal), or by pid before there is one, at start-up.
+ */
 static void
-stub_reap(pid_t pid)
+stub_kill(struct plat_space *sp)
 {
-	kill(pid, SIGKILL);
-	thread_reap(pid);
+	if (sp->pidfd >= 0)
+		(void)syscall(SYS_pidfd_send_signal, sp->pidfd, SIGKILL, NULL,
+		    0);
+	else
+		kill(sp->pid, SIGKILL);
+}
+
+static void
+stub_reap(struct plat_space *sp)
+{
+	stub_kill(sp);
+	thread_reap(sp->pid);
+}
+
+/* Make a held thread run nr (exit or exit_group); wait until it is gone. */
+static void
+thread_exit_now(struct plat_thread *pt, const struct arch_regs *tmpl,
+    long nr)
+{
+	struct arch_regs r = *tmpl;
+
+	r.rip = STUB_SYSCALL1;
+	r.rax = (uint64_t)nr;
+	r.rdi = 0;
+	r.orig_rax = (uint64_t)-1;
+	if (setregs(pt->tid, &r) == 0 &&
+	    ptrace(PTRACE_CONT, pt->tid, 0, 0) == 0)
+		thread_reap(pt->tid);
 }
 
 /* Start the stub process and take it to its hello stop. */
@@ -530,7 +564,9 @@ stub_start(struct plat_space *sp, struct plat_thread *pt)
 		stub_child(sync[0]);
 	close(sync[0]);
 	sp->pid = pt->tid = pid;
-	e = 0;
+	/* After the lock-down a stub is signalled through it alone. */
+	sp->pidfd = proc_pidfd(pid);
+	e = sp->pidfd < 0 ? sp->pidfd : 0;
 	if (ptrace(PTRACE_SEIZE, pid, 0, PTRACE_O_EXITKILL |
 	    PTRACE_O_TRACESYSGOOD | PTRACE_O_TRACEEXEC |
 	    PTRACE_O_TRACEFORK | PTRACE_O_TRACECLONE) < 0)
@@ -551,7 +587,7 @@ stub_start(struct plat_space *sp, struct plat_thread *pt)
 	if (e == 0)
 		e = getregs(pid, &sp->tmpl);
 	if (e < 0) {
-		stub_reap(pid);
+		stub_reap(sp);
 		return e;
 	}
 	return 0;
@@ -634,6 +670,7 @@ plat_space_create(void *cookie, struct arch_context *ctx,
 		free(pt);
 		return -EAGAIN;
 	}
+	sp->pidfd = -1;
 	sp->slot = (unsigned)slot;
 	sp->batch = ram_ctl_page(sp->slot, &ctloff);
 	sp->main = pt;
@@ -643,7 +680,9 @@ plat_space_create(void *cookie, struct arch_context *ctx,
 	if ((e = stub_start(sp, pt)) < 0 ||
 	    (e = stub_prepare(sp, pt, ctloff)) < 0) {
 		if (sp->pid > 0 && e != 0)
-			stub_reap(sp->pid);
+			stub_reap(sp);
+		if (sp->pidfd >= 0)
+			close(sp->pidfd);
 		slot_used[sp->slot] = false;
 		free(sp);
 		free(pt);
@@ -722,6 +761,7 @@ plat_space_fork(struct plat_thread *from, void *cookie,
 	sp = vk_xcalloc(1, sizeof(*sp));
 	pt = vk_xcalloc(1, sizeof(*pt));
 	sp->pid = pt->tid = parent->spawned;
+	sp->pidfd = proc_pidfd(sp->pid);
 	sp->slot = (unsigned)slot;
 	sp->batch = ram_ctl_page(sp->slot, &ctloff);
 	sp->tmpl = parent->tmpl;
@@ -729,10 +769,19 @@ plat_space_fork(struct plat_thread *from, void *cookie,
 	pt->sp = sp;
 	pt->cookie = cookie;
 	pt->ctx = ctx;
-	/* The child starts stopped (auto-attached); give it its own page. */
+	/*
+	 * The child starts stopped (auto-attached); give it its own page.
+	 * Without a pidfd (no fd left) it is ended from its stop.
+	 */
 	if ((e = stub_wait(pt->tid, &st)) < 0 ||
+	    (e = sp->pidfd < 0 ? -EAGAIN : 0) < 0 ||
 	    (e = stub_map_batch(pt, ctloff)) < 0) {
-		stub_reap(sp->pid);
+		if (sp->pidfd >= 0)
+			stub_reap(sp);
+		else if (e == -EAGAIN)
+			thread_exit_now(pt, &sp->tmpl, SYS_exit_group);
+		if (sp->pidfd >= 0)
+			close(sp->pidfd);
 		slot_used[slot] = false;
 		free(pt);
 		free(sp);
@@ -811,7 +860,6 @@ void
 plat_thread_destroy(struct plat_thread *pt)
 {
 	bool held = thread_hold(pt) == 0;
-	struct arch_regs r;
 
 	if (pt == pt->sp->main) {
 		/*
@@ -832,16 +880,8 @@ plat_thread_destroy(struct plat_thread *pt)
 		pt->ctx = NULL;
 		return;
 	}
-	if (held) {
-		r = pt->sp->tmpl;
-		r.rip = STUB_SYSCALL1;
-		r.rax = SYS_exit;
-		r.rdi = 0;
-		r.orig_rax = (uint64_t)-1;
-		if (setregs(pt->tid, &r) == 0 &&
-		    ptrace(PTRACE_CONT, pt->tid, 0, 0) == 0)
-			thread_reap(pt->tid);
-	}
+	if (held)
+		thread_exit_now(pt, &pt->sp->tmpl, SYS_exit);
 	thread_unlink(pt);
 	thread_free(pt);
 }
@@ -862,7 +902,9 @@ plat_space_destroy(struct plat_space *sp)
 	for (pt = sp->threads; pt != NULL; pt = pt->snext)
 		(void)sched_setaffinity(pt->tid, sizeof(cpu_set_t),
 		    hostinfo_host_cpus());
-	kill(sp->pid, SIGKILL);
+	stub_kill(sp);
+	if (sp->pidfd >= 0)
+		close(sp->pidfd);
 	while ((pt = sp->threads) != NULL) {
 		sp->threads = pt->snext;
 		thash_del(pt);

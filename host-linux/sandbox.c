@@ -4,14 +4,20 @@
  * took over the vkernel holds no more of the host than the vkernel's
  * files and stubs.
  *
- * Capabilities.  After start-up the vkernel needs none for its stubs:
- * they are its children, traced since their birth (ptrace requests on a
- * tracee need no capability), of its own uid (kill and sched_setaffinity
- * match by uid), and in a user namespace it owns.  Host files are another
- * matter when the vkernel runs as root: hostfs checks the guest's
- * permissions itself and then acts with the vkernel's, so a guest root
- * expects root's powers over files of other host users.  Kept, and only
- * when the vkernel had them:
+ * Capabilities.  In its own user namespace (namespace.c) a capability
+ * the vkernel keeps holds over that namespace's objects only: its stubs,
+ * and host files whose owners are mapped, which as root is all of them.
+ * Its stubs are its children, traced since their birth (ptrace requests
+ * on a tracee need no capability).  Started by an unprivileged user, its
+ * stubs are of its uid (kill and sched_setaffinity match by uid) and it
+ * keeps nothing, as it held nothing on the host.  Started by root, its
+ * stubs are host uid 65534, so it keeps CAP_KILL and CAP_SYS_NICE for
+ * them, which reach no host process from its user namespace.  Without
+ * one, its stubs are its own uid and these two are not kept.  Host files
+ * are another matter when the vkernel runs as root: hostfs checks the
+ * guest's permissions itself and then acts with the vkernel's, so a guest
+ * root expects root's powers over files of other host users.  Kept, and
+ * only when the vkernel had them:
  *   CAP_DAC_OVERRIDE  read (and, in rw binds, write) files and search
  *                     directories whatever their modes;
  * and only with a read-write bind, where the guest changes host files:
@@ -31,6 +37,9 @@
  * Not dumpable: no core file of the vkernel's memory, and no other
  * process of the same uid may open its /proc/PID/mem or ptrace it without
  * CAP_SYS_PTRACE.
+ *
+ * The root: an empty tmpfs (namespace.c), entered before Landlock, which
+ * forbids mounts.
  *
  * Landlock, where the host has it: host files are reached beneath the
  * directories hostfs opened at start-up (the root layer and the binds),
@@ -60,6 +69,7 @@
 #include "host-linux/host.h"
 
 #define CAP_BIT(c) (1ULL << (c))
+#define SANDBOX_CAPS_STUBS CAP_BIT(CAP_KILL) | CAP_BIT(CAP_SYS_NICE)
 #define SANDBOX_CAPS_READ CAP_BIT(CAP_DAC_OVERRIDE)
 #define SANDBOX_CAPS_WRITE \
 	(CAP_BIT(CAP_CHOWN) | CAP_BIT(CAP_FOWNER) | CAP_BIT(CAP_FSETID))
@@ -102,6 +112,11 @@ caps_drop(bool rw_binds, struct vk_error **err)
 
 	if (rw_binds)
 		keep |= SANDBOX_CAPS_WRITE;
+	/* In vkernel's own user namespace it holds them all: see above. */
+	if (!sandbox_ns_host_root())
+		keep = 0;
+	else if (sandbox_ns(NULL) == SANDBOX_NS_USER)
+		keep |= SANDBOX_CAPS_STUBS;
 	if ((r = caps_get(&permitted, err)) < 0)
 		return r;
 	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) < 0)
@@ -246,7 +261,9 @@ sandbox_harden(enum sandbox_landlock ll, const bool *rw, unsigned nrw,
 	/* Landlock without CAP_SYS_ADMIN wants it; the lock-down too. */
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
 		return vk_error_make(err, errno, "sandbox: set no_new_privs");
-	if ((r = landlock_apply(ll, rw, nrw, err)) < 0)
+	/* Before Landlock, which forbids mounts. */
+	if ((r = sandbox_ns_chroot(err)) < 0 ||
+	    (r = landlock_apply(ll, rw, nrw, err)) < 0)
 		return r;
 	return caps_drop(rw_binds, err);
 }

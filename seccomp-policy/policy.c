@@ -4,7 +4,8 @@
  * stubs forked and the RAM file created before the lock-down, so open,
  * fork, execve and memfd_create are not here.  The one open after it is
  * openat2 beneath a directory opened at start-up: hostfs's of one name,
- * and /proc's CPU-time files of stub threads (host-linux/cputime.c).
+ * and /proc's CPU-time files of stub threads and each stub's /proc/PID,
+ * its pidfd (host-linux/cputime.c).
  */
 #include <fcntl.h>
 #include <linux/falloc.h>
@@ -53,10 +54,13 @@ const struct policy_rule policy_rules[] = {
 	    "learn why a stub thread stopped" },
 	{ "membarrier", POLICY_EQ, 0, MEMBARRIER_CMD_GLOBAL,
 	    "a guest's membarrier with threads on several CPUs" },
-	{ "kill", POLICY_EQ, 1, SIGKILL,
-	    "kill a stub when its guest process ends" },
+	{ "pidfd_send_signal", POLICY_EQ, 1, SIGKILL,
+	    "kill a stub when its guest process ends, through the /proc/PID "
+	    "fd vkernel holds for it; /proc is vkernel's own pid namespace's, "
+	    "where nothing but its stubs is (kill is not allowed)" },
 	{ "sched_setaffinity", POLICY_ANY, 0, 0,
-	    "let a killed stub die on any of vkernel's CPUs" },
+	    "let a killed stub die on any of vkernel's CPUs; its tid cannot "
+	    "be pinned, but in vkernel's pid namespace only stubs have one" },
 	{ "ppoll", POLICY_ANY, 0, 0,
 	    "sleep until a stub stops, the console is ready or a deadline; "
 	    "whether the console is ready" },
@@ -188,8 +192,8 @@ const struct policy_rule policy_rules[] = {
 	    "abort() unblocks SIGABRT on a vkernel bug" },
 	{ "getpid", POLICY_ANY, 0, 0, "abort() signals itself" },
 	{ "gettid", POLICY_ANY, 0, 0, "abort() signals itself" },
-	{ "tgkill", POLICY_EQ, 2, SIGABRT,
-	    "abort() on a vkernel bug: die by SIGABRT" },
+	{ "tgkill", POLICY_SELF, 0, 0,
+	    "abort() on a vkernel bug: die by SIGABRT; its own threads only" },
 	{ "rt_sigreturn", POLICY_ANY, 0, 0,
 	    "return from a host signal handler" },
 #ifdef VK_SANITIZE

@@ -15,6 +15,7 @@ enum policy_op {
 	POLICY_ANY,      /* no argument check */
 	POLICY_EQ,       /* args[arg] == value */
 	POLICY_MASK0,    /* (args[arg] & value) == 0 */
+	POLICY_SELF,     /* args[arg] == the vkernel's pid at the lock-down */
 };
 
 struct policy_rule {

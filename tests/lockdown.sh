@@ -5,10 +5,11 @@
 # Usage: lockdown.sh VKERNEL GUEST
 vk=$1
 guest=$2
-# 1: socket; the rest: ptrace requests that would take a host process
-# (only those on stubs already traced are allowed; a sanitizer build's
-# leak checker needs them all).
-calls="1 attach seize traceme"
+# 1: socket; kill, which pidfd_send_signal replaced; the rest: ptrace
+# requests that would take a host process (only those on stubs already
+# traced are allowed; a sanitizer build's leak checker needs them all, and
+# its runtime kill).
+calls="1 kill attach seize traceme"
 "$vk" policy | grep -q 'leak checker' && calls=1
 for call in $calls; do
 	out=$(VKERNEL_TEST_FORBIDDEN=$call "$vk" run -- "$guest" 2>/dev/null)
@@ -21,6 +22,22 @@ for call in $calls; do
 		echo "FAIL: $call: the guest ran: $out" >&2
 		exit 1
 	fi
+done
+# A panic once locked down ends vkernel by SIGABRT, as pid 1 of its pid
+# namespace too (where its own SIGABRT does nothing), and without one
+# (where tgkill, pinned to its own pid, sends it).
+for as in "" "setpriv --reuid=65534 --regid=65534 --clear-groups"; do
+	[ -z "$as" ] || [ "$(id -u)" = 0 ] || continue
+	for ns in auto off; do
+		VKERNEL_TEST_FORBIDDEN=panic $as "$vk" run --userns=$ns -- \
+		    "$guest" >/dev/null 2>&1
+		st=$?
+		if [ "$st" -ne 134 ]; then
+			echo "FAIL: ${as:-root} --userns=$ns: panic: want" \
+			    "exit 134 (SIGABRT), got $st" >&2
+			exit 1
+		fi
+	done
 done
 # Without the hook the same run works: the filter allows what is needed.
 out=$("$vk" run -- "$guest" 2>/dev/null)
@@ -41,6 +58,18 @@ fi
 n=$(echo "$pol" | awk '{ print $1 }' | sort -u | wc -l)
 if [ "$n" -gt 45 ]; then
 	echo "FAIL: $n host calls allowed, want at most 45" >&2
+	exit 1
+fi
+if echo "$pol" | grep '^tgkill ' | grep -qv " arg0 == vkernel's pid "; then
+	echo "FAIL: tgkill allowed towards other processes" >&2
+	exit 1
+fi
+if echo "$pol" | grep -q '^kill '; then
+	echo "FAIL: kill is allowed" >&2
+	exit 1
+fi
+if echo "$pol" | grep '^pidfd_send_signal ' | grep -qv ' arg1 == 0x9 '; then
+	echo "FAIL: pidfd_send_signal allowed with any signal" >&2
 	exit 1
 fi
 if echo "$pol" | grep -q '^socket '; then

@@ -2,8 +2,11 @@
 # With Landlock, a vkernel that escaped hostfs's RESOLVE_BENEATH still
 # reaches host files only beneath its root layer and binds, and writes
 # only beneath rw binds: the test hook makes the locked-down vkernel
-# openat2 host paths as a taken-over one could, and each outcome is
-# checked, while the guest runs as usual.  As root and as user 65534.
+# openat2 host paths as a taken-over one could, with ".." out of the
+# root layer's descriptor, and each outcome is checked, while the guest
+# runs as usual.  (Its empty root, stacked over the host's /, leaves
+# absolute paths, and ".." up through /, nothing to find: with
+# --userns=off they meet Landlock too.)  As root and as user 65534.
 # Skips (77) on a host without Landlock.
 # Usage: landlock.sh VKERNEL GUEST
 vk=$1
@@ -43,17 +46,24 @@ expect() {
 for as in "" "setpriv --reuid=65534 --regid=65534 --clear-groups"; do
 	[ -z "$as" ] || [ "$(id -u)" = 0 ] || continue
 	denied="Permission denied"
-	expect "$as" "$denied" "r:/etc/passwd"
-	expect "$as" "$denied" "r:$tmp/outside"
-	expect "$as" "$denied" "w:$tmp/outside"
-	expect "$as" "$denied" "w:$tmp/ro/f"
-	expect "$as" "$denied" "w:$tmp/root/hello"
-	expect "$as" opened "r:$tmp/ro/f"
-	expect "$as" opened "w:$tmp/rw/f"
-	expect "$as" opened "r:$tmp/root/hello"
+	up=../../../../../../../../../..
+	expect "$as" "No such file" "r:$up/etc/passwd"
+	expect "$as" "No such file" "r:$up/etc/passwd" --landlock=off
+	expect "$as" "$denied" "r:$up/etc/passwd" --userns=off
+	expect "$as" "$denied" "r:../outside"
+	expect "$as" "$denied" "w:../outside"
+	expect "$as" "$denied" "w:../ro/f"
+	expect "$as" "$denied" "w:hello"
+	expect "$as" opened "r:../ro/f"
+	expect "$as" opened "w:../rw/f"
+	expect "$as" opened "r:hello"
+	expect "$as" "$denied" "r:/etc/passwd" --userns=off
+	expect "$as" "$denied" "w:$tmp/rw/../outside" --userns=off
+	expect "$as" opened "w:$tmp/rw/f" --userns=off
 	# The same opens succeed without Landlock: the hook is not at fault.
-	expect "$as" opened "r:/etc/passwd" --landlock=off
-	expect "$as" opened "w:$tmp/outside" --landlock=off
+	expect "$as" opened "r:$up/etc/passwd" --landlock=off --userns=off
+	expect "$as" opened "w:../outside" --landlock=off
+	expect "$as" opened "r:/etc/passwd" --landlock=off --userns=off
 	stats=$($as "$vk" run --stats --root "$tmp/root" -- /hello 2>&1)
 	if ! echo "$stats" | grep -q '^landlock: ABI [1-9]'; then
 		echo "FAIL: ${as:-root}: --stats does not name the ABI" >&2

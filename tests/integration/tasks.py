@@ -19,10 +19,25 @@ if case == "user":
     cmd = [os.path.join(os.path.dirname(__file__), "asuser.sh")] + cmd
 
 
+def tracer(pid):
+    """vkernel's own process: the child the command makes in its own
+    namespaces (untraced), or the command itself when it runs without
+    them (its children are stubs, which it traces)."""
+    try:
+        with open("/proc/%d/task/%d/children" % (pid, pid)) as f:
+            kid = int(f.read().split()[0])
+        with open("/proc/%d/status" % kid) as f:
+            if "TracerPid:\t0\n" in f.read():
+                return kid
+    except (OSError, IndexError):
+        pass
+    return pid
+
+
 def traced_by(pid):
     """Host threads whose tracer is pid: every stub thread of vkernel."""
     n = 0
-    want = "TracerPid:\t%d\n" % pid
+    want = "TracerPid:\t%d\n" % tracer(pid)
     for p in os.listdir("/proc"):
         if not p.isdigit():
             continue
