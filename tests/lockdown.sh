@@ -26,7 +26,7 @@ done
 # A panic once locked down ends vkernel by SIGABRT, as pid 1 of its pid
 # namespace too (where its own SIGABRT does nothing), and without one
 # (where tgkill, pinned to its own pid, sends it).
-for as in "" "setpriv --reuid=65534 --regid=65534 --clear-groups"; do
+for as in "" "$(cd "$(dirname "$0")/integration" && pwd)/asuser.sh"; do
 	[ -z "$as" ] || [ "$(id -u)" = 0 ] || continue
 	for ns in auto off; do
 		VKERNEL_TEST_FORBIDDEN=panic $as "$vk" run --userns=$ns -- \

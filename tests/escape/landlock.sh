@@ -10,6 +10,8 @@
 # Skips (77) on a host without Landlock.
 # Usage: landlock.sh VKERNEL GUEST
 vk=$1
+# The unprivileged host user, as the other tests run it.
+asuser=$(cd "$(dirname "$0")/../integration" && pwd)/asuser.sh
 guest=$2
 fail=0
 tmp=$(mktemp -d)
@@ -43,7 +45,7 @@ expect() {
 	esac
 }
 
-for as in "" "setpriv --reuid=65534 --regid=65534 --clear-groups"; do
+for as in "" "$asuser"; do
 	[ -z "$as" ] || [ "$(id -u)" = 0 ] || continue
 	denied="Permission denied"
 	up=../../../../../../../../../..

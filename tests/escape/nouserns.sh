@@ -7,9 +7,10 @@
 # Skips (77) where the host gives no user namespace to start from.
 # Usage: nouserns.sh VKERNEL GUEST
 vk=$1
+# The unprivileged host user, as the other tests run it.
+asuser=$(cd "$(dirname "$0")/../integration" && pwd)/asuser.sh
 guest=$2
 fail=0
-as_user="setpriv --reuid=65534 --regid=65534 --clear-groups"
 
 # inside AS SCRIPT: run SCRIPT in a user namespace of AS that allows none.
 inside() {
@@ -21,7 +22,7 @@ if ! unshare -U -r true 2>/dev/null; then
 	echo "skip: no user namespaces here"
 	exit 77
 fi
-for as in "" "$as_user"; do
+for as in "" "$asuser"; do
 	[ -z "$as" ] || [ "$(id -u)" = 0 ] || continue
 	what="container of ${as:-root}"
 	out=$(inside "$as" "'$vk' run --stats -- '$guest'" 2>&1)

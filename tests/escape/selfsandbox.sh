@@ -14,6 +14,8 @@
 # user 65534.
 # Usage: selfsandbox.sh VKERNEL
 vk=$1
+# The unprivileged host user, as the other tests run it.
+asuser=$(cd "$(dirname "$0")/../integration" && pwd)/asuser.sh
 fail=0
 tmp=$(mktemp -d)
 chmod 755 "$tmp"
@@ -21,6 +23,18 @@ trap 'rm -rf "$tmp"' EXIT
 
 status_field() {
 	sed -n "s/^$2:[[:space:]]*//p" "/proc/$1/status" 2>/dev/null
+}
+
+# vk_child PID: the vkernel PID started (the prefix may run other
+# programs on its way to exec vkernel).
+vk_child() {
+	for c in $(cat /proc/$1/task/$1/children 2>/dev/null); do
+		if [ "$(cat /proc/$c/comm 2>/dev/null)" = vkernel ]; then
+			echo $c
+			return 0
+		fi
+	done
+	return 1
 }
 
 # check AS_PREFIX WANT_CAPS WANT_BND BIND_OPTS: start vkernel, wait for its
@@ -33,9 +47,7 @@ check() {
 	pid=$cmd
 	i=0
 	# vkernel is the command's child unless --userns=off.
-	while [ "$userns" = 1 ] && [ $i -lt 200 ] &&
-	    ! pid=$(cat /proc/$cmd/task/$cmd/children 2>/dev/null |
-	    grep -o '^[0-9]*' | grep .); do
+	while [ "$userns" = 1 ] && [ $i -lt 200 ] && ! pid=$(vk_child $cmd); do
 		sleep 0.05
 		i=$((i + 1))
 	done
@@ -145,13 +157,13 @@ if [ "$(id -u)" = 0 ]; then
 	check "" 0000000000800022 0000000000000000
 	check "" 000000000080003b 0000000000000000 --bind "$tmp:/mnt:rw"
 	check "" 0000000000800022 0000000000000000 --bind "$tmp:/mnt:ro"
-	check "setpriv --reuid=65534 --regid=65534 --clear-groups" \
+	check "$asuser" \
 	    0000000000000000 ""
 	userns=0
 	check "" 0000000000000002 0000000000000000 --userns=off
 	check "" 000000000000001b 0000000000000000 --userns=off \
 	    --bind "$tmp:/mnt:rw"
-	check "setpriv --reuid=65534 --regid=65534 --clear-groups" \
+	check "$asuser" \
 	    0000000000000000 "" --userns=off
 else
 	userns=1

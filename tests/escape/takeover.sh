@@ -11,6 +11,8 @@
 # 65534, each with a host process of its uid.
 # Usage: takeover.sh VKERNEL GUEST
 vk=$1
+# The unprivileged host user, as the other tests run it.
+asuser=$(cd "$(dirname "$0")/../integration" && pwd)/asuser.sh
 guest=$2
 fail=0
 tmp=$(mktemp -d)
@@ -63,7 +65,7 @@ takeover() {
 
 if [ "$(id -u)" = 0 ]; then
 	takeover ""
-	takeover "setpriv --reuid=65534 --regid=65534 --clear-groups"
+	takeover "$asuser"
 else
 	takeover ""
 fi
