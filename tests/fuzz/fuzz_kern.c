@@ -65,6 +65,8 @@ struct fz_call {
 /* The frozen clock while the tree is built, and when each run starts. */
 #define FZ_TREE_TIME 1000000000LL
 #define FZ_RUN_TIME 2000000000LL
+/* The furthest the clock jumps at once: a day. */
+#define FZ_HORIZON 86400000000000LL
 /* Earlier results kept for descriptor, pid and address arguments. */
 #define FZ_NRESULTS 16
 
@@ -394,12 +396,16 @@ fz_event(struct plat_event *ev, int64_t deadline)
 	op = fz_u8();
 	pt = fz_pick_thread(fz_u8());
 	if (pt == NULL || op % 16 == FZ_OP_CLOCK) {
-		/* Everything waits: time moves to the first deadline. */
+		/*
+		 * Everything waits: time moves to the first deadline, unless
+		 * that is further off than a host's clock ever gets (a
+		 * guest's "never" is 146 years): then nothing will wake.
+		 */
 		int64_t to = op % 16 == FZ_OP_CLOCK && pt != NULL ?
 		    fake_clock_now_ns + (int64_t)(fz_bound() % 20000000000ULL) :
 		    deadline;
 
-		if (to < 0)
+		if (to < 0 || to - fake_clock_now_ns > FZ_HORIZON)
 			return fz_end(ev);
 		if (to > fake_clock_now_ns)
 			fake_clock_now_ns = to;
