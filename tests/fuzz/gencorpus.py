@@ -105,6 +105,19 @@ def plausible(kind, name):
 
 
 O_RDWR = 2
+SUN_SOCK = struct.pack('<H', 1) + b'/tmp/sock\0'
+SCRATCH = D['FZ_SCRATCH']
+# At scratch + 0x700: one iovec of 4 bytes at scratch + 0x100, then at
+# + 0x740 an SCM_RIGHTS message passing fd 3.
+IOV_CMSG = (struct.pack('<QQ', SCRATCH + 0x100, 4).ljust(0x40, b'\0') +
+            struct.pack('<QiiI', 20, 1, 1, 3).ljust(24, b'\0'))
+
+
+def msghdr(controllen):
+    """A msghdr of the iovec and control buffer at scratch + 0x700."""
+    return struct.pack('<QIIQQQQi', 0, 0, 0, SCRATCH + 0x700, 1,
+                       SCRATCH + 0x740, controllen, 0).ljust(56, b'\0')
+
 OPEN = call('openat', raw(-100), path('/tmp/f'), raw(O_RDWR), raw(0))
 
 SCENARIOS = {
@@ -139,6 +152,68 @@ SCENARIOS = {
         call('vfork') +
         call('execve', path('/bin/script'), raw(0), raw(0)) +
         call('exit_group', raw(0))),
+    # A listening AF_UNIX socket, a forked child that connects, a
+    # parent that accepts and reads what the child writes.
+    'unix_stream': (
+        call('socket', raw(1), raw(1), raw(0)) +
+        call('bind', fd(3), data(0x100, SUN_SOCK), raw(len(SUN_SOCK))) +
+        call('listen', fd(3), raw(8)) +
+        call('fork') +
+        call('socket', raw(1), raw(1), raw(0), thread=0) +
+        call('connect', fd(4), data(0x100, SUN_SOCK), raw(len(SUN_SOCK)),
+             thread=0) +
+        call('accept', fd(3), raw(0), raw(0), thread=1) +
+        call('write', fd(4), scratch(0x100), bound(8), thread=0) +
+        call('read', fd(4), scratch(0x200), bound(16), thread=1) +
+        call('exit_group', raw(0), thread=0)),
+    # A descriptor passed over a socketpair (SCM_RIGHTS), the sender's
+    # end closed with it in flight, then received.
+    'scm_rights': (
+        call('socketpair', raw(1), raw(1), raw(0), scratch(0x40)) +
+        call('getcwd', data(0x700, IOV_CMSG), raw(0)) +
+        call('sendmsg', fd(3), data(0x600, msghdr(24)), raw(0)) +
+        call('close', fd(3)) +
+        call('recvmsg', fd(4), data(0x680, msghdr(64)), raw(0)) +
+        call('close', fd(4))),
+    # epoll on a pipe: a child waits; the parent's write wakes it.
+    'epoll_pipe': (
+        call('epoll_create1', raw(0)) +
+        call('pipe', scratch(0x40)) +
+        call('epoll_ctl', raw(3), raw(1), fd(4),
+             data(0x500, struct.pack('<IQ', 1, 7))) +
+        call('fork') +
+        call('epoll_wait', raw(3), scratch(0x800), raw(8), raw(-1),
+             thread=0) +
+        call('write', fd(5), scratch(0x100), bound(1), thread=0) +
+        call('exit_group', raw(0), thread=0) +
+        call('wait4', raw(-1), raw(0), raw(0), raw(0))),
+    # A blocked signal read from a signalfd.
+    'signalfd': (
+        call('rt_sigprocmask', raw(0), data(0x500, struct.pack('<Q', 1 << 9)),
+             raw(0), raw(8)) +
+        call('signalfd4', raw(-1), data(0x500, struct.pack('<Q', 1 << 9)),
+             raw(8), raw(0)) +
+        call('kill', b'\x00', raw(10)) +
+        call('read', fd(3), scratch(0x800), bound(128))),
+    # Memory: a shared mapping of a memfd, grown, moved, torn.
+    'memfd_mmap': (
+        call('memfd_create', path('f'), raw(0)) +
+        call('ftruncate', fd(3), bound(8192)) +
+        call('mmap', raw(0), bound(8192), raw(3), raw(1), fd(3), raw(0)) +
+        call('mremap', b'\x04\x00\x00\x00', bound(8192), bound(65536),
+             raw(1), raw(0)) +
+        call('munmap', b'\x04\x00\x00\x10', bound(4096)) +
+        call('fork') +
+        call('exit_group', raw(0), thread=0)),
+    # An unprivileged guest user meets root's files and processes.
+    'unprivileged': (
+        call('setgroups', raw(0), raw(0)) +
+        call('setresgid', raw(65534), raw(65534), raw(65534)) +
+        call('setresuid', raw(65534), raw(65534), raw(65534)) +
+        call('openat', raw(-100), path('/tmp/d/x'), raw(2), raw(0)) +
+        call('kill', raw(1), raw(0)) +
+        call('unlink', path('/bin/init')) +
+        call('mkdir', path('/tmp/new'), raw(0o700))),
     # A sleep that only the clock ends.
     'nanosleep_clock': (
         call('nanosleep', data(0x600, struct.pack('<qq', 1, 0)), raw(0)) +
