@@ -361,7 +361,7 @@ sys_rt_sigreturn(struct thread *td, const struct sys_rt_sigreturn_args *a)
 		td->altstack_size = frame.uc.uc_stack.ss_size;
 		td->altstack_flags = frame.uc.uc_stack.ss_flags;
 	}
-	return (long)td->ctx.regs.rax;
+	return -EJUSTRETURN_;
 bad:
 	{
 		uint8_t info[128];
@@ -369,7 +369,7 @@ bad:
 		sig_info_fault(info, SIGSEGV, SI_KERNEL, 0);
 		sig_post(td, SIGSEGV, info, SIGPOST_FORCE | SIGPOST_THREAD);
 	}
-	return (long)td->ctx.regs.rax;
+	return -EJUSTRETURN_;
 }
 
 long
