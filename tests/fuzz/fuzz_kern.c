@@ -447,23 +447,33 @@ fz_event(struct plat_event *ev, int64_t deadline)
 static struct fs_ctx fz_fs;
 static struct proc fz_root = { .fs = &fz_fs };
 
+/* The harness cannot build its tree: it is broken, or the kernel is. */
+static _Noreturn void
+fz_fail(const char *path, const char *what, int r)
+{
+	fprintf(stderr, "fuzz_kern: cannot %s %s: %s\n", what, path,
+	    strerror(-r));
+	abort();
+}
+
 struct vnode *
 fz_make(const char *path, uint32_t mode, const char *target,
     const void *data, size_t len)
 {
 	struct nameidata nd;
 	struct vnode *vn = NULL;
+	int r;
 
-	if (vfs_lookup(&fz_root, AT_FDCWD, path, LOOKUP_PARENT, &nd) < 0)
-		abort();
-	if (nd.vp != NULL && vn_remove(nd.dvp, nd.last, nd.vp->type == VDIR) < 0)
-		abort();
-	if (vn_create(nd.dvp, nd.last, mode, 0, target, 0, 0, &vn) < 0)
-		abort();
+	if ((r = vfs_lookup(&fz_root, AT_FDCWD, path, LOOKUP_PARENT, &nd)) < 0)
+		fz_fail(path, "look up", r);
+	if (nd.vp != NULL && (r = vn_remove(nd.dvp, nd.last,
+	    nd.vp->type == VDIR)) < 0)
+		fz_fail(path, "remove", r);
+	if ((r = vn_create(nd.dvp, nd.last, mode, 0, target, 0, 0, &vn)) < 0)
+		fz_fail(path, "create", r);
 	nd_release(&nd);
-	if (vn == NULL || (len > 0 && vn->ops->write(vn, data, len, 0) !=
-	    (long)len))
-		abort();
+	if (len > 0 && (r = (int)vn->ops->write(vn, data, len, 0)) != (int)len)
+		fz_fail(path, "write", r);
 	return vn;
 }
 
@@ -481,7 +491,7 @@ fz_hold(const char *path)
 	return vn;
 }
 
-/* Empty dir, but for mount points: what a run made in it goes. */
+/* The names a readdir gave. */
 struct fz_names {
 	char (*name)[256];
 	size_t n, cap;
@@ -507,8 +517,12 @@ fz_collect(void *arg, const char *name, size_t len, uint64_t ino,
 	return 0;
 }
 
+/*
+ * What a run made goes: all below dir when remove (the overlay's root, a
+ * tmpfs), and in any case below the mounts on it.
+ */
 static void
-fz_empty(struct vnode *dir)
+fz_empty(struct vnode *dir, bool remove)
 {
 	struct fz_names nm = { 0 };
 
@@ -519,10 +533,11 @@ fz_empty(struct vnode *dir)
 		if (ncache_lookup(dir, nm.name[i], &vn) < 0)
 			continue;
 		if (vn->covered_by != NULL) {
-			fz_empty(vn->covered_by->root);
-		} else {
+			fz_empty(vn->covered_by->root,
+			    strcmp(vn->covered_by->fstype, "tmpfs") == 0);
+		} else if (remove) {
 			if (vn->type == VDIR)
-				fz_empty(vn);
+				fz_empty(vn, true);
 			(void)vn_remove(dir, nm.name[i], vn->type == VDIR);
 		}
 		vnode_rel(vn);
@@ -596,7 +611,7 @@ fz_tree(void)
 		fz_elf(elf);
 	for (size_t i = FZ_NDIRS; built && i < VK_NELEM(fz_held); i++)
 		vnode_rel(fz_held[i]);
-	fz_empty(vfs_root());
+	fz_empty(vfs_root(), true);
 	built = true;
 	for (size_t i = 0; i < VK_NELEM(fz_files); i++) {
 		struct vnode **vpp = &fz_held[FZ_NDIRS + i];
@@ -639,6 +654,24 @@ fz_boot(void)
 	fake_event_source = fz_event;
 }
 
+/* Every mount is still where it was mounted: no guest moves one. */
+static void
+fz_check_mounts(void)
+{
+	for (struct mount *mp = vfs_mounts(); mp != NULL; mp = mp->next) {
+		struct nameidata nd;
+		int r;
+
+		if (mp->covered == NULL)
+			continue;
+		if ((r = vfs_lookup(&fz_root, AT_FDCWD, mp->path, 0, &nd)) < 0)
+			fz_fail(mp->path, "find the mount on", r);
+		if (nd.vp != mp->root)
+			fz_fail(mp->path, "find the mount on", -EBUSY);
+		nd_release(&nd);
+	}
+}
+
 void
 fz_run(const uint8_t *data, size_t size)
 {
@@ -658,6 +691,7 @@ fz_run(const uint8_t *data, size_t size)
 	/* Every stub the sandbox made is gone with it. */
 	if (fake_threads != NULL)
 		abort();
+	fz_check_mounts();
 }
 
 void
