@@ -6,6 +6,7 @@
 # replayed by the coverage build (fuzz_syscalls_cov) and llvm-cov counts
 # the lines of vkern/ it ran (the generated syscall table left out).
 # Prints a Markdown section, and appends it to RESULTS.md when given.
+# An input that crashes the harness is left in BUILD-FUZZ (crash-...).
 # Needs a build set up with -Dfuzz=true, and llvm (llvm-profdata,
 # llvm-cov) of the clang that built it.
 set -euo pipefail
@@ -24,7 +25,7 @@ start=$(date +%s)
 /usr/bin/time -f '%U %S' -o "$work/time" taskset -c 0 \
 	"$build/tests/fuzz/fuzz_syscalls" "$work/corpus" \
 	-dict="$src/tests/fuzz/fuzz_syscalls.dict" -max_total_time="$secs" \
-	-timeout=25 -print_final_stats=1 -artifact_prefix="$work/" \
+	-timeout=25 -print_final_stats=1 -artifact_prefix="$build/" \
 	>"$work/log" 2>&1 || { grep -v '^vkernel: ' "$work/log" | tail -40;
 	    exit 1; }
 wall=$(($(date +%s) - start))
