@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
-"""Generate the random-call guest's table from vkern/kern/syscalls.tbl.
+"""Generate the fuzzers' call table from vkern/kern/syscalls.tbl.
 
 Every number <asm/unistd_64.h> names becomes a row; a call with a row in
 syscalls.tbl gets the argument kinds its prototype gives, so that a
 descriptor argument is fed descriptors and a path argument strings.  Calls
-without a prototype get untyped arguments.  The parser is gensyscalls.py's.
+without a prototype get untyped arguments.  The parser, and the kind each
+argument type is fed, are gensyscalls.py's.  The random-call guest
+(randcall.c) and the in-process harness (fuzz_syscalls.c) include it.
 """
 import os
 import sys
@@ -12,13 +14,6 @@ import sys
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 '..', '..', 'vkern', 'kern'))
 import gensyscalls  # noqa: E402
-
-KIND = {
-    'int': 'FZ_INT', 'uint': 'FZ_INT', 'long': 'FZ_INT', 'ulong': 'FZ_INT',
-    'hex': 'FZ_FLAGS', 'lhex': 'FZ_FLAGS', 'fd': 'FZ_FD', 'size_t': 'FZ_SIZE', 'off_t': 'FZ_OFF',
-    'pid_t': 'FZ_PID', 'uid_t': 'FZ_ID', 'gid_t': 'FZ_ID',
-    'clockid_t': 'FZ_CLOCK', 'uaddr_t': 'FZ_PTR', 'ustr_t': 'FZ_PATH',
-}
 
 
 def main():
@@ -29,7 +24,8 @@ def main():
              'static const struct fz_call fz_calls[] = {']
     for name, nr in sorted(nums.items(), key=lambda kv: kv[1]):
         r = rows.get(name)
-        kinds = [KIND[t] for t, _ in (r['args'] if r else [])]
+        kinds = ['FZ_' + gensyscalls.TYPES[t][3]
+                 for t, _ in (r['args'] if r else [])]
         kinds += ['FZ_ANY'] * (6 - len(kinds))
         lines.append(f'\t{{ {nr}, "{name}", {{ {", ".join(kinds)} }} }},')
     lines += ['};', '']

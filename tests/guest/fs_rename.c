@@ -2,7 +2,7 @@
  * Verifies rename(2), renameat(2) and renameat2(2) (RENAME_NOREPLACE,
  * RENAME_EXCHANGE), link(2)/linkat(2), and symlink(2) with readlink(2) and
  * readlinkat(2): what moves, what is replaced, and each refusal with the
- * errno Linux gives.
+ * errno Linux gives.  With the argument "nobody", as uid 65534.
  */
 #include <sys/stat.h>
 
@@ -10,6 +10,7 @@
 
 #include "guest.h"
 #include "fs_common.h"
+#include "int_common.h"
 
 /* musl 1.2.3 lacks them; the values are the Linux UAPI ones. */
 #define FS_RENAME_NOREPLACE	(1U << 0)
@@ -274,9 +275,30 @@ test_symlink_readlink(void)
 	close((int)dfd);
 }
 
-int
-main(void)
+/*
+ * A mount point never moves and nothing moves onto one: EBUSY, once the
+ * caller may write both directories (EACCES before that).
+ */
+static void
+test_rename_mountpoint(void)
 {
+	int busy = geteuid() == 0 ? EBUSY : EACCES;
+
+	CHECK_ERR(rename("/proc", "/proc.moved"), busy);
+	CHECK_ERR(sys_renameat2(AT_FDCWD, "/proc", AT_FDCWD, "/sys",
+	    FS_RENAME_EXCHANGE), busy);
+	CHECK_ERR(sys_renameat2(AT_FDCWD, "/sys", AT_FDCWD, "/proc",
+	    FS_RENAME_EXCHANGE), busy);
+	CHECK(access("/proc/self", F_OK) == 0, "/proc still there");
+}
+
+int
+main(int argc, char **argv)
+{
+	int r;
+
+	if ((r = int_drop_if_asked(argc, argv)) != 0)
+		return r;
 	if (!CHECK(scratch_enter(), "make scratch directory %s", scratch))
 		return guest_done();
 	test_rename_files();
@@ -284,6 +306,7 @@ main(void)
 	test_renameat2();
 	test_link();
 	test_symlink_readlink();
+	test_rename_mountpoint();
 	CHECK(scratch_leave(), "remove scratch directory %s", scratch);
 	return guest_done();
 }

@@ -3,11 +3,14 @@
  * raw syscalls with 64-bit register values: Linux reads an int argument
  * from the low 32 bits only, rejects a signal outside 1..64 (0 is a probe
  * where allowed), and answers a pid it cannot negate (INT_MIN) with ESRCH.
+ * And any rax a handler leaves in its frame is what rt_sigreturn gives
+ * back, a value the kernel uses inside for itself as much as any other.
  */
 #include <sys/signalfd.h>
 #include <sys/syscall.h>
 
 #include <limits.h>
+#include <ucontext.h>
 
 #include "int_common.h"
 
@@ -214,6 +217,43 @@ check_pidfd(void)
 	close((int)pfd);
 }
 
+static volatile long sr_rax;
+
+static void
+on_usr1_rax(int sig, siginfo_t *si, void *ucv)
+{
+	(void)sig;
+	(void)si;
+	((ucontext_t *)ucv)->uc_mcontext.gregs[REG_RAX] = sr_rax;
+}
+
+/*
+ * The handler of the signal kill sends itself puts each value in the
+ * frame's rax: the kill "returns" it.  Linux's own restart codes are
+ * there, and the numbers just past them that a kernel might keep for
+ * its own use (a call that waits, one to run again).
+ */
+static void
+check_sigreturn_rax(void)
+{
+	static const long vals[] = {
+		-1, -512, -513, -514, -516, -599, -600, -601, -602, -603,
+		-4095,
+	};
+	struct sigaction sa = { .sa_sigaction = on_usr1_rax,
+	    .sa_flags = SA_SIGINFO };
+	long pid = syscall(SYS_getpid);
+
+	CHECK_EQ(sigaction(SIGUSR1, &sa, NULL), 0);
+	for (size_t i = 0; i < sizeof(vals) / sizeof(vals[0]); i++) {
+		sr_rax = vals[i];
+		CHECK_ERR(syscall(SYS_kill, pid, SIGUSR1), (int)-vals[i]);
+	}
+	sa.sa_handler = SIG_DFL;
+	sa.sa_flags = 0;
+	CHECK_EQ(sigaction(SIGUSR1, &sa, NULL), 0);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -228,5 +268,6 @@ main(int argc, char **argv)
 	check_sigtimedwait();
 	check_signalfd();
 	check_pidfd();
+	check_sigreturn_rax();
 	return guest_done();
 }

@@ -4,31 +4,35 @@
  * It keeps the contracts of vkern/platform.h as far as a process without
  * guests can: the RAM file is a private anonymous mapping that reads zero
  * after a discard, space changes are recorded instead of applied, and
- * hooks that would need a guest or a host file fail with an errno the
- * contract allows.  plat_abort() raises SIGABRT, so that a test can expect
- * a VK_ASSERT to fire with .signal = SIGABRT.
+ * hooks that would need a host file fail with an errno the contract
+ * allows.  plat_abort() raises SIGABRT, so that a test can expect a
+ * VK_ASSERT to fire with .signal = SIGABRT.
+ *
+ * Spaces and threads are bookkeeping only: no guest code ever runs.  A
+ * test that sets fake_event_source drives guest threads itself: a thread
+ * the kernel lets run is "in the guest" until the source makes it stop
+ * (at a syscall, a fault) with registers it writes into its context.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <time.h>
 
+#include "arch/x86/sigframe.h"
 #include "host-linux/host.h"
 #include "tests/unit/fake_platform.h"
 #include "vkern/platform.h"
+#include "vkern/vk.h"
 
-/* The fake's spaces and threads only need to be distinct objects. */
 struct plat_space {
 	int id;
-	struct plat_thread *pt;   /* the one thread, freed with the space */
-};
-
-struct plat_thread {
-	struct plat_space *sp;
-	void *cookie;
+	struct plat_thread *threads;   /* freed with the space */
 };
 
 struct fake_space_call fake_space_calls[FAKE_MAX_CALLS];
@@ -37,6 +41,12 @@ struct fake_discard fake_discards[FAKE_MAX_CALLS];
 unsigned fake_ndiscards;
 struct fake_ram_write fake_ram_writes[FAKE_MAX_CALLS];
 unsigned fake_nram_writes;
+
+struct plat_thread *fake_threads;
+int (*fake_event_source)(struct plat_event *ev, int64_t deadline_ns);
+bool fake_clock_frozen;
+bool fake_console;
+int64_t fake_clock_now_ns;
 
 static void *fake_ram;
 static struct plat_space fake_dummy_space = { .id = -1 };
@@ -142,29 +152,70 @@ plat_ram_write(uint64_t off, const void *src, size_t len)
 	memcpy((char *)plat_ram_base() + off, src, len);
 }
 
+/*
+ * A thread of sp, its FPU state from's or, for a space's first, a clean
+ * x87/SSE/AVX image.
+ */
+static int
+fake_thread_new(struct plat_space *sp, const struct plat_thread *from,
+    void *cookie, struct arch_context *ctx, struct plat_thread **ptp)
+{
+	struct plat_thread *pt = calloc(1, sizeof(*pt));
+
+	if (pt == NULL)
+		return -EAGAIN;
+	pt->sp = sp;
+	pt->cookie = cookie;
+	pt->ctx = ctx;
+	if (from != NULL) {
+		memcpy(pt->fpu, from->fpu, sizeof(pt->fpu));
+	} else {
+		uint64_t bv = 7;
+
+		arch_fpu_init_image(pt->fpu, sizeof(pt->fpu));
+		memcpy(pt->fpu + 512, &bv, sizeof(bv));
+	}
+	pt->snext = sp->threads;
+	sp->threads = pt;
+	pt->next = fake_threads;
+	fake_threads = pt;
+	*ptp = pt;
+	return 0;
+}
+
+/* A space with one thread, as plat_space_create or plat_space_fork. */
+static int
+fake_space_new(const struct plat_thread *from, void *cookie,
+    struct arch_context *ctx, struct plat_space **spp,
+    struct plat_thread **ptp)
+{
+	struct plat_space *sp = calloc(1, sizeof(*sp));
+	int r;
+
+	if (sp == NULL)
+		return -EAGAIN;
+	if ((r = fake_thread_new(sp, from, cookie, ctx, ptp)) < 0) {
+		free(sp);
+		return r;
+	}
+	*spp = sp;
+	return 0;
+}
+
 int
 plat_space_create(void *cookie, struct arch_context *ctx,
     struct plat_space **spp, struct plat_thread **ptp,
     struct plat_space_info *info)
 {
-	struct plat_space *sp = calloc(1, sizeof(*sp));
-	struct plat_thread *pt = calloc(1, sizeof(*pt));
+	int r;
 
-	if (sp == NULL || pt == NULL) {
-		free(sp);
-		free(pt);
-		return -EAGAIN;
-	}
-	sp->pt = pt;
-	pt->sp = sp;
-	pt->cookie = cookie;
+	if ((r = fake_space_new(NULL, cookie, ctx, spp, ptp)) < 0)
+		return r;
 	memset(&ctx->regs, 0, sizeof(ctx->regs));
 	ctx->dirty = 0;
 	*info = (struct plat_space_info){
 		.reserved_start = 0x7ffffffff000ULL,
 	};
-	*spp = sp;
-	*ptp = pt;
 	return 0;
 }
 
@@ -174,7 +225,8 @@ plat_space_destroy(struct plat_space *sp)
 	/* The dummy space of fake_space() was never created. */
 	if (sp == &fake_dummy_space)
 		return;
-	free(sp->pt);
+	while (sp->threads != NULL)
+		plat_thread_destroy(sp->threads);
 	free(sp);
 }
 
@@ -210,13 +262,28 @@ plat_space_flush(struct plat_space *sp)
 int
 plat_thread_run(struct plat_thread *pt)
 {
-	/* No guest code runs under the fake. */
-	return -ENOSYS;
+	/* No guest code runs under the fake but what a source plays. */
+	if (fake_event_source == NULL)
+		return -ENOSYS;
+	pt->running = true;
+	return 0;
 }
 
 int
 plat_event_wait(struct plat_event *ev, int64_t deadline_ns)
 {
+	/* An interrupted thread stops before anything else happens. */
+	for (struct plat_thread *pt = fake_threads; pt != NULL;
+	    pt = pt->next) {
+		if (pt->running && pt->interrupted) {
+			pt->running = pt->interrupted = false;
+			*ev = (struct plat_event){ .kind = PLAT_EV_STOPPED,
+			    .cookie = pt->cookie, .fd = -1 };
+			return 0;
+		}
+	}
+	if (fake_event_source != NULL)
+		return fake_event_source(ev, deadline_ns);
 	/* Nothing ever happens here: every wait ends at its deadline. */
 	*ev = (struct plat_event){ .kind = PLAT_EV_TIMEOUT, .fd = -1 };
 	return 0;
@@ -225,13 +292,13 @@ plat_event_wait(struct plat_event *ev, int64_t deadline_ns)
 long
 plat_console_read(int fd, void *buf, size_t len)
 {
-	return -EBADF;
+	return fake_console ? -EAGAIN : -EBADF;
 }
 
 long
 plat_console_write(int fd, const void *buf, size_t len)
 {
-	return -EBADF;
+	return fake_console ? (long)len : -EBADF;
 }
 
 void
@@ -242,7 +309,11 @@ plat_console_watch(int fd, int on)
 int
 plat_console_stat(int fd, struct plat_console_stat *st)
 {
-	return -EBADF;
+	if (!fake_console)
+		return -EBADF;
+	*st = (struct plat_console_stat){ .dev = 0xc, .ino = 100 + fd,
+	    .blksize = 4096, .mode = S_IFIFO | 0600, .nlink = 1 };
+	return 0;
 }
 
 int
@@ -256,6 +327,9 @@ plat_clock_ns(int clockid)
 {
 	struct timespec ts;
 
+	if (fake_clock_frozen)
+		return fake_clock_now_ns + fake_clock_skew_ns +
+		    (clockid == CLOCK_REALTIME ? FAKE_EPOCH_NS : 0);
 	if (clock_gettime((clockid_t)clockid, &ts) != 0)
 		return 0;
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec +
@@ -270,6 +344,12 @@ plat_clock_res_ns(int clockid)
 	if (clock_getres((clockid_t)clockid, &ts) != 0)
 		return 1;
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+void
+fake_reseed(void)
+{
+	fake_rng = 0x9e3779b97f4a7c15ULL;
 }
 
 /* xorshift64* from a fixed seed: tests see the same bytes every run. */
@@ -319,31 +399,31 @@ plat_os_version(void)
 long
 plat_console_pread(int fd, void *buf, size_t len, int64_t off)
 {
-	return -EBADF;
+	return fake_console ? -ESPIPE : -EBADF;
 }
 
 long
 plat_console_pwrite(int fd, const void *buf, size_t len, int64_t off)
 {
-	return -EBADF;
+	return fake_console ? -ESPIPE : -EBADF;
 }
 
 int64_t
 plat_console_lseek(int fd, int64_t off, int whence)
 {
-	return -EBADF;
+	return fake_console ? -ESPIPE : -EBADF;
 }
 
 short
 plat_console_poll(int fd, short events)
 {
-	return 0;
+	return fake_console ? events & POLLOUT : 0;
 }
 
 int
 plat_console_getfl(int fd)
 {
-	return -EBADF;
+	return fake_console ? O_RDWR : -EBADF;
 }
 
 void
@@ -354,6 +434,8 @@ plat_thread_yield(struct plat_thread *pt)
 void
 plat_thread_interrupt(struct plat_thread *pt)
 {
+	if (pt->running)
+		pt->interrupted = true;
 }
 
 int
@@ -361,31 +443,65 @@ plat_space_fork(struct plat_thread *from, void *cookie,
     struct arch_context *ctx, struct plat_space **spp,
     struct plat_thread **ptp)
 {
-	return -EAGAIN;
+	return fake_space_new(from, cookie, ctx, spp, ptp);
 }
 
 int
 plat_thread_create(struct plat_thread *from, void *cookie,
     struct arch_context *ctx, struct plat_thread **ptp)
 {
-	return -EAGAIN;
+	return fake_thread_new(from->sp, from, cookie, ctx, ptp);
 }
 
 void
 plat_thread_destroy(struct plat_thread *pt)
 {
+	struct plat_thread **pp;
+
+	if (pt == NULL)
+		return;
+	for (pp = &pt->sp->threads; *pp != pt; pp = &(*pp)->snext)
+		;
+	*pp = pt->snext;
+	for (pp = &fake_threads; *pp != pt; pp = &(*pp)->next)
+		;
+	*pp = pt->next;
+	free(pt);
 }
 
 long
 plat_thread_fpu_get(struct plat_thread *pt, void *buf, size_t size)
 {
-	return -EINVAL;
+	size_t n = VK_MIN(size, sizeof(pt->fpu));
+
+	memcpy(buf, pt->fpu, n);
+	return (long)n;
 }
 
+/*
+ * As the host's PTRACE_SETREGSET: an image it would refuse with EINVAL
+ * (MXCSR reserved bits, features beyond x87/SSE/AVX, a compacted or
+ * dirty header) is refused.
+ */
 int
 plat_thread_fpu_set(struct plat_thread *pt, const void *buf, size_t size)
 {
-	return -EINVAL;
+	const uint8_t *b = buf;
+	uint64_t bv, comp;
+	uint32_t mxcsr;
+
+	if (size != sizeof(pt->fpu))
+		return -EINVAL;
+	memcpy(&mxcsr, b + 24, sizeof(mxcsr));
+	memcpy(&bv, b + 512, sizeof(bv));
+	memcpy(&comp, b + 520, sizeof(comp));
+	if ((mxcsr & 0xffff0000U) != 0 || (bv & ~7ULL) != 0 || comp != 0)
+		return -EINVAL;
+	for (size_t i = 528; i < 576; i++)
+		if (b[i] != 0)
+			return -EINVAL;
+	memcpy(pt->fpu, buf, size);
+	return 0;
 }
 
 int64_t
@@ -412,9 +528,11 @@ plat_log_write(const char *buf, size_t len)
 	fwrite(buf, 1, len, stderr);
 }
 
+/* Only a test that turns --strace on sees it. */
 void
 plat_trace_write(const char *buf, size_t len)
 {
+	fwrite(buf, 1, len, stderr);
 }
 
 _Noreturn void

@@ -14,6 +14,7 @@
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
 
+#include "tests/unit/elf_image.h"
 #include "tests/unit/fake_platform.h"
 #include "vkern/kern/elf.h"
 
@@ -59,22 +60,8 @@ set_ph(unsigned i, uint32_t type, uint32_t flags, uint64_t off,
 static void
 img_header(uint16_t type, uint64_t entry, uint16_t phnum)
 {
-	Elf64_Ehdr *eh = &im.u.eh;
-
 	memset(&im, 0, sizeof(im));
-	memcpy(eh->e_ident, ELFMAG, SELFMAG);
-	eh->e_ident[EI_CLASS] = ELFCLASS64;
-	eh->e_ident[EI_DATA] = ELFDATA2LSB;
-	eh->e_ident[EI_VERSION] = EV_CURRENT;
-	eh->e_ident[EI_OSABI] = ELFOSABI_SYSV;
-	eh->e_type = type;
-	eh->e_machine = EM_X86_64;
-	eh->e_version = EV_CURRENT;
-	eh->e_entry = entry;
-	eh->e_phoff = sizeof(Elf64_Ehdr);
-	eh->e_ehsize = sizeof(Elf64_Ehdr);
-	eh->e_phentsize = sizeof(Elf64_Phdr);
-	eh->e_phnum = phnum;
+	elf_image_header(&im.u.eh, type, entry, phnum);
 }
 
 /*

@@ -14,24 +14,25 @@ import re
 import sys
 
 TYPES = {
-    # C type in the struct, decode expression, trace kind
-    'int': ('int', '(int){}', 'int'),
-    'fd': ('int', '(int){}', 'int'),
-    'uint': ('unsigned int', '(unsigned int){}', 'uint'),
+    # C type in the struct, decode expression, trace kind, and what the
+    # fuzzers (tests/fuzz/genfuzz.py) feed it
+    'int': ('int', '(int){}', 'int', 'INT'),
+    'fd': ('int', '(int){}', 'int', 'FD'),
+    'uint': ('unsigned int', '(unsigned int){}', 'uint', 'INT'),
     # A flags word: int or unsigned int in Linux, whose high 32 bits of
     # the register are ignored.  lhex: a flags word Linux takes whole.
-    'hex': ('unsigned int', '(unsigned int){}', 'hex'),
-    'lhex': ('unsigned long', '(unsigned long){}', 'hex'),
-    'long': ('long', '(long){}', 'long'),
-    'ulong': ('unsigned long', '(unsigned long){}', 'ulong'),
-    'size_t': ('uint64_t', '(uint64_t){}', 'ulong'),
-    'off_t': ('int64_t', '(int64_t){}', 'long'),
-    'pid_t': ('int', '(int){}', 'int'),
-    'uid_t': ('unsigned int', '(unsigned int){}', 'uint'),
-    'gid_t': ('unsigned int', '(unsigned int){}', 'uint'),
-    'clockid_t': ('int', '(int){}', 'int'),
-    'uaddr_t': ('uaddr_t', 'UADDR({})', 'ptr'),
-    'ustr_t': ('uaddr_t', 'UADDR({})', 'str'),
+    'hex': ('unsigned int', '(unsigned int){}', 'hex', 'FLAGS'),
+    'lhex': ('unsigned long', '(unsigned long){}', 'hex', 'FLAGS'),
+    'long': ('long', '(long){}', 'long', 'INT'),
+    'ulong': ('unsigned long', '(unsigned long){}', 'ulong', 'INT'),
+    'size_t': ('uint64_t', '(uint64_t){}', 'ulong', 'SIZE'),
+    'off_t': ('int64_t', '(int64_t){}', 'long', 'OFF'),
+    'pid_t': ('int', '(int){}', 'int', 'PID'),
+    'uid_t': ('unsigned int', '(unsigned int){}', 'uint', 'ID'),
+    'gid_t': ('unsigned int', '(unsigned int){}', 'uint', 'ID'),
+    'clockid_t': ('int', '(int){}', 'int', 'CLOCK'),
+    'uaddr_t': ('uaddr_t', 'UADDR({})', 'ptr', 'PTR'),
+    'ustr_t': ('uaddr_t', 'UADDR({})', 'str', 'PATH'),
 }
 RET = {'long': 'long', 'uaddr_t': 'ptr', 'hex': 'hex'}
 LEVELS = ('FULL', 'PARTIAL', 'ENOSYS', 'EPERM')

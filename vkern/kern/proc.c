@@ -364,6 +364,9 @@ proc_create(struct proc **pp)
 		kmem_free(p, sizeof(*p), 0);
 		return r;
 	}
+	/* A sandbox whose processes are all gone starts again from pid 1. */
+	if (allproc == NULL)
+		nextpid = 1;
 	thread_link(p, td);
 	p->pid = td->tid = nextpid++;
 	p->pgid = p->sid = p->pid;

@@ -47,6 +47,12 @@ struct sigpend {
  * handler with SA_RESTART; EINTR after a handler without.
  */
 #define ERESTARTSYS_ 601
+/*
+ * Or this, as BSD's EJUSTRETURN: the handler set every register itself
+ * (rt_sigreturn), and rax is the guest's, whatever it holds, even one of
+ * these numbers.
+ */
+#define EJUSTRETURN_ 602
 
 /* The guest's view of a signal action (struct k_sigaction). */
 struct sigact {

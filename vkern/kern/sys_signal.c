@@ -364,9 +364,10 @@ sys_rt_sigreturn(struct thread *td, const struct sys_rt_sigreturn_args *a)
 		td->altstack_flags = frame.uc.uc_stack.ss_flags;
 	}
 	/* Selectors the return cannot load: Linux's iret faults after the
-	 * registers and the mask are back. */
+	 * registers and the mask are back.  Otherwise the registers are the
+	 * frame's, rax too, whatever it holds. */
 	if (ok)
-		return (long)td->ctx.regs.rax;
+		return -EJUSTRETURN_;
 bad:
 	{
 		uint8_t info[128];
@@ -374,7 +375,7 @@ bad:
 		sig_info_fault(info, SIGSEGV, SI_KERNEL, 0);
 		sig_post(td, SIGSEGV, info, SIGPOST_FORCE | SIGPOST_THREAD);
 	}
-	return (long)td->ctx.regs.rax;
+	return -EJUSTRETURN_;
 }
 
 long

@@ -268,12 +268,14 @@ syscall_unrestart(struct thread *td, long r)
 /*
  * Complete the syscall the thread stopped at: trace it, set its result and
  * make the thread runnable.  A thread whose process is gone is left alone.
- * -ERESTARTSYS_ makes it run the call again after its signals.
+ * -ERESTARTSYS_ makes it run the call again after its signals;
+ * -EJUSTRETURN_ leaves rax as the handler set it.
  */
 void
 syscall_finish(struct thread *td, long r)
 {
 	long nr = arch_syscall_nr(&td->ctx);
+	bool just = r == -EJUSTRETURN_;
 
 	if (td->state == TD_DEAD || td->proc->exiting)
 		return;
@@ -283,6 +285,8 @@ syscall_finish(struct thread *td, long r)
 		sched_setrun(td);
 		return;
 	}
+	if (just)
+		r = (long)td->ctx.regs.rax;
 	if (kern_cfg()->strace && nr >= 0) {
 		uint64_t raw[6];
 
@@ -291,7 +295,8 @@ syscall_finish(struct thread *td, long r)
 	}
 	if (kern_cfg()->stats && vk_is_err(r) && nr >= 0 && nr < VK_NSYSCALLS)
 		stats[nr].errors++;
-	arch_syscall_set_ret(&td->ctx, r);
+	if (!just)
+		arch_syscall_set_ret(&td->ctx, r);
 	sched_setrun(td);
 }
 

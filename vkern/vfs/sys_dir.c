@@ -49,6 +49,14 @@ dir_writable(struct proc *p, struct vnode *dvp)
 	return vfs_access(p, dvp, 3, false);
 }
 
+/* A directory a file system is mounted on, or the root of one: EBUSY. */
+static bool
+is_mountpoint(const struct vnode *vp)
+{
+	return vp->covered_by != NULL ||
+	    (vp->mount != NULL && vp == vp->mount->root);
+}
+
 /* Make the node path names (a kernel string); *vnp, if asked, gets it. */
 static int
 mknod_path(struct proc *p, int dirfd, const char *path, uint32_t mode,
@@ -192,8 +200,7 @@ kern_remove(struct thread *td, int dirfd, uaddr_t upath, bool rmdir)
 		r = nd.vp->type == VDIR ? -EISDIR : -ENOTDIR;
 	else if (rmdir && nd.vp->type != VDIR)
 		r = -ENOTDIR;
-	else if (nd.vp->covered_by != NULL ||
-	    (nd.vp->mount != NULL && nd.vp == nd.vp->mount->root))
+	else if (is_mountpoint(nd.vp))
 		r = -EBUSY;
 	else if ((r = dir_writable(td->proc, nd.dvp)) == 0 &&
 	    (r = vfs_check_sticky(td->proc, nd.dvp, nd.vp)) == 0)
@@ -247,10 +254,14 @@ rename_check(struct thread *td, struct nameidata *from, struct nameidata *to,
 	/* Moving a name onto another of the same file changes nothing. */
 	if (from->vp == to->vp)
 		return 0;
-	if ((r = vfs_check_sticky(td->proc, from->dvp, from->vp)) < 0)
+	if ((r = vfs_check_sticky(td->proc, from->dvp, from->vp)) < 0 ||
+	    (to->vp != NULL &&
+	    (r = vfs_check_sticky(td->proc, to->dvp, to->vp)) < 0))
 		return r;
-	if (to->vp != NULL)
-		return vfs_check_sticky(td->proc, to->dvp, to->vp);
+	/* As Linux, once the permissions are checked: no mount moves. */
+	if (is_mountpoint(from->vp) || (to->vp != NULL &&
+	    is_mountpoint(to->vp)))
+		return -EBUSY;
 	return 0;
 }
 

@@ -351,24 +351,35 @@ vm_entry_mergeable(const struct vm_entry *a, const struct vm_entry *b)
 	return a->ramoff + (a->end - a->start) == b->ramoff;
 }
 
+/*
+ * Merge entries that became alike in and next to [start, end), in one
+ * pass that moves the entries it keeps down over the ones merged away,
+ * then the rest of the map down once: a range of a million page entries
+ * merges in linear time.
+ */
 void
 vm_map_merge_around(struct vm_map *m, uint64_t start, uint64_t end)
 {
-	unsigned i = vm_map_search(m, start);
+	unsigned i = vm_map_search(m, start), w;
 
 	if (i > 0)
 		i--;
-	while (i + 1 < m->n && m->ent[i].start <= end) {
-		if (vm_entry_mergeable(&m->ent[i], &m->ent[i + 1])) {
-			m->ent[i].end = m->ent[i + 1].end;
-			if (m->ent[i + 1].obj != NULL)
-				vm_obj_rel(m->ent[i + 1].obj);
-			vm_entry_vn_rel(&m->ent[i + 1]);
-			vm_map_delete_at(m, i + 1, 1);
+	if (i >= m->n)
+		return;
+	for (w = i, i++; i < m->n && m->ent[w].start <= end; i++) {
+		if (vm_entry_mergeable(&m->ent[w], &m->ent[i])) {
+			m->ent[w].end = m->ent[i].end;
+			if (m->ent[i].obj != NULL)
+				vm_obj_rel(m->ent[i].obj);
+			vm_entry_vn_rel(&m->ent[i]);
 		} else {
-			i++;
+			m->ent[++w] = m->ent[i];
 		}
 	}
+	if (w + 1 < i)
+		memmove(&m->ent[w + 1], &m->ent[i], (m->n - i) *
+		    sizeof(*m->ent));
+	m->n = w + 1 + (m->n - i);
 }
 
 void

@@ -1,0 +1,46 @@
+/*
+ * The kernel the fuzz harnesses play guest programs against
+ * (fuzz_kern.c), and the means to write programs in C.
+ */
+#ifndef VK_TESTS_FUZZ_KERN_H
+#define VK_TESTS_FUZZ_KERN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct vnode;
+
+/* Boot the kernel and its file tree: once, before any run. */
+void fz_boot(void);
+
+/* Run pid 1 on a program in fuzz_prog.h's encoding, to its end. */
+void fz_run(const uint8_t *prog, size_t n);
+
+/*
+ * Have the tree as fuzz_prog.h's FZ_FILES says (fz_run starts so too);
+ * fz_make may then add to it for the next run.
+ */
+void fz_tree(void);
+
+/*
+ * Make a file (or a directory, symlink, FIFO) as root, in place of what
+ * the path names, and return it referenced.
+ */
+struct vnode *fz_make(const char *path, uint32_t mode, const char *target,
+    const void *data, size_t len);
+
+/* A program under construction. */
+struct fz_prog {
+	uint8_t b[16384];
+	size_t n;
+};
+
+void fz_put(struct fz_prog *p, const void *b, size_t n);
+/* A system call by the first running thread; its arguments follow. */
+void fz_put_call(struct fz_prog *p, unsigned nr, unsigned flags);
+/* An argument of eight raw bytes. */
+void fz_put_raw(struct fz_prog *p, uint64_t v);
+/* A path argument: the dictionary's entry for path. */
+void fz_put_path(struct fz_prog *p, const char *path);
+
+#endif

@@ -1,0 +1,321 @@
+#!/usr/bin/env python3
+"""Write the fuzz harnesses' seed corpora and fuzz_syscalls' dictionary.
+
+  gencorpus.py CORPUS_DIR DICT_FILE
+
+CORPUS_DIR gets fuzz_syscalls' programs; CORPUS_DIR-NAME each other
+harness's seeds (elf, exec, stack, openhow, sigframe).
+
+Every call of vkern/kern/syscalls.tbl gets a program that opens a file and
+then makes that call with plausible arguments of the kinds its prototype
+gives (gensyscalls.TYPES), so the corpus reaches every call of the table;
+a few more play scenarios no single call reaches (processes that wait for
+each other, threads on a futex, a signal handler and its return, a #!
+script).  The encoding is fuzz_prog.h's, whose #defines and lists are read
+from there.
+"""
+import os
+import re
+import struct
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, '..', '..', 'vkern', 'kern'))
+import gensyscalls  # noqa: E402
+
+UNISTD = '/usr/include/x86_64-linux-gnu/asm/unistd_64.h'
+
+
+def prog_defs():
+    text = open(os.path.join(HERE, 'fuzz_prog.h')).read()
+    defs = {m.group(1): int(m.group(2), 0) for m in
+            re.finditer(r'#define (FZ_\w+) (0x[0-9a-f]+|\d+)', text)}
+    paths = re.findall(r'FZ_PATH\("(.*?)"\)', text)
+    bounds = [int(b, 0) for b in re.search(
+        r'#define FZ_BOUNDS \\\n(.*?)\n\n', text, re.S).group(1)
+        .replace('\\', ' ').replace(',', ' ').split()]
+    return defs, paths, bounds
+
+
+D, PATHS, BOUNDS = prog_defs()
+NR = gensyscalls.parse_unistd(UNISTD)
+ROWS = gensyscalls.parse_tbl(os.path.join(HERE, '..', '..', 'vkern', 'kern',
+                                          'syscalls.tbl'))
+NARGS = {r['name']: len(r['args']) for r in ROWS}
+
+
+def u8(v):
+    return bytes([v & 0xff])
+
+
+def raw(v):
+    """Any argument: eight raw bytes."""
+    return b'\xf0' + struct.pack('<Q', v & (2**64 - 1))
+
+
+def path(p):
+    return u8(PATHS.index(p))
+
+
+def scratch(off):
+    return u8(D['FZ_PTR_SCRATCH']) + struct.pack('<H', off)
+
+
+def data(off, b):
+    """A pointer to scratch + off, which holds b."""
+    return (u8(D['FZ_PTR_DATA']) + struct.pack('<H', off) + u8(len(b)) +
+            b)
+
+
+def fd(n):
+    return b'\x04' + u8(n)     # a small descriptor
+
+
+def bound(v):
+    return b'\x00' + u8(BOUNDS.index(v))
+
+
+def call(name, *args, thread=0, flags=0):
+    assert len(args) == NARGS.get(name, 6), name
+    return (b'\x00' + u8(thread) + struct.pack('<H', NR[name]) + u8(flags) +
+            b''.join(args))
+
+
+def plausible(kind, name):
+    """One argument of kind for the call name."""
+    if kind == 'FD':
+        return b'\x00\x00'   # what the open returned
+    if kind == 'PATH':
+        return path('/tmp/new' if name.startswith(('mk', 'symlink', 'link',
+                                                   'rename')) else
+                    '/tmp/f')
+    if kind == 'PTR':
+        return scratch(0x100)
+    if kind in ('SIZE', 'OFF'):
+        return bound(16)
+    if kind == 'INT':
+        return b'\x01\x01'
+    if kind == 'PID':
+        return b'\x00'
+    if kind == 'ID':
+        return b'\x02\x00'
+    if kind == 'CLOCK':
+        return b'\x00\x01'
+    return b'\x00'
+
+
+O_RDWR = 2
+SUN_SOCK = struct.pack('<H', 1) + b'/tmp/sock\0'
+SCRATCH = D['FZ_SCRATCH']
+# At scratch + 0x700: one iovec of 4 bytes at scratch + 0x100, then at
+# + 0x740 an SCM_RIGHTS message passing fd 3.
+IOV_CMSG = (struct.pack('<QQ', SCRATCH + 0x100, 4).ljust(0x40, b'\0') +
+            struct.pack('<QiiI', 20, 1, 1, 3).ljust(24, b'\0'))
+
+
+def msghdr(controllen):
+    """A msghdr of the iovec and control buffer at scratch + 0x700."""
+    return struct.pack('<QIIQQQQi', 0, 0, 0, SCRATCH + 0x700, 1,
+                       SCRATCH + 0x740, controllen, 0).ljust(56, b'\0')
+
+OPEN = call('openat', raw(-100), path('/tmp/f'), raw(O_RDWR), raw(0))
+
+SCENARIOS = {
+    # fork; the child writes into a pipe and exits; the parent reads
+    # (waiting for it), then reaps it.
+    'fork_pipe_wait': (
+        call('pipe', scratch(0x40)) +
+        call('fork') +
+        call('read', fd(3), scratch(0x200), bound(16), thread=1) +
+        call('write', fd(4), scratch(0x200), bound(8), thread=0) +
+        call('exit_group', raw(3), thread=0) +
+        call('wait4', raw(-1), scratch(0x300), raw(0), raw(0))),
+    # A thread waits on a futex in the scratch area; another wakes it.
+    'clone_futex': (
+        call('clone', raw(0x50f00), scratch(0x800), raw(0), raw(0),
+             raw(0)) +
+        call('futex', raw(0x10000000 + 0x400), raw(0), raw(0), raw(0),
+             raw(0), raw(0), thread=0) +
+        call('futex', raw(0x10000000 + 0x400), raw(1), raw(1), raw(0),
+             raw(0), raw(0)) +
+        call('exit', raw(0))),
+    # A SIGUSR1 handler runs and returns through its frame.
+    'signal_return': (
+        call('rt_sigaction', raw(10),
+             data(0x500, struct.pack('<QQQQ', 0x400800, 0x04000000,
+                                     0x400800, 0)),
+             raw(0), raw(8)) +
+        call('kill', b'\x00', raw(10)) +
+        call('rt_sigreturn')),
+    # A #! script whose interpreter is a script, run by a child.
+    'exec_script': (
+        call('vfork') +
+        call('execve', path('/bin/script'), raw(0), raw(0)) +
+        call('exit_group', raw(0))),
+    # A listening AF_UNIX socket, a forked child that connects, a
+    # parent that accepts and reads what the child writes.
+    'unix_stream': (
+        call('socket', raw(1), raw(1), raw(0)) +
+        call('bind', fd(3), data(0x100, SUN_SOCK), raw(len(SUN_SOCK))) +
+        call('listen', fd(3), raw(8)) +
+        call('fork') +
+        call('socket', raw(1), raw(1), raw(0), thread=0) +
+        call('connect', fd(4), data(0x100, SUN_SOCK), raw(len(SUN_SOCK)),
+             thread=0) +
+        call('accept', fd(3), raw(0), raw(0), thread=1) +
+        call('write', fd(4), scratch(0x100), bound(8), thread=0) +
+        call('read', fd(4), scratch(0x200), bound(16), thread=1) +
+        call('exit_group', raw(0), thread=0)),
+    # A descriptor passed over a socketpair (SCM_RIGHTS), the sender's
+    # end closed with it in flight, then received.
+    'scm_rights': (
+        call('socketpair', raw(1), raw(1), raw(0), scratch(0x40)) +
+        call('getcwd', data(0x700, IOV_CMSG), raw(0)) +
+        call('sendmsg', fd(3), data(0x600, msghdr(24)), raw(0)) +
+        call('close', fd(3)) +
+        call('recvmsg', fd(4), data(0x680, msghdr(64)), raw(0)) +
+        call('close', fd(4))),
+    # epoll on a pipe: a child waits; the parent's write wakes it.
+    'epoll_pipe': (
+        call('epoll_create1', raw(0)) +
+        call('pipe', scratch(0x40)) +
+        call('epoll_ctl', raw(3), raw(1), fd(4),
+             data(0x500, struct.pack('<IQ', 1, 7))) +
+        call('fork') +
+        call('epoll_wait', raw(3), scratch(0x800), raw(8), raw(-1),
+             thread=0) +
+        call('write', fd(5), scratch(0x100), bound(1), thread=0) +
+        call('exit_group', raw(0), thread=0) +
+        call('wait4', raw(-1), raw(0), raw(0), raw(0))),
+    # A blocked signal read from a signalfd.
+    'signalfd': (
+        call('rt_sigprocmask', raw(0), data(0x500, struct.pack('<Q', 1 << 9)),
+             raw(0), raw(8)) +
+        call('signalfd4', raw(-1), data(0x500, struct.pack('<Q', 1 << 9)),
+             raw(8), raw(0)) +
+        call('kill', b'\x00', raw(10)) +
+        call('read', fd(3), scratch(0x800), bound(128))),
+    # Memory: a shared mapping of a memfd, grown, moved, torn.
+    'memfd_mmap': (
+        call('memfd_create', path('f'), raw(0)) +
+        call('ftruncate', fd(3), bound(8192)) +
+        call('mmap', raw(0), bound(8192), raw(3), raw(1), fd(3), raw(0)) +
+        call('mremap', b'\x04\x00\x00\x00', bound(8192), bound(65536),
+             raw(1), raw(0)) +
+        call('munmap', b'\x04\x00\x00\x10', bound(4096)) +
+        call('fork') +
+        call('exit_group', raw(0), thread=0)),
+    # An unprivileged guest user meets root's files and processes.
+    'unprivileged': (
+        call('setgroups', raw(0), raw(0)) +
+        call('setresgid', raw(65534), raw(65534), raw(65534)) +
+        call('setresuid', raw(65534), raw(65534), raw(65534)) +
+        call('openat', raw(-100), path('/tmp/d/x'), raw(2), raw(0)) +
+        call('kill', raw(1), raw(0)) +
+        call('unlink', path('/bin/init')) +
+        call('mkdir', path('/tmp/new'), raw(0o700))),
+    # A sleep that only the clock ends.
+    'nanosleep_clock': (
+        call('nanosleep', data(0x600, struct.pack('<qq', 1, 0)), raw(0)) +
+        b'\x0b\x00' + u8(BOUNDS.index(1000000001))),
+}
+
+
+def elf(etype=2, entry=None, interp=None, loads=None):
+    """A small x86-64 executable: a text page, and a PT_INTERP if asked."""
+    base = 0x400000 if etype == 2 else 0
+    loads = loads or [(5, 0, base, 4096, 4096),
+                      (6, 0, D['FZ_SCRATCH'], 0, D['FZ_SCRATCH_SIZE'])]
+    phdrs = [struct.pack('<IIQQQQQQ', 1, fl, off, va, va, fs, ms, 4096)
+             for fl, off, va, fs, ms in loads]
+    if interp is not None:
+        phdrs.append(struct.pack('<IIQQQQQQ', 3, 4, 0x200, 0, 0,
+                                 len(interp) + 1, len(interp) + 1, 1))
+    phdrs.append(struct.pack('<IIQQQQQQ', 0x6474e551, 6, 0, 0, 0, 0, 0, 16))
+    eh = (b'\x7fELF\x02\x01\x01' + bytes(9) +
+          struct.pack('<HHIQQQIHHHHHH', etype, 62, 1,
+                      base + 0x800 if entry is None else entry, 64, 0, 0,
+                      64, 56, len(phdrs), 64, 0, 0))
+    img = bytearray(4096)
+    hdr = eh + b''.join(phdrs)
+    img[:len(hdr)] = hdr
+    if interp is not None:
+        img[0x200:0x200 + len(interp)] = interp.encode()
+    img[0x800:0x804] = b'\x0f\x05\xeb\xfc'
+    return bytes(img)
+
+
+def frame(fpstate_ok=True):
+    """A signal frame back to the syscall site, and an XSAVE image."""
+    sc = struct.pack('<18Q', *([0] * 15 + [D['FZ_SCRATCH'] + 0x800,
+                                           D['FZ_SYSCALL_SITE'] + 2, 0x202]))
+    sc += struct.pack('<4H', 0x33, 0, 0, 0x2b) + bytes(256 - len(sc) - 8)
+    f = struct.pack('<QQQQQQ', 0, 0, 0, 0, 0, 0)[:8]
+    f += struct.pack('<QQQiiQ', 0, 0, 0, 0, 0, 0)[:40] + sc + bytes(8)
+    f = f.ljust(440, b'\0').ljust(512, b'\0')
+    fpu = bytearray(832)
+    fpu[0:2] = struct.pack('<H', 0x37f)
+    fpu[24:28] = struct.pack('<I', 0x1f80 if fpstate_ok else 0xffffffff)
+    fpu[512:520] = struct.pack('<Q', 3)
+    return (b'\x00' if fpstate_ok else b'\x01') + f[1:] + bytes(fpu)
+
+
+PARSER_SEEDS = {
+    'elf': {
+        'exec': elf(), 'dyn': elf(etype=3),
+        'interp': elf(interp='/bin/init'),
+        'overlap': elf(loads=[(5, 0, 0x400000, 4096, 4096),
+                              (6, 0, 0x400000, 4096, 8192)]),
+    },
+    'exec': {
+        'exec': elf(), 'dyn': elf(etype=3),
+        'interp': elf(interp='/bin/init'),
+        'script': b'#!/bin/init -x\n', 'script_chain': b'#!/bin/script a\n',
+        'script_self': b'#!/tmp/new\n', 'script_empty': b'#!\n',
+    },
+    'stack': {
+        'args': struct.pack('<Q', 0x7ffffffde000) + b'\x00\x10\x05' +
+                bytes(5) + b'init\0-c\0x\0PATH=/bin\0HOME=/\0',
+        'tight': struct.pack('<Q', 0x7ffffffde000) + b'\x40\x00\x20' +
+                 bytes(5) + b'a' * 40 + b'\0' + b'b' * 40,
+    },
+    'openhow': {
+        'rdonly': u8(PATHS.index('/tmp/f')) + b'\x03' + bytes(24),
+        'creat': u8(PATHS.index('/tmp/new')) + b'\x03' +
+                 struct.pack('<QQQ', 0o102, 0o644, 0),
+        'beneath': u8(PATHS.index('/tmp/l')) + b'\x03' +
+                   struct.pack('<QQQ', 0o200000, 0, 0x08),
+        'big': u8(PATHS.index('/tmp/d')) + b'\x05' + bytes(40),
+    },
+    'sigframe': {'frame': frame(), 'badfpu': frame(False)},
+}
+
+
+def main():
+    corpus, dictfile = sys.argv[1:3]
+    for name, seeds in PARSER_SEEDS.items():
+        os.makedirs(corpus + '-' + name, exist_ok=True)
+        for seed, b in seeds.items():
+            with open(os.path.join(corpus + '-' + name, seed), 'wb') as f:
+                f.write(b)
+    os.makedirs(corpus, exist_ok=True)
+    for r in ROWS:
+        args = [plausible(gensyscalls.TYPES[t][3], r['name'])
+                for t, _ in r['args']]
+        with open(os.path.join(corpus, 'call-' + r['name']), 'wb') as f:
+            f.write(OPEN + call(r['name'], *args))
+    for name, prog in SCENARIOS.items():
+        with open(os.path.join(corpus, 'scenario-' + name), 'wb') as f:
+            f.write(prog)
+    with open(dictfile, 'w') as f:
+        f.write('# fuzz_syscalls: generated by gencorpus.py\n')
+        for name, nr in sorted(NR.items()):
+            f.write('nr_%s="\\x00\\x00\\x%02x\\x%02x"\n' %
+                    (name, nr & 0xff, nr >> 8))
+        for i, p in enumerate(PATHS):
+            if p:
+                f.write('path_%d="%s"\n' % (i, p.replace('"', '\\"')))
+
+
+if __name__ == '__main__':
+    main()
