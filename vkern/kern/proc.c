@@ -24,6 +24,7 @@
 
 #include "vkern/kern/kern.h"
 #include "vkern/kern/proc.h"
+#include "vkern/kern/syscall.h"
 #include "vkern/kmem.h"
 #include "vkern/platform.h"
 #include "vkern/vfs/console.h"
@@ -152,6 +153,11 @@ thread_alloc(struct proc *p)
 
 	if (td == NULL)
 		return NULL;
+	if (kern_cfg()->sysring &&
+	    (td->ring = kmem_alloc(sizeof(*td->ring), KM_ZERO)) == NULL) {
+		kmem_free(td, sizeof(*td), 0);
+		return NULL;
+	}
 	td->proc = p;
 	td->state = TD_ONCPU;
 	td->wait.console_fd = -1;
@@ -276,6 +282,8 @@ static void
 thread_free(struct thread *td)
 {
 	sig_flush(&td->pending);
+	if (td->ring != NULL)
+		kmem_free(td->ring, sizeof(*td->ring), 0);
 	kmem_free(td, sizeof(*td), 0);
 }
 
@@ -349,7 +357,8 @@ proc_create(struct proc **pp)
 
 	if (td == NULL || (r = plat_space_create(td, &td->ctx, &sp, &td->pt,
 	    &info)) < 0) {
-		kmem_free(td, sizeof(*td), 0);
+		if (td != NULL)
+			thread_free(td);
 		kmem_free(p, sizeof(*p), 0);
 		return r;
 	}

@@ -164,6 +164,7 @@ struct thread {
 	/* Fault bookkeeping: the last address refaulted, to catch loops. */
 	uint64_t last_fault;
 	struct kcount kc;
+	struct sysring *ring;       /* its last calls, with --crash-dir */
 };
 
 struct proc {
