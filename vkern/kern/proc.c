@@ -22,6 +22,7 @@
 #include <linux/futex.h>
 #include <linux/sched.h>
 
+#include "vkern/kern/kcov.h"
 #include "vkern/kern/kern.h"
 #include "vkern/kern/proc.h"
 #include "vkern/kern/syscall.h"
@@ -282,6 +283,7 @@ static void
 thread_free(struct thread *td)
 {
 	sig_flush(&td->pending);
+	kcov_thread_exit(td);
 	if (td->ring != NULL)
 		kmem_free(td->ring, sizeof(*td->ring), 0);
 	kmem_free(td, sizeof(*td), 0);

@@ -165,6 +165,7 @@ struct thread {
 	uint64_t last_fault;
 	struct kcount kc;
 	struct sysring *ring;       /* its last calls, with --crash-dir */
+	struct kcov *kcov;          /* the KCOV it enabled (kcov.h) */
 };
 
 struct proc {

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "vkern/kern/kcov.h"
 #include "vkern/kern/kern.h"
 #include "vkern/kern/proc.h"
 #include "vkern/kern/syscall.h"
@@ -319,7 +320,9 @@ syscall_enter(struct thread *td)
 	procfs_set_current(td->proc);
 	if (kern_cfg()->stats)
 		t0 = plat_clock_ns(1);
+	kcov_active = td->kcov;
 	r = syscall_dispatch(td, nr, raw);
+	kcov_active = NULL;
 	if (kern_cfg()->stats && nr >= 0 && nr < VK_NSYSCALLS) {
 		stats[nr].calls++;
 		stats[nr].ns += plat_clock_ns(1) - t0;
