@@ -320,6 +320,13 @@ bool pgrp_orphaned(int pgid);
  * number or -EPERM, checked once the target is found, as Linux.
  */
 int sig_may_send(const struct proc *from, const struct proc *to, int sig);
+/*
+ * Whether a signal that from may send to to goes nowhere, the call
+ * succeeding all the same: signal 0, which only checks, and what
+ * pid_namespaces(7) keeps from init (pid 1).
+ */
+bool sig_send_dropped(const struct proc *from, const struct proc *to,
+    int sig);
 
 /* A siginfo for a signal sent by a process (SI_USER, SI_TKILL). */
 void sig_info_user(uint8_t info[128], int signo, int code, int pid,
