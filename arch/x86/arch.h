@@ -43,6 +43,19 @@ arch_syscall_nr(const struct arch_context *c)
 	return (int)(uint32_t)c->regs.orig_rax;
 }
 
+/*
+ * Whether the call may have come through int $0x80 rather than the
+ * syscall instruction, which leaves its return address in rcx (the stop
+ * shows rcx == rip); when it may, the instruction's bytes tell.
+ */
+static inline bool
+arch_syscall_maybe_int80(const struct arch_context *c)
+{
+	return c->regs.rcx != c->regs.rip;
+}
+
+#define ARCH_INT80_INSN 0x80cd   /* int $0x80, as a little-endian u16 */
+
 /* Raw syscall arguments in the x86-64 order: rdi, rsi, rdx, r10, r8, r9. */
 static inline void
 arch_syscall_args(const struct arch_context *c, uint64_t a[6])

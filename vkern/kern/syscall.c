@@ -238,6 +238,28 @@ syscall_trace_noreturn(struct thread *td, const char *name, int status)
 
 /* --- dispatch --- */
 
+/*
+ * int $0x80 in a 64-bit process: Linux serves it from the i386 table,
+ * with the i386 registers (IA32 emulation), which vkernel does not have.
+ * Taking its number and registers for a 64-bit call would run another
+ * call than the one asked for, so it fails with ENOSYS, told once.
+ */
+static bool
+syscall_is_int80(struct thread *td)
+{
+	static bool told;
+	uint16_t insn;
+
+	if (!arch_syscall_maybe_int80(&td->ctx) ||
+	    copyin(td, UADDR(td->ctx.regs.rip - 2), &insn, 2) < 0 ||
+	    insn != ARCH_INT80_INSN)
+		return false;
+	if (!told)
+		vk_log_guest("32-bit system calls (int $0x80) are not served");
+	told = true;
+	return true;
+}
+
 #ifdef VK_CRASH_TEST
 /*
  * Only in a -Dcrash_test=true build, for the tests of --crash-dir: this
@@ -276,6 +298,8 @@ syscall_dispatch(struct thread *td, long nr, const uint64_t *raw)
 {
 	const struct sysent *se;
 
+	if (syscall_is_int80(td))
+		return -ENOSYS;
 #ifdef VK_CRASH_TEST
 	if (nr == SYSCALL_CRASH_TEST_NR)
 		return syscall_crash_test(raw);
