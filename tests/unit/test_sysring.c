@@ -11,6 +11,8 @@
 
 #include "vkern/kern/proc.h"
 #include "vkern/kern/syscall.h"
+#include "vkern/kmem.h"
+#include "vkern/vm/vm_ram.h"
 
 struct lines {
 	int n;
@@ -32,7 +34,6 @@ collect(void *arg, int tid, const char *line, size_t len)
 }
 
 static struct sysring ring;
-static struct thread td = { .tid = 7 };
 
 static void
 call(long nr, uint64_t a0, uint64_t a1, long ret, bool done)
@@ -49,7 +50,7 @@ dump(void)
 {
 	struct lines l = { 0 };
 
-	sysring_dump_thread(&td, &ring, collect, &l);
+	sysring_dump_thread(NULL, 7, &ring, collect, &l);
 	return l;
 }
 
@@ -57,6 +58,8 @@ static void
 ring_reset(void)
 {
 	memset(&ring, 0, sizeof(ring));
+	/* Room for the kept rings' charge (the fake RAM file's pages). */
+	vm_ram_init(1024 * 4096, 1024 * 4096);
 }
 
 TestSuite(sysring, .init = ring_reset);
@@ -102,6 +105,26 @@ Test(sysring, unknown_number_shows_six_raw_arguments)
 	call(0x7663, 1, 2, -ENOSYS, true);
 	cr_assert_str_eq(dump().last, "[pid 7] syscall_30307(0x1, 0x2, 0, 0, "
 	    "0, 0) = -1 ENOSYS (Function not implemented)\n");
+}
+
+/* A thread that ended leaves its ring to the report, among the last 8. */
+Test(sysring, rings_of_gone_threads_are_kept)
+{
+	struct lines l = { 0 };
+
+	for (int tid = 100; tid < 110; tid++) {
+		struct sysring *r = kmem_alloc(sizeof(*r), KM_ZERO);
+		uint64_t raw[6] = { 0 };
+
+		cr_assert_not_null(r);
+		sysring_begin(r, SYS_exit, raw);
+		sysring_keep(tid, r);
+	}
+	sysring_dump(collect, &l);
+	cr_assert_eq(l.n, SYSRING_GONE);
+	cr_assert_str_eq(l.first, "[pid 102] exit(0) = ?\n");
+	cr_assert_str_eq(l.last, "[pid 109] exit(0) = ?\n");
+	sysring_gone_free();
 }
 
 Test(sysring, string_of_a_thread_without_memory_is_an_address)

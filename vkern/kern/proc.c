@@ -285,7 +285,7 @@ thread_free(struct thread *td)
 	sig_flush(&td->pending);
 	kcov_thread_exit(td);
 	if (td->ring != NULL)
-		kmem_free(td->ring, sizeof(*td->ring), 0);
+		sysring_keep(td->tid, td->ring);
 	kmem_free(td, sizeof(*td), 0);
 }
 
@@ -733,7 +733,7 @@ proc_fork(struct thread *td, uint64_t flags, struct proc **cp)
 	ct->altstack_size = td->altstack_size;
 	ct->altstack_flags = td->altstack_flags;
 	if ((r = proc_fork_vm(td, c, ct, (flags & CLONE_VM) != 0)) < 0) {
-		kmem_free(ct, sizeof(*ct), 0);
+		thread_free(ct);
 		kmem_free(c, sizeof(*c), 0);
 		return r;
 	}
@@ -821,7 +821,7 @@ proc_thread_create(struct thread *td, struct thread **ntp)
 		return -ENOMEM;
 	nt->ctx = td->ctx;
 	if ((r = plat_thread_create(td->pt, nt, &nt->ctx, &nt->pt)) < 0) {
-		kmem_free(nt, sizeof(*nt), 0);
+		thread_free(nt);
 		return r;
 	}
 	nt->ctx.dirty |= ARCH_DIRTY_ALL;

@@ -19,6 +19,7 @@
 #include "vkern/kern/proc.h"
 #include "vkern/kern/syscall.h"
 #include "vkern/kern/syscall_gen.h"
+#include "vkern/kmem.h"
 #include "vkern/platform.h"
 #include "vkern/vfs/procfs/procfs.h"
 #include "vkern/vm/copyio.h"
@@ -197,19 +198,46 @@ trace_call(struct thread *td, long nr, const uint64_t *raw, long r)
 }
 
 void
-sysring_dump_thread(struct thread *td, const struct sysring *r,
+sysring_dump_thread(struct thread *mem, int tid, const struct sysring *r,
     sysring_emit_fn *emit, void *arg)
 {
 	unsigned long first = r->n > SYSRING_LEN ? r->n - SYSRING_LEN : 0;
-	struct thread *mem = td->proc != NULL && td->proc->vm != NULL ?
-	    td : NULL;
 
 	for (unsigned long i = first; i < r->n; i++) {
 		const struct sysring_ent *e = &r->ent[i % SYSRING_LEN];
 		struct tbuf t = { .n = 0 };
 
-		trace_format(&t, mem, td->tid, e->nr, e->args, e->ret, e->done);
-		emit(arg, td->tid, t.b, t.n);
+		trace_format(&t, mem, tid, e->nr, e->args, e->ret, e->done);
+		emit(arg, tid, t.b, t.n);
+	}
+}
+
+/*
+ * The rings of the last threads to go, kept for a failure that comes
+ * after them, as one while the sandbox is taken down.
+ */
+static struct {
+	int tid;
+	struct sysring *ring;
+} sysring_gone[SYSRING_GONE];
+static unsigned sysring_ngone;
+
+void
+sysring_keep(int tid, struct sysring *r)
+{
+	unsigned i = sysring_ngone++ % SYSRING_GONE;
+
+	kmem_free(sysring_gone[i].ring, sizeof(*r), 0);
+	sysring_gone[i].tid = tid;
+	sysring_gone[i].ring = r;
+}
+
+void
+sysring_gone_free(void)
+{
+	for (unsigned i = 0; i < SYSRING_GONE; i++) {
+		kmem_free(sysring_gone[i].ring, sizeof(struct sysring), 0);
+		sysring_gone[i].ring = NULL;
 	}
 }
 
@@ -219,7 +247,16 @@ sysring_dump(sysring_emit_fn *emit, void *arg)
 	for (struct proc *p = proc_first(); p != NULL; p = p->next)
 		for (struct thread *td = p->threads; td != NULL; td = td->tnext)
 			if (td->ring != NULL)
-				sysring_dump_thread(td, td->ring, emit, arg);
+				sysring_dump_thread(p->vm != NULL ? td : NULL,
+				    td->tid, td->ring, emit, arg);
+	/* The oldest first. */
+	for (unsigned k = 0; k < SYSRING_GONE; k++) {
+		unsigned i = (sysring_ngone + k) % SYSRING_GONE;
+
+		if (sysring_gone[i].ring != NULL)
+			sysring_dump_thread(NULL, sysring_gone[i].tid,
+			    sysring_gone[i].ring, emit, arg);
+	}
 }
 
 /* Trace a call that does not return: exit, exit_group. */

@@ -80,16 +80,29 @@ sysring_end(struct sysring *r, long ret)
 }
 
 /*
- * Hands every live thread's ring, oldest call first, to emit as --strace
- * lines, one call each.  For the crash report: it only reads kernel state
- * and guest memory (strings as they are now).
+ * Hands every live thread's ring, then those of the last SYSRING_GONE
+ * threads to end, oldest call first, to emit as --strace lines, one call
+ * each.  For the crash report: it only reads kernel state and guest
+ * memory (strings as they are now; a gone thread's as addresses).
  */
 typedef void sysring_emit_fn(void *arg, int tid, const char *line,
     size_t len);
 void sysring_dump(sysring_emit_fn *emit, void *arg);
 
-/* One thread's ring; sysring_dump's work, apart for unit tests. */
-void sysring_dump_thread(struct thread *td, const struct sysring *r,
-    sysring_emit_fn *emit, void *arg);
+/*
+ * One ring; sysring_dump's work, apart for unit tests.  mem: the thread
+ * whose memory holds the strings, or NULL to show them as addresses.
+ */
+void sysring_dump_thread(struct thread *mem, int tid,
+    const struct sysring *r, sysring_emit_fn *emit, void *arg);
+
+/*
+ * A thread that ends leaves its ring here (taking it over), among the
+ * last SYSRING_GONE; sysring_gone_free gives them back when the sandbox
+ * is gone.
+ */
+#define SYSRING_GONE 8
+void sysring_keep(int tid, struct sysring *r);
+void sysring_gone_free(void);
 
 #endif
