@@ -320,6 +320,8 @@ bool pgrp_orphaned(int pgid);
  * number or -EPERM, checked once the target is found, as Linux.
  */
 int sig_may_send(const struct proc *from, const struct proc *to, int sig);
+/* kill(2)'s permission for a sender of real uid uid and effective euid. */
+bool sig_uids_may_send(uint32_t uid, uint32_t euid, const struct proc *to);
 /*
  * Whether a signal that from may send to to goes nowhere, the call
  * succeeding all the same: signal 0, which only checks, and what

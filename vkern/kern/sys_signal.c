@@ -100,12 +100,15 @@ sig_may_send(const struct proc *from, const struct proc *to, int sig)
 {
 	if (sig < 0 || sig > VK_NSIG)
 		return -EINVAL;
-	if (from->cred.euid == 0 || from->cred.uid == to->cred.uid ||
-	    from->cred.uid == to->cred.suid ||
-	    from->cred.euid == to->cred.uid ||
-	    from->cred.euid == to->cred.suid)
-		return 0;
-	return -EPERM;
+	return sig_uids_may_send(from->cred.uid, from->cred.euid, to) ? 0 :
+	    -EPERM;
+}
+
+bool
+sig_uids_may_send(uint32_t uid, uint32_t euid, const struct proc *to)
+{
+	return euid == 0 || uid == to->cred.uid || uid == to->cred.suid ||
+	    euid == to->cred.uid || euid == to->cred.suid;
 }
 
 /*
