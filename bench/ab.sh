@@ -3,19 +3,24 @@
 # wall times of whole programs, each the median of N runs, the three
 # taken in turn so that the machine's drift touches them alike.
 #
-# Usage: bench/ab.sh OLD_VKERNEL NEW_VKERNEL [N [PROGRAM...]]
+# Usage: [OLD_ARGS=...] [NEW_ARGS=...] bench/ab.sh OLD_VKERNEL NEW_VKERNEL [N [PROGRAM...]]
 #   make      make -j2 of the 7-file C project of threads.sh, in /tmp
 #   python3   /usr/bin/python3 -c pass
 #   true200   a bash loop running the dynamic /bin/true 200 times
+#   getpid    bench/micro/getpid.c: 200,000 getpid calls, static
 #   true      the dynamic /bin/true once: vkernel's start-up and exit
-# (the first three unless PROGRAMs are named).
+# (all but true unless PROGRAMs are named).  OLD_ARGS and NEW_ARGS are
+# options of "vkernel run" for each (one build against itself with an
+# option: NEW_ARGS="--crash-dir /tmp/c").
 # Prints a Markdown table: native, old and new, with ratios to native.
 set -u
 OLD=${1:?usage: ab.sh OLD_VKERNEL NEW_VKERNEL [N]}
 NEW=${2:?usage: ab.sh OLD_VKERNEL NEW_VKERNEL [N]}
 N=${3:-9}
 shift $(($# < 3 ? $# : 3))
-progs=${*:-make python3 true200}
+progs=${*:-make python3 true200 getpid}
+read -r -a old_args <<< "${OLD_ARGS:-}"
+read -r -a new_args <<< "${NEW_ARGS:-}"
 work=$(mktemp -d /tmp/vk-bench-ab.XXXXXX)
 trap 'rm -rf "$work" /tmp/vk-bench-ab-mk' EXIT
 
@@ -27,6 +32,8 @@ printf '#include <stdio.h>\nint f1(void), f2(void), f3(void), f4(void), f5(void)
 printf 'OBJS = main.o f1.o f2.o f3.o f4.o f5.o f6.o\nprog: $(OBJS)\n\t$(CC) -o $@ $(OBJS)\n%%.o: %%.c\n\t$(CC) -O1 -c $< -o $@\n' > "$work/src/Makefile"
 echo "rm -rf /tmp/vk-bench-ab-mk && cp -r $work/src /tmp/vk-bench-ab-mk && make -s -C /tmp/vk-bench-ab-mk -j2" > "$work/make.sh"
 echo 'for i in $(seq 200); do /bin/true; done' > "$work/true200.sh"
+cc -static -O2 -o "$work/getpid" "$(dirname "$0")/micro/getpid.c" ||
+	exit 1
 
 # Wall microseconds of one run; FAILED when it fails.
 t() {
@@ -45,12 +52,13 @@ for name in $progs; do
 	make) cmd=(bash "$work/make.sh") ;;
 	python3) cmd=(/usr/bin/python3 -c pass) ;;
 	true200) cmd=(bash "$work/true200.sh") ;;
+	getpid) cmd=("$work/getpid" 200000) ;;
 	esac
 	: > "$work/n"; : > "$work/o"; : > "$work/w"
 	for _ in $(seq "$N"); do
 		t "${cmd[@]}" >> "$work/n"
-		t "$OLD" run -- "${cmd[@]}" >> "$work/o"
-		t "$NEW" run -- "${cmd[@]}" >> "$work/w"
+		t "$OLD" run "${old_args[@]}" -- "${cmd[@]}" >> "$work/o"
+		t "$NEW" run "${new_args[@]}" -- "${cmd[@]}" >> "$work/w"
 	done
 	if grep -q FAILED "$work/n" "$work/o" "$work/w"; then
 		echo "| $name | FAILED | | |"

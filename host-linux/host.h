@@ -60,7 +60,21 @@ int proc_pidfd(int pid);
 int64_t cputime_sched_ns(int fd);
 int64_t cputime_user_ns(int fd, int64_t total);
 
+/*
+ * crash.c: --crash-dir.  crash_init opens (or makes) dir and takes what
+ * the report needs before the lock-down; argv is the guest's command
+ * line, for the report.  crash_report writes DIR/crash-<time>/ and exits
+ * CRASH_EXIT_STATUS; it returns only without --crash-dir or when a report
+ * is being written already.
+ */
+#define CRASH_EXIT_STATUS 125
+int crash_init(const char *dir, char *const *argv, struct vk_error **err);
+int crash_dir_fd(void);
+void crash_report(const char *why);
+
 /* hostinfo.c */
+/* Write all of buf to fd, or as much as the host takes. */
+void host_write_all(int fd, const char *buf, size_t len);
 /* cpus: how many host CPUs the guest runs on (and sees). */
 int hostinfo_init(int cpus, struct vk_error **err);
 const cpu_set_t *hostinfo_guest_cpus(void);

@@ -202,8 +202,8 @@ plat_os_version(void)
 
 /* --- output --- */
 
-static void
-write_all(int fd, const char *buf, size_t len)
+void
+host_write_all(int fd, const char *buf, size_t len)
 {
 	while (len > 0) {
 		ssize_t n = write(fd, buf, len);
@@ -220,19 +220,20 @@ write_all(int fd, const char *buf, size_t len)
 void
 plat_log_write(const char *buf, size_t len)
 {
-	write_all(2, buf, len);
+	host_write_all(2, buf, len);
 }
 
 void
 plat_trace_write(const char *buf, size_t len)
 {
-	write_all(trace_fd, buf, len);
+	host_write_all(trace_fd, buf, len);
 }
 
 _Noreturn void
 plat_abort(void)
 {
 	console_restore();
+	crash_report(vk_panic_message());
 	sandbox_ns_abort();
 	abort();
 }

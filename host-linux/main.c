@@ -8,7 +8,8 @@
  * RAM file, the stub image, reading the program), then locks the process
  * down and runs the guest.  Errors are one line on stderr and a non-zero
  * exit: 2 for a bad command line, 127 for a program that is not there,
- * 126 for one that cannot run, 1 for anything else.
+ * 126 for one that cannot run, 1 for anything else; with --crash-dir,
+ * CRASH_EXIT_STATUS when vkernel itself failed and wrote a report.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -58,6 +59,7 @@ struct run_opts {
 	enum sandbox_landlock landlock;
 	enum sandbox_userns userns;
 	const char *strace_path;
+	const char *crash_dir;
 	const char *root;
 	struct mount_opt mounts[MAX_MOUNTS];
 	int nmounts;
@@ -81,6 +83,11 @@ usage(FILE *f)
 	    "  --strace[=FILE]    show every guest system call (on stderr, "
 	    "or in FILE)\n"
 	    "  --stats            per-syscall counts and time at exit\n"
+	    "  --crash-dir DIR    should vkernel itself fail, write a report "
+	    "there (its\n"
+	    "                     error, backtrace, each thread's last "
+	    "system calls)\n"
+	    "                     and exit 125\n"
 	    "  --cpus N           host CPUs the guest runs on and sees "
 	    "(default 1;\n"
 	    "                     more run its threads in parallel, each "
@@ -272,6 +279,7 @@ parse_run(int argc, char **argv, struct run_opts *o)
 		{ "disk", required_argument, NULL, 'D' },
 		{ "landlock", required_argument, NULL, 'L' },
 		{ "userns", required_argument, NULL, 'U' },
+		{ "crash-dir", required_argument, NULL, 'K' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -330,6 +338,9 @@ parse_run(int argc, char **argv, struct run_opts *o)
 			break;
 		case 'S':
 			o->stats = true;
+			break;
+		case 'K':
+			o->crash_dir = optarg;
 			break;
 		case 'L':
 			o->landlock = (enum sandbox_landlock)parse_mode(
@@ -436,6 +447,7 @@ boot(const struct run_opts *o, struct vk_error **err)
 		.mem = o->mem,
 		.strace = o->strace,
 		.stats = o->stats,
+		.sysring = o->crash_dir != NULL,
 		.uid = getuid(),
 		.gid = getgid(),
 		.cwd = getcwd(cwd, sizeof(cwd)),
@@ -455,6 +467,9 @@ boot(const struct run_opts *o, struct vk_error **err)
 	    (r = ptrace_init(err)) < 0)
 		return r;
 	if (o->strace_path != NULL && (r = trace_open(o->strace_path, err)) < 0)
+		return r;
+	if (o->crash_dir != NULL && (r = crash_init(o->crash_dir, o->argv,
+	    err)) < 0)
 		return r;
 	signal(SIGPIPE, SIG_IGN);
 	console_init();

@@ -44,7 +44,8 @@
  * Landlock, where the host has it: host files are reached beneath the
  * directories hostfs opened at start-up (the root layer and the binds),
  * and /proc for the CPU time of stub threads: reads there, and writes
- * beneath read-write binds only.  An open or a change anywhere else, and
+ * beneath read-write binds only; with --crash-dir, new directories and
+ * files beneath it for a crash report.  An open or a change anywhere else, and
  * TCP and abstract-socket connections where the ABI can say so, are
  * refused, even by a call that escaped hostfs's RESOLVE_BENEATH.  Files
  * open before (the console, the RAM file, --strace's) are not affected.
@@ -148,6 +149,11 @@ caps_drop(bool rw_binds, struct vk_error **err)
 	LANDLOCK_ACCESS_FS_MAKE_FIFO | LANDLOCK_ACCESS_FS_MAKE_SYM | \
 	LANDLOCK_ACCESS_FS_REFER | LL_FS_TRUNCATE)
 
+/* A crash report: a new directory of new files beneath --crash-dir. */
+#define LL_FS_CRASH \
+	(LANDLOCK_ACCESS_FS_MAKE_DIR | LANDLOCK_ACCESS_FS_MAKE_REG | \
+	LANDLOCK_ACCESS_FS_WRITE_FILE)
+
 /* struct landlock_ruleset_attr of ABI 6; older ABIs take a prefix. */
 struct ll_ruleset {
 	uint64_t fs, net, scoped;
@@ -189,6 +195,9 @@ ll_rules(int ruleset, uint64_t handled, const bool *rw, unsigned nrw)
 			return -1;
 	if (cputime_proc_fd() >= 0 &&
 	    ll_allow(ruleset, cputime_proc_fd(), LL_FS_READ, handled) < 0)
+		return -1;
+	if (crash_dir_fd() >= 0 && ll_allow(ruleset, crash_dir_fd(),
+	    LL_FS_CRASH, handled) < 0)
 		return -1;
 	return 0;
 }

@@ -222,6 +222,9 @@ const struct policy_rule policy_rules[] = {
 	{ "waitid", POLICY_ANY, 0, 0, "sanitizer runtime" },
 	{ "getdents", POLICY_ANY, 0, 0, "sanitizer runtime" },
 	{ "fcntl", POLICY_ANY, 0, 0, "sanitizer runtime writes a report" },
+	{ "newfstatat", POLICY_ANY, 0, 0,
+	    "sanitizer runtime: its symbolizer looks at each module of a "
+	    "report's stack" },
 #endif
 };
 

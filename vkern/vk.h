@@ -58,6 +58,8 @@ vk_is_err(long r)
 }
 
 _Noreturn void vk_panic(const char *file, int line, const char *what);
+/* What vk_panic said, or "" when the kernel has not panicked. */
+const char *vk_panic_message(void);
 
 /*
  * Invariants a vkernel bug could break.  Always on.  Never used on a value

@@ -25,6 +25,7 @@ struct kern_config {
 	uint64_t mem;          /* --mem: bytes of guest memory */
 	bool strace;           /* --strace */
 	bool stats;            /* --stats */
+	bool sysring;          /* --crash-dir: keep each thread's last calls */
 	uint32_t uid, gid;     /* the guest's credentials */
 	const char *cwd;       /* pid 1's working directory, if it exists */
 	/* The sandbox's limits; 0 for the defaults below, or none. */

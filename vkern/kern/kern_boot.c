@@ -17,6 +17,7 @@
 
 #include "vkern/kern/kern.h"
 #include "vkern/kern/proc.h"
+#include "vkern/kern/syscall.h"
 #include "vkern/kmem.h"
 #include "vkern/platform.h"
 #include "vkern/vfs/file.h"
@@ -316,6 +317,7 @@ kern_run(void)
 		proc_free(proc_first());
 	usock_gc();
 	proc_reap_orphans();
+	sysring_gone_free();
 	kmem_check();
 	initproc = NULL;
 	return res;

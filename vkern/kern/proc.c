@@ -22,8 +22,10 @@
 #include <linux/futex.h>
 #include <linux/sched.h>
 
+#include "vkern/kern/kcov.h"
 #include "vkern/kern/kern.h"
 #include "vkern/kern/proc.h"
+#include "vkern/kern/syscall.h"
 #include "vkern/kmem.h"
 #include "vkern/platform.h"
 #include "vkern/vfs/console.h"
@@ -163,6 +165,11 @@ thread_alloc(struct proc *p)
 
 	if (td == NULL)
 		return NULL;
+	if (kern_cfg()->sysring &&
+	    (td->ring = kmem_alloc(sizeof(*td->ring), KM_ZERO)) == NULL) {
+		kmem_free(td, sizeof(*td), 0);
+		return NULL;
+	}
 	td->proc = p;
 	td->state = TD_ONCPU;
 	td->wait.console_fd = -1;
@@ -287,6 +294,9 @@ static void
 thread_free(struct thread *td)
 {
 	sig_flush(&td->pending);
+	kcov_thread_exit(td);
+	if (td->ring != NULL)
+		sysring_keep(td->tid, td->ring);
 	kmem_free(td, sizeof(*td), 0);
 }
 
@@ -360,7 +370,8 @@ proc_create(struct proc **pp)
 
 	if (td == NULL || (r = plat_space_create(td, &td->ctx, &sp, &td->pt,
 	    &info)) < 0) {
-		kmem_free(td, sizeof(*td), 0);
+		if (td != NULL)
+			thread_free(td);
 		kmem_free(p, sizeof(*p), 0);
 		return r;
 	}
@@ -736,7 +747,7 @@ proc_fork(struct thread *td, uint64_t flags, struct proc **cp)
 	ct->altstack_size = td->altstack_size;
 	ct->altstack_flags = td->altstack_flags;
 	if ((r = proc_fork_vm(td, c, ct, (flags & CLONE_VM) != 0)) < 0) {
-		kmem_free(ct, sizeof(*ct), 0);
+		thread_free(ct);
 		kmem_free(c, sizeof(*c), 0);
 		return r;
 	}
@@ -824,7 +835,7 @@ proc_thread_create(struct thread *td, struct thread **ntp)
 		return -ENOMEM;
 	nt->ctx = td->ctx;
 	if ((r = plat_thread_create(td->pt, nt, &nt->ctx, &nt->pt)) < 0) {
-		kmem_free(nt, sizeof(*nt), 0);
+		thread_free(nt);
 		return r;
 	}
 	nt->ctx.dirty |= ARCH_DIRTY_ALL;

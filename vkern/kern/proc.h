@@ -172,6 +172,8 @@ struct thread {
 	/* Fault bookkeeping: the last address refaulted, to catch loops. */
 	uint64_t last_fault;
 	struct kcount kc;
+	struct sysring *ring;       /* its last calls, with --crash-dir */
+	struct kcov *kcov;          /* the KCOV it enabled (kcov.h) */
 };
 
 struct proc {
@@ -333,6 +335,15 @@ bool pgrp_orphaned(int pgid);
  * number or -EPERM, checked once the target is found, as Linux.
  */
 int sig_may_send(const struct proc *from, const struct proc *to, int sig);
+/* kill(2)'s permission for a sender of real uid uid and effective euid. */
+bool sig_uids_may_send(uint32_t uid, uint32_t euid, const struct proc *to);
+/*
+ * Whether a signal that from may send to to goes nowhere, the call
+ * succeeding all the same: signal 0, which only checks, and what
+ * pid_namespaces(7) keeps from init (pid 1).
+ */
+bool sig_send_dropped(const struct proc *from, const struct proc *to,
+    int sig);
 
 /* A siginfo for a signal sent by a process (SI_USER, SI_TKILL). */
 void sig_info_user(uint8_t info[128], int signo, int code, int pid,

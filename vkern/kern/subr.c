@@ -70,10 +70,21 @@ vk_log_guest(const char *fmt, ...)
 	va_end(ap);
 }
 
+/* Why the kernel gave up, for the platform's crash report. */
+static char panic_msg[512];
+
+const char *
+vk_panic_message(void)
+{
+	return panic_msg;
+}
+
 _Noreturn void
 vk_panic(const char *file, int line, const char *what)
 {
-	vk_log("panic: %s:%d: assertion failed: %s", file, line, what);
+	snprintf(panic_msg, sizeof(panic_msg),
+	    "panic: %s:%d: assertion failed: %s", file, line, what);
+	vk_log("%s", panic_msg);
 	plat_abort();
 }
 
@@ -81,7 +92,8 @@ static void *
 vk_nonnull(void *p)
 {
 	if (p == NULL) {
-		vk_log("out of memory");
+		snprintf(panic_msg, sizeof(panic_msg), "out of memory");
+		vk_log("%s", panic_msg);
 		plat_abort();
 	}
 	return p;

@@ -112,7 +112,8 @@ sys_pidfd_send_signal(struct thread *td,
 	}
 	if ((to = proc_find(pid)) == NULL || to->exiting)
 		return -ESRCH;
-	if ((r = sig_may_send(td->proc, to, a->sig)) < 0 || a->sig == 0)
+	if ((r = sig_may_send(td->proc, to, a->sig)) < 0 ||
+	    sig_send_dropped(td->proc, to, a->sig))
 		return r;
 	return sig_post(to->main, a->sig, info, 0);
 }

@@ -100,12 +100,32 @@ sig_may_send(const struct proc *from, const struct proc *to, int sig)
 {
 	if (sig < 0 || sig > VK_NSIG)
 		return -EINVAL;
-	if (from->cred.euid == 0 || from->cred.uid == to->cred.uid ||
-	    from->cred.uid == to->cred.suid ||
-	    from->cred.euid == to->cred.uid ||
-	    from->cred.euid == to->cred.suid)
-		return 0;
-	return -EPERM;
+	return sig_uids_may_send(from->cred.uid, from->cred.euid, to) ? 0 :
+	    -EPERM;
+}
+
+bool
+sig_uids_may_send(uint32_t uid, uint32_t euid, const struct proc *to)
+{
+	return euid == 0 || uid == to->cred.uid || uid == to->cred.suid ||
+	    euid == to->cred.uid || euid == to->cred.suid;
+}
+
+/*
+ * As pid_namespaces(7): "Only signals for which the init process has
+ * established a signal handler can be sent to the init process by other
+ * members of the PID namespace", root's too, SIGKILL and SIGSTOP never;
+ * the sandbox is such a namespace and pid 1 its init.  Its own signals,
+ * and the kernel's (a fault, a timer, the terminal, --timeout), still
+ * reach it.
+ */
+bool
+sig_send_dropped(const struct proc *from, const struct proc *to, int sig)
+{
+	if (sig == 0)
+		return true;
+	return to->pid == 1 && from != to &&
+	    to->sighand->act[sig - 1].handler == (uint64_t)(uintptr_t)SIG_DFL;
 }
 
 static int
@@ -114,10 +134,9 @@ send_proc(struct thread *td, struct proc *to, int sig)
 	uint8_t info[128];
 	int r;
 
-	if ((r = sig_may_send(td->proc, to, sig)) < 0)
+	if ((r = sig_may_send(td->proc, to, sig)) < 0 ||
+	    sig_send_dropped(td->proc, to, sig))
 		return r;
-	if (sig == 0)
-		return 0;
 	sig_info_user(info, sig, SI_USER, td->proc->pid, td->proc->cred.uid);
 	sig_post(to->main, sig, info, 0);
 	return 0;
@@ -176,10 +195,9 @@ send_thread(struct thread *td, int tgid, int tid, int sig)
 	if (tid <= 0)
 		return -EINVAL;
 	if ((r = thread_arg(tgid, tid, &t)) < 0 ||
-	    (r = sig_may_send(td->proc, t->proc, sig)) < 0)
+	    (r = sig_may_send(td->proc, t->proc, sig)) < 0 ||
+	    sig_send_dropped(td->proc, t->proc, sig))
 		return r;
-	if (sig == 0)
-		return 0;
 	sig_info_user(info, sig, SI_TKILL, td->proc->pid, td->proc->cred.uid);
 	sig_post(t, sig, info, SIGPOST_THREAD);
 	return 0;
@@ -233,7 +251,8 @@ sys_rt_sigqueueinfo(struct thread *td,
 		return r;
 	if ((to = proc_find(a->pid)) == NULL || to->exiting)
 		return -ESRCH;
-	if ((r = sig_may_send(td->proc, to, a->sig)) < 0 || a->sig == 0)
+	if ((r = sig_may_send(td->proc, to, a->sig)) < 0 ||
+	    sig_send_dropped(td->proc, to, a->sig))
 		return r;
 	return sig_post(to->main, a->sig, info, 0);
 }
@@ -250,7 +269,8 @@ sys_rt_tgsigqueueinfo(struct thread *td,
 		return -EINVAL;
 	if ((r = queue_info(td, a->info, a->sig, a->tid, info)) < 0 ||
 	    (r = thread_arg(a->tgid, a->tid, &t)) < 0 ||
-	    (r = sig_may_send(td->proc, t->proc, a->sig)) < 0 || a->sig == 0)
+	    (r = sig_may_send(td->proc, t->proc, a->sig)) < 0 ||
+	    sig_send_dropped(td->proc, t->proc, a->sig))
 		return r;
 	return sig_post(t, a->sig, info, SIGPOST_THREAD);
 }

@@ -1,5 +1,6 @@
 /*
- * System call dispatch, --strace and --stats.
+ * System call dispatch, --strace, --stats and the rings of recent calls
+ * a crash report shows.
  *
  * A thread that stopped at a syscall comes here with its registers loaded.
  * The number indexes the generated table; the handler's result goes back
@@ -10,12 +11,15 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "vkern/kern/kcov.h"
 #include "vkern/kern/kern.h"
 #include "vkern/kern/proc.h"
 #include "vkern/kern/syscall.h"
 #include "vkern/kern/syscall_gen.h"
+#include "vkern/kmem.h"
 #include "vkern/platform.h"
 #include "vkern/vfs/procfs/procfs.h"
 #include "vkern/vm/copyio.h"
@@ -143,33 +147,116 @@ trace_val(struct tbuf *t, struct thread *td, unsigned kind, uint64_t v)
 	}
 }
 
+/*
+ * One --strace line for call nr with arguments raw: its result r when
+ * done, "?" when it has not returned.  Strings are read from td's memory;
+ * with td NULL (its process has no memory left) they show as addresses.
+ */
 static void
-trace_call(struct thread *td, long nr, const uint64_t *raw, long r)
+trace_format(struct tbuf *t, struct thread *td, int tid, long nr,
+    const uint64_t *raw, long r, bool done)
 {
 	const struct sysent *se = nr >= 0 && nr < VK_NSYSCALLS &&
 	    sysent[nr].name != NULL ? &sysent[nr] : NULL;
-	struct tbuf t = { .n = 0 };
 	unsigned nargs = se != NULL && se->disp != NULL ? se->nargs : 6;
 
-	tprintf(&t, "[pid %d] ", td->tid);
+	tprintf(t, "[pid %d] ", tid);
 	if (se != NULL)
-		tprintf(&t, "%s(", se->name);
+		tprintf(t, "%s(", se->name);
 	else
-		tprintf(&t, "syscall_%ld(", nr);
+		tprintf(t, "syscall_%ld(", nr);
 	for (unsigned i = 0; i < nargs; i++) {
+		unsigned kind = se != NULL && se->disp != NULL ? se->args[i] :
+		    SYS_ARG_HEX;
+
 		if (i > 0)
-			tprintf(&t, ", ");
-		trace_val(&t, td, se != NULL && se->disp != NULL ?
-		    se->args[i] : SYS_ARG_HEX, raw[i]);
+			tprintf(t, ", ");
+		if (kind == SYS_ARG_STR && td == NULL)
+			kind = SYS_ARG_PTR;
+		trace_val(t, td, kind, raw[i]);
 	}
-	if (vk_is_err(r))
-		tprintf(&t, ") = -1 %s (%s)\n", strerrorname_np((int)-r) ?
+	if (!done)
+		tprintf(t, ") = ?\n");
+	else if (r == -ERESTARTSYS_)
+		tprintf(t, ") = ? ERESTARTSYS (To be restarted)\n");
+	else if (vk_is_err(r))
+		tprintf(t, ") = -1 %s (%s)\n", strerrorname_np((int)-r) ?
 		    strerrorname_np((int)-r) : "E?", strerror((int)-r));
 	else if (se != NULL && se->ret != SYS_ARG_LONG)
-		tprintf(&t, ") = %#lx\n", (unsigned long)r);
+		tprintf(t, ") = %#lx\n", (unsigned long)r);
 	else
-		tprintf(&t, ") = %ld\n", r);
+		tprintf(t, ") = %ld\n", r);
+}
+
+static void
+trace_call(struct thread *td, long nr, const uint64_t *raw, long r)
+{
+	struct tbuf t = { .n = 0 };
+
+	trace_format(&t, td, td->tid, nr, raw, r, true);
 	plat_trace_write(t.b, t.n);
+}
+
+void
+sysring_dump_thread(struct thread *mem, int tid, const struct sysring *r,
+    sysring_emit_fn *emit, void *arg)
+{
+	unsigned long first = r->n > SYSRING_LEN ? r->n - SYSRING_LEN : 0;
+
+	for (unsigned long i = first; i < r->n; i++) {
+		const struct sysring_ent *e = &r->ent[i % SYSRING_LEN];
+		struct tbuf t = { .n = 0 };
+
+		trace_format(&t, mem, tid, e->nr, e->args, e->ret, e->done);
+		emit(arg, tid, t.b, t.n);
+	}
+}
+
+/*
+ * The rings of the last threads to go, kept for a failure that comes
+ * after them, as one while the sandbox is taken down.
+ */
+static struct {
+	int tid;
+	struct sysring *ring;
+} sysring_gone[SYSRING_GONE];
+static unsigned sysring_ngone;
+
+void
+sysring_keep(int tid, struct sysring *r)
+{
+	unsigned i = sysring_ngone++ % SYSRING_GONE;
+
+	kmem_free(sysring_gone[i].ring, sizeof(*r), 0);
+	sysring_gone[i].tid = tid;
+	sysring_gone[i].ring = r;
+}
+
+void
+sysring_gone_free(void)
+{
+	for (unsigned i = 0; i < SYSRING_GONE; i++) {
+		kmem_free(sysring_gone[i].ring, sizeof(struct sysring), 0);
+		sysring_gone[i].ring = NULL;
+	}
+}
+
+void
+sysring_dump(sysring_emit_fn *emit, void *arg)
+{
+	for (struct proc *p = proc_first(); p != NULL; p = p->next)
+		for (struct thread *td = p->threads; td != NULL; td = td->tnext)
+			if (td->ring != NULL)
+				sysring_dump_thread(p->vm != NULL ? td : NULL,
+				    td->tid, td->ring, emit, arg);
+	/* The oldest first. */
+	for (unsigned k = 0; k < SYSRING_GONE; k++) {
+		unsigned i = (sysring_ngone + k) % SYSRING_GONE;
+
+		if (sysring_gone[i].ring != NULL)
+			sysring_dump_thread(NULL, sysring_gone[i].tid,
+			    sysring_gone[i].ring, emit, arg);
+	}
 }
 
 /* Trace a call that does not return: exit, exit_group. */
@@ -188,11 +275,48 @@ syscall_trace_noreturn(struct thread *td, const char *name, int status)
 
 /* --- dispatch --- */
 
+#ifdef VK_CRASH_TEST
+/*
+ * Only in a -Dcrash_test=true build, for the tests of --crash-dir: this
+ * call makes vkernel fail as a bug of its own would.  raw[0] says how:
+ * 1, a failed VK_ASSERT; 2, a heap read out of bounds, which a sanitizer
+ * reports; 3, a write through a wild pointer.
+ */
+#define SYSCALL_CRASH_TEST_NR 0x7663
+
+static long
+syscall_crash_test(const uint64_t *raw)
+{
+	volatile char *p;
+	long r;
+
+	switch (raw[0]) {
+	case 1:
+		VK_ASSERT(raw[0] != 1);
+		break;
+	case 2:
+		p = vk_xmalloc(8);
+		r = p[8 + raw[1]];
+		free((void *)p);
+		return r;
+	case 3:
+		p = (volatile char *)(uintptr_t)raw[1];
+		*p = 1;
+		break;
+	}
+	return -EINVAL;
+}
+#endif
+
 static long
 syscall_dispatch(struct thread *td, long nr, const uint64_t *raw)
 {
 	const struct sysent *se;
 
+#ifdef VK_CRASH_TEST
+	if (nr == SYSCALL_CRASH_TEST_NR)
+		return syscall_crash_test(raw);
+#endif
 	if (nr < 0 || nr >= VK_NSYSCALLS || sysent[nr].name == NULL) {
 		syscall_log_unsupported(nr);
 		return -ENOSYS;
@@ -228,10 +352,14 @@ syscall_enter(struct thread *td)
 	long r;
 
 	arch_syscall_args(&td->ctx, raw);
+	if (td->ring != NULL)
+		sysring_begin(td->ring, nr, raw);
 	procfs_set_current(td->proc);
 	if (kern_cfg()->stats)
 		t0 = plat_clock_ns(1);
+	kcov_active = td->kcov;
 	r = syscall_dispatch(td, nr, raw);
+	kcov_active = NULL;
 	if (kern_cfg()->stats && nr >= 0 && nr < VK_NSYSCALLS) {
 		stats[nr].calls++;
 		stats[nr].ns += plat_clock_ns(1) - t0;
@@ -279,6 +407,8 @@ syscall_finish(struct thread *td, long r)
 
 	if (td->state == TD_DEAD || td->proc->exiting)
 		return;
+	if (td->ring != NULL)
+		sysring_end(td->ring, r);
 	if (r == -ERESTARTSYS_) {
 		syscall_restart(td);
 		td->restarting = true;

@@ -10,8 +10,9 @@
  * a file that became readable or writable since it last looked sends its
  * owner the signal.  Data arriving in a pipe or a local socket signals
  * the readers' owners again, ready before or not, as Linux's pipe_write()
- * and sock_def_readable() do.  XXX: the owner's permission to be
- * signalled is not checked (everyone in the sandbox is one user).
+ * and sock_def_readable() do.  A signal goes only where the process
+ * that set the owner could send it with kill(2), as Linux's sigio_perm()
+ * checks each target with the uids F_SETOWN recorded.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -88,27 +89,32 @@ fown_close(struct file *fp)
 	fown_relist(fp);
 }
 
-/* Set the owner, after Linux's f_setown() and f_setown_ex() checks. */
+/*
+ * Set the owner, after Linux's f_setown() and f_setown_ex() checks, and
+ * remember who set it.
+ */
 static int
-fown_set(struct file *fp, int type, int id)
+fown_set(struct thread *td, struct file *fp, int type, int id)
 {
 	if (id != 0 && !fown_id_exists(id))
 		return -ESRCH;
 	fp->own.type = type;
 	fp->own.id = id;
+	fp->own.uid = td->proc->cred.uid;
+	fp->own.euid = td->proc->cred.euid;
 	fown_relist(fp);
 	return 0;
 }
 
 static long
-fown_setown(struct file *fp, int who)
+fown_setown(struct thread *td, struct file *fp, int who)
 {
 	/* A negative who is a group; -INT_MIN would overflow. */
 	if (who == INT32_MIN)
 		return -EINVAL;
 	if (who < 0)
-		return fown_set(fp, F_OWNER_PGRP, -who);
-	return fown_set(fp, F_OWNER_PID, who);
+		return fown_set(td, fp, F_OWNER_PGRP, -who);
+	return fown_set(td, fp, F_OWNER_PID, who);
 }
 
 static long
@@ -125,7 +131,7 @@ fown_setown_ex(struct thread *td, struct file *fp, uaddr_t u)
 	/* No pid is negative, so such an owner is never found. */
 	if (ox.pid < 0)
 		return -ESRCH;
-	return fown_set(fp, ox.type, ox.pid);
+	return fown_set(td, fp, ox.type, ox.pid);
 }
 
 long
@@ -139,7 +145,7 @@ fown_fcntl(struct thread *td, struct file *fp, int cmd, uint64_t arg)
 		return fp->own.type == F_OWNER_PGRP ? -(long)fp->own.id :
 		    fp->own.id;
 	case F_SETOWN:
-		return fown_setown(fp, (int)arg);
+		return fown_setown(td, fp, (int)arg);
 	case F_GETOWN_EX:
 		ox = (struct f_owner_ex){ .type = fp->own.type,
 		    .pid = fp->own.id };
@@ -181,6 +187,12 @@ fown_info(const struct file *fp, short band, uint8_t info[128])
 	memcpy(info, &si, 128);
 }
 
+static bool
+fown_may_signal(const struct file *fp, const struct proc *p)
+{
+	return !p->exiting && sig_uids_may_send(fp->own.uid, fp->own.euid, p);
+}
+
 static void
 fown_send(const struct file *fp, short band)
 {
@@ -192,15 +204,18 @@ fown_send(const struct file *fp, short band)
 	fown_info(fp, band, info);
 	switch (fp->own.type) {
 	case F_OWNER_TID:
-		if ((td = thread_find(fp->own.id)) != NULL)
+		if ((td = thread_find(fp->own.id)) != NULL &&
+		    fown_may_signal(fp, td->proc))
 			sig_post(td, sig, info, SIGPOST_THREAD);
 		break;
 	case F_OWNER_PID:
-		if ((p = proc_find(fp->own.id)) != NULL && !p->exiting)
+		if ((p = proc_find(fp->own.id)) != NULL && fown_may_signal(fp, p))
 			sig_post(p->main, sig, info, 0);
 		break;
 	case F_OWNER_PGRP:
-		sig_post_pgrp(fp->own.id, sig, info);
+		for (p = proc_first(); p != NULL; p = p->next)
+			if (p->pgid == fp->own.id && fown_may_signal(fp, p))
+				sig_post(p->main, sig, info, 0);
 		break;
 	}
 }

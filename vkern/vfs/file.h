@@ -63,6 +63,7 @@ short file_poll(struct file *fp, short events);
  */
 struct fown {
 	int type, id, sig;
+	uint32_t uid, euid;     /* who set the owner: whose right it signals */
 	int fd;                 /* si_fd: the fd O_ASYNC was set through */
 	short ready;            /* the readiness last seen */
 	bool arrived;           /* data came in since fown_poll() looked */

@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 
+#include "vkern/kern/kcov.h"
 #include "vkern/kern/kern.h"
 #include "vkern/kern/proc.h"
 #include "vkern/kern/syscall_gen.h"
@@ -116,8 +117,9 @@ open_truncate(struct proc *p, struct vnode *vn, unsigned flags)
 
 /*
  * Files that are not their vnode: the terminal behind /dev/tty and
- * /dev/console.  /dev/tty is the caller's controlling terminal: ENXIO
- * without one, as Linux.  Returns NULL with *errp 0 for an ordinary file.
+ * /dev/console, and a new kcov for each open of /sys/kernel/debug/kcov.
+ * /dev/tty is the caller's controlling terminal: ENXIO without one, as
+ * Linux.  Returns NULL with *errp 0 for an ordinary file.
  */
 static struct file *
 open_special(struct proc *p, struct vnode *vn, unsigned flags,
@@ -127,6 +129,8 @@ open_special(struct proc *p, struct vnode *vn, unsigned flags,
 	uint64_t rdev;
 
 	*errp = 0;
+	if (!(flags & O_PATH) && sysfs_is_kcov(vn))
+		return kcov_open(flags & FILE_FLAGS, path, errp);
 	if (vn->type != VCHR || (flags & O_PATH) ||
 	    devfs_node_rdev(vn, &rdev) < 0 ||
 	    (rdev != makedev(5, 0) && rdev != makedev(5, 1)))

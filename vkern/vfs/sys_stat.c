@@ -13,6 +13,7 @@
 #include <sys/sysmacros.h>
 
 #include "arch/x86/abi.h"
+#include "vkern/kern/kcov.h"
 #include "vkern/kern/proc.h"
 #include "vkern/kern/syscall_gen.h"
 #include "vkern/platform.h"
@@ -484,6 +485,8 @@ sys_ioctl(struct thread *td, const struct sys_ioctl_args *a)
 			return r;
 		return copyout(td, &r, UADDR(a->arg), sizeof(r));
 	}
+	if (kcov_is_file(fp))
+		return kcov_ioctl(td, fp, cmd, a->arg);
 	if (fp->console_fd < 0)
 		return -ENOTTY;
 	return tty_ioctl(td, fp, cmd, a->arg);

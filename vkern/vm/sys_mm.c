@@ -12,6 +12,7 @@
 #include <sys/resource.h>
 #include <sys/mman.h>
 
+#include "vkern/kern/kcov.h"
 #include "vkern/kern/kern.h"
 #include "vkern/kern/proc.h"
 #include "vkern/kern/syscall_gen.h"
@@ -246,6 +247,7 @@ static long
 mmap_file(struct thread *td, const struct sys_mmap_args *a, uint64_t type)
 {
 	struct file *fp = fd_get(td->proc->fdt, a->fd);
+	int r;
 
 	if (fp == NULL)
 		return -EBADF;
@@ -257,6 +259,8 @@ mmap_file(struct thread *td, const struct sys_mmap_args *a, uint64_t type)
 		return -EOVERFLOW;
 	if (!file_readable(fp))
 		return -EACCES;
+	if ((r = kcov_mmap_check(fp, a->len, (uint64_t)a->off)) < 0)
+		return r;
 	if (type != MAP_PRIVATE)
 		return mmap_file_shared(td, a, fp);
 	return mmap_file_copy(td, a, fp, 0);

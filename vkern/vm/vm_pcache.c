@@ -36,10 +36,18 @@ struct pcache {
 
 static struct pcache *caches;
 
+/*
+ * Free a cache no mapping uses: it holds the last reference to its
+ * object, which it made outside the kernel's charge (a cache outlives
+ * the processes the charge is for), so the object goes here and not
+ * through vm_obj_rel(), which would uncharge what was never charged.
+ */
 static void
 pcache_free(struct pcache *pc)
 {
-	vm_obj_rel(pc->obj);
+	VK_ASSERT(pc->obj->refs == 1);
+	vm_ram_free(pc->obj->ramoff, pc->obj->len);
+	free(pc->obj);
 	vnode_rel(pc->vn);
 	free(pc->filled);
 	free(pc);

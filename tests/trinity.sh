@@ -1,0 +1,62 @@
+#!/bin/sh
+# Debian's trinity, the system-call fuzzer, as an unprivileged guest: the
+# guest may fail as it likes, but vkernel must neither die nor hang.
+# Usage: trinity.sh VKERNEL SECONDS SEED [MIN_CALLS]
+#
+# trinity runs as guest uid 65534 under a shell of guest root's, pid 1,
+# that only waits for it.  After SECONDS vkernel gets SIGINT, which it
+# passes to pid 1's group: trinity stops and says how many calls it made.
+# Fails when vkernel is still there 60 s later (a hang), when it exits
+# other than 0 (125: its own crash, with the report printed), or when
+# trinity made fewer than MIN_CALLS calls (default 1000).  Prints
+# "trinity: SEED: N calls".
+#
+# Why pid 1 is root's: trinity's children aim at pid 1 (pidfd_open(1),
+# kill(1), prlimit64(1) of RLIMIT_CPU), natively the host's init and out
+# of their reach.  The sandbox's init would be theirs to reach, as a
+# container's would, were it of their uid: RLIMIT_CPU 0 kills any
+# process.  Run by an ordinary user, vkernel's guest is that user alone,
+# and a child's prlimit64 can end the run early.
+#
+# --disable-fds=sockets: trinity 1.9 (Debian 12's) crashes by itself in
+# its socket set-up when most socket families are missing, natively too;
+# until vkernel has networking the socket fds stay out.
+vk=$(readlink -f "$1")
+secs=$2
+seed=$3
+min=${4:-1000}
+fail() { echo "FAIL: trinity seed $seed: $*" >&2; exit 1; }
+
+command -v trinity >/dev/null || { echo "skip: no trinity"; exit 77; }
+work=$(mktemp -d) || exit 1
+trap 'rm -rf "$work"' EXIT
+chmod 777 "$work"
+run="exec $(command -v trinity) -q -l off -s $seed -C 8 --disable-fds=sockets"
+if [ "$(id -u)" = 0 ]; then
+	[ -x /bin/busybox ] || { echo "skip: no /bin/busybox (su)"; exit 77; }
+	run="/bin/busybox su -s /bin/sh -c '$run' nobody"
+fi
+mkdir "$work/crash"
+cd "$work" || exit 1
+t0=$(date +%s)
+timeout --preserve-status -s INT -k 60 "$secs" "$vk" run \
+    --crash-dir "$work/crash" -- /bin/sh -c "trap '' INT; $run; exit \$?" \
+    >"$work/out" 2>&1
+st=$?
+t1=$(date +%s)
+if [ -n "$(ls "$work/crash")" ]; then
+	for f in "$work"/crash/*/message "$work"/crash/*/backtrace; do
+		echo "== $f"; cat "$f"
+	done >&2
+	for f in "$work"/crash/*/strace.*; do
+		echo "== $f (last 20)"; tail -n 20 "$f"
+	done >&2
+	fail "vkernel crashed (status $st)"
+fi
+[ $((t1 - t0)) -ge $((secs + 60)) ] &&
+	fail "vkernel hung: killed 60 s after SIGINT"
+[ $st -eq 0 ] || { tail -n 20 "$work/out" >&2; fail "vkernel exited $st"; }
+n=$(sed -n 's/.*Ran \([0-9]*\) syscalls.*/\1/p' "$work/out" | tail -n 1)
+[ -n "$n" ] || { tail -n 20 "$work/out" >&2; fail "trinity said nothing"; }
+[ "$n" -ge "$min" ] || fail "trinity made $n calls, want $min"
+echo "trinity: $seed: $n calls"
