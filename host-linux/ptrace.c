@@ -610,9 +610,17 @@ static int
 stub_prepare(struct plat_space *sp, struct plat_thread *pt, uint64_t ctloff)
 {
 	uint64_t sp0 = VK_ROUND_DOWN(sp->tmpl.rsi, VK_PAGE_SIZE);
+	uint64_t lo = sp0 - (1 << 20), hi = sp0 + (1 << 20);
 	long r;
 
-	r = stub_syscall(pt, SYS_munmap, sp0 - (1 << 20), 2 << 20, 0, 0, 0, 0);
+	/*
+	 * The host may have put the stack's top within a megabyte of the
+	 * top of user space (1 time in 16,384): a range past it would be
+	 * EINVAL.
+	 */
+	if (hi > ARCH_TASK_SIZE)
+		hi = ARCH_TASK_SIZE;
+	r = stub_syscall(pt, SYS_munmap, lo, hi - lo, 0, 0, 0, 0);
 	if (r < 0)
 		return (int)r;
 	return stub_map_batch(pt, ctloff);
