@@ -38,6 +38,13 @@ case $vkernel in /*) ;; *) vkernel=$PWD/$vkernel ;; esac
 case $busybox in /*) ;; *) busybox=$PWD/$busybox ;; esac
 case $tmp in /*) ;; *) tmp=$PWD/$tmp ;; esac
 cd / || exit 2
+# vkernel run by an ordinary user lives in a user namespace that maps that
+# user alone, where other users' files show as the overflow uid: the
+# native runs look from such a namespace too, where the host gives one.
+native=
+if [ "$(id -u)" != 0 ] && unshare --map-current-user true 2>/dev/null; then
+	native="unshare --map-current-user"
+fi
 # The guest's bind mount point, and a name no one else will use in it.
 mnt=/mnt
 token=vk-fs-$$
@@ -87,7 +94,8 @@ vk()
 # exit 0: a native failure means the test is wrong for this machine.
 run_both()
 {
-	"$busybox" "$@" </dev/null >"$tmp/native.out" 2>"$tmp/native.err"
+	$native "$busybox" "$@" </dev/null >"$tmp/native.out" \
+	    2>"$tmp/native.err"
 	native_status=$?
 	vk -- "$busybox" "$@"
 	if [ "$native_status" -ne 0 ]; then
