@@ -77,6 +77,35 @@ check_errors(void)
 	CHECK_ERR(kill(-pid, 0), ESRCH);
 }
 
+/*
+ * A child that exited but is not yet waited for is still there to be
+ * signalled, alone and as its group, until it is reaped: a parent that
+ * asks kill(pid, 0) whether its child is gone must not hear ESRCH
+ * before waitpid() can return it.
+ */
+static void
+check_zombie(const void *unused)
+{
+	siginfo_t si;
+	pid_t pid;
+	int st;
+
+	(void)unused;
+	if ((pid = fork()) == 0) {
+		setpgid(0, 0);
+		_exit(7);
+	}
+	CHECK_OK(waitid(P_PID, (id_t)pid, &si, WEXITED | WNOWAIT));
+	CHECK_OK(kill(pid, 0));
+	CHECK_OK(kill(pid, SIGKILL));
+	CHECK_OK(kill(-pid, SIGTERM));
+	CHECK_ERR(kill(pid, 65), EINVAL);
+	CHECK_EQ(waitpid(pid, &st, 0), pid);
+	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 7, "status %#x", st);
+	CHECK_ERR(kill(pid, 0), ESRCH);
+	CHECK_ERR(kill(-pid, 0), ESRCH);
+}
+
 /* kill(0) reaches the caller's group, kill(-pgid) another group. */
 static void
 check_groups(int p[2])
@@ -130,6 +159,8 @@ main(void)
 	CHECK_OK(pipe(p));
 	CHECK_OK(fcntl(p[0], F_SETFL, O_NONBLOCK));
 	check_errors();
+	check_zombie(NULL);
+	guest_as_nobody(check_zombie, NULL);
 	CHECK(signal(SIGUSR1, on_plain) != SIG_ERR, "signal");
 	check_groups(p);
 	if (getpid() == 1) {

@@ -446,7 +446,12 @@ proc_new_parent(const struct proc *p)
 	return 1;
 }
 
-/* Hand p's children to their new parent; send each its pdeathsig. */
+/*
+ * Hand p's children to their new parent; send each its pdeathsig.  An
+ * orphan's exit signal becomes SIGCHLD, as on Linux: the one its parent
+ * chose for it (any signal clone() takes) would otherwise kill its new
+ * parent, init or a subreaper, when it ends.
+ */
 static void
 proc_reparent(struct proc *p)
 {
@@ -457,6 +462,7 @@ proc_reparent(struct proc *p)
 		if (c->ppid != p->pid)
 			continue;
 		c->ppid = np;
+		c->exit_signal = SIGCHLD;
 		if (c->exiting) {
 			sched_wake_chan(proc_find(np));
 		} else if (c->pdeathsig > 0) {

@@ -134,8 +134,13 @@ send_proc(struct thread *td, struct proc *to, int sig)
 	uint8_t info[128];
 	int r;
 
+	/*
+	 * A zombie is there to be signalled, as on Linux, until it is
+	 * waited for (kill(pid, 0) is how a parent sees a child still
+	 * unreaped); the signal itself reaches no one.
+	 */
 	if ((r = sig_may_send(td->proc, to, sig)) < 0 ||
-	    sig_send_dropped(td->proc, to, sig))
+	    sig_send_dropped(td->proc, to, sig) || to->exiting)
 		return r;
 	sig_info_user(info, sig, SI_USER, td->proc->pid, td->proc->cred.uid);
 	sig_post(to->main, sig, info, 0);
@@ -154,8 +159,7 @@ sys_kill(struct thread *td, const struct sys_kill_args *a)
 
 	if (a->pid > 0) {
 		t = proc_find(a->pid);
-		return t == NULL || t->exiting ? -ESRCH :
-		    send_proc(td, t, a->sig);
+		return t == NULL ? -ESRCH : send_proc(td, t, a->sig);
 	}
 	/* No group has the id -INT_MIN, which an int cannot hold. */
 	if (a->pid == INT_MIN)
@@ -163,8 +167,7 @@ sys_kill(struct thread *td, const struct sys_kill_args *a)
 	pgid = a->pid == 0 ? p->pgid : -a->pid;
 	for (t = proc_first(); t != NULL; t = t->next) {
 		/* -1 is everyone but init and the caller, as on Linux. */
-		if (t->exiting || (a->pid == -1 ? t->pid == 1 || t == p :
-		    t->pgid != pgid))
+		if (a->pid == -1 ? t->pid == 1 || t == p : t->pgid != pgid)
 			continue;
 		if ((r = send_proc(td, t, a->sig)) == 0)
 			sent++;
