@@ -81,6 +81,7 @@ struct file {
 	bool seekable;
 	bool fresh;             /* made, not yet in an fd table */
 	const void *chan;       /* what a blocked read or write waits on */
+	uint64_t version;       /* a FIFO's: its writer opens when it opened */
 	void *data;
 	struct fown own;
 	LIST_HEAD(, epitem) epitems;  /* the epoll items watching it */

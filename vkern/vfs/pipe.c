@@ -50,6 +50,7 @@ struct pipe {
 	size_t pkt_head, npkt;
 	int readers, writers;
 	int wait_readers, wait_writers;   /* FIFO opens waiting for a peer */
+	uint64_t nopen_w;         /* FIFO opens for writing, ever */
 	uint64_t ino;
 	int64_t ctime_ns;
 	struct vnode *fifo;       /* the FIFO it belongs to (referenced) */
@@ -294,7 +295,12 @@ pipe_poll(struct file *fp)
 	if (file_readable(fp)) {
 		if (pp->len > 0)
 			r |= POLLIN;
-		if (pp->writers == 0)
+		/*
+		 * A FIFO reader that no writer has met since it opened (a
+		 * non-blocking open) waits for one, as Linux's pipe_poll().
+		 */
+		if (pp->writers == 0 &&
+		    (pp->fifo == NULL || fp->version != pp->nopen_w))
 			r |= POLLHUP;
 	}
 	if (file_writable(fp)) {
@@ -460,11 +466,14 @@ fifo_file(struct proc *p, struct pipe *pp, unsigned flags, const char *path,
 
 	if (acc != O_WRONLY)
 		pp->readers++;
-	if (acc != O_RDONLY)
+	if (acc != O_RDONLY) {
 		pp->writers++;
+		pp->nopen_w++;
+	}
 	vnode_ref(pp->fifo);
 	fp = file_alloc(&pipe_fileops, pp->fifo, flags, path);
 	fp->seekable = false;
+	fp->version = pp->nopen_w;
 	fp->data = pp;
 	fp->chan = pp;
 	pipe_wake(pp);
