@@ -19,7 +19,7 @@
 #include <sys/resource.h>
 #include <sys/wait.h>
 
-#include "escape.h"
+#include "../guest/guest.h"
 
 #define VSYSCALL	0xffffffffff600000UL
 #define I386_KILL	37
@@ -354,5 +354,5 @@ main(int argc, char **argv)
 	stub = find_stub();
 	if (stub == 0)
 		guest_note("no page found above the guest's mappings");
-	return escape_main(all_tests);
+	return guest_main_twice(all_tests);
 }

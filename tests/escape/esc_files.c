@@ -21,7 +21,7 @@
 #include <sys/time.h>
 #include <sys/wait.h>
 
-#include "escape.h"
+#include "../guest/guest.h"
 
 #define NR_openat2	437
 #define RESOLVE_BENEATH	0x08
@@ -206,5 +206,5 @@ main(int argc, char **argv)
 	if (argc != 2)
 		return 2;
 	dir = argv[1];
-	return escape_main(all_tests);
+	return guest_main_twice(all_tests);
 }

@@ -27,7 +27,7 @@
 #include <sys/un.h>
 #include <sys/wait.h>
 
-#include "escape.h"
+#include "../guest/guest.h"
 
 #define NR_pidfd_open		434
 #define NR_pidfd_send_signal	424
@@ -206,5 +206,5 @@ main(int argc, char **argv)
 	hostpids[1] = atol(argv[2]);
 	sock_path = argv[3];
 	abstract = argv[4];
-	return escape_main(all_tests);
+	return guest_main_twice(all_tests);
 }

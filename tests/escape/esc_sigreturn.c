@@ -17,7 +17,7 @@
 #include <sys/wait.h>
 #include <ucontext.h>
 
-#include "escape.h"
+#include "../guest/guest.h"
 
 #define UC_STRICT_RESTORE_SS	0x4
 #define USER_CS		0x33
@@ -205,5 +205,5 @@ all_tests(void)
 int
 main(void)
 {
-	return escape_main(all_tests);
+	return guest_main_twice(all_tests);
 }

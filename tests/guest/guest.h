@@ -27,6 +27,7 @@
 #define GUEST_H
 
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 
@@ -378,6 +379,43 @@ static inline void *
 guest_anon(size_t len, int prot)
 {
 	return guest_mmap(NULL, len, prot, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+}
+
+/*
+ * Runs tests() as the caller, then in a child as uid and gid 65534, so
+ * that both a guest root and an unprivileged guest user try them, and
+ * returns what main() should: 0 if every check passed in both.  Core
+ * dumps are off, so that whole wait statuses can be compared.  Use as
+ * "return guest_main_twice(tests);".
+ */
+#define guest_main_twice(tests)	guest_main_twice_((tests), __FILE__)
+
+static inline int
+guest_main_twice_(void (*tests)(void), const char *file)
+{
+	struct rlimit nocore = { 0, 0 };
+	pid_t pid;
+	int st = 0;
+
+	CHECK_OK(setrlimit(RLIMIT_CORE, &nocore));
+	tests();
+	pid = fork();
+	if (pid == 0) {
+		if (syscall(SYS_setresgid, 65534, 65534, 65534) < 0 ||
+		    syscall(SYS_setresuid, 65534, 65534, 65534) < 0)
+			_exit(77);
+		tests();
+		_exit(guest_done_(file));
+	}
+	CHECK(pid > 0, "fork");
+	if (pid > 0 && waitpid(pid, &st, 0) == pid) {
+		if (WIFEXITED(st) && WEXITSTATUS(st) == 77)
+			guest_note("skip: not allowed to switch to uid 65534");
+		else
+			CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+			    "as uid 65534: status %#x", st);
+	}
+	return guest_done_(file);
 }
 
 #endif /* GUEST_H */

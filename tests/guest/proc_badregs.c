@@ -215,29 +215,5 @@ all_tests(void)
 int
 main(void)
 {
-	struct rlimit nocore = { 0, 0 };
-	pid_t pid;
-	int st = 0;
-
-	/* Whole wait statuses are compared: no core dump, no 0x80 in them. */
-	CHECK_OK(setrlimit(RLIMIT_CORE, &nocore));
-	all_tests();
-	/* Again as an unprivileged user, in a child that switches. */
-	pid = fork();
-	if (pid == 0) {
-		if (syscall(SYS_setresgid, 65534, 65534, 65534) < 0 ||
-		    syscall(SYS_setresuid, 65534, 65534, 65534) < 0)
-			_exit(77);
-		all_tests();
-		_exit(guest_done());
-	}
-	CHECK(pid > 0, "fork");
-	if (pid > 0 && waitpid(pid, &st, 0) == pid) {
-		if (WIFEXITED(st) && WEXITSTATUS(st) == 77)
-			guest_note("skip: not allowed to switch to uid 65534");
-		else
-			CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0,
-			    "as uid 65534: status %#x", st);
-	}
-	return guest_done();
+	return guest_main_twice(all_tests);
 }
