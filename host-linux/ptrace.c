@@ -124,15 +124,82 @@ host_sig_take(void)
 	return 0;
 }
 
+/* --- stops taken early --- */
+
+/*
+ * waitpid(-1) reports the stopped thread that comes first in the host's
+ * lists, not the one that stopped first: a thread that makes calls
+ * without pause is found again and again while a sibling's call waits
+ * unserved, and a guest that spins in sched_yield until that sibling
+ * moves never ends.  So once more than one thread lives, the event loop
+ * takes every stop there is in one go and hands them out oldest first
+ * before it asks the host again.  Every other wait for a thread looks
+ * here first, since its stop may already have been taken.
+ */
+#define EARLY_MAX 64
+static struct {
+	pid_t tid;
+	int st;
+} early[EARLY_MAX];
+static unsigned early_n;
+static unsigned nthreads;
+
+/* The oldest stop taken early of tid (-1: of any): its tid, or 0. */
+static pid_t
+early_take(pid_t tid, int *stp)
+{
+	for (unsigned i = 0; i < early_n; i++) {
+		pid_t r = early[i].tid;
+
+		if (tid != -1 && r != tid)
+			continue;
+		*stp = early[i].st;
+		early_n--;
+		memmove(&early[i], &early[i + 1],
+		    (early_n - i) * sizeof(early[0]));
+		return r;
+	}
+	return 0;
+}
+
+/* Take every stop the host has ready, up to EARLY_MAX. */
+static void
+early_fill(void)
+{
+	while (early_n < EARLY_MAX) {
+		int st;
+		pid_t r = waitpid(-1, &st, __WALL | WNOHANG);
+
+		if (r <= 0)
+			return;
+		early[early_n].tid = r;
+		early[early_n++].st = st;
+	}
+}
+
+/* waitpid(tid, stp, __WALL), the stops taken early first. */
+static pid_t
+stop_wait(pid_t tid, int *stp)
+{
+	pid_t r = early_take(tid, stp);
+
+	return r != 0 ? r : waitpid(tid, stp, __WALL);
+}
+
 /* --- the pid table --- */
 
 static void
 thash_add(struct plat_thread *pt)
 {
 	unsigned h = (unsigned)pt->tid % HASH_SIZE;
+	int st;
 
+	/* What is left of tid's last owner, reaped and gone. */
+	while (early_take(pt->tid, &st) != 0)
+		;
 	pt->hnext = thash[h];
 	thash[h] = pt;
+	nthreads++;
 }
 
 static void
@@ -143,6 +210,7 @@ thash_del(struct plat_thread *pt)
 	for (; *pp != NULL; pp = &(*pp)->hnext) {
 		if (*pp == pt) {
 			*pp = pt->hnext;
+			nthreads--;
 			return;
 		}
 	}
@@ -353,7 +421,7 @@ static int
 stub_wait(pid_t tid, int *stp)
 {
 	for (;;) {
-		pid_t r = waitpid(tid, stp, __WALL);
+		pid_t r = stop_wait(tid, stp);
 
 		if (r == tid)
 			return WIFSTOPPED(*stp) ? 0 : -ESRCH;
@@ -496,7 +564,7 @@ thread_reap(pid_t tid)
 	int st;
 
 	for (;;) {
-		pid_t r = waitpid(tid, &st, __WALL);
+		pid_t r = stop_wait(tid, &st);
 
 		if (r < 0 && errno != EINTR)
 			return;
@@ -1287,7 +1355,11 @@ plat_event_wait(struct plat_event *ev, int64_t deadline)
 			ev->kind = PLAT_EV_HOSTSIG;
 			return 0;
 		}
-		pid = waitpid(-1, &st, __WALL | (slow ? WNOHANG : 0));
+		if ((pid = early_take(-1, &st)) == 0) {
+			pid = waitpid(-1, &st, __WALL | (slow ? WNOHANG : 0));
+			if (pid > 0 && nthreads > 1)
+				early_fill();
+		}
 		if (pid < 0) {
 			if (errno == EINTR)
 				continue;
