@@ -695,9 +695,65 @@ check_waitv(void)
 	CHECK_ERR(waitv(v, 2, 0, &ts, CLOCK_REALTIME), EFAULT);
 }
 
+/*
+ * A word's address: a private one needs only an address up to
+ * TASK_SIZE; a shared one a mapping that can be read and, when private,
+ * that has pages of its own (a read-only private anonymous mapping has
+ * only the shared zero page): else EFAULT, for the requeue's second word
+ * too.
+ */
+static void
+check_fault(void)
+{
+	int w = 0;
+	char *none = mmap(NULL, GUEST_PAGE, PROT_NONE,
+	    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	char *ro = mmap(NULL, GUEST_PAGE, PROT_READ,
+	    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	char *ros = mmap(NULL, GUEST_PAGE, PROT_READ,
+	    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	char *wo = mmap(NULL, GUEST_PAGE, PROT_WRITE,
+	    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	CHECK(none != MAP_FAILED && ro != MAP_FAILED && ros != MAP_FAILED &&
+	    wo != MAP_FAILED, "mmap");
+	CHECK_ERR(fx(&w, FUTEX_CMP_REQUEUE, 1, (void *)1L, (void *)8, 0),
+	    EFAULT);
+	CHECK_ERR(fx(&w, FUTEX_CMP_REQUEUE, 1, (void *)1L, none, 0), EFAULT);
+	CHECK_ERR(fx(&w, FUTEX_CMP_REQUEUE, 1, (void *)1L, ro, 0), EFAULT);
+	CHECK_ERR(fx(&w, FUTEX_REQUEUE, 1, (void *)1L, (void *)8, 0), EFAULT);
+	CHECK_ERR(fx((void *)8, FUTEX_REQUEUE, 1, (void *)1L, &w, 0), EFAULT);
+	/* The fault comes before the comparison. */
+	CHECK_ERR(fx(&w, FUTEX_CMP_REQUEUE, 1, (void *)1L, (void *)8, 5),
+	    EFAULT);
+	CHECK_EQ(fx(&w, FUTEX_CMP_REQUEUE, 1, (void *)1L, ros, 0), 0);
+	CHECK_EQ(fx(&w, FUTEX_CMP_REQUEUE | FUTEX_PRIVATE_FLAG, 1,
+	    (void *)1L, (void *)8, 0), 0);
+	CHECK_EQ(fx(&w, FUTEX_CMP_REQUEUE | FUTEX_PRIVATE_FLAG, 1,
+	    (void *)1L, none, 0), 0);
+	CHECK_ERR(fx((void *)8, FUTEX_WAKE, 1, NULL, NULL, 0), EFAULT);
+	CHECK_ERR(fx(none, FUTEX_WAKE, 1, NULL, NULL, 0), EFAULT);
+	CHECK_ERR(fx(ro, FUTEX_WAKE, 1, NULL, NULL, 0), EFAULT);
+	CHECK_ERR(fx(ro, FUTEX_WAIT, 1, NULL, NULL, 0), EFAULT);
+	CHECK_EQ(fx(wo, FUTEX_WAKE, 1, NULL, NULL, 0), 0);
+	CHECK_EQ(fx(ros, FUTEX_WAKE, 1, NULL, NULL, 0), 0);
+	CHECK_EQ(fx((void *)8, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0), 0);
+	CHECK_EQ(fx((void *)0x7ffffffff000, FUTEX_WAKE_PRIVATE, 1, NULL,
+	    NULL, 0), 0);
+	CHECK_ERR(fx((void *)0x7ffffffff004, FUTEX_WAKE_PRIVATE, 1, NULL,
+	    NULL, 0), EFAULT);
+	CHECK_ERR(fx((void *)0xffff800000000000, FUTEX_WAKE_PRIVATE, 1, NULL,
+	    NULL, 0), EFAULT);
+	munmap(none, GUEST_PAGE);
+	munmap(ro, GUEST_PAGE);
+	munmap(ros, GUEST_PAGE);
+	munmap(wo, GUEST_PAGE);
+}
+
 int
 main(void)
 {
+	check_fault();
 	check_wake_op();
 	check_pi_raw();
 	check_requeue_pi();

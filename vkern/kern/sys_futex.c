@@ -79,6 +79,13 @@ struct futex_sleep {
 
 static TAILQ_HEAD(, futex_waiter) waiters = TAILQ_HEAD_INITIALIZER(waiters);
 
+/*
+ * The key of the word at uaddr.  As Linux: a private word needs only an
+ * address up to TASK_SIZE; a shared one must be mapped, readable and,
+ * when private memory, hold a page of its own, so a read-only anonymous
+ * private mapping (Linux's shared zero page) gives -EFAULT too (here even
+ * after writes made before an mprotect, which Linux would accept).
+ */
 static int
 futex_key(struct proc *p, uint64_t uaddr, bool private,
     struct futex_key *k)
@@ -89,10 +96,17 @@ futex_key(struct proc *p, uint64_t uaddr, bool private,
 
 	if ((uaddr & 3) != 0)
 		return -EINVAL;
+	if (uaddr > ARCH_TASK_SIZE)    /* x86's access_ok: the start only */
+		return -EFAULT;
 	*k = (struct futex_key){ p->vm, uaddr };
-	if (private || (e = vm_map_lookup(p->vm, uaddr)) == NULL ||
-	    !(e->flags & VME_SHARED))
+	if (private)
 		return 0;
+	/* Any access at all lets x86 read. */
+	if ((e = vm_map_lookup(p->vm, uaddr)) == NULL || e->prot == 0)
+		return -EFAULT;
+	if (!(e->flags & VME_SHARED))
+		return e->vn == NULL && !(e->prot & PLAT_PROT_WRITE) ?
+		    -EFAULT : 0;
 	if (vm_map_hostptr(p->vm, uaddr, sizeof(uint32_t), 0, &hp, &n) < 0)
 		return -EFAULT;
 	*k = (struct futex_key){ NULL, (uint64_t)(uintptr_t)hp };
