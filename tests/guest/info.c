@@ -5,6 +5,7 @@
  * bytes, and resource limits round-trip through setrlimit, getrlimit and
  * prlimit64 with Linux's checks.
  */
+#include <fcntl.h>
 #include <sched.h>
 #include <stdint.h>
 #include <sys/resource.h>
@@ -85,6 +86,23 @@ test_ids(void)
 	    EINVAL);
 }
 
+/* sysinfo's uptime and /proc/uptime's count from the same boot. */
+static void
+test_uptime(long uptime)
+{
+	char buf[64] = "";
+	double up = -1;
+	int fd = open("/proc/uptime", O_RDONLY);
+
+	if (!CHECK(fd >= 0, "open /proc/uptime"))
+		return;
+	CHECK(read(fd, buf, sizeof(buf) - 1) > 0, "read /proc/uptime");
+	close(fd);
+	CHECK(sscanf(buf, "%lf", &up) == 1, "/proc/uptime: %s", buf);
+	CHECK(up >= uptime - 1 && up <= uptime + 2,
+	    "sysinfo uptime %ld, /proc/uptime %.2f", uptime, up);
+}
+
 static void
 test_sysinfo(void)
 {
@@ -102,6 +120,7 @@ test_sysinfo(void)
 	/* At least 16 MiB, or this program could not be running. */
 	CHECK((uint64_t)si.totalram * si.mem_unit >= (16u << 20),
 	    "totalram %lu * %u bytes", si.totalram, si.mem_unit);
+	test_uptime(si.uptime);
 }
 
 static void

@@ -6,8 +6,10 @@
  * timer, and the errors.  Raw syscalls: libc's timer_create may wrap
  * SIGEV_THREAD in a helper thread of its own.
  */
+#include <limits.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <sys/timerfd.h>
 
 #include "thr_common.h"
 
@@ -208,6 +210,109 @@ check_default_and_errors(void)
 	CHECK_ERR(syscall(SYS_timer_settime, 12345, 0, &bad, NULL), EINVAL);
 }
 
+/* A signal of timer id taken with sigtimedwait: its si_overrun, or -1. */
+static int
+take_timer_signal(int signo, int id)
+{
+	struct timespec zero = { 0, 0 };
+	siginfo_t si;
+	sigset_t set;
+
+	sigemptyset(&set);
+	sigaddset(&set, signo);
+	if (syscall(SYS_rt_sigtimedwait, &set, &si, &zero, 8) != signo ||
+	    si.si_code != SI_TIMER || si.si_timerid != id)
+		return -1;
+	return si.si_overrun;
+}
+
+static void
+on_rt(int sig)
+{
+	(void)sig;
+}
+
+/*
+ * Overruns are counted while the signal is queued and told when it is
+ * taken; the timer stays armed meanwhile, as the count is the timer's
+ * until timer_settime starts it afresh.
+ */
+static void
+check_overrun(void)
+{
+	int signo = SIGRTMIN + 1, id, n;
+	struct ksigevent ev = { .signo = signo, .notify = SIGEV_SIGNAL };
+	struct sigaction sa = { .sa_handler = on_rt }, oldsa;
+	struct timespec zero = { 0, 0 };
+	sigset_t set, old;
+
+	sigemptyset(&set);
+	sigaddset(&set, signo);
+	CHECK_OK(sigaction(signo, &sa, &oldsa));
+	CHECK_OK(sigprocmask(SIG_BLOCK, &set, &old));
+	id = timer_new(CLOCK_MONOTONIC, &ev);
+	CHECK(id >= 0, "timer_create");
+	/* Every 20 ms for 210 ms, blocked: one signal, 9 or more overruns. */
+	CHECK_OK(timer_arm(id, 0, 20 * 1000000L, 20 * 1000000L));
+	sleep_ms(210);
+	n = take_timer_signal(signo, id);
+	CHECK_ERR(syscall(SYS_rt_sigtimedwait, &set, NULL, &zero, 8),
+	    EAGAIN);
+	CHECK(n >= 9 && n < 1000, "si_overrun %d after 10 expirations", n);
+	CHECK_EQ(syscall(SYS_timer_getoverrun, id), n);
+	/* Every nanosecond for 2.3 s: more than INT_MAX, which it stops at. */
+	CHECK_OK(timer_arm(id, 0, 1, 1));
+	sleep_ms(2300);
+	CHECK_EQ(take_timer_signal(signo, id), INT_MAX);
+	CHECK_EQ(syscall(SYS_timer_getoverrun, id), INT_MAX);
+	CHECK_OK(syscall(SYS_timer_delete, id));
+	(void)syscall(SYS_rt_sigtimedwait, &set, NULL, &zero, 8);
+	CHECK_OK(sigprocmask(SIG_SETMASK, &old, NULL));
+	CHECK_OK(sigaction(signo, &oldsa, NULL));
+}
+
+/* The alarm timerfds, by a guest root and by uid 65534. */
+static void
+check_alarm_timerfd(const void *arg)
+{
+	int fd;
+
+	(void)arg;
+	fd = timerfd_create(CLOCK_REALTIME_ALARM, TFD_CLOEXEC);
+	if (geteuid() != 0) {
+		CHECK(fd < 0 && errno == EPERM, "alarm timerfd as a user");
+		return;
+	}
+	CHECK(fd >= 0, "CLOCK_REALTIME_ALARM timerfd as root");
+	if (fd >= 0)
+		close(fd);
+	fd = timerfd_create(CLOCK_BOOTTIME_ALARM, TFD_CLOEXEC);
+	CHECK(fd >= 0, "CLOCK_BOOTTIME_ALARM timerfd as root");
+	if (fd >= 0)
+		close(fd);
+	CHECK_ERR(timerfd_create(CLOCK_TAI, 0), EINVAL);
+	CHECK_ERR(timerfd_create(CLOCK_REALTIME_ALARM, 0x40), EINVAL);
+}
+
+static void
+check_clocks(void)
+{
+	struct ksigevent none = { .notify = SIGEV_NONE };
+	struct timespec ts = { 0, 1 };
+	int id = -1;
+
+	CHECK_OK(syscall(SYS_timer_create, CLOCK_TAI, &none, &id));
+	CHECK_OK(syscall(SYS_timer_delete, id));
+	CHECK_ERR(syscall(SYS_timer_create, CLOCK_REALTIME_ALARM, &none, &id),
+	    EOPNOTSUPP);
+	CHECK_ERR(syscall(SYS_timer_create, CLOCK_BOOTTIME_ALARM, &none, &id),
+	    EOPNOTSUPP);
+	CHECK_ERR(syscall(SYS_clock_nanosleep, CLOCK_REALTIME_ALARM, 0, &ts,
+	    NULL), EOPNOTSUPP);
+	check_alarm_timerfd(NULL);
+	guest_as_nobody(check_alarm_timerfd, NULL);
+}
+
 int
 main(void)
 {
@@ -221,5 +326,7 @@ main(void)
 	check_periodic();
 	check_none_and_abstime();
 	check_default_and_errors();
+	check_clocks();
+	check_overrun();
 	return guest_done();
 }

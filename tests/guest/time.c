@@ -14,6 +14,7 @@
 #include <sys/time.h>
 #include <sys/timex.h>
 #include <sys/wait.h>
+#include <signal.h>
 #include <time.h>
 
 #include "guest.h"
@@ -303,6 +304,41 @@ test_adjtimex(void)
 	    "uid 65534 may not steer the clock (status %#x)", status);
 }
 
+static void
+on_alarm(int sig)
+{
+	(void)sig;
+}
+
+/*
+ * A signal ends a relative sleep whose rem cannot be written: EFAULT in
+ * place of EINTR, for nanosleep and clock_nanosleep alike; an absolute
+ * sleep never writes rem, so it is EINTR.
+ */
+static void
+test_sleep_bad_rem(void)
+{
+	struct sigaction sa = { .sa_handler = on_alarm }, old;
+	struct itimerval it = { .it_value = { 0, 30000 } };
+	struct timespec req = { 5, 0 }, abs;
+
+	CHECK_OK(sigaction(SIGALRM, &sa, &old));
+	CHECK_OK(syscall(SYS_setitimer, ITIMER_REAL, &it, NULL));
+	CHECK_ERR(syscall(SYS_nanosleep, &req, (void *)8), EFAULT);
+	CHECK_OK(syscall(SYS_setitimer, ITIMER_REAL, &it, NULL));
+	CHECK_ERR(syscall(SYS_clock_nanosleep, CLOCK_MONOTONIC, 0, &req,
+	    (void *)8), EFAULT);
+	CHECK_OK(syscall(SYS_setitimer, ITIMER_REAL, &it, NULL));
+	CHECK_ERR(syscall(SYS_clock_nanosleep, CLOCK_REALTIME, 0, &req,
+	    (void *)8), EFAULT);
+	CHECK_OK(syscall(SYS_clock_gettime, CLOCK_MONOTONIC, &abs));
+	abs.tv_sec += 5;
+	CHECK_OK(syscall(SYS_setitimer, ITIMER_REAL, &it, NULL));
+	CHECK_ERR(syscall(SYS_clock_nanosleep, CLOCK_MONOTONIC,
+	    TIMER_ABSTIME, &abs, (void *)8), EINTR);
+	CHECK_OK(sigaction(SIGALRM, &old, NULL));
+}
+
 int
 main(void)
 {
@@ -312,6 +348,7 @@ main(void)
 	test_cpu_clock();
 	test_nanosleep();
 	test_clock_nanosleep();
+	test_sleep_bad_rem();
 	test_adjtimex();
 	return guest_done();
 }

@@ -57,6 +57,13 @@ struct kern_result {
 
 /* kern_boot.c */
 void kern_init(const struct kern_config *cfg);
+
+/*
+ * The sandbox's boot on CLOCK_MONOTONIC, fixed by the first call (which
+ * kern_init makes): what the guest's uptime counts from, in sysinfo and
+ * /proc alike.  sys_time.c.
+ */
+int64_t kern_boot_ns(void);
 const struct kern_config *kern_cfg(void);
 
 /*

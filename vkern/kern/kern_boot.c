@@ -35,6 +35,7 @@ void
 kern_init(const struct kern_config *cfg)
 {
 	config = *cfg;
+	(void)kern_boot_ns();
 	if (config.pids == 0)
 		config.pids = KERN_MAX_TASKS;
 	file_max = config.fds > 0 ? config.fds : KERN_MAX_FILES;

@@ -216,6 +216,31 @@ sig_discard(struct proc *p, int signo)
 			;
 }
 
+static uint8_t *
+sigpend_timer(struct sigpend *sp, int signo, int timerid)
+{
+	for (struct sigq *q = sp->head; q != NULL; q = q->next) {
+		int code, id;
+
+		memcpy(&code, q->info + 8, sizeof(code));
+		memcpy(&id, q->info + 16, sizeof(id));
+		if (q->signo == signo && code == SI_TIMER && id == timerid)
+			return q->info;
+	}
+	return NULL;
+}
+
+uint8_t *
+sig_timer_queued(struct proc *p, int signo, int timerid)
+{
+	uint8_t *info = sigpend_timer(&p->pending, signo, timerid);
+
+	for (struct thread *td = p->threads; td != NULL && info == NULL;
+	    td = td->tnext)
+		info = sigpend_timer(&td->pending, signo, timerid);
+	return info;
+}
+
 void
 sig_flush(struct sigpend *sp)
 {

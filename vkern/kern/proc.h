@@ -387,6 +387,12 @@ void sig_discard(struct proc *p, int signo);
 void sig_flush(struct sigpend *sp);
 
 /*
+ * The siginfo, still queued to p or one of its threads, of POSIX timer
+ * timerid's signal signo; NULL when it has been taken.
+ */
+uint8_t *sig_timer_queued(struct proc *p, int signo, int timerid);
+
+/*
  * Handlers back to SIG_DFL, as exec and CLONE_CLEAR_SIGHAND leave them:
  * ignored signals stay ignored, and no action keeps its flags or mask.
  */

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "vkern/kern/kern.h"
 #include "vkern/kern/proc.h"
 #include "vkern/kern/syscall_gen.h"
 #include "vkern/platform.h"
@@ -43,7 +44,8 @@ sys_sysinfo(struct thread *td, const struct sys_sysinfo_args *a)
 	struct sysinfo si;
 
 	memset(&si, 0, sizeof(si));
-	si.uptime = plat_clock_ns(CLOCK_BOOTTIME) / 1000000000;
+	si.uptime = (plat_clock_ns(CLOCK_MONOTONIC) - kern_boot_ns()) /
+	    1000000000;
 	si.totalram = vm_ram_limit();
 	/* The kernel's own objects are charged to the same memory. */
 	si.freeram = vm_ram_limit() - VK_MIN(vm_ram_used() + vm_ram_kmem(),

@@ -10,8 +10,9 @@
  * clock keeps its expiry on that clock, and its monotonic deadline is
  * when the loop looks at the clock again (cpu_check_at in cputime.c).
  * Timers are not inherited by fork and are deleted by execve and exit.
- * XXX: the overrun counts the expirations the event loop was late for,
- * not those that fell while the signal was still queued.
+ * As Linux's, a timer has one signal: while it is still queued, further
+ * expirations (and those the event loop was late for) add to its
+ * overrun, up to DELAYTIMER_MAX, instead of queueing another.
  */
 #include <errno.h>
 #include <signal.h>
@@ -45,7 +46,9 @@ struct ptimer {
 	struct cpuclock cc;
 	int64_t cpu_value;      /* cc's ns it fires at, or -1 */
 	int64_t interval;
-	int overrun;
+	int late;               /* expirations missed at the last one */
+	int overrun;            /* of the signal queued, or last taken */
+	int overrun_last;       /* of the one taken before that */
 	struct ptimer *next;
 };
 
@@ -97,12 +100,21 @@ ptimer_next(void)
 static void
 ptimer_fire(struct proc *p, struct ptimer *t)
 {
-	uint8_t info[128];
+	uint8_t info[128], *queued;
 	struct thread *td = p->main;
-	int code = SI_TIMER;
+	int code = SI_TIMER, n;
 
 	if (t->notify == SIGEV_NONE)
 		return;
+	if ((queued = sig_timer_queued(p, t->signo, t->id)) != NULL) {
+		memcpy(&n, queued + 20, sizeof(n));
+		t->overrun = (int)VK_MIN((int64_t)n + 1 + t->late,
+		    DELAYTIMER_MAX);
+		memcpy(queued + 20, &t->overrun, sizeof(t->overrun));
+		return;
+	}
+	t->overrun_last = t->overrun;
+	t->overrun = t->late;
 	if (t->notify == SIGEV_THREAD_ID) {
 		td = proc_thread(p, t->tid);
 		if (td == NULL)
@@ -128,11 +140,11 @@ ptimer_due(struct ptimer *t, int64_t *value, int64_t now)
 {
 	if (*value < 0 || *value > now)
 		return false;
-	t->overrun = 0;
+	t->late = 0;
 	if (t->interval > 0) {
 		int64_t late = (now - *value) / t->interval;
 
-		t->overrun = late > INT32_MAX ? INT32_MAX : (int)late;
+		t->late = (int)VK_MIN(late, DELAYTIMER_MAX);
 		*value += (late + 1) * t->interval;
 	} else {
 		*value = -1;
@@ -197,15 +209,23 @@ ptimer_expire(int64_t now)
 	}
 }
 
-/* The clocks a timer may count on: as timer_create(2), less the alarms. */
+/*
+ * The clocks a timer may count on, as timer_create(2).  The alarm clocks
+ * need a real-time clock that can wake the machine: the sandbox has
+ * none, and says so as Linux on such a machine does.
+ */
 static int
 ptimer_clock(struct thread *td, int clock, struct cpuclock *cc)
 {
 	if (cpuclock_is(clock))
-		return cpuclock_get(td, clock, false, cc);
-	if (clock == CLOCK_REALTIME || clock == CLOCK_MONOTONIC ||
-	    clock == CLOCK_BOOTTIME)
+		return cpuclock_get(td, clock, false, cc) < 0 ? -EINVAL : 0;
+	switch (clock) {
+	case CLOCK_REALTIME: case CLOCK_MONOTONIC: case CLOCK_BOOTTIME:
+	case CLOCK_TAI:
 		return 0;
+	case CLOCK_REALTIME_ALARM: case CLOCK_BOOTTIME_ALARM:
+		return -EOPNOTSUPP;
+	}
 	return -EINVAL;
 }
 
@@ -218,8 +238,8 @@ sys_timer_create(struct thread *td, const struct sys_timer_create_args *a)
 	struct ptimer *t;
 	int id = 0, n = 0, r;
 
-	if (ptimer_clock(td, a->clockid, &cc) < 0)
-		return -EINVAL;
+	if ((r = ptimer_clock(td, a->clockid, &cc)) < 0)
+		return r;
 	if (a->sevp.va != 0 &&
 	    (r = copyin(td, a->sevp, &ev, sizeof(ev))) < 0)
 		return r;
@@ -291,7 +311,7 @@ sys_timer_settime(struct thread *td, const struct sys_timer_settime_args *a)
 	    (r = copyout(td, &old, a->old, sizeof(old))) < 0)
 		return r;
 	t->interval = vk_ns(v.int_sec, v.int_nsec, 1);
-	t->overrun = 0;
+	t->overrun = t->overrun_last = 0;
 	val = vk_ns(v.val_sec, v.val_nsec, 1);
 	value = ptimer_now(t, &now);
 	if (val == 0)
@@ -325,7 +345,11 @@ sys_timer_getoverrun(struct thread *td,
 {
 	struct ptimer *t = ptimer_find(td->proc, a->timerid);
 
-	return t == NULL ? -EINVAL : t->overrun;
+	/* Linux's: the overrun of the last signal taken. */
+	if (t == NULL)
+		return -EINVAL;
+	return sig_timer_queued(td->proc, t->signo, t->id) != NULL ?
+	    t->overrun_last : t->overrun;
 }
 
 long

@@ -36,6 +36,16 @@ clock_valid(int clk)
 	return false;
 }
 
+int64_t
+kern_boot_ns(void)
+{
+	static int64_t boot;
+
+	if (boot == 0)
+		boot = plat_clock_ns(CLOCK_MONOTONIC);
+	return boot;
+}
+
 static struct ktimespec
 ns_to_ts(int64_t ns)
 {
@@ -143,14 +153,19 @@ sleep_done(struct thread *td)
 	return 0;
 }
 
-/* Tell the guest what was left of a relative sleep a signal ended. */
+/*
+ * Tell the guest what was left of a relative sleep a signal ended; a rem
+ * it cannot take makes the call fail with EFAULT instead of EINTR, as
+ * Linux's.
+ */
 static void
 sleep_rem(struct thread *td, int64_t left)
 {
 	struct ktimespec rem = ns_to_ts(left > 0 ? left : 0);
 
-	if (td->wait.arg[0] != 0)
-		(void)copyout(td, &rem, UADDR(td->wait.arg[0]), sizeof(rem));
+	if (td->wait.arg[0] != 0 &&
+	    copyout(td, &rem, UADDR(td->wait.arg[0]), sizeof(rem)) < 0)
+		td->wait.done = -EFAULT;
 }
 
 static void
@@ -295,6 +310,9 @@ sys_clock_nanosleep(struct thread *td,
 
 	if (cpuclock_is(a->clk))
 		return cpu_sleep(td, a);
+	/* The alarm clocks, as timer_create's (sys_ptimer.c). */
+	if (a->clk == CLOCK_REALTIME_ALARM || a->clk == CLOCK_BOOTTIME_ALARM)
+		return -EOPNOTSUPP;
 	if (a->clk != CLOCK_REALTIME && a->clk != CLOCK_MONOTONIC &&
 	    a->clk != CLOCK_BOOTTIME && a->clk != CLOCK_TAI)
 		return -EINVAL;

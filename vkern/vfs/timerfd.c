@@ -135,15 +135,26 @@ sys_timerfd_create(struct thread *td, const struct sys_timerfd_create_args *a)
 {
 	struct tfd *t;
 	struct file *fp;
+	int clock = a->clockid;
 
-	if (a->clockid != CLOCK_REALTIME && a->clockid != CLOCK_MONOTONIC &&
-	    a->clockid != CLOCK_BOOTTIME)
-		return -EINVAL;
 	if (a->flags & ~(unsigned)(TFD_CLOEXEC | TFD_NONBLOCK))
+		return -EINVAL;
+	/*
+	 * An alarm clock's timer takes CAP_WAKE_ALARM; with no machine to
+	 * wake, it counts as the clock it is an alarm of.
+	 */
+	if (clock == CLOCK_REALTIME_ALARM || clock == CLOCK_BOOTTIME_ALARM) {
+		if (td->proc->cred.euid != 0)
+			return -EPERM;
+		clock = clock == CLOCK_REALTIME_ALARM ? CLOCK_REALTIME :
+		    CLOCK_BOOTTIME;
+	}
+	if (clock != CLOCK_REALTIME && clock != CLOCK_MONOTONIC &&
+	    clock != CLOCK_BOOTTIME)
 		return -EINVAL;
 	if ((t = kmem_alloc(sizeof(*t), KM_ZERO)) == NULL)
 		return -ENOMEM;
-	t->clock = a->clockid;
+	t->clock = clock;
 	t->next = -1;
 	t->lnext = timers;
 	timers = t;

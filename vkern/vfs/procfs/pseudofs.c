@@ -22,6 +22,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "vkern/kern/kern.h"
 #include "vkern/kern/proc.h"
 #include "vkern/platform.h"
 #include "vkern/vfs/file.h"
@@ -48,7 +49,6 @@ struct pfs_node {
 };
 
 static const struct vnode_ops pfs_vnops;
-static int64_t pfs_boot;
 
 /* --- text buffers --- */
 
@@ -118,7 +118,7 @@ sbuf_free(struct sbuf *sb)
 int64_t
 pfs_boot_ns(void)
 {
-	return pfs_boot;
+	return kern_boot_ns();
 }
 
 int64_t
@@ -676,8 +676,6 @@ pfs_mount(const char *fstype, const struct pfs_spec *specs, size_t n,
 
 	VK_ASSERT(n > 0 && n <= PFS_MAXSPECS && S_ISDIR(specs[0].mode) &&
 	    specs[0].scope == PFS_GLOBAL);
-	if (pfs_boot == 0)
-		pfs_boot = plat_clock_ns(CLOCK_MONOTONIC);
 	fs->specs = specs;
 	fs->nspecs = n;
 	fs->mp = mount_alloc(fstype, fstype, false);

@@ -115,10 +115,7 @@ struct file *pfs_fd_file(const struct vnode *vn);
 bool pfs_vnode_key(const struct vnode *vn, const struct pfs_spec *specs,
     int *kindp, int *pidp);
 
-/*
- * The CLOCK_MONOTONIC time of the first pfs_mount: the vkernel's boot,
- * near enough, since the file systems are mounted before pid 1 starts.
- */
+/* The sandbox's boot on CLOCK_MONOTONIC (kern_boot_ns). */
 int64_t pfs_boot_ns(void);
 
 /* The CLOCK_REALTIME ns of a CLOCK_MONOTONIC instant. */
