@@ -1,9 +1,11 @@
 /*
- * arch_prctl: the guest thread's FS and GS bases.
+ * arch_prctl: the guest thread's FS and GS bases, and CPUID faulting.
  *
  * The bases live in the thread's register context; the platform loads
  * them into the stub thread with the other registers, so a guest's TLS
- * pointer never costs a host call of its own.
+ * pointer never costs a host call of its own.  The guest's CPU has no
+ * CPUID faulting: CPUID always runs, and turning it off, or on, gives
+ * ENODEV as on such a CPU.
  */
 #include <asm/prctl.h>
 #include <errno.h>
@@ -34,6 +36,10 @@ sys_arch_prctl(struct thread *td, const struct sys_arch_prctl_args *a)
 	case ARCH_GET_GS:
 		return copyout(td, &r->gs_base, UADDR(a->addr),
 		    sizeof(r->gs_base));
+	case ARCH_GET_CPUID:
+		return 1;
+	case ARCH_SET_CPUID:
+		return -ENODEV;
 	}
 	return -EINVAL;
 }

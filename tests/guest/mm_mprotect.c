@@ -142,9 +142,45 @@ test_errors(void)
 	CHECK_ERR(guest_mprotect(p, P, PROT_READ), ENOMEM);
 }
 
+/*
+ * Protection keys: where the CPU has none (as in vkernel), pkey_alloc
+ * finds none and no key can be used or freed; pkey_mprotect with key -1
+ * is mprotect everywhere.
+ */
+static void
+test_pkeys(void)
+{
+	char *p = guest_anon(2 * GUEST_PAGE, PROT_READ | PROT_WRITE);
+	long k;
+
+	CHECK_ERR(syscall(SYS_pkey_alloc, 1, 0), EINVAL);
+	CHECK_ERR(syscall(SYS_pkey_alloc, 0, 4), EINVAL);
+	CHECK_ERR(syscall(SYS_pkey_free, -1), EINVAL);
+	CHECK_ERR(syscall(SYS_pkey_mprotect, p, GUEST_PAGE, PROT_READ, -2),
+	    EINVAL);
+	CHECK_ERR(syscall(SYS_pkey_mprotect, p + 1, GUEST_PAGE, PROT_READ,
+	    -1), EINVAL);
+	CHECK_OK(syscall(SYS_pkey_mprotect, p, GUEST_PAGE, PROT_READ, -1));
+	CHECK(guest_probe_read(p) == 0 && guest_probe_write(p) == EFAULT,
+	    "pkey_mprotect -1 made the page read-only");
+	errno = 0;
+	k = syscall(SYS_pkey_alloc, 0, 0);
+	if (k >= 0) {
+		CHECK_OK(syscall(SYS_pkey_free, k));
+	} else {
+		CHECK(errno == ENOSPC || errno == EINVAL,
+		    "pkey_alloc without keys: errno %d", errno);
+		CHECK_ERR(syscall(SYS_pkey_free, 1), EINVAL);
+		CHECK_ERR(syscall(SYS_pkey_mprotect, p, GUEST_PAGE, PROT_READ,
+		    1), EINVAL);
+	}
+	munmap(p, 2 * GUEST_PAGE);
+}
+
 int
 main(void)
 {
+	test_pkeys();
 	test_round_trip();
 	test_round_up();
 	test_split();

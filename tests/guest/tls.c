@@ -3,7 +3,9 @@
  * libc's TLS really uses (its %fs:0 self-pointer), ARCH_SET_FS and
  * ARCH_SET_GS move the hardware segment bases (seen through %fs: and %gs:
  * loads, not only through ARCH_GET_*), and bad codes or kernel addresses are
- * refused with EINVAL and EPERM.
+ * refused with EINVAL and EPERM.  CPUID runs (ARCH_GET_CPUID is 1); a CPU
+ * without CPUID faulting refuses ARCH_SET_CPUID with ENODEV, one with it
+ * obeys (and CPUID is turned back on at once).
  */
 #include <stdint.h>
 
@@ -13,6 +15,8 @@
 #define ARCH_SET_FS	0x1002
 #define ARCH_GET_FS	0x1003
 #define ARCH_GET_GS	0x1004
+#define ARCH_GET_CPUID	0x1011
+#define ARCH_SET_CPUID	0x1012
 
 /*
  * While %fs points at our own block, the libc's TLS (errno, the stack
@@ -135,10 +139,30 @@ test_errors(void)
 	CHECK(got == fs, "refused ARCH_SET_FS left the base");
 }
 
+static void
+test_cpuid(void)
+{
+	long r;
+
+	CHECK_EQ(syscall(SYS_arch_prctl, ARCH_GET_CPUID, 0), 1);
+	errno = 0;
+	r = syscall(SYS_arch_prctl, ARCH_SET_CPUID, 0);
+	CHECK(r == 0 || (r == -1 && errno == ENODEV),
+	    "ARCH_SET_CPUID 0: %ld (errno %d)", r, errno);
+	if (r == 0) {
+		CHECK_EQ(syscall(SYS_arch_prctl, ARCH_GET_CPUID, 0), 0);
+		CHECK_OK(syscall(SYS_arch_prctl, ARCH_SET_CPUID, 1));
+	} else {
+		CHECK_ERR(syscall(SYS_arch_prctl, ARCH_SET_CPUID, 1), ENODEV);
+	}
+	CHECK_EQ(syscall(SYS_arch_prctl, ARCH_GET_CPUID, 0), 1);
+}
+
 int
 main(void)
 {
 	test_fs();
+	test_cpuid();
 	test_gs();
 	test_errors();
 	return guest_done();
