@@ -81,6 +81,12 @@ const cpu_set_t *hostinfo_guest_cpus(void);
 /* Every host CPU vkernel may use (more than the guest's, or the same). */
 const cpu_set_t *hostinfo_host_cpus(void);
 int trace_open(const char *path, struct vk_error **err);
+/*
+ * Where what a guest makes vkernel say goes (unsupported calls and the
+ * like): appended to path (--log), or nowhere (--quiet).
+ */
+int guest_log_open(const char *path, struct vk_error **err);
+void guest_log_quiet(void);
 
 /*
  * sandbox.c: give up the host powers start-up needed (capabilities but

@@ -29,6 +29,7 @@ static int ncpus = 1;
 static cpu_set_t guest_cpus;   /* the host CPUs the guest runs on */
 static cpu_set_t host_cpus;    /* all the host lets vkernel use */
 static int trace_fd = 2;
+static int guest_log_fd = 2;   /* -1: --quiet */
 
 /*
  * The guest's CPUs: want of the host CPUs vkernel may use, the one it
@@ -115,15 +116,36 @@ hostinfo_init(int cpus, struct vk_error **err)
 	return 0;
 }
 
+/* Open path to write what into, at *fdp. */
+static int
+out_open(const char *path, int flags, const char *what, int *fdp,
+    struct vk_error **err)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | flags, 0644);
+
+	if (fd < 0)
+		return vk_error_make(err, errno, "open %s file '%s'", what,
+		    path);
+	*fdp = fd;
+	return 0;
+}
+
 int
 trace_open(const char *path, struct vk_error **err)
 {
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	return out_open(path, O_TRUNC, "strace", &trace_fd, err);
+}
 
-	if (fd < 0)
-		return vk_error_make(err, errno, "open strace file '%s'", path);
-	trace_fd = fd;
-	return 0;
+int
+guest_log_open(const char *path, struct vk_error **err)
+{
+	return out_open(path, O_APPEND, "log", &guest_log_fd, err);
+}
+
+void
+guest_log_quiet(void)
+{
+	guest_log_fd = -1;
 }
 
 
@@ -221,6 +243,13 @@ void
 plat_log_write(const char *buf, size_t len)
 {
 	host_write_all(2, buf, len);
+}
+
+void
+plat_guest_log_write(const char *buf, size_t len)
+{
+	if (guest_log_fd >= 0)
+		host_write_all(guest_log_fd, buf, len);
 }
 
 void

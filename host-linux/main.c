@@ -55,10 +55,11 @@ struct run_opts {
 	unsigned pids, fds;
 	int64_t timeout_ns, cpu_ns;
 	uint64_t disk;
-	bool strace, stats;
+	bool strace, stats, quiet;
 	enum sandbox_landlock landlock;
 	enum sandbox_userns userns;
 	const char *strace_path;
+	const char *log_path;
 	const char *crash_dir;
 	const char *root;
 	struct mount_opt mounts[MAX_MOUNTS];
@@ -83,6 +84,10 @@ usage(FILE *f)
 	    "  --strace[=FILE]    show every guest system call (on stderr, "
 	    "or in FILE)\n"
 	    "  --stats            per-syscall counts and time at exit\n"
+	    "  --log FILE         append what the guest makes vkernel say "
+	    "(unsupported\n"
+	    "                     calls and the like) to FILE, not stderr\n"
+	    "  --quiet            do not say those things at all\n"
 	    "  --crash-dir DIR    should vkernel itself fail, write a report "
 	    "there (its\n"
 	    "                     error, backtrace, each thread's last "
@@ -280,6 +285,8 @@ parse_run(int argc, char **argv, struct run_opts *o)
 		{ "landlock", required_argument, NULL, 'L' },
 		{ "userns", required_argument, NULL, 'U' },
 		{ "crash-dir", required_argument, NULL, 'K' },
+		{ "log", required_argument, NULL, 'l' },
+		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -341,6 +348,12 @@ parse_run(int argc, char **argv, struct run_opts *o)
 			break;
 		case 'K':
 			o->crash_dir = optarg;
+			break;
+		case 'l':
+			o->log_path = optarg;
+			break;
+		case 'q':
+			o->quiet = true;
 			break;
 		case 'L':
 			o->landlock = (enum sandbox_landlock)parse_mode(
@@ -467,6 +480,11 @@ boot(const struct run_opts *o, struct vk_error **err)
 	    (r = ptrace_init(err)) < 0)
 		return r;
 	if (o->strace_path != NULL && (r = trace_open(o->strace_path, err)) < 0)
+		return r;
+	if (o->quiet)
+		guest_log_quiet();
+	else if (o->log_path != NULL &&
+	    (r = guest_log_open(o->log_path, err)) < 0)
 		return r;
 	if (o->crash_dir != NULL && (r = crash_init(o->crash_dir, o->argv,
 	    err)) < 0)

@@ -281,6 +281,8 @@ const char *plat_os_version(void);
  * --- Output of diagnostics and of --strace ---
  */
 void plat_log_write(const char *buf, size_t len);
+/* What a guest made vkernel say: to the log, or nowhere (--quiet). */
+void plat_guest_log_write(const char *buf, size_t len);
 void plat_trace_write(const char *buf, size_t len);
 
 _Noreturn void plat_abort(void);

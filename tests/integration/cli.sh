@@ -14,7 +14,7 @@ set -u
 
 prog=cli.sh
 all_cases="help version unknown_option nonexistent not_elf truncated_elf
-wrong_machine no_exec_permission cpus"
+wrong_machine no_exec_permission cpus log"
 
 if [ "${1:-}" = -l ]; then
 	echo $all_cases
@@ -201,6 +201,30 @@ case_cpus()
 	refused 2 'invalid --cpus' run --cpus 0 -- "$nproc_bin"
 	refused 2 'invalid --cpus' run --cpus two -- "$nproc_bin"
 	refused error 'cpus.*host' run --cpus $((have + 1)) -- "$nproc_bin"
+}
+
+# What a guest makes vkernel say (an unsupported call) goes to stderr, to
+# the file --log names (appended), or nowhere with --quiet; vkernel's own
+# errors stay on stderr.
+case_log()
+{
+	perl_bin=$(command -v perl) || { fail "no perl on the host"; return; }
+	set -- -e 'syscall(500); print "ran\n"'
+	run run -- "$perl_bin" "$@"
+	[ "$status" -eq 0 ] && grep -q '^ran$' "$tmp/out" &&
+	    grep -q 'unsupported syscall 500' "$tmp/err" ||
+	    fail "without --log: status $status, stderr '$(cat "$tmp/err")'"
+	run run --quiet -- "$perl_bin" "$@"
+	[ "$status" -eq 0 ] && grep -q '^ran$' "$tmp/out" && [ ! -s "$tmp/err" ] ||
+	    fail "--quiet: status $status, stderr '$(cat "$tmp/err")'"
+	echo "before" >"$tmp/log"
+	run run --log "$tmp/log" -- "$perl_bin" "$@"
+	[ "$status" -eq 0 ] && [ ! -s "$tmp/err" ] ||
+	    fail "--log: status $status, stderr '$(cat "$tmp/err")'"
+	[ "$(head -n 1 "$tmp/log")" = before ] &&
+	    [ "$(grep -c 'unsupported syscall 500' "$tmp/log")" -eq 1 ] ||
+	    fail "--log: the file holds '$(cat "$tmp/log")'"
+	refused error 'log' run --log "$tmp/no/such/dir" -- "$perl_bin" "$@"
 }
 
 [ $# -gt 0 ] || set -- $all_cases

@@ -519,6 +519,12 @@ plat_thread_cputime(struct plat_thread *pt, int64_t *userp)
 }
 
 void
+plat_guest_log_write(const char *buf, size_t len)
+{
+	plat_log_write(buf, len);
+}
+
+void
 plat_log_write(const char *buf, size_t len)
 {
 	if (fake_nlog_writes++ == 0)

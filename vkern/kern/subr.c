@@ -19,8 +19,8 @@
 #define LOG_BURST       10
 #define LOG_INTERVAL_NS (5 * 1000000000LL)
 
-static void __attribute__((format(printf, 1, 0)))
-log_v(const char *fmt, va_list ap)
+static void __attribute__((format(printf, 2, 0)))
+log_v(bool guest, const char *fmt, va_list ap)
 {
 	char b[512];
 	int n;
@@ -30,7 +30,10 @@ log_v(const char *fmt, va_list ap)
 	if (n > (int)sizeof(b) - 2)
 		n = (int)sizeof(b) - 2;
 	b[n++] = '\n';
-	plat_log_write(b, (size_t)n);
+	if (guest)
+		plat_guest_log_write(b, (size_t)n);
+	else
+		plat_log_write(b, (size_t)n);
 }
 
 void
@@ -39,7 +42,7 @@ vk_log(const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	log_v(fmt, ap);
+	log_v(false, fmt, ap);
 	va_end(ap);
 }
 
@@ -50,6 +53,7 @@ vk_log_guest(const char *fmt, ...)
 	static unsigned printed;
 	static unsigned long dropped;
 	int64_t now = plat_clock_ns(CLOCK_MONOTONIC);
+	char b[64];
 	va_list ap;
 
 	if (printed == 0 || now - begin >= LOG_INTERVAL_NS) {
@@ -62,11 +66,13 @@ vk_log_guest(const char *fmt, ...)
 	}
 	printed++;
 	if (dropped > 0) {
-		vk_log("%lu guest-caused messages not shown", dropped);
+		plat_guest_log_write(b, (size_t)snprintf(b, sizeof(b),
+		    "vkernel: %lu guest-caused messages not shown\n",
+		    dropped));
 		dropped = 0;
 	}
 	va_start(ap, fmt);
-	log_v(fmt, ap);
+	log_v(true, fmt, ap);
 	va_end(ap);
 }
 
