@@ -29,7 +29,7 @@ busybox=${BUSYBOX:-/bin/busybox}
 all_cases="ls_root cat_os_release sha256sum find_usr_include df_root
 stat_passwd host_untouched overlay_names bind_rw bind_ro root_tree root_bad
 fallocate_bind_rw fallocate_enospc statfs_mem df_shape statfs_bind locks
-mmap_bind_rw sqlite_wal_bind_rw seek_holes_host"
+mmap_bind_rw sqlite_wal_bind_rw seek_holes_host overlay_links"
 
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/busybox_args.sh"
@@ -341,6 +341,39 @@ case_overlay_names()
 	    "$tmp/vk.out"
 	[ -f "$h/tree/leaf" ] && [ "$(cat "$h/f")" = host ] ||
 	    fail "the name script changed the host's $h"
+}
+
+# A hard link made in the overlay to a file of the host's layer is that
+# file: the same inode and device through both names, two links, one
+# content (the copy-up keeps the host's inode number).  git relies on it
+# to clone a local repository (its objects are hard-linked, then checked).
+case_overlay_links()
+{
+	h=$tmp/links
+	mkdir "$h" && echo a >"$h/f" || { fail "cannot make $h"; return; }
+	guest_ok "ln and stat" -- "$busybox" sh -c '
+	    ln $1/f $1/g && echo x >>$1/g && cat $1/f &&
+	    stat -c "%i %d %h" $1/f $1/g' sh "$h"
+	{ echo a; echo x; stat -c "%i" "$h/f"; } >"$tmp/links.want"
+	sed -n '1,2p' "$tmp/vk.out" >"$tmp/links.got"
+	sed -n '3s/ .*//p' "$tmp/vk.out" >>"$tmp/links.got"
+	same "the linked file's content and inode" "$tmp/links.want" \
+	    "$tmp/links.got"
+	[ "$(sed -n 3p "$tmp/vk.out")" = "$(sed -n 4p "$tmp/vk.out")" ] &&
+	    [ "$(sed -n '3s/.* //p' "$tmp/vk.out")" = 2 ] ||
+	    fail "the two names differ: $(tr '\n' ';' <"$tmp/vk.out")"
+	[ "$(cat "$h/f")" = a ] && [ ! -e "$h/g" ] ||
+	    fail "the host's $h changed"
+	git=$(command -v git) || { fail "no git on the host"; return; }
+	git init -q "$h/repo" && echo hi >"$h/repo/x" &&
+	    git -C "$h/repo" add x &&
+	    git -C "$h/repo" -c user.name=t -c user.email=t@t commit -qm first ||
+	    { fail "cannot make a repository"; return; }
+	guest_ok "git clone of a local repository" -- "$git" clone -q \
+	    "$h/repo" "$h/clone"
+	vk -- "$git" -C "$h/repo" log --format=%s
+	[ "$(cat "$tmp/vk.out")" = first ] ||
+	    fail "git log in the guest: '$(cat "$tmp/vk.out")'"
 }
 
 case_bind_rw()

@@ -234,8 +234,14 @@ ovl_getattr(struct vnode *vn, struct vattr *va)
 
 	if ((r = ovl_real(o)->ops->getattr(ovl_real(o), va)) < 0)
 		return r;
-	/* The inode number stays the lower one's across copy-up. */
-	if (o->upper != NULL && o->lower != NULL &&
+	/*
+	 * The inode number stays the lower one's across copy-up, for every
+	 * name of the copy: git checks that a hard link it made is its
+	 * source.
+	 */
+	if (o->upper != NULL && tmpfs_origin(o->upper) != 0)
+		va->ino = tmpfs_origin(o->upper);
+	else if (o->upper != NULL && o->lower != NULL &&
 	    o->lower->ops->getattr(o->lower, &lva) == 0)
 		va->ino = lva.ino;
 	va->dev = vn->mount->dev;
@@ -296,6 +302,7 @@ copy_make(struct ovl *o, struct vnode *pup, const struct vattr *va)
 		pup->ops->remove(pup, o->name, false);
 		return r;
 	}
+	tmpfs_set_origin(up, va->ino);
 	o->upper = up;
 	return 0;
 }

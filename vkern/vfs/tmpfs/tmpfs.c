@@ -1079,6 +1079,20 @@ tmpfs_set_opaque(struct vnode *dir, bool on)
 	return 0;
 }
 
+void
+tmpfs_set_origin(struct vnode *vn, uint64_t ino)
+{
+	if (tmpfs_is_tmpfs(vn))
+		((struct tmpfs_node *)vn->data)->origin = ino;
+}
+
+uint64_t
+tmpfs_origin(const struct vnode *vn)
+{
+	return tmpfs_is_tmpfs(vn) ?
+	    ((const struct tmpfs_node *)vn->data)->origin : 0;
+}
+
 bool
 tmpfs_is_opaque(const struct vnode *dir)
 {

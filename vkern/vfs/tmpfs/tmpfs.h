@@ -135,4 +135,13 @@ void tmpfs_page_drop(struct vnode *vn, uint64_t idx);
 /* Whether dir is a tmpfs directory marked opaque. */
 bool tmpfs_is_opaque(const struct vnode *dir);
 
+/*
+ * The inode number of the lower file an overlay copied vn up from, kept
+ * with the copy as Linux's overlayfs keeps its origin xattr, so every
+ * name of the copy (a hard link made after) shows the lower number; 0
+ * for none.
+ */
+void tmpfs_set_origin(struct vnode *vn, uint64_t ino);
+uint64_t tmpfs_origin(const struct vnode *vn);
+
 #endif

@@ -66,6 +66,7 @@ struct tmpfs_node {
 	struct tmpfs_fs *fs;
 	struct vnode *vnode;            /* while referenced, else NULL */
 	uint64_t ino, rdev, size;
+	uint64_t origin;                /* an overlay's copy: the lower ino */
 	uint64_t nlink;                 /* names; dirs: 1 linked, 0 removed */
 	uint32_t mode, uid, gid;
 	int64_t atime, mtime, ctime, btime;
