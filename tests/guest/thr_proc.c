@@ -14,6 +14,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 
 #include "thr_common.h"
@@ -263,9 +264,53 @@ exec_child(const char *want_pid)
 	return guest_failures == 0 ? 5 : 6;
 }
 
+/*
+ * Another process's robust list is for those who may trace it (Linux's
+ * ptrace access check): not root's for a user, nor its own processes'
+ * while they are undumpable, as a change of ids leaves a process and its
+ * children; one made dumpable again is readable.  The caller here, when
+ * root, is the other process.
+ */
+static void
+check_robust_other(const void *arg)
+{
+	pid_t root_pid = *(const pid_t *)arg, mine;
+	struct robust_head *h = NULL;
+	size_t len = 0;
+	int st, down[2], up[2];
+	char c;
+
+	if (getuid() == 0)
+		return;
+	CHECK_ERR(syscall(SYS_get_robust_list, root_pid, &h, &len), EPERM);
+	CHECK_EQ(prctl(PR_GET_DUMPABLE), 0);
+	CHECK_OK(pipe(down));
+	CHECK_OK(pipe(up));
+	mine = fork();
+	if (mine == 0) {
+		if (read(down[0], &c, 1) == 1)
+			prctl(PR_SET_DUMPABLE, 1);
+		if (write(up[1], "r", 1) == 1)
+			pause();
+		_exit(0);
+	}
+	CHECK_ERR(syscall(SYS_get_robust_list, mine, &h, &len), EPERM);
+	CHECK_EQ(write(down[1], "d", 1), 1);
+	CHECK(read(up[0], &c, 1) == 1, "the child made itself dumpable");
+	CHECK_OK(syscall(SYS_get_robust_list, mine, &h, &len));
+	CHECK_EQ(len, sizeof(struct robust_head));
+	kill(mine, SIGKILL);
+	waitpid(mine, &st, 0);
+	for (int i = 0; i < 2; i++) {
+		close(down[i]);
+		close(up[i]);
+	}
+}
+
 int
 main(int argc, char **argv)
 {
+	pid_t self = getpid();
 	int st;
 
 	if (argc == 3 && strcmp(argv[1], "exec-child") == 0)
@@ -273,6 +318,7 @@ main(int argc, char **argv)
 	self_path = argv[0];
 	check_robust();
 	check_robust_raw();
+	guest_as_nobody(check_robust_other, &self);
 	check_fork_from_thread();
 	check_shared_futex();
 	st = in_child(group_exit_main);

@@ -393,6 +393,14 @@ void sig_flush(struct sigpend *sp);
 uint8_t *sig_timer_queued(struct proc *p, int signo, int timerid);
 
 /*
+ * Whether p may look into q as a tracer (Linux's ptrace access check in
+ * its real-credentials mode): q is p, or p is root, or q's real,
+ * effective and saved ids are all p's real ones and q is dumpable.
+ * sys_proc.c.
+ */
+bool proc_ptrace_may(const struct proc *p, const struct proc *q);
+
+/*
  * Handlers back to SIG_DFL, as exec and CLONE_CLEAR_SIGHAND leave them:
  * ignored signals stay ignored, and no action keeps its flags or mask.
  */

@@ -51,11 +51,19 @@ id_allowed(const uint32_t cur[3], uint32_t id, bool privileged)
 	    id == cur[2];
 }
 
+/*
+ * Set the real, effective, saved and (to the effective) fs ids r, e, s
+ * and fs of p to nr, ne, ns.  As Linux's commit_creds(), a process whose
+ * effective or fs id changes becomes undumpable (fs.suid_dumpable 0):
+ * it may hold what the old ids could read.
+ */
 static long
-kern_setres(uint32_t *r, uint32_t *e, uint32_t *s, uint32_t *fs,
-    uint32_t nr, uint32_t ne, uint32_t ns, bool privileged)
+kern_setres(struct proc *p, uint32_t *r, uint32_t *e, uint32_t *s,
+    uint32_t *fs, uint32_t nr, uint32_t ne, uint32_t ns)
 {
 	const uint32_t cur[3] = { *r, *e, *s };
+	const uint32_t olde = *e, oldfs = *fs;
+	bool privileged = p->cred.euid == 0;
 
 	if (!id_allowed(cur, nr, privileged) || !id_allowed(cur, ne,
 	    privileged) || !id_allowed(cur, ns, privileged))
@@ -67,25 +75,39 @@ kern_setres(uint32_t *r, uint32_t *e, uint32_t *s, uint32_t *fs,
 	if (ns != NOCHANGE)
 		*s = ns;
 	*fs = *e;
+	if (*e != olde || *fs != oldfs)
+		p->undumpable = true;
 	return 0;
+}
+
+static long
+setres_uid(struct thread *td, uint32_t nr, uint32_t ne, uint32_t ns)
+{
+	struct cred *c = &td->proc->cred;
+
+	return kern_setres(td->proc, &c->uid, &c->euid, &c->suid, &c->fsuid,
+	    nr, ne, ns);
+}
+
+static long
+setres_gid(struct thread *td, uint32_t nr, uint32_t ne, uint32_t ns)
+{
+	struct cred *c = &td->proc->cred;
+
+	return kern_setres(td->proc, &c->gid, &c->egid, &c->sgid, &c->fsgid,
+	    nr, ne, ns);
 }
 
 long
 sys_setresuid(struct thread *td, const struct sys_setresuid_args *a)
 {
-	struct cred *c = &td->proc->cred;
-
-	return kern_setres(&c->uid, &c->euid, &c->suid, &c->fsuid, a->ruid,
-	    a->euid, a->suid, c->euid == 0);
+	return setres_uid(td, a->ruid, a->euid, a->suid);
 }
 
 long
 sys_setresgid(struct thread *td, const struct sys_setresgid_args *a)
 {
-	struct cred *c = &td->proc->cred;
-
-	return kern_setres(&c->gid, &c->egid, &c->sgid, &c->fsgid, a->rgid,
-	    a->egid, a->sgid, c->euid == 0);
+	return setres_gid(td, a->rgid, a->egid, a->sgid);
 }
 
 /* setreuid(2): a changed real id, or an effective one not equal to the
@@ -100,8 +122,7 @@ sys_setreuid(struct thread *td, const struct sys_setreuid_args *a)
 	if (c->euid != 0 && a->ruid != NOCHANGE && a->ruid != c->uid &&
 	    a->ruid != c->euid)
 		return -EPERM;
-	return kern_setres(&c->uid, &c->euid, &c->suid, &c->fsuid, a->ruid,
-	    a->euid, ns, c->euid == 0);
+	return setres_uid(td, a->ruid, a->euid, ns);
 }
 
 long
@@ -114,33 +135,24 @@ sys_setregid(struct thread *td, const struct sys_setregid_args *a)
 	if (c->euid != 0 && a->rgid != NOCHANGE && a->rgid != c->gid &&
 	    a->rgid != c->egid)
 		return -EPERM;
-	return kern_setres(&c->gid, &c->egid, &c->sgid, &c->fsgid, a->rgid,
-	    a->egid, ns, c->euid == 0);
+	return setres_gid(td, a->rgid, a->egid, ns);
 }
 
 /* setuid(2): root sets all three; others only the effective id. */
 long
 sys_setuid(struct thread *td, const struct sys_setuid_args *a)
 {
-	struct cred *c = &td->proc->cred;
-
-	if (c->euid == 0)
-		return kern_setres(&c->uid, &c->euid, &c->suid, &c->fsuid,
-		    a->uid, a->uid, a->uid, true);
-	return kern_setres(&c->uid, &c->euid, &c->suid, &c->fsuid, NOCHANGE,
-	    a->uid, NOCHANGE, false);
+	if (td->proc->cred.euid == 0)
+		return setres_uid(td, a->uid, a->uid, a->uid);
+	return setres_uid(td, NOCHANGE, a->uid, NOCHANGE);
 }
 
 long
 sys_setgid(struct thread *td, const struct sys_setgid_args *a)
 {
-	struct cred *c = &td->proc->cred;
-
-	if (c->euid == 0)
-		return kern_setres(&c->gid, &c->egid, &c->sgid, &c->fsgid,
-		    a->gid, a->gid, a->gid, true);
-	return kern_setres(&c->gid, &c->egid, &c->sgid, &c->fsgid, NOCHANGE,
-	    a->gid, NOCHANGE, false);
+	if (td->proc->cred.euid == 0)
+		return setres_gid(td, a->gid, a->gid, a->gid);
+	return setres_gid(td, NOCHANGE, a->gid, NOCHANGE);
 }
 
 static long
@@ -183,6 +195,8 @@ sys_setfsuid(struct thread *td, const struct sys_setfsuid_args *a)
 
 	if (id_allowed(cur, a->uid, c->euid == 0) || a->uid == c->fsuid)
 		c->fsuid = a->uid;
+	if (c->fsuid != old)
+		td->proc->undumpable = true;
 	return old;
 }
 
@@ -195,6 +209,8 @@ sys_setfsgid(struct thread *td, const struct sys_setfsgid_args *a)
 
 	if (id_allowed(cur, a->gid, c->euid == 0) || a->gid == c->fsgid)
 		c->fsgid = a->gid;
+	if (c->fsgid != old)
+		td->proc->undumpable = true;
 	return old;
 }
 

@@ -155,6 +155,9 @@ exec_flush_old(struct proc *p)
 	proc_unshare_sighand(p);
 	sig_reset_handlers(p->sighand);
 	p->membarrier_reg = 0;
+	/* Dumpable again unless its ids still differ (Linux's exec). */
+	p->undumpable = p->cred.uid != p->cred.euid ||
+	    p->cred.gid != p->cred.egid;
 	p->main->robust_list = 0;
 	p->main->clear_child_tid = 0;
 }

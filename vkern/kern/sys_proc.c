@@ -80,7 +80,18 @@ sys_set_robust_list(struct thread *td, const struct sys_set_robust_list_args *a)
 	return 0;
 }
 
-/* Any thread's list may be read: every guest process has one owner. */
+bool
+proc_ptrace_may(const struct proc *p, const struct proc *q)
+{
+	const struct cred *c = &p->cred, *t = &q->cred;
+
+	if (p == q || c->euid == 0)
+		return true;
+	return c->uid == t->uid && c->uid == t->euid && c->uid == t->suid &&
+	    c->gid == t->gid && c->gid == t->egid && c->gid == t->sgid &&
+	    !q->undumpable;
+}
+
 long
 sys_get_robust_list(struct thread *td, const struct sys_get_robust_list_args *a)
 {
@@ -89,6 +100,8 @@ sys_get_robust_list(struct thread *td, const struct sys_get_robust_list_args *a)
 
 	if (t == NULL)
 		return -ESRCH;
+	if (!proc_ptrace_may(td->proc, t->proc))
+		return -EPERM;
 	len = sizeof(struct robust_list_head);
 	if (copyout(td, &t->robust_list, a->head, sizeof(uint64_t)) < 0 ||
 	    copyout(td, &len, a->len, sizeof(len)) < 0)
