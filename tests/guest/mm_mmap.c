@@ -480,9 +480,62 @@ test_private_past_end(void)
 	close(fd);
 }
 
+/* The /proc/self/maps line of the mapping holding p; false if none. */
+static bool
+maps_line_of(const void *p, char *line, size_t len)
+{
+	static char buf[1 << 16];
+	int fd = open("/proc/self/maps", O_RDONLY);
+	ssize_t n = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
+
+	if (fd >= 0)
+		close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	for (char *l = buf, *nl, *end; *l != '\0'; l = nl + 1) {
+		uintptr_t lo = strtoull(l, &end, 16);
+
+		if ((nl = strchr(l, '\n')) == NULL)
+			return false;
+		if (lo <= (uintptr_t)p && *end == '-' &&
+		    (uintptr_t)p < strtoull(end + 1, NULL, 16)) {
+			*nl = '\0';
+			snprintf(line, len, "%s", l);
+			return true;
+		}
+	}
+	return false;
+}
+
+/*
+ * /proc/self/maps marks a shared mapping s, a private one p, and names
+ * shared anonymous memory as the /dev/zero behind it.
+ */
+static void
+test_maps_shared(void)
+{
+	char *s = guest_mmap(NULL, GUEST_PAGE, PROT_READ | PROT_WRITE,
+	    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	char *p = guest_anon(GUEST_PAGE, PROT_READ);
+	char line[512];
+
+	if (!CHECK(s != MAP_FAILED && p != MAP_FAILED, "mmap"))
+		return;
+	if (CHECK(maps_line_of(s, line, sizeof(line)), "maps line of %p", s))
+		CHECK(strstr(line, " rw-s ") != NULL &&
+		    strstr(line, "/dev/zero (deleted)") != NULL,
+		    "shared anonymous: %s", line);
+	if (CHECK(maps_line_of(p, line, sizeof(line)), "maps line of %p", p))
+		CHECK(strstr(line, " r--p ") != NULL, "private: %s", line);
+	munmap(s, GUEST_PAGE);
+	munmap(p, GUEST_PAGE);
+}
+
 int
 main(void)
 {
+	test_maps_shared();
 	test_shared_readonly();
 	test_private_file_pages();
 	test_private_past_end();

@@ -409,15 +409,15 @@ procfs_write_tid_comm(const struct pfs_ctx *c, const char *buf, size_t len)
  */
 static void
 maps_line(struct sbuf *sb, uint64_t start, uint64_t end, int prot,
-    const char *name)
+    bool shared, const char *name)
 {
 	size_t line = sb->len, w;
 
-	sbuf_printf(sb, "%08llx-%08llx %c%c%cp 00000000 00:00 0 ",
+	sbuf_printf(sb, "%08llx-%08llx %c%c%c%c 00000000 00:00 0 ",
 	    (unsigned long long)start, (unsigned long long)end,
 	    (prot & PLAT_PROT_READ) ? 'r' : '-',
 	    (prot & PLAT_PROT_WRITE) ? 'w' : '-',
-	    (prot & PLAT_PROT_EXEC) ? 'x' : '-');
+	    (prot & PLAT_PROT_EXEC) ? 'x' : '-', shared ? 's' : 'p');
 	w = sb->len - line;
 	if (name != NULL)
 		sbuf_printf(sb, "%*s %s", w < 72 ? (int)(72 - w) : 0, "", name);
@@ -435,13 +435,15 @@ maps_reserved(struct sbuf *sb, const struct vm_entry *e, uint64_t vdso)
 	uint64_t mid = vdso > e->start && vdso < e->end ? vdso : e->start;
 
 	if (mid > e->start)
-		maps_line(sb, e->start, mid, PLAT_PROT_READ, "[vvar]");
-	maps_line(sb, mid, e->end, PLAT_PROT_READ | PLAT_PROT_EXEC, "[vdso]");
+		maps_line(sb, e->start, mid, PLAT_PROT_READ, false, "[vvar]");
+	maps_line(sb, mid, e->end, PLAT_PROT_READ | PLAT_PROT_EXEC, false,
+	    "[vdso]");
 }
 
 /*
  * A line for each mapping, as Linux's for each vma: the entries that
- * continue one another (vm_entry_continues()) are one line.
+ * continue one another (vm_entry_continues()) are one line; s marks a
+ * shared one.
  * XXX: entries of the ELF image are unnamed: the map keeps no file.
  */
 int
@@ -462,10 +464,15 @@ procfs_gen_pid_maps(const struct pfs_ctx *c, struct sbuf *sb)
 			name = "[heap]";
 		else if (e->flags & VME_STACK)
 			name = "[stack]";
+		/* Linux backs shared anonymous memory with a /dev/zero. */
+		else if ((e->flags & VME_SHARED) &&
+		    (e->obj == NULL || e->obj->vn == NULL))
+			name = "/dev/zero (deleted)";
 		for (; i + 1 < m->n && vm_entry_continues(&m->ent[i],
 		    &m->ent[i + 1]); i++)
 			end = m->ent[i + 1].end;
-		maps_line(sb, e->start, end, e->prot, name);
+		maps_line(sb, e->start, end, e->prot,
+		    (e->flags & VME_SHARED) != 0, name);
 	}
 	return 0;
 }
