@@ -11,6 +11,7 @@
  * 126 for one that cannot run, 1 for anything else; with --crash-dir,
  * CRASH_EXIT_STATUS when vkernel itself failed and wrote a report.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -43,10 +44,20 @@ extern char **environ;
 
 #define MAX_MOUNTS 64
 
+/* A size as tmpfs's size= takes it: bytes, or a percentage of --mem. */
+struct fs_size {
+	const char *arg;      /* as given, for messages */
+	uint64_t bytes;
+	bool pct;             /* bytes is a percentage */
+};
+
 struct mount_opt {
 	const char *host;     /* NULL for a tmpfs */
 	char *guest;
 	bool rw;
+	struct fs_size size;  /* a tmpfs's, as given */
+	uint64_t pages;       /* that size in pages; 0: none */
+	uint64_t nr_inodes;   /* a tmpfs's; 0: none */
 };
 
 struct run_opts {
@@ -55,6 +66,8 @@ struct run_opts {
 	unsigned pids, fds;
 	int64_t timeout_ns, cpu_ns;
 	uint64_t disk;
+	struct fs_size upper_size;
+	uint64_t upper_pages;           /* upper_size in pages; 0: none */
 	bool strace, stats, quiet;
 	enum sandbox_landlock landlock;
 	enum sandbox_userns userns;
@@ -106,7 +119,15 @@ usage(FILE *f)
 	    "  --bind HOST:GUEST[:ro|:rw]  a host directory at GUEST (rw "
 	    "writes\n"
 	    "                     through to the host; default ro)\n"
-	    "  --tmpfs PATH       an empty in-memory file system at PATH\n"
+	    "  --tmpfs PATH[:size=SIZE][,nr_inodes=N]  an empty in-memory "
+	    "file system\n"
+	    "                     at PATH, of SIZE bytes (K, M, G, T "
+	    "suffixes, or N%%\n"
+	    "                     of --mem) and N files (default: bounded "
+	    "by --mem)\n"
+	    "  --overlay-size SIZE  the same bound on the data of the "
+	    "in-memory\n"
+	    "                     overlay on / (default: bounded by --mem)\n"
 	    "  --landlock=MODE    auto (default): restrict vkernel's own "
 	    "host file\n"
 	    "                     access with Landlock where the host has "
@@ -156,27 +177,78 @@ bad_usage(const char *fmt, const char *arg)
 	exit(2);
 }
 
+/*
+ * A number with an optional binary suffix (K, M, G, T; KiB, KB and K
+ * alike), up to max; *endp is left at what follows.
+ */
 static int
-parse_size(const char *s, uint64_t *out)
+parse_scaled(const char *s, uint64_t max, uint64_t *out, char **endp)
 {
+	unsigned shift = 0;
 	char *end;
 	unsigned long long v;
 
 	errno = 0;
 	v = strtoull(s, &end, 10);
-	if (errno != 0 || end == s || *s == '-')
+	if (errno != 0 || end == s || !isdigit((unsigned char)*s))
 		return -1;
 	switch (*end) {
-	case 'k': case 'K': v <<= 10; end++; break;
-	case 'm': case 'M': v <<= 20; end++; break;
-	case 'g': case 'G': v <<= 30; end++; break;
-	case 't': case 'T': v <<= 40; end++; break;
+	case 'k': case 'K': shift = 10; end++; break;
+	case 'm': case 'M': shift = 20; end++; break;
+	case 'g': case 'G': shift = 30; end++; break;
+	case 't': case 'T': shift = 40; end++; break;
 	}
 	if (*end == 'i' || *end == 'B')
 		end += *end == 'i' && end[1] == 'B' ? 2 : 1;
-	if (*end != '\0')
+	if (v > (max >> shift))
 		return -1;
-	*out = v & ~(uint64_t)(VK_PAGE_SIZE - 1);
+	*out = v << shift;
+	*endp = end;
+	return 0;
+}
+
+/* A size in bytes (parse_scaled), rounded down to pages. */
+static int
+parse_size(const char *s, uint64_t *out)
+{
+	char *end;
+
+	if (parse_scaled(s, UINT64_MAX, out, &end) < 0 || *end != '\0')
+		return -1;
+	*out &= ~(uint64_t)(VK_PAGE_SIZE - 1);
+	return 0;
+}
+
+/*
+ * A file system's size as tmpfs(5)'s size= takes it: bytes with a
+ * suffix (rounded up to pages later), or N% of --mem; 0 is none.
+ */
+static int
+parse_fs_size(const char *s, struct fs_size *out)
+{
+	char *end;
+
+	out->arg = s;
+	if (parse_scaled(s, MAX_MEM, &out->bytes, &end) < 0)
+		return -1;
+	out->pct = *end == '%' && end != s && end[-1] >= '0' &&
+	    end[-1] <= '9';
+	return *end == '\0' || (out->pct && end[1] == '\0') ? 0 : -1;
+}
+
+/* A size in pages, a percentage made bytes of mem: -1 past MAX_MEM. */
+static int
+fs_size_pages(const struct fs_size *sz, uint64_t mem, uint64_t *pages)
+{
+	uint64_t bytes = sz->bytes;
+
+	/* Linux takes more than 100%; the bound of all sizes here holds. */
+	if (sz->pct) {
+		if (bytes > 100 * (MAX_MEM / mem))
+			return -1;
+		bytes = mem / 100 * bytes;
+	}
+	*pages = VK_ROUND_UP(bytes, VK_PAGE_SIZE) / VK_PAGE_SIZE;
 	return 0;
 }
 
@@ -234,7 +306,41 @@ parse_mode(const char *opt, const char *arg)
 	bad_usage(fmt, arg);
 }
 
-/* --bind HOST:GUEST[:ro|:rw] or --tmpfs PATH. */
+#define SIZE_HELP "a size up to 1T with K, M, G or T, N%% of --mem, " \
+    "or 0 for none"
+
+/* --tmpfs PATH[:size=SIZE][,nr_inodes=N], as tmpfs(5)'s options. */
+static void
+parse_tmpfs(struct mount_opt *m, char *arg)
+{
+	char *opts = strchr(arg, ':'), *opt;
+
+	if (arg[0] != '/')
+		bad_usage("--tmpfs wants an absolute path, not '%s'", arg);
+	*m = (struct mount_opt){ .guest = arg, .rw = true };
+	if (opts == NULL)
+		return;
+	*opts++ = '\0';
+	while ((opt = strsep(&opts, ",")) != NULL) {
+		char *end;
+
+		if (strncmp(opt, "size=", 5) == 0) {
+			if (parse_fs_size(opt + 5, &m->size) < 0)
+				bad_usage("invalid --tmpfs size '%s' ("
+				    SIZE_HELP ")", opt + 5);
+		} else if (strncmp(opt, "nr_inodes=", 10) == 0) {
+			if (parse_scaled(opt + 10, 1ULL << 32, &m->nr_inodes,
+			    &end) < 0 || *end != '\0')
+				bad_usage("invalid --tmpfs nr_inodes '%s' (a "
+				    "count up to 4G, or 0 for none)", opt + 10);
+		} else {
+			bad_usage("unknown --tmpfs option '%s' (size=, "
+			    "nr_inodes=)", opt);
+		}
+	}
+}
+
+/* --bind HOST:GUEST[:ro|:rw] or --tmpfs PATH[:OPTIONS]. */
 static void
 parse_mount(struct run_opts *o, bool bind, char *arg)
 {
@@ -244,9 +350,7 @@ parse_mount(struct run_opts *o, bool bind, char *arg)
 	if (o->nmounts == MAX_MOUNTS)
 		bad_usage("too many mounts (at most %s)", "64");
 	if (!bind) {
-		if (arg[0] != '/')
-			bad_usage("--tmpfs wants an absolute path, not '%s'", arg);
-		*m = (struct mount_opt){ NULL, arg, true };
+		parse_tmpfs(m, arg);
 		o->nmounts++;
 		return;
 	}
@@ -260,9 +364,23 @@ parse_mount(struct run_opts *o, bool bind, char *arg)
 		if (strcmp(mode, "ro") != 0 && strcmp(mode, "rw") != 0)
 			bad_usage("--bind mode must be ro or rw, not '%s'", mode);
 	}
-	*m = (struct mount_opt){ arg, guest, mode != NULL &&
-	    strcmp(mode, "rw") == 0 };
+	*m = (struct mount_opt){ .host = arg, .guest = guest,
+	    .rw = mode != NULL && strcmp(mode, "rw") == 0 };
 	o->nmounts++;
+}
+
+/* The file systems' sizes in pages, once --mem is known. */
+static void
+fs_sizes_resolve(struct run_opts *o)
+{
+	if (fs_size_pages(&o->upper_size, o->mem, &o->upper_pages) < 0)
+		bad_usage("invalid --overlay-size '%s' (over 1T)",
+		    o->upper_size.arg);
+	for (int i = 0; i < o->nmounts; i++)
+		if (fs_size_pages(&o->mounts[i].size, o->mem,
+		    &o->mounts[i].pages) < 0)
+			bad_usage("invalid --tmpfs size '%s' (over 1T)",
+			    o->mounts[i].size.arg);
 }
 
 static void
@@ -282,6 +400,7 @@ parse_run(int argc, char **argv, struct run_opts *o)
 		{ "timeout", required_argument, NULL, 'W' },
 		{ "cpu-time", required_argument, NULL, 'C' },
 		{ "disk", required_argument, NULL, 'D' },
+		{ "overlay-size", required_argument, NULL, 'O' },
 		{ "landlock", required_argument, NULL, 'L' },
 		{ "userns", required_argument, NULL, 'U' },
 		{ "crash-dir", required_argument, NULL, 'K' },
@@ -339,6 +458,11 @@ parse_run(int argc, char **argv, struct run_opts *o)
 				bad_usage("invalid --disk size '%s' (4K to 1T)",
 				    optarg);
 			break;
+		case 'O':
+			if (parse_fs_size(optarg, &o->upper_size) < 0)
+				bad_usage("invalid --overlay-size '%s' ("
+				    SIZE_HELP ")", optarg);
+			break;
 		case 's':
 			o->strace = true;
 			o->strace_path = optarg;
@@ -385,6 +509,7 @@ parse_run(int argc, char **argv, struct run_opts *o)
 	if (optind >= argc)
 		bad_usage("%s", "run: no program given");
 	o->argv = &argv[optind];
+	fs_sizes_resolve(o);
 }
 
 static int
@@ -417,13 +542,15 @@ boot_files(const struct run_opts *o, struct vk_error **err)
 
 	if ((r = vfs_boot_root(root, true)) < 0)
 		return vk_error_make(err, -r, "--root %s", root);
+	if ((r = vfs_boot_root_size(o->upper_pages)) < 0)
+		return vk_error_make(err, -r, "--overlay-size");
 	if ((r = vfs_boot_std()) < 0)
 		return vk_error_make(err, -r, "mount /dev");
 	for (int i = 0; i < o->nmounts; i++) {
 		const struct mount_opt *m = &o->mounts[i];
 
 		if (m->host == NULL)
-			r = vfs_boot_tmpfs(m->guest);
+			r = vfs_boot_tmpfs(m->guest, m->pages, m->nr_inodes);
 		else
 			r = vfs_boot_bind(m->host, m->guest, m->rw);
 		if (r < 0 && m->host != NULL)

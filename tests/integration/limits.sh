@@ -7,7 +7,11 @@
 #   LIMIT_FDS is the limit_fds guest program.  With "user" vkernel runs
 #   as an unprivileged host user (asuser.sh).  CASE: timeout,
 #   cpu_time, cpu_time_kill, fds, fds_nobody, pids, disk, bad_values
-#   (which also wants each option in 'vkernel run --help').
+#   (which also wants each option in 'vkernel run --help'); and sized
+#   file systems as df and dd see them: tmpfs_size, tmpfs_size_nobody
+#   (the guest drops to uid 65534 first), tmpfs_inodes, overlay_size,
+#   disk_size (--disk below a size), mem_full (none but --mem),
+#   size_bad_values.
 set -u
 vkernel=$1 busybox=$2 limit_fds=$3 case=$4 as=${5:-root}
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/vk-limits.XXXXXX") || exit 2
@@ -45,6 +49,29 @@ show()
 	echo "--- stdout ---"; head -n 20 "$tmp/out"
 	echo "--- stderr ---"; head -n 20 "$tmp/err"
 }
+
+# The guest script that fills DIR with dd and shows df's figures (1K
+# blocks: size, used, available) before, when full and after rm.  The
+# file is new, in a new directory: the overlay's /tmp shows the host's
+# files, and writing one would copy it up first.
+fill_script()
+{
+	echo "df_k() { df -k \"\$1\" | tail -n 1 | tr -s ' ' | cut -d' ' -f2-4; }
+	d=$1/vk-fs-size.\$\$
+	mkdir -m 1777 \$d
+	df_k \$d
+	${2:-} dd if=/dev/zero of=\$d/f bs=64k count=1000 2>&1 |
+	    grep -c 'No space left on device'
+	echo size \$(stat -c %s \$d/f)
+	df_k \$d
+	rm -r \$d
+	df_k $1"
+}
+
+# Runs a command as uid and gid 65534, from a guest root.
+nobody="python3 -c 'import os, sys; os.setgroups([]);
+os.setresgid(65534, 65534, 65534); os.setresuid(65534, 65534, 65534);
+os.execvp(sys.argv[1], sys.argv[1:])'"
 
 case $case in
 timeout)
@@ -131,6 +158,95 @@ bad_values)
 			    grep -q "invalid $opt" "$tmp/err" ||
 			    fail "$opt $v: '$(cat "$tmp/err")'"
 		done
+	done
+	;;
+tmpfs_size|tmpfs_size_nobody)
+	drop=
+	if [ "$case" = tmpfs_size_nobody ]; then
+		if [ "$as" = user ] && [ "$($run_as id -u)" != 0 ]; then
+			echo "skip: the guest is no root that could drop"
+			exit 77
+		fi
+		drop=$nobody
+	fi
+	vk --tmpfs /mnt:size=1M -- /bin/sh -c "$(fill_script /mnt "$drop")"
+	[ "$status" -eq 0 ] || fail "status $status"
+	[ "$(cat "$tmp/out")" = "1024 0 1024
+1
+size 1048576
+1024 1024 0
+1024 0 1024" ] || fail "want 1024 blocks free, dd ENOSPC at 1 MiB, none free, all free again"
+	;;
+tmpfs_inodes)
+	# Of 8 inodes the root takes one: 7 files, then ENOSPC.
+	vk --tmpfs /mnt:size=1M,nr_inodes=8 -- /bin/sh -c '
+	    df -i /mnt | tail -n 1 | tr -s " " | cut -d" " -f2-4
+	    for i in 1 2 3 4 5 6 7; do : > /mnt/f$i || echo no $i; done
+	    touch /mnt/f8 2>&1 | grep -c "No space left on device"
+	    mkdir /mnt/d 2>&1 | grep -c "No space left on device"
+	    df -i /mnt | tail -n 1 | tr -s " " | cut -d" " -f2-4
+	    rm /mnt/f1 && mkdir /mnt/d && echo made'
+	[ "$(cat "$tmp/out")" = "8 1 7
+1
+1
+8 8 0
+made" ] || fail "want 8 inodes, 7 files, then ENOSPC for a file and a directory"
+	;;
+overlay_size)
+	vk --overlay-size 1M -- /bin/sh -c "$(fill_script /tmp)"
+	[ "$status" -eq 0 ] || fail "status $status"
+	[ "$(cat "$tmp/out")" = "1024 0 1024
+1
+size 1048576
+1024 1024 0
+1024 0 1024" ] || fail "want the overlay's upper layer full at 1 MiB"
+	vk --overlay-size 1M -- df -k /
+	grep -q '^overlay  *1024 ' "$tmp/out" || fail "df / is not 1024 blocks"
+	;;
+disk_size)
+	# --disk, the less, is what df says and where dd stops.
+	vk --disk 1M --tmpfs /mnt:size=4M -- /bin/sh -c "$(fill_script /mnt)"
+	[ "$(cat "$tmp/out")" = "1024 0 1024
+1
+size 1048576
+1024 1024 0
+1024 0 1024" ] || fail "want --disk's 1 MiB as the size"
+	;;
+mem_full)
+	# No size of its own: full when --mem is, which is ENOSPC too.
+	for dir in /mnt /tmp; do
+		vk --mem 32M --tmpfs /mnt -- /bin/sh -c "
+		    dd if=/dev/zero of=$dir/vk-fs-size.\$\$ bs=64k 2>&1 |
+		    grep -E 'No space left|Cannot allocate'"
+		grep -q 'No space left on device' "$tmp/out" ||
+		    fail "$dir: dd said '$(cat "$tmp/out")'"
+	done
+	;;
+size_bad_values)
+	$run_as "$vkernel" run --help >"$tmp/help"
+	for opt in "--tmpfs PATH\[:size=SIZE\]" "--overlay-size SIZE"; do
+		grep -q -- "^  $opt" "$tmp/help" ||
+		    fail "'vkernel run --help' does not tell $opt"
+	done
+	for v in abc -1 2T 1e99 99999999999999999999 "" 5K% 99999999%; do
+		for opt in --tmpfs --overlay-size; do
+			if [ "$opt" = --tmpfs ]; then
+				vk --tmpfs "/mnt:size=$v" -- /bin/true
+			else
+				vk --overlay-size "$v" -- /bin/true
+			fi
+			[ "$status" -eq 2 ] ||
+			    fail "$opt size '$v': status $status, want 2"
+			[ "$(wc -l <"$tmp/err")" -eq 1 ] &&
+			    grep -q -- "$opt" "$tmp/err" ||
+			    fail "$opt size '$v': '$(cat "$tmp/err")'"
+		done
+	done
+	for v in /mnt:nr_inodes=x /mnt:nr_inodes=5G /mnt:mode=1777 \
+	    /mnt:size=1M, mnt:size=1M; do
+		vk --tmpfs "$v" -- /bin/true
+		[ "$status" -eq 2 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] ||
+		    fail "--tmpfs $v: status $status, '$(cat "$tmp/err")'"
 	done
 	;;
 *)

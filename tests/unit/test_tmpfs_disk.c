@@ -2,7 +2,10 @@
  * Unit tests of --disk (tmpfs_disk_max): the data of every mounted
  * tmpfs counts against it together, writes past it are short and then
  * ENOSPC, fallocate past it changes nothing, statfs shows it, freeing
- * makes room, and unlinked files (memfds) are not counted.
+ * makes room, and unlinked files (memfds) are not counted.  Then a
+ * tmpfs's own bounds (tmpfs_set_limits: size=, nr_inodes=), and a
+ * mounted tmpfs that the sandbox's memory can no longer hold: ENOSPC,
+ * where a memfd gets ENOMEM.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -91,6 +94,102 @@ Test(tmpfs_disk, unlinked_files_are_memory)
 
 	cr_assert_eq(m->ops->write(m, buf, 16 * PG, 0), (long)(16 * PG));
 	cr_assert_eq(a->ops->write(a, buf, 8 * PG, 0), (long)(8 * PG));
+	vnode_rel(m);
+	vnode_rel(a);
+}
+
+/* Each mount bounded on its own: --disk stays out of the way. */
+static void
+size_setup(void)
+{
+	disk_setup();
+	tmpfs_disk_max = UINT64_MAX;
+}
+
+TestSuite(tmpfs_size, .init = size_setup, .fini = disk_teardown);
+
+Test(tmpfs_size, size_bounds_one_mount_and_statfs_shows_it)
+{
+	struct vnode *a, *b, *root = mp[0]->root;
+
+	cr_assert_eq(tmpfs_set_limits(mp[0], 4, 0), 0);
+	a = mk(0, "a");
+	b = mk(1, "b");
+	cr_assert_eq(a->ops->write(a, buf, 5 * PG, 0), (long)(4 * PG));
+	cr_assert_eq(a->ops->write(a, buf, 1, 4 * PG), -ENOSPC);
+	cr_assert_eq(a->ops->fallocate(a, 0, 4 * PG, PG), -ENOSPC);
+	/* Rewriting what is there, and a hole, take nothing. */
+	cr_assert_eq(a->ops->write(a, buf, 4 * PG, 0), (long)(4 * PG));
+	cr_assert_eq(b->ops->write(b, buf, 5 * PG, 0), (long)(5 * PG));
+	cr_assert_eq(sfs(0).blocks, 4);
+	cr_assert_eq(sfs(0).bfree, 0);
+	cr_assert_eq(sfs(0).bavail, 0);
+	cr_assert_eq(tmpfs_set_limits(mp[0], 3, 0), -EINVAL);
+	vnode_rel(a);
+	cr_assert_eq(root->ops->remove(root, "a", false), 0);
+	cr_assert_eq(sfs(0).bfree, 4);
+	vnode_rel(b);
+}
+
+Test(tmpfs_size, nr_inodes_counts_nodes_and_hard_links)
+{
+	struct vnode *a, *vn = NULL, *root = mp[0]->root;
+
+	/* The root is one of the four. */
+	cr_assert_eq(tmpfs_set_limits(mp[0], 0, 4), 0);
+	cr_assert_eq(sfs(0).files, 4);
+	cr_assert_eq(sfs(0).ffree, 3);
+	a = mk(0, "a");
+	vnode_rel(mk(0, "b"));
+	cr_assert_eq(root->ops->link(root, "a2", a), 0);
+	cr_assert_eq(sfs(0).ffree, 0);
+	cr_assert_eq(root->ops->create(root, "d", S_IFDIR | 0755, 0, NULL,
+	    0, 0, &vn), -ENOSPC);
+	cr_assert_eq(root->ops->link(root, "a3", a), -ENOSPC);
+	cr_assert_eq(root->ops->remove(root, "a2", false), 0);
+	cr_assert_eq(root->ops->create(root, "d", S_IFDIR | 0755, 0, NULL,
+	    0, 0, &vn), 0);
+	vnode_rel(vn);
+	vnode_rel(a);
+}
+
+Test(tmpfs_size, long_symlink_takes_a_page)
+{
+	char target[200];
+	struct vnode *a = mk(0, "a"), *vn = NULL, *root = mp[0]->root;
+
+	memset(target, 't', sizeof(target) - 1);
+	target[sizeof(target) - 1] = '\0';
+	cr_assert_eq(tmpfs_set_limits(mp[0], 2, 0), 0);
+	cr_assert_eq(a->ops->write(a, buf, 2 * PG, 0), (long)(2 * PG));
+	cr_assert_eq(root->ops->create(root, "l", S_IFLNK | 0777, 0, target,
+	    0, 0, &vn), -ENOSPC);
+	cr_assert_eq(root->ops->create(root, "s", S_IFLNK | 0777, 0, "short",
+	    0, 0, &vn), 0);
+	vnode_rel(vn);
+	cr_assert_eq(a->ops->setattr(a, &(struct vattr){ .size = PG },
+	    VA_SIZE), 0);
+	cr_assert_eq(root->ops->create(root, "l", S_IFLNK | 0777, 0, target,
+	    0, 0, &vn), 0);
+	vnode_rel(vn);
+	cr_assert_eq(sfs(0).bfree, 0);
+	cr_assert_eq(root->ops->remove(root, "l", false), 0);
+	cr_assert_eq(sfs(0).bfree, 1);
+	vnode_rel(a);
+}
+
+Test(tmpfs_size, full_memory_is_enospc_for_a_mount_enomem_for_a_memfd)
+{
+	struct vnode *m, *a = mk(0, "a");
+	long r;
+
+	cr_assert_eq(tmpfs_unlinked(0600, 0, 0, &m), 0);
+	for (uint64_t off = 0; (r = a->ops->write(a, buf, 16 * PG, off)) > 0;
+	    off += (uint64_t)r)
+		;
+	cr_assert_eq(r, -ENOSPC);
+	cr_assert_eq(a->ops->fallocate(a, 0, 2048 * PG, PG), -ENOSPC);
+	cr_assert_eq(m->ops->write(m, buf, PG, 0), -ENOMEM);
 	vnode_rel(m);
 	vnode_rel(a);
 }

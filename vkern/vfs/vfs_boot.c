@@ -26,6 +26,7 @@
 
 static struct fs_ctx boot_fs;
 static struct proc boot_proc = { .fs = &boot_fs };
+static struct mount *boot_upper;        /* the root overlay's upper layer */
 
 /* Look up path as root, making missing directories on the way. */
 static int
@@ -90,6 +91,7 @@ vfs_boot_root(const char *hostdir, bool overlay)
 	mp = lower;
 	if (overlay) {
 		tmpfs_mount(false, 0755, 0, 0, &upper);
+		boot_upper = upper;
 		vnode_ref(upper->root);
 		vnode_ref(lower->root);
 		overlay_mount(upper->root, lower->root, &mp);
@@ -132,10 +134,23 @@ vfs_boot_bind(const char *hostdir, const char *guestpath, bool rw)
 }
 
 int
-vfs_boot_tmpfs(const char *guestpath)
+vfs_boot_root_size(uint64_t max_pages)
+{
+	if (boot_upper == NULL)
+		return -EINVAL;
+	return tmpfs_set_limits(boot_upper, max_pages, 0);
+}
+
+int
+vfs_boot_tmpfs(const char *guestpath, uint64_t max_pages,
+    uint64_t max_nodes)
 {
 	struct mount *mp;
+	int r;
 
 	tmpfs_mount(false, 01777, 0, 0, &mp);
+	/* An empty tmpfs holds one node and no data: no bound is below. */
+	if ((r = tmpfs_set_limits(mp, max_pages, max_nodes)) < 0)
+		return r;
 	return boot_mount_at(mp, guestpath);
 }

@@ -7,6 +7,7 @@
 #define VK_VFS_BOOT_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 /* The root: the host directory, under a tmpfs overlay when overlay. */
 int vfs_boot_root(const char *hostdir, bool overlay);
@@ -14,7 +15,15 @@ int vfs_boot_root(const char *hostdir, bool overlay);
 /* devfs on /dev, a tmpfs on /dev/shm, procfs on /proc, sysfs on /sys. */
 int vfs_boot_std(void);
 
+/*
+ * Bound the data of the root overlay's upper layer to max_pages pages
+ * (tmpfs_set_limits); -EINVAL when the root is no overlay.
+ */
+int vfs_boot_root_size(uint64_t max_pages);
+
 int vfs_boot_bind(const char *hostdir, const char *guestpath, bool rw);
-int vfs_boot_tmpfs(const char *guestpath);
+/* A tmpfs at guestpath bounded as tmpfs_set_limits() says (0: none). */
+int vfs_boot_tmpfs(const char *guestpath, uint64_t max_pages,
+    uint64_t max_nodes);
 
 #endif

@@ -292,19 +292,41 @@ dir_rename_entry(struct tmpfs_dir *d, struct tmpfs_dirent *de,
  * --- Nodes and their vnodes ---
  */
 
+/*
+ * Whether fs may take one more node, or one more name of a file that
+ * has one: nr_inodes= counts both, as Linux's shmem_link() charges each
+ * hard link an inode.
+ */
+static bool
+fs_name_room(const struct tmpfs_fs *fs)
+{
+	return fs->max_nodes == 0 || fs->nnodes + fs->nextra < fs->max_nodes;
+}
+
+static bool
+symlink_takes_page(const char *target)
+{
+	return strlen(target) + 1 > TMPFS_SYMLINK_PAGE;
+}
+
 static struct tmpfs_node *
 node_make(struct tmpfs_fs *fs, uint32_t mode, uint64_t rdev,
     const char *target, uint32_t uid, uint32_t gid)
 {
-	struct tmpfs_node *np = kmem_alloc(sizeof(*np), KM_ZERO | KM_FS);
+	bool page = S_ISLNK(mode) && symlink_takes_page(target);
+	struct tmpfs_node *np;
 
-	if (np == NULL)
+	if (!fs_name_room(fs) || (page && !tmpfs_fs_room(fs, 1)))
+		return NULL;
+	if ((np = kmem_alloc(sizeof(*np), KM_ZERO | KM_FS)) == NULL)
 		return NULL;
 	if (S_ISLNK(mode) && (np->target = kmem_strdup(target, KM_FS)) ==
 	    NULL) {
 		kmem_free(np, sizeof(*np), KM_FS);
 		return NULL;
 	}
+	if (page)
+		tmpfs_fs_count(fs, 1);
 	np->fs = fs;
 	np->ino = fs->next_ino++;
 	fs->nnodes++;
@@ -337,8 +359,11 @@ node_free(struct tmpfs_node *np)
 		kmem_free(np->dir.htab, np->dir.hsize *
 		    sizeof(*np->dir.htab), KM_FS);
 	}
-	if (S_ISLNK(np->mode))
+	if (S_ISLNK(np->mode)) {
+		if (symlink_takes_page(np->target))
+			tmpfs_fs_count(np->fs, -1);
 		kmem_strfree(np->target, KM_FS);
+	}
 	np->fs->nnodes--;
 	kmem_free(np, sizeof(*np), KM_FS);
 }
@@ -398,6 +423,8 @@ entry_unlink(struct tmpfs_node *dp, struct tmpfs_dirent *de, int64_t now)
 		np->dir.parent = NULL;
 		dp->dir.nsubdirs--;
 	} else {
+		if (np->nlink > 1)
+			np->fs->nextra--;
 		np->nlink--;
 	}
 	np->ctime = now;
@@ -498,7 +525,10 @@ tmpfs_create(struct vnode *dvn, const char *name, uint32_t mode,
 		mode |= S_IFREG;
 	if ((r = create_check_type(mode, target)) < 0)
 		return r;
-	/* A full sandbox is a full tmpfs: ENOSPC, as Linux's shmem. */
+	/*
+	 * A full sandbox is a full tmpfs, and so is one with all the nodes
+	 * nr_inodes= allows: ENOSPC, as Linux's shmem.
+	 */
 	np = node_make(dp->fs, mode & (S_IFMT | 07777), rdev, target, uid,
 	    gid);
 	if (np == NULL)
@@ -539,8 +569,11 @@ tmpfs_link(struct vnode *dvn, const char *name, struct vnode *vn)
 	/* An unlinked file cannot come back (Linux's vfs_link()). */
 	if (np->nlink == 0)
 		return -ENOENT;
+	if (!fs_name_room(np->fs))
+		return -ENOSPC;
 	if ((r = dir_add(&dp->dir, name, (size_t)len, np)) < 0)
 		return r;
+	np->fs->nextra++;
 	np->nlink++;
 	np->ctime = tmpfs_now();
 	dir_changed(dp, np->ctime);
@@ -883,12 +916,26 @@ tmpfs_readlink(struct vnode *vn, char *buf, size_t size)
 	return (long)n;
 }
 
+/*
+ * What all such file systems share (tmpfs_statfs_mem), within this
+ * one's own bounds: the size is the least of size=, --disk and --mem,
+ * free the least free of them, and nr_inodes= is the files.
+ */
 static int
 tmpfs_statfs(struct vnode *vn, struct vfs_statfs *sf)
 {
-	const struct tmpfs_node *np = vn->data;
+	const struct tmpfs_fs *fs = ((const struct tmpfs_node *)vn->data)->fs;
 
-	tmpfs_statfs_mem(sf, np->fs->nnodes);
+	tmpfs_statfs_mem(sf, fs->nnodes);
+	if (fs->max_pages != 0) {
+		sf->blocks = VK_MIN(sf->blocks, fs->max_pages);
+		sf->bfree = sf->bavail = VK_MIN(sf->bfree,
+		    fs->max_pages - fs->npages);
+	}
+	if (fs->max_nodes != 0) {
+		sf->files = fs->max_nodes;
+		sf->ffree = fs->max_nodes - fs->nnodes - fs->nextra;
+	}
 	return 0;
 }
 
@@ -998,6 +1045,21 @@ tmpfs_mount(bool rdonly, uint32_t root_mode, uint32_t uid, uint32_t gid,
 	fs->root = root;
 	mp->root = node_vnode(root, mp);
 	*mpp = mp;
+	return 0;
+}
+
+int
+tmpfs_set_limits(struct mount *mp, uint64_t max_pages, uint64_t max_nodes)
+{
+	struct tmpfs_fs *fs;
+
+	VK_ASSERT(tmpfs_is_tmpfs(mp->root));
+	fs = ((struct tmpfs_node *)mp->root->data)->fs;
+	if ((max_pages != 0 && fs->npages > max_pages) ||
+	    (max_nodes != 0 && fs->nnodes + fs->nextra > max_nodes))
+		return -EINVAL;
+	fs->max_pages = max_pages;
+	fs->max_nodes = max_nodes;
 	return 0;
 }
 

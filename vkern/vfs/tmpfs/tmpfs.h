@@ -39,6 +39,18 @@ int tmpfs_mount(bool rdonly, uint32_t root_mode, uint32_t uid, uint32_t gid,
     struct mount **mpp);
 
 /*
+ * Bound a tmpfs as Linux's size= and nr_inodes= mount options do: the
+ * data of its files to max_pages pages, beyond which writes and
+ * fallocate give -ENOSPC, and its nodes (the root included) to
+ * max_nodes, beyond which making a file, directory or symlink gives
+ * -ENOSPC.  0 is no bound of its own: --mem and --disk still hold.
+ * statfs shows the bounds.  Returns 0, or -EINVAL when the file system
+ * already holds more than a bound.
+ */
+int tmpfs_set_limits(struct mount *mp, uint64_t max_pages,
+    uint64_t max_nodes);
+
+/*
  * Free the whole file system, its RAM pages and mp itself.  Every vnode of
  * it but the root must have been released, and mp must not be (or no
  * longer be) in the mount table: the caller detaches it first.

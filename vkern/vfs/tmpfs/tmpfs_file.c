@@ -159,26 +159,47 @@ pgt_slot(struct tmpfs_file *f, uint64_t idx)
 uint64_t tmpfs_disk_max = UINT64_MAX;
 uint64_t tmpfs_disk_used;
 
-/* Whether n more pages of f fit under --disk. */
+bool
+tmpfs_fs_room(const struct tmpfs_fs *fs, uint64_t n)
+{
+	if (fs->max_pages != 0 && fs->max_pages - fs->npages < n)
+		return false;
+	return !fs->disk || tmpfs_disk_max - tmpfs_disk_used >= n;
+}
+
+void
+tmpfs_fs_count(struct tmpfs_fs *fs, int64_t n)
+{
+	fs->npages += (uint64_t)n;
+	if (fs->disk)
+		tmpfs_disk_used += (uint64_t)n;
+}
+
+/* Whether n more pages of f fit its file system. */
 static bool
 file_pages_room(struct tmpfs_file *f, uint64_t n)
 {
-	const struct tmpfs_node *np = VK_CONTAINER_OF(f, struct tmpfs_node,
-	    reg);
-
-	return !np->fs->disk || tmpfs_disk_max - tmpfs_disk_used >= n;
+	return tmpfs_fs_room(VK_CONTAINER_OF(f, struct tmpfs_node, reg)->fs,
+	    n);
 }
 
 /* f holds n pages more (or fewer), and so its file system. */
 static void
 file_pages_count(struct tmpfs_file *f, int64_t n)
 {
-	const struct tmpfs_node *np = VK_CONTAINER_OF(f, struct tmpfs_node,
-	    reg);
-
 	f->npages += (uint64_t)n;
-	if (np->fs->disk)
-		tmpfs_disk_used += (uint64_t)n;
+	tmpfs_fs_count(VK_CONTAINER_OF(f, struct tmpfs_node, reg)->fs, n);
+}
+
+/*
+ * What running out of RAM for a file's page is: a mounted file system
+ * is full (-ENOSPC, as Linux's tmpfs, which fills at its size first),
+ * a memfd's memory is out (-ENOMEM).
+ */
+static int
+file_ram_full(const struct tmpfs_node *np)
+{
+	return np->fs->disk ? -ENOSPC : -ENOMEM;
 }
 
 static void
@@ -347,7 +368,6 @@ tmpfs_page(struct vnode *vn, uint64_t idx, uint64_t *ramoff)
 {
 	struct tmpfs_node *np = vn->data;
 	uint64_t *slot;
-	int r;
 
 	if (idx >= VK_ROUND_UP(np->size, VK_PAGE_SIZE) / VK_PAGE_SIZE)
 		return -ENXIO;
@@ -355,8 +375,8 @@ tmpfs_page(struct vnode *vn, uint64_t idx, uint64_t *ramoff)
 	if (*slot == VM_NORAM) {
 		if (!file_pages_room(&np->reg, 1))
 			return -ENOSPC;
-		if ((r = vm_ram_alloc(VK_PAGE_SIZE, slot)) < 0)
-			return r;
+		if (vm_ram_alloc(VK_PAGE_SIZE, slot) < 0)
+			return file_ram_full(np);
 		file_pages_count(&np->reg, 1);
 	}
 	*ramoff = *slot;
@@ -586,8 +606,9 @@ tmpfs_seek_hole(struct vnode *vn, uint64_t off, bool data)
 
 /*
  * Copy into the file from off on, allocating pages for holes.  Returns
- * the bytes copied: fewer than len when the RAM file is full (*errp
- * -ENOMEM) or --disk is (-ENOSPC).
+ * the bytes copied: fewer than len when the file system is full (*errp
+ * -ENOSPC: its size, --disk or the RAM file) or a memfd's memory is
+ * (-ENOMEM).
  */
 static size_t
 file_fill(struct tmpfs_node *np, const char *src, size_t len, uint64_t off,
@@ -620,7 +641,7 @@ file_fill(struct tmpfs_node *np, const char *src, size_t len, uint64_t off,
 			break;
 		}
 		if (vm_ram_alloc(VK_PAGE_SIZE, slot) < 0) {
-			*errp = -ENOMEM;
+			*errp = file_ram_full(np);
 			break;
 		}
 		file_pages_count(&np->reg, 1);

@@ -29,6 +29,10 @@ struct tmpfs_fs {
 	struct tmpfs_node *root;
 	uint64_t next_ino;
 	uint64_t nnodes;                /* live nodes, for statfs */
+	uint64_t nextra;                /* names beyond each file's first */
+	uint64_t npages;                /* data pages: files, long symlinks */
+	uint64_t max_pages;             /* size=, in pages; 0: none */
+	uint64_t max_nodes;             /* nr_inodes=; 0: none */
 	unsigned nvnodes;               /* live vnodes, for unmount */
 	bool disk;                      /* its data counts against --disk */
 };
@@ -79,6 +83,18 @@ struct tmpfs_node {
 
 /* tmpfs_file.c: pages of data on file systems counted by --disk. */
 extern uint64_t tmpfs_disk_used;
+
+/*
+ * A symlink target this long or longer takes a page of its file
+ * system's size, as Linux's shmem keeps it in a page, not in the inode
+ * (SHORT_SYMLINK_LEN with its NUL).
+ */
+#define TMPFS_SYMLINK_PAGE 128
+
+/* tmpfs_file.c: whether n more data pages fit fs's size= and --disk. */
+bool tmpfs_fs_room(const struct tmpfs_fs *fs, uint64_t n);
+/* fs holds n data pages more (or fewer). */
+void tmpfs_fs_count(struct tmpfs_fs *fs, int64_t n);
 
 /* tmpfs.c */
 int64_t tmpfs_now(void);
