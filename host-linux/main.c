@@ -55,7 +55,7 @@ struct run_opts {
 	unsigned pids, fds;
 	int64_t timeout_ns, cpu_ns;
 	uint64_t disk;
-	bool strace, stats;
+	bool strace, stats, as_pid_1;
 	enum sandbox_landlock landlock;
 	enum sandbox_userns userns;
 	const char *strace_path;
@@ -83,6 +83,12 @@ usage(FILE *f)
 	    "  --strace[=FILE]    show every guest system call (on stderr, "
 	    "or in FILE)\n"
 	    "  --stats            per-syscall counts and time at exit\n"
+	    "  --as-pid-1         run PROG as pid 1, the sandbox's init "
+	    "(default: as\n"
+	    "                     pid 2 under vkernel's init, which reaps "
+	    "orphans and\n"
+	    "                     passes SIGTERM, SIGINT and SIGHUP on to "
+	    "PROG)\n"
 	    "  --crash-dir DIR    should vkernel itself fail, write a report "
 	    "there (its\n"
 	    "                     error, backtrace, each thread's last "
@@ -280,6 +286,7 @@ parse_run(int argc, char **argv, struct run_opts *o)
 		{ "landlock", required_argument, NULL, 'L' },
 		{ "userns", required_argument, NULL, 'U' },
 		{ "crash-dir", required_argument, NULL, 'K' },
+		{ "as-pid-1", no_argument, NULL, 'I' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -341,6 +348,9 @@ parse_run(int argc, char **argv, struct run_opts *o)
 			break;
 		case 'K':
 			o->crash_dir = optarg;
+			break;
+		case 'I':
+			o->as_pid_1 = true;
 			break;
 		case 'L':
 			o->landlock = (enum sandbox_landlock)parse_mode(
@@ -456,6 +466,7 @@ boot(const struct run_opts *o, struct vk_error **err)
 		.timeout_ns = o->timeout_ns,
 		.cpu_ns = o->cpu_ns,
 		.disk = o->disk,
+		.as_pid_1 = o->as_pid_1,
 	};
 	bool rw[MAX_MOUNTS + 1];
 	const char *why;

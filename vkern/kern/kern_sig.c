@@ -371,6 +371,9 @@ sig_post(struct thread *td, int signo, const uint8_t info[128], unsigned how)
 	uint64_t bit = SIGBIT(signo);
 	int r;
 
+	/* vkernel's init runs no code that could take it (proc.c). */
+	if (p->kproc)
+		return 0;
 	if ((how & SIGPOST_FORCE) && ((td->sigmask & bit) ||
 	    p->sighand->act[signo - 1].handler == (uint64_t)(uintptr_t)SIG_IGN)) {
 		td->sigmask &= ~bit;
