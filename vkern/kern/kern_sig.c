@@ -534,8 +534,9 @@ sig_act(struct thread *td, int sig, const uint8_t info[128])
 	td->has_saved_mask = false;
 	td->sigmask |= sa->mask | ((sa->flags & SA_NODEFER) ? 0 : SIGBIT(sig));
 	td->sigmask &= ~SIG_UNBLOCKABLE;
+	/* Only the handler goes back to SIG_DFL (the flags and mask stay). */
 	if (sa->flags & SA_RESETHAND)
-		*sa = (struct sigact){ 0 };
+		sa->handler = (uint64_t)(uintptr_t)SIG_DFL;
 	return true;
 }
 
