@@ -68,7 +68,7 @@ struct run_opts {
 	uint64_t disk;
 	struct fs_size upper_size;
 	uint64_t upper_pages;           /* upper_size in pages; 0: none */
-	bool strace, stats, quiet;
+	bool strace, stats, quiet, as_pid_1;
 	enum sandbox_landlock landlock;
 	enum sandbox_userns userns;
 	const char *strace_path;
@@ -101,6 +101,12 @@ usage(FILE *f)
 	    "(unsupported\n"
 	    "                     calls and the like) to FILE, not stderr\n"
 	    "  --quiet            do not say those things at all\n"
+	    "  --as-pid-1         run PROG as pid 1, the sandbox's init "
+	    "(default: as\n"
+	    "                     pid 2 under vkernel's init, which reaps "
+	    "orphans and\n"
+	    "                     passes SIGTERM, SIGINT and SIGHUP on to "
+	    "PROG)\n"
 	    "  --crash-dir DIR    should vkernel itself fail, write a report "
 	    "there (its\n"
 	    "                     error, backtrace, each thread's last "
@@ -406,6 +412,7 @@ parse_run(int argc, char **argv, struct run_opts *o)
 		{ "crash-dir", required_argument, NULL, 'K' },
 		{ "log", required_argument, NULL, 'l' },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "as-pid-1", no_argument, NULL, 'I' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -478,6 +485,9 @@ parse_run(int argc, char **argv, struct run_opts *o)
 			break;
 		case 'q':
 			o->quiet = true;
+			break;
+		case 'I':
+			o->as_pid_1 = true;
 			break;
 		case 'L':
 			o->landlock = (enum sandbox_landlock)parse_mode(
@@ -596,6 +606,7 @@ boot(const struct run_opts *o, struct vk_error **err)
 		.timeout_ns = o->timeout_ns,
 		.cpu_ns = o->cpu_ns,
 		.disk = o->disk,
+		.as_pid_1 = o->as_pid_1,
 	};
 	bool rw[MAX_MOUNTS + 1];
 	const char *why;

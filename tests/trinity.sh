@@ -3,23 +3,24 @@
 # guest may fail as it likes, but vkernel must neither die nor hang.
 # Usage: trinity.sh VKERNEL SECONDS SEED [MIN_CALLS]
 #
-# trinity runs as guest uid 65534 under a shell of guest root's, pid 1,
-# that only waits for it.  After SECONDS vkernel gets SIGINT, which it
-# passes to pid 1's group: trinity stops and says how many calls it made.
+# trinity runs as guest uid 65534 under a shell of guest root's, the
+# command, that only waits for it.  After SECONDS vkernel gets SIGINT,
+# which it passes to the command's group: trinity stops and says how many
+# calls it made.
 # Fails when vkernel is still there 60 s later (a hang), when it exits
 # other than 0 (125: its own crash, with the report printed), or when
 # trinity made fewer than MIN_CALLS calls (default 1000).  Prints
 # "trinity: SEED: N calls".
 #
-# pid 1 says how trinity ended and exits 0 itself, so that a status
-# other than 0 is vkernel's or init's, never trinity's.  trinity may die
+# The command says how trinity ended and exits 0 itself, so that a
+# status other than 0 is vkernel's or the shell's, never trinity's.  trinity may die
 # by its own doing (its children fuzz signals and fds it shares with
 # them): then its calls are counted from its progress lines, one each
 # 10,000 calls, and the run passes if they are enough.
 #
-# Why pid 1 is root's: trinity's children aim at pid 1 (pidfd_open(1),
-# kill(1), prlimit64(1) of RLIMIT_CPU), natively the host's init and out
-# of their reach.  The sandbox's init would be theirs to reach, as a
+# Why the command is root's: trinity's children aim at pids 1 and 2
+# (pidfd_open, kill, prlimit64 of RLIMIT_CPU), natively the host's init
+# and out of their reach.  The sandbox's would be theirs to reach, as a
 # container's would, were it of their uid: RLIMIT_CPU 0 kills any
 # process.  Run by an ordinary user, vkernel's guest is that user alone,
 # and a child's prlimit64 can end the run early.

@@ -371,7 +371,7 @@ fz_syscall(struct plat_thread *pt, struct plat_event *ev)
 static int
 fz_end(struct plat_event *ev)
 {
-	struct proc *init = proc_init();
+	struct proc *init = kern_command();
 
 	*ev = (struct plat_event){ .kind = PLAT_EV_GONE,
 	    .cookie = init->threads, .fd = -1 };

@@ -3,10 +3,12 @@
  * processes may send it only the signals it has a handler for; the rest,
  * SIGKILL and SIGSTOP too, are dropped, the call succeeding (kill, a
  * process group, tgkill, rt_sigqueueinfo, rt_tgsigqueueinfo,
- * pidfd_send_signal).  A signal it handles comes.  Must run as pid 1
+ * pidfd_send_signal).  A signal it handles comes; clone(CLONE_PARENT)
+ * is EINVAL to it.  Must run as pid 1
  * (inside vkernel, or natively as "unshare --pid --fork"); "nobody" runs
  * the checks as uid 65534.
  */
+#include <sched.h>
 #include <sys/wait.h>
 
 #include "guest.h"
@@ -80,6 +82,9 @@ main(int argc, char **argv)
 			signal(sigs[i], SIG_DFL);
 		check_dropped(sigs[i]);
 	}
+	/* Init makes no siblings, which nobody would reap. */
+	CHECK_ERR(syscall(SYS_clone, CLONE_PARENT | SIGCHLD, 0, NULL, NULL, 0),
+	    EINVAL);
 	/* A handled signal comes. */
 	signal(SIGUSR1, on_usr1);
 	pid = fork();

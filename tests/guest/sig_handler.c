@@ -2,7 +2,8 @@
  * Verifies signal delivery to handlers: raise, kill, tgkill and sigqueue run
  * the handler before they return, with the right siginfo and ucontext; the
  * handler's mask adds the signal (unless SA_NODEFER) and sa_mask, and is
- * undone after; SA_RESETHAND resets the action, and nested signals run
+ * undone after; SA_RESETHAND resets the handler but keeps the flags and
+ * mask, and nested signals run
  * inside the handler or after it as the mask says.
  */
 #include <signal.h>
@@ -206,6 +207,34 @@ test_resethand(void)
 	CHECK_EQ(pending(), 0);
 }
 
+/*
+ * SA_RESETHAND resets the handler alone: an SA_SIGINFO handler gets its
+ * siginfo, and the action keeps its flags and mask, as Linux's.
+ */
+static void
+test_resethand_info(void)
+{
+	struct sigaction sa, old;
+
+	reset();
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = on_info;
+	sa.sa_flags = SA_SIGINFO | SA_RESETHAND;
+	sigemptyset(&sa.sa_mask);
+	sigaddset(&sa.sa_mask, SIGUSR2);
+	CHECK_OK(sigaction(SIGURG, &sa, NULL));
+	CHECK_OK(sigqueue(getpid(), SIGURG, (union sigval){ .sival_int = 7 }));
+	CHECK_EQ(hits[SIGURG], 1);
+	CHECK_EQ(rec.signo, SIGURG);
+	CHECK_EQ(rec.value, 7);
+	memset(&old, 0x55, sizeof(old));
+	CHECK_OK(sigaction(SIGURG, NULL, &old));
+	CHECK(old.sa_handler == SIG_DFL, "SA_RESETHAND left SIG_DFL");
+	CHECK_EQ(old.sa_flags & (SA_SIGINFO | SA_RESETHAND),
+	    SA_SIGINFO | SA_RESETHAND);
+	CHECK(sigismember(&old.sa_mask, SIGUSR2) == 1, "sa_mask kept");
+}
+
 static void
 test_nested(void)
 {
@@ -249,6 +278,7 @@ main(void)
 	test_siginfo();
 	test_handler_mask();
 	test_resethand();
+	test_resethand_info();
 	test_nested();
 	return guest_done();
 }

@@ -1,8 +1,10 @@
 /*
  * kill's targets: one process, the caller's group, another group, and -1,
  * which reaches every process but init and the caller; bad signals and
- * pids give Linux's errors.  The -1 case runs only as pid 1 (inside the
- * vkernel, or a pid namespace), since natively it would signal the host.
+ * pids give Linux's errors; SIGCONT goes to anyone in the session.  The
+ * -1 case runs only as pid 1 or as the command under vkernel's init
+ * (inside the vkernel, or a pid namespace), since natively it would
+ * signal the host.
  */
 #include <fcntl.h>
 #include <signal.h>
@@ -106,6 +108,27 @@ check_zombie(const void *unused)
 	CHECK_ERR(kill(-pid, 0), ESRCH);
 }
 
+/*
+ * kill(2): an unprivileged process may send SIGCONT to any process of its
+ * session, another user's too, but nothing else, and not from a session
+ * of its own.
+ */
+static void
+check_cont(const void *arg)
+{
+	pid_t root = *(const pid_t *)arg, pid;
+	int st;
+
+	CHECK_OK(kill(root, SIGCONT));
+	CHECK_ERR(kill(root, SIGWINCH), EPERM);
+	if ((pid = fork()) == 0)
+		_exit(setsid() < 0 ? 2 : kill(root, SIGCONT) == 0 ? 1 :
+		    errno == EPERM ? 0 : 3);
+	CHECK_EQ(waitpid(pid, &st, 0), pid);
+	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+	    "SIGCONT from another session: status %#x", st);
+}
+
 /* kill(0) reaches the caller's group, kill(-pgid) another group. */
 static void
 check_groups(int p[2])
@@ -127,7 +150,7 @@ check_groups(int p[2])
 
 /*
  * kill(-1) from a child: the other child gets it, init and the caller do
- * not.
+ * not; this process does unless it is init.
  */
 static void
 check_all(int p[2])
@@ -144,13 +167,14 @@ check_all(int p[2])
 	CHECK_EQ(waitpid(sender, &st, 0), sender);
 	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0, "sender status %#x", st);
 	CHECK_EQ(reports(p[0]), 1);
-	CHECK_EQ(hits[SIGUSR1], 0);
+	CHECK_EQ(hits[SIGUSR1], getpid() == 1 ? 0 : 1);
 	reap(other);
 }
 
 int
 main(void)
 {
+	pid_t me;
 	int p[2];
 
 	/* kill(0) must reach no one outside the test. */
@@ -161,9 +185,12 @@ main(void)
 	check_errors();
 	check_zombie(NULL);
 	guest_as_nobody(check_zombie, NULL);
+	me = getpid();
+	guest_as_nobody(check_cont, &me);
 	CHECK(signal(SIGUSR1, on_plain) != SIG_ERR, "signal");
 	check_groups(p);
-	if (getpid() == 1) {
+	/* pid 1, or the command under vkernel's init: the sandbox is ours. */
+	if (getpid() == 1 || (getpid() == 2 && getppid() == 1)) {
 		hits[SIGUSR1] = 0;
 		check_all(p);
 	}

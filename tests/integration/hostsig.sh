@@ -1,6 +1,6 @@
 #!/bin/bash
 # Signals sent to vkernel itself reach the guest: SIGINT to the guest's
-# foreground group (a bash trap runs), SIGTERM to pid 1 (its default
+# foreground group (a bash trap runs), SIGTERM to the command (its default
 # action ends the sandbox, status 143), and a second SIGTERM ends a guest
 # that ignores the first (status 137).  Usage: hostsig.sh VKERNEL CASE
 set -u

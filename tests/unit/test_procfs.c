@@ -282,15 +282,41 @@ Test(procfs, status_has_name_ids_and_state)
 	free(s);
 }
 
+/* A thread waiting in a system call sleeps; runnable, it runs. */
 Test(procfs, status_of_another_process_is_sleeping)
 {
+	struct proc *o = mkproc("other");
 	char *s;
 
-	mkproc("other");
+	o->main->state = TD_PARKED;
 	s = cat("2/status");
 	cr_assert_not_null(strstr(s, "Name:\tother\n"));
 	cr_assert_not_null(strstr(s, "\nState:\tS (sleeping)\n"));
 	free(s);
+	s = cat("2/task/2/stat");
+	cr_assert_eq(strncmp(s, "2 (other) S ", 12), 0, "%s", s);
+	free(s);
+	o->main->state = TD_RUNNABLE;
+	s = cat("2/stat");
+	cr_assert_eq(strncmp(s, "2 (other) R ", 12), 0, "%s", s);
+	free(s);
+}
+
+/* A stopped process's threads are all T, whatever each was doing. */
+Test(procfs, stat_of_a_stopped_process_is_t)
+{
+	struct proc *o = mkproc("other");
+	char *s;
+
+	o->main->state = TD_PARKED;
+	o->stopped = true;
+	s = cat("2/stat");
+	cr_assert_eq(strncmp(s, "2 (other) T ", 12), 0, "%s", s);
+	free(s);
+	s = cat("2/status");
+	cr_assert_not_null(strstr(s, "\nState:\tT (stopped)\n"), "%s", s);
+	free(s);
+	o->stopped = false;
 }
 
 Test(procfs, status_shows_signal_sets_and_root_caps)

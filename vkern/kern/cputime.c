@@ -51,7 +51,8 @@ cpu_count(struct thread *td, const struct kcount *k)
 int64_t
 cpu_proc_ns(const struct proc *p, int64_t *userp)
 {
-	if (p->vm == NULL) {
+	/* A zombie, or vkernel's init, which runs no guest code. */
+	if (p->vm == NULL || p->vm->space == NULL) {
 		if (userp != NULL)
 			*userp = p->exit_ru.user;
 		return p->exit_ru.user + p->exit_ru.sys;
@@ -62,6 +63,11 @@ cpu_proc_ns(const struct proc *p, int64_t *userp)
 int64_t
 cpu_thread_ns(const struct thread *td, int64_t *userp)
 {
+	if (td->pt == NULL) {    /* vkernel's init's */
+		if (userp != NULL)
+			*userp = 0;
+		return td->kc.ktime;
+	}
 	return plat_thread_cputime(td->pt, userp) + td->kc.ktime;
 }
 
@@ -112,7 +118,7 @@ ru_self(struct proc *p, struct kru *ru)
 {
 	int64_t user, ns;
 
-	if (p->vm == NULL) {
+	if (p->vm == NULL || p->vm->space == NULL) {
 		*ru = p->exit_ru;
 		return;
 	}

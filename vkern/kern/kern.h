@@ -34,6 +34,7 @@ struct kern_config {
 	int64_t timeout_ns;    /* --timeout: wall clock */
 	int64_t cpu_ns;        /* --cpu-time: CPU time of all processes */
 	uint64_t disk;         /* --disk: bytes of overlay and tmpfs data */
+	bool as_pid_1;         /* --as-pid-1: the command is init itself */
 };
 
 /* The sandbox's processes plus threads when the config says nothing. */
@@ -50,7 +51,7 @@ enum kern_limit {
 
 /* How the sandbox ended. */
 struct kern_result {
-	int status;            /* pid 1's wait status */
+	int status;            /* the command's wait status */
 	enum kern_limit limit;
 	bool limit_killed;     /* the limit's SIGKILL came */
 };
@@ -67,13 +68,14 @@ int64_t kern_boot_ns(void);
 const struct kern_config *kern_cfg(void);
 
 /*
- * Start pid 1 running path.  On failure returns -errno and, for
+ * Start the command running path: pid 2 under vkernel's init, or pid 1
+ * with config.as_pid_1.  On failure returns -errno and, for
  * -ENOEXEC, sets *whyp to what is wrong with the file.
  */
 int kern_start(const char *path, char *const argv[], char *const envp[],
     const char **whyp);
 
-/* Run the guest until pid 1 is gone.  Returns how it ended. */
+/* Run the guest until the command is gone.  Returns how it ended. */
 struct kern_result kern_run(void);
 
 /* Write the --stats table to the log. */
@@ -279,7 +281,10 @@ long kern_openat(struct thread *td, int dirfd, const char *path,
 /* sys_proc.c */
 void kern_exit_group(struct thread *td, int status);
 
-/* The process table until fork: pid 1 and nothing else. */
-struct proc *proc_init(void);
+/*
+ * The command vkernel runs, whose end is the sandbox's: pid 2 under
+ * vkernel's init, or pid 1 itself with --as-pid-1 (kern_boot.c).
+ */
+struct proc *kern_command(void);
 
 #endif

@@ -4,8 +4,23 @@
  * The kernel is one thread running one loop: resume every runnable guest
  * thread, wait for the platform's next event (or the earliest deadline of
  * a parked thread), handle it, repeat.  Handling an event never blocks:
- * whatever must wait is parked (sched.c).  The loop ends when pid 1 is
- * gone; its wait status is the sandbox's.
+ * whatever must wait is parked (sched.c).  The loop ends when the command
+ * is gone; its wait status is the sandbox's.
+ *
+ * The command runs as pid 2 under an init of vkernel's, as bwrap's and
+ * `docker run --init`'s: a process that reaps the orphans reparented to
+ * it, passes SIGTERM, SIGINT and SIGHUP from the host on to the command,
+ * and ends with it, so that a program that takes getppid() == 1 for "my
+ * parent died" is right, and one that is no init need not act as one.
+ * That init is no guest program but a process of the kernel's own, as a
+ * Linux kernel thread is (proc_create_init): no stub to start, no code a
+ * guest could see, trace or take over, nothing in the guest's files, and
+ * it costs nothing while it waits.  Its work is done where the events
+ * are: an orphan's end frees it at once (proc_notify_parent), a host
+ * signal goes to the command (kern_hostsig), and the command's end ends
+ * the loop.  --as-pid-1 runs the command itself as pid 1, as a container
+ * runtime wants; it is then the sandbox's init, with init's protection
+ * from signals (sig_send_dropped) and the orphans for its own.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -29,7 +44,7 @@
 #include "vkern/vm/vm_ram.h"
 
 static struct kern_config config;
-static struct proc *initproc;
+static struct proc *cmdproc;
 
 void
 kern_init(const struct kern_config *cfg)
@@ -51,12 +66,12 @@ kern_cfg(void)
 }
 
 struct proc *
-proc_init(void)
+kern_command(void)
 {
-	return initproc;
+	return cmdproc;
 }
 
-/* pid 1 starts where vkernel was started, when the guest has it. */
+/* The command starts where vkernel was started, when the guest has it. */
 static void
 start_cwd(struct proc *p)
 {
@@ -111,19 +126,39 @@ start_path(struct proc *p, const char *name, char *const envp[], char *out,
 	snprintf(out, size, "%s", name);
 }
 
+/* Undo what kern_start made: p, then init if there is one. */
+static void
+kern_start_undo(struct proc *p, struct proc *init)
+{
+	if (p != NULL) {
+		proc_exit(p, 0);
+		proc_free(p);
+	}
+	if (init != NULL) {
+		proc_exit(init, 0);
+		proc_free(init);
+	}
+}
+
 int
 kern_start(const char *name, char *const argv[], char *const envp[],
     const char **whyp)
 {
 	struct strvec av = { 0 }, ev = { 0 };
 	char path[VK_PATH_MAX];
-	struct proc *p;
+	struct proc *init = NULL, *p;
 	int r;
 
 	*whyp = NULL;
 	kmem_mark();
-	if ((r = proc_create(&p)) < 0)
+	if (!config.as_pid_1 && (r = proc_create_init(&init)) < 0)
 		return r;
+	if ((r = proc_create(&p)) < 0) {
+		kern_start_undo(NULL, init);
+		return r;
+	}
+	if (init != NULL)
+		p->ppid = init->pid;
 	start_cwd(p);
 	start_path(p, name, envp, path, sizeof(path));
 	for (size_t i = 0; argv[i] != NULL; i++)
@@ -134,11 +169,10 @@ kern_start(const char *name, char *const argv[], char *const envp[],
 	strvec_free(&av);
 	strvec_free(&ev);
 	if (r < 0) {
-		proc_exit(p, 0);
-		proc_free(p);
+		kern_start_undo(p, init);
 		return r;
 	}
-	initproc = p;
+	cmdproc = p;
 	sched_setrun(p->main);
 	return 0;
 }
@@ -180,9 +214,10 @@ sig_fault(struct thread *td, int signo, int code, uint64_t addr)
 /*
  * A signal the host sent vkernel: SIGINT, SIGQUIT, SIGTSTP and SIGWINCH
  * are the terminal's (its keys, a resize) and go to the guest terminal's
- * foreground group, or to pid 1's group when there is no terminal;
- * SIGTERM and SIGHUP go to pid 1; a second SIGTERM ends the sandbox at
- * once.
+ * foreground group, or to the command's group when there is no terminal;
+ * SIGTERM and SIGHUP go to the command, as init passes them on (or as
+ * the kernel's own to a command that is pid 1); a second SIGTERM ends the
+ * sandbox at once.
  */
 static void
 kern_hostsig(int sig)
@@ -193,14 +228,14 @@ kern_hostsig(int sig)
 
 	sig_info_user(info, sig, SI_KERNEL, 0, 0);
 	if (sig == SIGTERM && ++nterm > 1) {
-		proc_kill_sig(initproc, SIGKILL, false);
+		proc_kill_sig(cmdproc, SIGKILL, false);
 		return;
 	}
 	if (sig == SIGTERM || sig == SIGHUP) {
-		sig_post(initproc->main, sig, info, 0);
+		sig_post(cmdproc->main, sig, info, 0);
 		return;
 	}
-	sig_post_pgrp(pgid < 0 ? initproc->pgid : pgid, sig, info);
+	sig_post_pgrp(pgid < 0 ? cmdproc->pgid : pgid, sig, info);
 }
 
 /*
@@ -278,9 +313,9 @@ kern_run(void)
 	struct plat_event ev;
 	struct thread *td;
 
-	VK_ASSERT(initproc != NULL);
+	VK_ASSERT(cmdproc != NULL);
 	limit_start(plat_clock_ns(CLOCK_MONOTONIC));
-	while (!initproc->exiting) {
+	while (!cmdproc->exiting) {
 		int64_t deadline;
 
 		while ((td = sched_next_runnable()) != NULL) {
@@ -290,7 +325,7 @@ kern_run(void)
 			if (plat_thread_run(td->pt) < 0)
 				proc_kill_sig(td->proc, SIGKILL, false);
 		}
-		if (initproc->exiting)
+		if (cmdproc->exiting)
 			break;
 		deadline = kern_next_deadline();
 		/* The host gets freed memory back before the kernel sleeps. */
@@ -309,9 +344,9 @@ kern_run(void)
 			limit_expire(now);
 		}
 	}
-	res.status = initproc->exit_status;
+	res.status = cmdproc->exit_status;
 	limit_result(&res);
-	/* pid 1 is gone: so is the sandbox, and everything left in it. */
+	/* The command is gone: so are init, the sandbox and all in it. */
 	for (struct proc *p = proc_first(); p != NULL; p = p->next)
 		proc_exit(p, SIGKILL);
 	while (proc_first() != NULL)
@@ -320,6 +355,6 @@ kern_run(void)
 	proc_reap_orphans();
 	sysring_gone_free();
 	kmem_check();
-	initproc = NULL;
+	cmdproc = NULL;
 	return res;
 }

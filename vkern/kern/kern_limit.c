@@ -51,7 +51,10 @@ limit_proc_gone(const struct proc *p)
 	lim.cpu_gone += cpu_proc_ns(p, NULL);
 }
 
-/* signo to every guest process not yet exiting; SIGKILL ends them. */
+/*
+ * signo to every guest process not yet exiting; SIGKILL ends them.
+ * vkernel's init, which runs nothing, ends with the command.
+ */
 static void
 limit_signal_all(int signo)
 {
@@ -59,7 +62,7 @@ limit_signal_all(int signo)
 
 	sig_info_user(info, signo, SI_KERNEL, 0, 0);
 	for (struct proc *p = proc_first(); p != NULL; p = p->next) {
-		if (p->exiting)
+		if (p->exiting || p->kproc)
 			continue;
 		if (signo == SIGKILL)
 			proc_kill_sig(p, SIGKILL, false);

@@ -396,6 +396,9 @@ sig_post(struct thread *td, int signo, const uint8_t info[128], unsigned how)
 	uint64_t bit = SIGBIT(signo);
 	int r;
 
+	/* vkernel's init runs no code that could take it (proc.c). */
+	if (p->kproc)
+		return 0;
 	if ((how & SIGPOST_FORCE) && ((td->sigmask & bit) ||
 	    p->sighand->act[signo - 1].handler == (uint64_t)(uintptr_t)SIG_IGN)) {
 		td->sigmask &= ~bit;
@@ -556,8 +559,9 @@ sig_act(struct thread *td, int sig, const uint8_t info[128])
 	td->has_saved_mask = false;
 	td->sigmask |= sa->mask | ((sa->flags & SA_NODEFER) ? 0 : SIGBIT(sig));
 	td->sigmask &= ~SIG_UNBLOCKABLE;
+	/* Only the handler goes back to SIG_DFL (the flags and mask stay). */
 	if (sa->flags & SA_RESETHAND)
-		*sa = (struct sigact){ 0 };
+		sa->handler = (uint64_t)(uintptr_t)SIG_DFL;
 	return true;
 }
 

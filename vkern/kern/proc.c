@@ -97,7 +97,25 @@ proc_default_limits(struct proc *p)
 	p->rlim[RLIMIT_RTPRIO] = (struct rlim64){ 0, 0 };
 }
 
-/* The first process's files: the console as fds 0-2, the VFS's root. */
+/* A first process's root, working directory, umask and signal actions. */
+static void
+proc_init_fs(struct proc *p)
+{
+	p->fs = vk_xcalloc(1, sizeof(*p->fs));
+	p->fs->refs = 1;
+	p->fs->root = vfs_root();
+	if (p->fs->root != NULL) {
+		vnode_ref(p->fs->root);
+		vnode_ref(p->fs->root);
+	}
+	p->fs->cwd = p->fs->root;
+	p->fs->cwd_path = strdup("/");
+	p->fs->umask = 022;
+	p->sighand = vk_xcalloc(1, sizeof(*p->sighand));
+	p->sighand->refs = 1;
+}
+
+/* The command's files: the console as fds 0-2. */
 static void
 proc_init_files(struct proc *p)
 {
@@ -112,18 +130,7 @@ proc_init_files(struct proc *p)
 			tty_set_ctty(p);
 		fd_install(p->fdt, fd, fp, false, 3);
 	}
-	p->fs = vk_xcalloc(1, sizeof(*p->fs));
-	p->fs->refs = 1;
-	p->fs->root = vfs_root();
-	if (p->fs->root != NULL) {
-		vnode_ref(p->fs->root);
-		vnode_ref(p->fs->root);
-	}
-	p->fs->cwd = p->fs->root;
-	p->fs->cwd_path = strdup("/");
-	p->fs->umask = 022;
-	p->sighand = vk_xcalloc(1, sizeof(*p->sighand));
-	p->sighand->refs = 1;
+	proc_init_fs(p);
 }
 
 struct thread *
@@ -327,7 +334,8 @@ proc_vm_rel(struct proc *p)
 	}
 	if (--m->refs > 0)
 		return;
-	plat_space_destroy(m->space);
+	if (m->space != NULL)
+		plat_space_destroy(m->space);
 	vm_map_destroy(m);
 	kmem_free(m, sizeof(*m), 0);
 }
@@ -358,23 +366,16 @@ proc_vm_unshare(struct thread *td)
 	return 0;
 }
 
-int
-proc_create(struct proc **pp)
+/*
+ * What a process that nobody forked starts with: the next pid (1 in a new
+ * sandbox), a session and group of its own, the guest's credentials and
+ * the default limits.
+ */
+static void
+proc_first_setup(struct proc *p, struct thread *td)
 {
-	struct proc *p = kmem_alloc(sizeof(*p), KM_ZERO);
-	struct thread *td = p != NULL ? thread_alloc(p) : NULL;
 	const struct kern_config *cfg = kern_cfg();
-	struct plat_space_info info;
-	struct plat_space *sp;
-	int r = -ENOMEM;
 
-	if (td == NULL || (r = plat_space_create(td, &td->ctx, &sp, &td->pt,
-	    &info)) < 0) {
-		if (td != NULL)
-			thread_free(td);
-		kmem_free(p, sizeof(*p), 0);
-		return r;
-	}
 	/* A sandbox whose processes are all gone starts again from pid 1. */
 	if (allproc == NULL)
 		nextpid = 1;
@@ -386,11 +387,30 @@ proc_create(struct proc **pp)
 		cfg->uid, cfg->uid, cfg->uid, cfg->uid,
 		cfg->gid, cfg->gid, cfg->gid, cfg->gid,
 	};
-	proc_init_files(p);
 	proc_default_limits(p);
 	p->start_ns = (uint64_t)plat_clock_ns(1);
 	p->itimer_deadline = -1;
 	cpu_timers_init(p);
+}
+
+int
+proc_create(struct proc **pp)
+{
+	struct proc *p = kmem_alloc(sizeof(*p), KM_ZERO);
+	struct thread *td = p != NULL ? thread_alloc(p) : NULL;
+	struct plat_space_info info;
+	struct plat_space *sp;
+	int r = -ENOMEM;
+
+	if (td == NULL || (r = plat_space_create(td, &td->ctx, &sp, &td->pt,
+	    &info)) < 0) {
+		if (td != NULL)
+			thread_free(td);
+		kmem_free(p, sizeof(*p), 0);
+		return r;
+	}
+	proc_first_setup(p, td);
+	proc_init_files(p);
 	p->vm = vm_alloc(sp, VM_MIN_ADDR,
 	    VK_MIN(info.reserved_start, ARCH_TASK_SIZE));
 	p->vdso_base = info.vdso_base;
@@ -404,6 +424,42 @@ proc_create(struct proc **pp)
 	return 0;
 }
 
+/*
+ * vkernel's init is a process of the kernel's own, as a Linux kernel
+ * thread is: no stub, no guest code, an empty address space (no
+ * platform space behind it), no files, no handlers.  Its one thread
+ * sleeps for ever and is on no queue.  What init does, reaping orphans
+ * and passing the host's signals to the command, the kernel does for it
+ * (proc_notify_parent, kern_hostsig); from inside the sandbox it takes no
+ * signal at all, as a Linux init without handlers takes none
+ * (sig_send_dropped), and the kernel sends it none (sig_post).
+ */
+int
+proc_create_init(struct proc **pp)
+{
+	struct proc *p = kmem_alloc(sizeof(*p), KM_ZERO);
+	struct thread *td = p != NULL ? thread_alloc(p) : NULL;
+
+	if (td == NULL) {
+		kmem_free(p, sizeof(*p), 0);
+		return -ENOMEM;
+	}
+	/* It makes no calls: no ring of them for a crash report. */
+	kmem_free(td->ring, sizeof(*td->ring), 0);
+	td->ring = NULL;
+	proc_first_setup(p, td);
+	p->kproc = true;
+	td->state = TD_PARKED;
+	td->wait.deadline = -1;
+	thread_set_comm(td, "vkernel-init", 12);
+	p->fdt = fdt_alloc();
+	proc_init_fs(p);
+	p->vm = vm_alloc(NULL, VM_MIN_ADDR, VM_MIN_ADDR);
+	proc_link(p);
+	*pp = p;
+	return 0;
+}
+
 /* Tell the parent: SIGCHLD (or the clone exit signal) and a wake-up. */
 static void
 proc_notify_parent(struct proc *p, int status)
@@ -412,8 +468,13 @@ proc_notify_parent(struct proc *p, int status)
 	uint8_t info[128];
 	int code, st;
 
-	if (pp == NULL || pp->exiting) {
-		p->reaped_by_host = p->pid != 1;
+	/*
+	 * No one waits for an orphan whose parent is gone, and vkernel's
+	 * init reaps its children as they end; but the command's status the
+	 * kernel takes as the sandbox's (kern_run).
+	 */
+	if (pp == NULL || pp->exiting || pp->kproc) {
+		p->reaped_by_host = p != kern_command();
 		return;
 	}
 	if (pp->sighand->act[SIGCHLD - 1].handler == (uint64_t)(uintptr_t)SIG_IGN ||

@@ -201,6 +201,7 @@ struct proc {
 	int ngroups;
 	struct fdtable *fdt;          /* shared (CLONE_FILES) */
 	struct fs_ctx *fs;            /* shared (CLONE_FS) */
+	bool kproc;                   /* vkernel's init: no guest code */
 	bool exiting;
 	bool reaped_by_host;          /* no parent will wait: free at once */
 	bool vfork_done;              /* a vfork child exec'd or exited */
@@ -240,6 +241,13 @@ struct proc *proc_find(int pid);
 
 /* Create process pid with one thread and its platform space. */
 int proc_create(struct proc **pp);
+
+/*
+ * Create vkernel's init, pid 1 of a new sandbox: a process of the
+ * kernel's own with no platform space (see proc.c).  Returns 0 with *pp
+ * set, or -ENOMEM.
+ */
+int proc_create_init(struct proc **pp);
 
 /* End a process: kill its stub, free its memory.  status is a wait status. */
 void proc_exit(struct proc *p, int status);

@@ -247,8 +247,16 @@ execve_user(struct thread *td, int dirfd, uaddr_t upath, uaddr_t uargv,
 	else if ((r = execveat_path(td, dirfd, path, flags)) < 0)
 		;
 	else if ((r = strvec_in(td, uargv, &argv)) == 0 &&
-	    (r = strvec_in(td, uenvp, &envp)) == 0)
+	    (r = strvec_in(td, uenvp, &envp)) == 0) {
+		/*
+		 * No argv at all: the program gets argc 1 and an empty
+		 * argv[0], as from Linux 5.18, which code that takes argv[1]
+		 * for the first argument expects.
+		 */
+		if (argv.n == 0)
+			strvec_insert(&argv, 0, "");
 		r = kern_execve(td, path, &argv, &envp, true, &why);
+	}
 	strvec_free(&argv);
 	strvec_free(&envp);
 	free(path);

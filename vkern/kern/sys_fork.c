@@ -30,7 +30,7 @@
 #define CLONE_SUPPORTED (CLONE_VM | CLONE_VFORK | CLONE_PARENT_SETTID | \
     CLONE_CHILD_SETTID | CLONE_CHILD_CLEARTID | CLONE_SETTLS | \
     CLONE_FS | CLONE_FILES | CLONE_SIGHAND | CLONE_SYSVSEM | \
-    CLONE_CLEAR_SIGHAND | CLONE_THREAD)
+    CLONE_CLEAR_SIGHAND | CLONE_THREAD | CLONE_PARENT)
 
 struct clone_req {
 	uint64_t flags;
@@ -115,6 +115,12 @@ kern_clone(struct thread *td, const struct clone_req *cr)
 	/* Checked before anything is made, so that no child is left. */
 	if ((cr->flags & CLONE_SETTLS) && !arch_segbase_ok(cr->tls))
 		return -EPERM;
+	/*
+	 * Init makes no siblings of its own, which nobody would reap
+	 * (Linux's copy_process() refuses CLONE_PARENT to any init).
+	 */
+	if ((cr->flags & CLONE_PARENT) && td->proc->pid == 1)
+		return -EINVAL;
 	if (cr->flags & CLONE_THREAD)
 		return clone_thread(td, cr);
 	if (cr->exit_signal < 0 || cr->exit_signal > VK_NSIG)
@@ -123,6 +129,14 @@ kern_clone(struct thread *td, const struct clone_req *cr)
 		return r;
 	pid = c->pid;
 	c->exit_signal = cr->exit_signal;
+	/*
+	 * A sibling: the caller's parent's child, which tells that parent of
+	 * its end with the caller's own exit signal, as Linux's.
+	 */
+	if (cr->flags & CLONE_PARENT) {
+		c->ppid = td->proc->ppid;
+		c->exit_signal = td->proc->exit_signal;
+	}
 	if (cr->flags & CLONE_CLEAR_SIGHAND)
 		sig_reset_handlers(c->sighand);
 	clone_setup(c->main, cr);
@@ -190,7 +204,8 @@ sys_clone3(struct thread *td, const struct sys_clone3_args *a)
 		return r;
 	if (ca.set_tid != 0 || ca.set_tid_size != 0 || ca.cgroup != 0 ||
 	    (ca.flags & CLONE_PIDFD) || ca.exit_signal > VK_NSIG ||
-	    ((ca.flags & CLONE_THREAD) && ca.exit_signal != 0) ||
+	    ((ca.flags & (CLONE_THREAD | CLONE_PARENT)) &&
+	    ca.exit_signal != 0) ||
 	    (ca.stack == 0) != (ca.stack_size == 0) ||
 	    ca.stack_size > ARCH_TASK_SIZE ||
 	    ca.stack > ARCH_TASK_SIZE - ca.stack_size)

@@ -92,14 +92,17 @@ sys_rt_sigprocmask(struct thread *td, const struct sys_rt_sigprocmask_args *a)
 /*
  * Whether from may send sig to to, checked as Linux does once it found
  * the target (so that a missing target is ESRCH whatever the signal): a
- * signal number in 0..64, then kill(2)'s permission: root, or a real or
- * effective uid that matches.  Returns 0, -EINVAL or -EPERM.
+ * signal number in 0..64, then kill(2)'s permission: root, a real or
+ * effective uid that matches, or SIGCONT within the sender's session.
+ * Returns 0, -EINVAL or -EPERM.
  */
 int
 sig_may_send(const struct proc *from, const struct proc *to, int sig)
 {
 	if (sig < 0 || sig > VK_NSIG)
 		return -EINVAL;
+	if (sig == SIGCONT && from->sid == to->sid)
+		return 0;
 	return sig_uids_may_send(from->cred.uid, from->cred.euid, to) ? 0 :
 	    -EPERM;
 }

@@ -121,11 +121,49 @@ pid_sigsets(const struct proc *p, uint64_t *ignp, uint64_t *cgtp)
 	}
 }
 
-/* The caller runs; every other process waits for it (event loop). */
+/*
+ * The state letter of the thread a file speaks of (the process's is its
+ * main thread's), as Linux's: T once its process is stopped, whatever
+ * the thread was doing (Linux wakes a sleeper to stop it); S while it
+ * waits in a system call (a futex, wait4, a read with no data, a sleep);
+ * R while it runs or may.  vkernel's init only sleeps.  No guest is
+ * ever traced, so no thread is in a tracing stop (t).
+ */
 static char
-pid_state(const struct proc *p)
+pid_state(const struct pfs_ctx *c)
 {
-	return p == procfs_current() ? 'R' : 'S';
+	const struct thread *td = c->arg != 0 ? proc_thread(c->p, c->arg) :
+	    c->p->main;
+
+	if (c->p->stopped)
+		return 'T';
+	if (c->p->kproc || td == NULL)
+		return 'S';
+	switch (td->state) {
+	case TD_PARKED:
+		return 'S';
+	case TD_STOPPED:
+		return 'T';
+	case TD_DEAD:
+		return 'Z';
+	default:
+		return 'R';
+	}
+}
+
+static const char *
+pid_state_name(char st)
+{
+	switch (st) {
+	case 'R':
+		return "running";
+	case 'T':
+		return "stopped";
+	case 'Z':
+		return "zombie";
+	default:
+		return "sleeping";
+	}
 }
 
 /* Ticks from the boot to the process's start: stat's starttime. */
@@ -150,7 +188,7 @@ procfs_gen_pid_stat(const struct pfs_ctx *c, struct sbuf *sb)
 	pid_sigsets(p, &ign, &cgt);
 	/* 1-13: ids, no terminal, flags, fault counts. */
 	sbuf_printf(sb, "%d (%s) %c %d %d %d 0 -1 %u 0 0 0 0 ", pid_tid(c),
-	    p->comm, pid_state(p), p->ppid, p->pgid, p->sid, PROCFS_PF_FLAGS);
+	    p->comm, pid_state(c), p->ppid, p->pgid, p->sid, PROCFS_PF_FLAGS);
 	/* 14-25: times, priority 20 and nice 0, threads, memory. */
 	sbuf_printf(sb, "%llu %llu %llu %llu 20 0 %d 0 %llu %llu %llu %llu ",
 	    (unsigned long long)procfs_ticks(user),
@@ -197,12 +235,12 @@ status_ids(struct sbuf *sb, const struct pfs_ctx *c)
 {
 	const struct proc *p = c->p;
 	const struct cred *cr = &p->cred;
-	char st = pid_state(p);
+	char st = pid_state(c);
 
 	status_name(sb, p->comm);
 	sbuf_printf(sb, "Umask:\t%04o\nState:\t%c (%s)\nTgid:\t%d\n"
 	    "Ngid:\t0\nPid:\t%d\nPPid:\t%d\nTracerPid:\t0\n", p->fs->umask & 0777,
-	    st, st == 'R' ? "running" : "sleeping", p->pid, pid_tid(c),
+	    st, pid_state_name(st), p->pid, pid_tid(c),
 	    p->ppid);
 	sbuf_printf(sb, "Uid:\t%u\t%u\t%u\t%u\nGid:\t%u\t%u\t%u\t%u\n",
 	    cr->uid, cr->euid, cr->suid, cr->fsuid, cr->gid, cr->egid,
