@@ -4,10 +4,11 @@
 # its own and that no host socket serves them (the host server sees no
 # connection, and the guest's bind of its port succeeds).  Without a
 # route, an address off the loopback is unreachable; a host server is
-# refused.
+# refused.  Python's asyncio streams, its socketserver over UDP and
+# busybox nc talk between guest processes.
 #
 # usage: net.py VKERNEL CASE [WHO]
-#   CASE http4, http6, refused, unreach
+#   CASE http4, http6, refused, unreach, asyncio, udpserver, nc
 #   WHO root (default): vkernel and the guest as the test's user;
 #   guestuser: the guest drops to uid 65534 itself; hostuser: vkernel
 #   runs as an unprivileged host user (asuser.sh).
@@ -122,6 +123,56 @@ def unreach():
         fail("want %r" % want)
 
 
+ASYNCIO = r"""
+import asyncio
+async def handle(r, w):
+    w.write(b"echo:" + await r.readline())
+    await w.drain()
+    w.close()
+async def main():
+    srv = await asyncio.start_server(handle, "::1", 0)
+    port = srv.sockets[0].getsockname()[1]
+    r, w = await asyncio.open_connection("::1", port)
+    w.write(b"hi\n")
+    await w.drain()
+    print("result:", (await r.readline()).decode().strip())
+    w.close()
+    srv.close()
+    await srv.wait_closed()
+asyncio.run(main())
+"""
+
+UDPSERVER = r"""
+import socket, socketserver, threading
+class H(socketserver.BaseRequestHandler):
+    def handle(self):
+        data, sock = self.request
+        sock.sendto(data.upper(), self.client_address)
+s = socketserver.UDPServer(("127.0.0.1", 0), H)
+threading.Thread(target=s.serve_forever, daemon=True).start()
+c = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+c.settimeout(10)
+c.sendto(b"ping", s.server_address)
+print("result:", c.recvfrom(100)[0].decode())
+s.shutdown()
+"""
+
+
+def python_case(script, want):
+    st, out = vk("python3 -c '%s'" % script)
+    if st != 0 or "result: " + want not in out:
+        fail("want %r, status 0" % ("result: " + want))
+
+
+def nc():
+    st, out = vk("busybox nc -l -p 5555 > /tmp/got & "
+                 "for i in $(seq 50); do echo hello-nc | "
+                 "busybox nc 127.0.0.1 5555 && break; sleep 0.1; done; "
+                 "wait; echo result: $(cat /tmp/got)")
+    if "result: hello-nc" not in out:
+        fail("nc's message did not come through")
+
+
 if case == "http4":
     http(socket.AF_INET, "127.0.0.1", "127.0.0.1")
 elif case == "http6":
@@ -130,6 +181,12 @@ elif case == "refused":
     refused()
 elif case == "unreach":
     unreach()
+elif case == "asyncio":
+    python_case(ASYNCIO, "echo:hi")
+elif case == "udpserver":
+    python_case(UDPSERVER, "PING")
+elif case == "nc":
+    nc()
 else:
     fail("unknown case " + case)
 print("ok: net/" + case)
