@@ -15,6 +15,11 @@
  * Every change wakes the socket and its peer (and every poller); a
  * blocked call retries from the start.  Sockets that only queued
  * messages keep alive are collected by unix_gc.c.
+ *
+ * Loopback TCP and UDP (inet_sock.c) are these same sockets with another
+ * usock_proto: their names, where a datagram goes, TCP's one-way
+ * shutdown and window (a sender may also fill the receiver's
+ * SO_RCVBUF), and UDP's loss of what finds no room.
  */
 #include <errno.h>
 #include <poll.h>
