@@ -172,21 +172,15 @@ flag(const struct isock *is, int name)
 	return (is->u.sk.optflags >> name) & 1;
 }
 
-/*
- * Whether port at address a is taken for is by another socket: by any
- * at all when strict (a port to pick), else by one it may not share.
- */
+/* Whether port at address a is held by another socket is may not share. */
 static bool
-port_taken(const struct isock *is, const struct in6_addr *a, uint16_t port,
-    bool strict)
+port_taken(const struct isock *is, const struct in6_addr *a, uint16_t port)
 {
 	for (const struct isock *o = bound; o != NULL; o = o->bound_next) {
 		if (o == is || o->lport != port ||
 		    o->u.sk.type != is->u.sk.type ||
 		    !meet(is, a, o, &o->laddr))
 			continue;
-		if (strict)
-			return true;
 		if (flag(is, SO_REUSEPORT) && flag(o, SO_REUSEPORT) &&
 		    is->u.sk.cred.uid == o->u.sk.cred.uid)
 			continue;
@@ -227,20 +221,30 @@ inet_unbind(struct usock *so)
 	memset(&is->laddr, 0, sizeof(is->laddr));
 }
 
-/* A free port for is at a: 0, or -EADDRINUSE when none is left. */
+/*
+ * A free port for is at a: 0, or -EADDRINUSE when none is left.  The
+ * ports in use are marked in one pass, so that a full range costs no
+ * more than one look at every bound socket.
+ */
 static int
 port_pick(struct isock *is, const struct in6_addr *a, uint16_t *portp)
 {
+	static uint64_t taken[65536 / 64];
 	unsigned n = (unsigned)(inet_port_range[1] - inet_port_range[0] + 1);
 
 	if (inet_port_range[0] < 1 || inet_port_range[1] > 65535 ||
 	    inet_port_range[1] < inet_port_range[0])
 		return -EADDRINUSE;
+	memset(taken, 0, sizeof(taken));
+	for (const struct isock *o = bound; o != NULL; o = o->bound_next)
+		if (o != is && o->u.sk.type == is->u.sk.type &&
+		    meet(is, a, o, &o->laddr))
+			taken[o->lport / 64] |= 1ULL << (o->lport % 64);
 	for (unsigned i = 0; i < n; i++) {
 		uint16_t port = (uint16_t)(inet_port_range[0] +
 		    (int)(port_next++ % n));
 
-		if (!port_taken(is, a, port, true)) {
+		if (!(taken[port / 64] & 1ULL << (port % 64))) {
 			*portp = port;
 			return 0;
 		}
@@ -294,7 +298,7 @@ inet_bind(struct proc *p, struct socket *sk, const struct sockname *sn)
 	if (port == 0) {
 		if ((r = port_pick(is, &a, &port)) < 0)
 			return r;
-	} else if (port_taken(is, &a, port, false)) {
+	} else if (port_taken(is, &a, port)) {
 		return -EADDRINUSE;
 	}
 	list_add(is, &a, port);
@@ -315,7 +319,7 @@ inet_listen(struct socket *sk, int backlog, const struct ucred *cred)
 		if ((r = autobind(is)) < 0)
 			return r;
 		/* Two sockets may share a port, but only one listen on it. */
-		if (port_taken(is, &is->laddr, is->lport, false))
+		if (port_taken(is, &is->laddr, is->lport))
 			return -EADDRINUSE;
 	}
 	if (backlog < 0 || backlog > SOMAXCONN_DEF)
