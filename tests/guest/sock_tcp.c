@@ -1,9 +1,10 @@
 /*
  * TCP over the loopback, IPv4 and IPv6: listen/connect/accept and the
- * names each end sees, data and the receive flags, half-close, resets
- * (unread data, SO_LINGER), EPIPE and SIGPIPE, non-blocking connect and
- * refusal, sharing ports (SO_REUSEADDR, SO_REUSEPORT, IPV6_V6ONLY and
- * v4-mapped peers), flow control, timeouts, options and the errnos.
+ * names each end sees, data and the receive flags, half-close (as poll,
+ * epoll and select see it), resets (unread data, SO_LINGER), EPIPE and
+ * SIGPIPE, non-blocking connect and refusal, sharing ports
+ * (SO_REUSEADDR, SO_REUSEPORT, IPV6_V6ONLY and v4-mapped peers), flow
+ * control, timeouts, options and the errnos.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -11,7 +12,9 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/ioctl.h>
+#include <sys/select.h>
 #include <sys/socket.h>
 #include <sys/time.h>
 #include <sys/wait.h>
@@ -72,8 +75,11 @@ test_connect_and_data(int af)
 {
 	struct sockaddr_storage peer, me;
 	socklen_t plen = sizeof(peer), mlen = sizeof(me);
+	struct epoll_event ev = { 0 };
+	struct timeval tv = { 1, 0 };
 	char buf[64];
-	int l, c, a, v;
+	int l, c, a, v, ep;
+	fd_set rd;
 
 	l = (int)CHECK_OK(tcp_listener(af));
 	CHECK_EQ(getint(l, SOL_SOCKET, SO_ACCEPTCONN), 1);
@@ -125,7 +131,17 @@ test_connect_and_data(int af)
 	CHECK_EQ(recv(a, buf, 1, 0), 1);
 
 	/* Half-close: the other way still works. */
+	ep = (int)CHECK_OK(epoll_create1(0));
+	ev.events = EPOLLIN | EPOLLRDHUP | EPOLLET;
+	CHECK_OK(epoll_ctl(ep, EPOLL_CTL_ADD, a, &ev));
+	CHECK_EQ(epoll_wait(ep, &ev, 1, 0), 0);
 	CHECK_OK(shutdown(c, SHUT_WR));
+	CHECK_EQ(epoll_wait(ep, &ev, 1, 1000), 1);
+	CHECK_EQ(ev.events, EPOLLIN | EPOLLRDHUP);
+	close(ep);
+	FD_ZERO(&rd);
+	FD_SET(a, &rd);
+	CHECK_EQ(select(a + 1, &rd, NULL, NULL, &tv), 1);
 	CHECK_EQ(wait_events(a, POLLIN | POLLRDHUP, 1000) & (POLLIN |
 	    POLLRDHUP), POLLIN | POLLRDHUP);
 	CHECK_EQ(read(a, buf, sizeof(buf)), 0);
