@@ -22,8 +22,10 @@ static struct usock *bound;
 static unsigned autobind_next;
 
 void
-unbind(struct usock *so)
+unix_unbind(struct usock *so)
 {
+	if (so->name.len == 0)
+		return;
 	for (struct usock **q = &bound; *q != NULL; q = &(*q)->bound_next) {
 		if (*q == so) {
 			*q = so->bound_next;
@@ -38,7 +40,7 @@ unbind(struct usock *so)
 /* --- names --- */
 
 int
-uaddr_check(struct uaddr *ua)
+uaddr_check(struct sockname *ua)
 {
 	size_t plen;
 
@@ -59,13 +61,13 @@ uaddr_check(struct uaddr *ua)
 }
 
 static bool
-is_path(const struct uaddr *ua)
+is_path(const struct sockname *ua)
 {
 	return ua->sun.sun_path[0] != '\0';
 }
 
 static struct usock *
-find_abstract(const struct uaddr *ua)
+find_abstract(const struct sockname *ua)
 {
 	for (struct usock *so = bound; so != NULL; so = so->bound_next)
 		if (so->vn == NULL && so->name.len == ua->len &&
@@ -76,7 +78,7 @@ find_abstract(const struct uaddr *ua)
 }
 
 int
-find_bound(struct proc *p, const struct uaddr *ua, int type,
+find_bound(struct proc *p, const struct sockname *ua, int type,
     struct usock **sop)
 {
 	struct nameidata nd;
@@ -104,7 +106,7 @@ find_bound(struct proc *p, const struct uaddr *ua, int type,
 	}
 	if (so == NULL || so->dead)
 		return -ECONNREFUSED;
-	if (so->type != type)
+	if (so->sk.type != type)
 		return -EPROTOTYPE;
 	*sop = so;
 	return 0;
@@ -112,7 +114,7 @@ find_bound(struct proc *p, const struct uaddr *ua, int type,
 
 /* bind with nothing but the family: a fresh abstract name of 5 digits. */
 static void
-autobind_name(struct uaddr *ua)
+autobind_name(struct sockname *ua)
 {
 	do {
 		memset(ua, 0, sizeof(*ua));
@@ -124,9 +126,10 @@ autobind_name(struct uaddr *ua)
 }
 
 int
-usock_bind(struct proc *p, struct usock *so, const struct uaddr *uain)
+usock_bind(struct proc *p, struct socket *sk, const struct sockname *uain)
 {
-	struct uaddr ua = *uain;
+	struct usock *so = usk(sk);
+	struct sockname ua = *uain;
 	struct vnode *vn = NULL;
 	int r;
 
@@ -157,8 +160,10 @@ usock_bind(struct proc *p, struct usock *so, const struct uaddr *uain)
 }
 
 int
-usock_name(struct usock *so, bool peer, struct uaddr *ua)
+usock_name(struct socket *sk, bool peer, struct sockname *ua)
 {
+	struct usock *so = usk(sk);
+
 	if (peer) {
 		if (so->peer == NULL || (connection_based(so) &&
 		    so->state != US_CONNECTED))
@@ -177,9 +182,40 @@ usock_name(struct usock *so, bool peer, struct uaddr *ua)
 
 /* --- connections --- */
 
+/* Where a datagram goes: its named socket, or the one so is connected to. */
 int
-usock_listen(struct usock *so, int backlog, const struct ucred *cred)
+unix_dgram_target(struct proc *p, struct usock *so,
+    const struct sockname *dest, struct usock **tp)
 {
+	struct sockname a;
+	int r;
+
+	if (dest == NULL) {
+		if (so->peer == NULL)
+			return -ENOTCONN;
+		if (so->peer->dead)
+			return -ECONNREFUSED;
+		*tp = so->peer;
+	} else {
+		a = *dest;
+		if ((r = uaddr_check(&a)) < 0)
+			return r;
+		if ((r = find_bound(p, &a, so->sk.type, tp)) < 0)
+			return r;
+	}
+	/* A socket connected elsewhere takes datagrams from its peer only. */
+	if ((*tp)->peer != NULL && (*tp)->peer != so)
+		return -EPERM;
+	if ((*tp)->shut & SHUT_RCV)
+		return -EPIPE;
+	return 0;
+}
+
+int
+usock_listen(struct socket *sk, int backlog, const struct ucred *cred)
+{
+	struct usock *so = usk(sk);
+
 	if (!connection_based(so))
 		return -EOPNOTSUPP;
 	if (so->state == US_CONNECTED || so->name.len == 0)
@@ -194,10 +230,10 @@ usock_listen(struct usock *so, int backlog, const struct ucred *cred)
 }
 
 static int
-dgram_connect(struct proc *p, struct usock *so, const struct uaddr *ua)
+dgram_connect(struct proc *p, struct usock *so, const struct sockname *ua)
 {
 	struct usock *target;
-	struct uaddr a = *ua;
+	struct sockname a = *ua;
 	int r;
 
 	if (a.len >= sizeof(sa_family_t) && a.sun.sun_family == AF_UNSPEC) {
@@ -209,7 +245,7 @@ dgram_connect(struct proc *p, struct usock *so, const struct uaddr *ua)
 	}
 	if ((r = uaddr_check(&a)) < 0)
 		return r;
-	if ((r = find_bound(p, &a, so->type, &target)) < 0)
+	if ((r = find_bound(p, &a, so->sk.type, &target)) < 0)
 		return r;
 	usock_ref(target);
 	if (so->peer != NULL)
@@ -220,11 +256,12 @@ dgram_connect(struct proc *p, struct usock *so, const struct uaddr *ua)
 }
 
 int
-usock_connect(struct proc *p, struct usock *so, const struct uaddr *ua,
-    const struct ucred *cred, const void **chanp)
+usock_connect(struct proc *p, struct socket *sk, const struct sockname *ua,
+    const struct ucred *cred, bool nonblock, const void **chanp)
 {
-	struct usock *lis, *srv;
-	struct uaddr a = *ua;
+	struct usock *so = usk(sk);
+	struct usock *lis;
+	struct sockname a = *ua;
 	int r;
 
 	if (!connection_based(so))
@@ -235,19 +272,29 @@ usock_connect(struct proc *p, struct usock *so, const struct uaddr *ua,
 		return -EINVAL;
 	if ((r = uaddr_check(&a)) < 0)
 		return r;
-	if ((r = find_bound(p, &a, so->type, &lis)) < 0)
+	if ((r = find_bound(p, &a, so->sk.type, &lis)) < 0)
 		return r;
 	if (lis->state != US_LISTENING)
 		return -ECONNREFUSED;
-	if (lis->nacc > lis->backlog) {
+	return usock_join(so, lis, cred, false, chanp);
+}
+
+int
+usock_join(struct usock *so, struct usock *lis, const struct ucred *cred,
+    bool over, const void **chanp)
+{
+	struct usock *srv;
+
+	if (lis->nacc > lis->backlog && !over) {
 		*chanp = lis;
 		return -EAGAIN;
 	}
-	srv = usock_new(so->type, &lis->cred);
+	srv = usock_new(lis->proto, lis->sk.family, lis->sk.type,
+	    lis->sk.protocol, &lis->sk.cred);
 	srv->name = lis->name;
 	srv->peercred = *cred;
 	so->peercred = lis->peercred;
-	so->cred = *cred;
+	so->sk.cred = *cred;
 	pair_up(so, srv);
 	*lis->acceptq_tail = srv;
 	lis->acceptq_tail = &srv->acc_next;
@@ -258,8 +305,9 @@ usock_connect(struct proc *p, struct usock *so, const struct uaddr *ua,
 }
 
 long
-usock_accept(struct usock *so, unsigned oflags, struct file **fpp)
+usock_accept(struct socket *sk, unsigned oflags, struct file **fpp)
 {
+	struct usock *so = usk(sk);
 	struct usock *srv;
 
 	if (!connection_based(so))
@@ -272,14 +320,15 @@ usock_accept(struct usock *so, unsigned oflags, struct file **fpp)
 		so->acceptq_tail = &so->acceptq;
 	srv->acc_next = NULL;
 	so->nacc--;
-	*fpp = usock_file(srv, oflags);
+	*fpp = sock_file(&srv->sk, oflags);
 	usock_wake(so);
 	return 0;
 }
 
 int
-usock_shutdown(struct usock *so, int how)
+usock_shutdown(struct socket *sk, int how)
 {
+	struct usock *so = usk(sk);
 	int mine, theirs;
 
 	switch (how) {
@@ -298,6 +347,9 @@ usock_shutdown(struct usock *so, int how)
 		return -EINVAL;
 	}
 	so->shut |= mine;
+	/* TCP tells its peer only that it will send no more. */
+	if (so->proto->tcp)
+		theirs &= SHUT_RCV;
 	if (connection_based(so) && so->peer != NULL)
 		so->peer->shut |= theirs;
 	usock_wake(so);
