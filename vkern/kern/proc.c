@@ -109,7 +109,7 @@ proc_init_files(struct proc *p)
 			continue;
 		/* The first session has the console for its terminal. */
 		if (tty_file(fp))
-			tty_set_ctty(p);
+			tty_set_ctty(tty_of(fp), p);
 		fd_install(p->fdt, fd, fp, false, 3);
 	}
 	p->fs = vk_xcalloc(1, sizeof(*p->fs));
