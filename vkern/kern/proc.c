@@ -122,6 +122,7 @@ proc_init_files(struct proc *p)
 	p->fs->cwd = p->fs->root;
 	p->fs->cwd_path = strdup("/");
 	p->fs->umask = 022;
+	tty_name_console(p);
 	p->sighand = vk_xcalloc(1, sizeof(*p->sighand));
 	p->sighand->refs = 1;
 }

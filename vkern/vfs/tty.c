@@ -24,6 +24,7 @@
  * as well: each is a struct tty, and a process's ctty points at one.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <string.h>
@@ -36,9 +37,12 @@
 #include "vkern/kern/kern.h"
 #include "vkern/kern/proc.h"
 #include "vkern/platform.h"
+#include "vkern/vfs/devfs/devfs.h"
 #include "vkern/vfs/file.h"
+#include "vkern/vfs/namei.h"
 #include "vkern/vfs/pty.h"
 #include "vkern/vfs/tty.h"
+#include "vkern/vfs/vfs.h"
 #include "vkern/vm/copyio.h"
 
 /* How often a drain looks at the host's output queue. */
@@ -52,6 +56,7 @@ static int tty_console_getattr(struct tty *t, struct arch_termios *tio);
 static struct {
 	struct tty t;   /* first: fp->data points at both */
 	bool present;   /* a console fd is a terminal */
+	struct vnode *node;  /* its name, devfs's /dev/console */
 	size_t nsti;    /* bytes in sti */
 	uint8_t sti[4096];  /* TIOCSTI's, read first; n_tty's buffer size */
 } tty = {
@@ -78,6 +83,7 @@ tty_file_init(struct file *fp)
 		/* A reader that waits is woken by a TIOCSTI, too. */
 		fp->chan = &tty;
 		tty.present = true;
+		/* The guest names it /dev/console (devfs.c). */
 		tty.t.rdev = makedev(5, 1);
 	}
 }
@@ -98,6 +104,36 @@ struct tty *
 tty_of(const struct file *fp)
 {
 	return tty_file(fp) ? &tty.t : pty_slave_tty(fp);
+}
+
+/*
+ * The guest names the console /dev/console (5:1), as a Linux booted with
+ * console= on a serial line names its: fstat of a console file on the
+ * terminal is that devfs node's, so that ttyname(), tty(1), ps's TTY and
+ * /proc/PID/stat's tty_nr agree.  Looked up once, in p's root.
+ */
+void
+tty_name_console(struct proc *p)
+{
+	struct nameidata nd;
+	uint64_t rdev;
+
+	if (!tty.present || tty.node != NULL || vfs_lookup(p, AT_FDCWD,
+	    "/dev/console", LOOKUP_FOLLOW, &nd) < 0)
+		return;
+	if (devfs_node_rdev(nd.vp, &rdev) == 0 && rdev == tty.t.rdev) {
+		tty.node = nd.vp;
+		nd.vp = NULL;
+	}
+	nd_release(&nd);
+}
+
+int
+tty_console_stat(const struct file *fp, struct vattr *va)
+{
+	if (!tty_file(fp) || tty.node == NULL)
+		return -ENOENT;
+	return tty.node->ops->getattr(tty.node, va);
 }
 
 /* Whether t is p's controlling terminal. */

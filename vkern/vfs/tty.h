@@ -15,6 +15,7 @@ struct arch_termios;
 struct file;
 struct proc;
 struct thread;
+struct vattr;
 
 /* A terminal's job-control state. */
 struct tty {
@@ -27,6 +28,14 @@ struct tty {
 
 /* Mark console file fp as the terminal when its host fd is one. */
 void tty_file_init(struct file *fp);
+
+/*
+ * Name the console /dev/console, looked up in p's root; then fstat of a
+ * console file on the terminal is that node's (tty_console_stat gives
+ * it, or -ENOENT).
+ */
+void tty_name_console(struct proc *p);
+int tty_console_stat(const struct file *fp, struct vattr *va);
 
 /* Whether fp is a console file on the terminal. */
 bool tty_file(const struct file *fp);
