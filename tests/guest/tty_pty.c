@@ -126,6 +126,14 @@ check_canonical(void)
 	put(m, "a\xc3\xa9\177b\n");
 	EXPECT_READ(s, "ab\n");
 	(void)read_some(m, (char[256]){ 0 }, 256);
+	/* ECHONL without ECHO: the newline alone is echoed. */
+	t.c_lflag = (t.c_lflag & ~(tcflag_t)ECHO) | ECHONL;
+	CHECK_OK(tcsetattr(s, TCSANOW, &t));
+	put(m, "pw\n");
+	EXPECT_READ(s, "pw\n");
+	EXPECT_READ(m, "\r\n");
+	t.c_lflag = (t.c_lflag | ECHO) & ~(tcflag_t)ECHONL;
+	CHECK_OK(tcsetattr(s, TCSANOW, &t));
 	put(m, "x\004");
 	EXPECT_READ(s, "x");
 	put(m, "\004");
@@ -171,9 +179,13 @@ check_raw(void)
 	t.c_cc[VMIN] = 0;
 	t.c_cc[VTIME] = 2;
 	CHECK_OK(tcsetattr(s, TCSANOW, &t));
-	t0 = now_ms();
-	CHECK_EQ(read(s, &c, 1), 0);
-	CHECK(now_ms() - t0 >= 150, "VTIME waited %lld ms", now_ms() - t0);
+	/* Each read waits its own time. */
+	for (int i = 0; i < 2; i++) {
+		t0 = now_ms();
+		CHECK_EQ(read(s, &c, 1), 0);
+		CHECK(now_ms() - t0 >= 150, "VTIME waited %lld ms",
+		    now_ms() - t0);
+	}
 	/* VMIN 0, VTIME 0: a poll of the input. */
 	t.c_cc[VTIME] = 0;
 	CHECK_OK(tcsetattr(s, TCSANOW, &t));
@@ -310,7 +322,10 @@ check_jobs(void)
 		char c;
 
 		close(m);
-		if (setsid() < 0 || (s = open(name, O_RDWR)) < 0)
+		/* O_NOCTTY: no terminal until TIOCSCTTY takes it. */
+		if (setsid() < 0 || (s = open(name, O_RDWR | O_NOCTTY)) < 0 ||
+		    tcgetpgrp(s) >= 0 || errno != ENOTTY ||
+		    ioctl(s, TIOCSCTTY, 0) < 0 || tcgetpgrp(s) != getpid())
 			_exit(2);
 		bg = fork();
 		if (bg == 0) {

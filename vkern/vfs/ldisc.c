@@ -313,7 +313,7 @@ ld_put(struct ldisc *ld, uint8_t c, bool eol, bool echo)
 		if (ld->in.len == ld->in.size)
 			ld->in.len--;
 	}
-	if (echo)
+	if (echo && (lf & ECHO))
 		ld_echo(ld, c);
 	else if (c == '\n' && (lf & ECHONL) && canon)
 		(void)ld_out_char(ld, c);

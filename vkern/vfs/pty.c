@@ -235,8 +235,11 @@ static const struct file_ops pty_master_ops = {
 
 /* --- the slave --- */
 
-/* A read that waited VTIME, run again: it returns what there is. */
-static struct thread *pty_expired;
+/*
+ * A read that waited with VTIME, run again (pty_retrying), and whether
+ * its time ran out (pty_expired): then it returns what there is.
+ */
+static struct thread *pty_retrying, *pty_expired;
 
 static long
 pty_slave_read(struct file *fp, void *buf, size_t len, uint64_t *offp)
@@ -308,11 +311,11 @@ pty_read_again(struct thread *td)
 {
 	long r;
 
-	if (plat_clock_ns(CLOCK_MONOTONIC) < td->wait.timeout)
-		return syscall_redispatch(td);
-	pty_expired = td;
+	pty_retrying = td;
+	if (plat_clock_ns(CLOCK_MONOTONIC) >= td->wait.timeout)
+		pty_expired = td;
 	r = syscall_redispatch(td);
-	pty_expired = NULL;
+	pty_retrying = pty_expired = NULL;
 	return r;
 }
 
@@ -330,7 +333,7 @@ pty_read_wait(struct thread *td, struct file *fp)
 
 	if (fp->ops == &pty_slave_ops && !(pt->ld.tio.c_lflag & ICANON) &&
 	    cc[VTIME] > 0 && (cc[VMIN] == 0 || pt->ld.in.len > 0)) {
-		if (td->wait.cont == pty_read_again && td->wait.timeout > 0)
+		if (pty_retrying == td)
 			deadline = td->wait.timeout;
 		else
 			deadline = plat_clock_ns(CLOCK_MONOTONIC) +

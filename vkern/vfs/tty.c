@@ -39,6 +39,7 @@
 #include "vkern/platform.h"
 #include "vkern/vfs/devfs/devfs.h"
 #include "vkern/vfs/file.h"
+#include "vkern/vfs/ldisc.h"
 #include "vkern/vfs/namei.h"
 #include "vkern/vfs/pty.h"
 #include "vkern/vfs/tty.h"
@@ -311,14 +312,14 @@ tty_poll_pushed(const struct file *fp)
 }
 
 /*
- * Echo a pushed byte as n_tty would echo it typed: control characters
- * as ^X under ECHOCTL, a newline alone under ECHONL.  The host's output
- * processing (ONLCR) applies, as to Linux's echo.
+ * Echo a pushed byte as the line discipline echoes one typed (ldisc.c):
+ * control characters as ^X under ECHOCTL, a newline alone under ECHONL.
+ * The host's output processing (ONLCR) applies, as to Linux's echo.
  */
 static void
 tty_echo(int fd, const struct arch_termios *tio, uint8_t c)
 {
-	uint8_t ctl[2] = { '^', c ^ 0x40 };
+	uint8_t e[2];
 
 	if (!(tio->c_lflag & ECHO)) {
 		if (c == '\n' && (tio->c_lflag & ECHONL) &&
@@ -326,11 +327,7 @@ tty_echo(int fd, const struct arch_termios *tio, uint8_t c)
 			(void)plat_console_write(fd, &c, 1);
 		return;
 	}
-	if ((tio->c_lflag & ECHOCTL) && (c < 0x20 || c == 0x7f) &&
-	    c != '\t' && c != '\n')
-		(void)plat_console_write(fd, ctl, sizeof(ctl));
-	else
-		(void)plat_console_write(fd, &c, 1);
+	(void)plat_console_write(fd, e, ld_echo_bytes(tio, c, e));
 }
 
 /*
