@@ -74,13 +74,20 @@ def case_pyspawn(vk):
 
 
 def case_console(vk):
+    for prefix in users(vk):
+        console_names(vk, prefix)
+
+
+def console_names(vk, prefix):
     """tty, ttyname, ps and tty_nr name the same terminal."""
+    if vk != "native":
+        vk = os.path.abspath(vk)
     t = ttycase.Term(vk, ["sh", "-c",
                           "echo name=$(tty) "
                           "py=$(python3 -c 'import os; print(os.ttyname(0))') "
                           "ps=$(ps -o tty= -p $$) "
                           "nr=$(cut -d' ' -f7 /proc/$$/stat) "
-                          "rdev=$(stat -L -c '%t:%T' $(tty)) end"])
+                          "rdev=$(stat -L -c '%t:%T' $(tty)) end"], prefix)
     try:
         m = t.expect(r"name=(\S+) py=(\S+) ps=(\S+) nr=(\d+) "
                      r"rdev=([0-9a-f]+):([0-9a-f]+) end")
@@ -102,9 +109,14 @@ def case_console(vk):
 
 def case_tmux(vk):
     """tmux inside, typed at through the console and its own commands."""
+    for prefix in users(vk):
+        tmux_case(vk, prefix)
+
+
+def tmux_case(vk, prefix):
     sock = "/tmp/vk-tmux-%d" % os.getpid()
     t = ttycase.Term(vk, ["env", "TERM=xterm", "bash", "--norc",
-                          "--noprofile", "-i"])
+                          "--noprofile", "-i"], prefix)
     try:
         tmux_drive(t, "tmux -S " + sock)
     finally:

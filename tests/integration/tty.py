@@ -45,7 +45,8 @@ def get_size(fd):
 class Term:
     """vkernel running argv on a new pty, which is its controlling tty."""
 
-    def __init__(self, vk, argv):
+    def __init__(self, vk, argv, prefix=()):
+        """prefix goes before vkernel's command line (setpriv ...)."""
         self.master, self.slave = os.openpty()
         set_size(self.master, 24, 80)
         self.before = termios.tcgetattr(self.slave)
@@ -53,7 +54,7 @@ class Term:
         env.pop("PROMPT_COMMAND", None)
         # "native" runs argv on the host: what the checks expect of Linux.
         if vk != "native":
-            argv = [vk, "run"] + VK_OPTS + ["--"] + argv
+            argv = list(prefix) + [vk, "run"] + VK_OPTS + ["--"] + argv
         self.proc = subprocess.Popen(
             argv, stdin=self.slave, stdout=self.slave,
             stderr=self.slave, env=env, start_new_session=True,
