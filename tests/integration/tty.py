@@ -45,7 +45,8 @@ def get_size(fd):
 class Term:
     """vkernel running argv on a new pty, which is its controlling tty."""
 
-    def __init__(self, vk, argv):
+    def __init__(self, vk, argv, prefix=()):
+        """prefix goes before vkernel's command line (setpriv ...)."""
         self.master, self.slave = os.openpty()
         set_size(self.master, 24, 80)
         self.before = termios.tcgetattr(self.slave)
@@ -53,7 +54,7 @@ class Term:
         env.pop("PROMPT_COMMAND", None)
         # "native" runs argv on the host: what the checks expect of Linux.
         if vk != "native":
-            argv = [vk, "run"] + VK_OPTS + ["--"] + argv
+            argv = list(prefix) + [vk, "run"] + VK_OPTS + ["--"] + argv
         self.proc = subprocess.Popen(
             argv, stdin=self.slave, stdout=self.slave,
             stderr=self.slave, env=env, start_new_session=True,
@@ -273,15 +274,16 @@ def case_ioctl(vk, prog):
     t.check_restored()
 
 
-def main():
+def main(cases=None):
+    """Run the case argv names from cases (this module's by default)."""
     vk, name, extra = sys.argv[1], sys.argv[2], sys.argv[3:]
-    fn = globals().get("case_" + name)
+    fn = (cases or globals()).get("case_" + name)
     if fn is None:
         print("unknown case " + name, file=sys.stderr)
         return 2
     try:
         fn(vk, *extra)
-    except Fail as e:
+    except (Fail, subprocess.TimeoutExpired) as e:
         print("FAIL: %s: %s" % (name, e), file=sys.stderr)
         return 1
     print("ok: " + name)

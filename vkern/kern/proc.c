@@ -127,10 +127,11 @@ proc_init_files(struct proc *p)
 			continue;
 		/* The first session has the console for its terminal. */
 		if (tty_file(fp))
-			tty_set_ctty(p);
+			tty_set_ctty(tty_of(fp), p);
 		fd_install(p->fdt, fd, fp, false, 3);
 	}
 	proc_init_fs(p);
+	tty_name_console(p);
 }
 
 struct thread *

@@ -22,6 +22,7 @@
 struct plat_space;
 struct plat_thread;
 struct thread;
+struct tty;
 
 #define VK_NSIG     64
 #define VK_RLIM_NLIMITS 16
@@ -217,7 +218,7 @@ struct proc {
 	int stopsig;
 	bool stop_report, cont_report;   /* for wait's WUNTRACED, WCONTINUED */
 	int pdeathsig;
-	bool ctty;                    /* the terminal is its controlling one */
+	struct tty *ctty;             /* its controlling terminal, or NULL */
 	int exit_status;	/* a wait(2) status */
 	char comm[16];                /* the leader thread's name */
 	char *exe;                    /* the canonical path of the program */

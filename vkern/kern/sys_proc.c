@@ -184,7 +184,7 @@ sys_setsid(struct thread *td, const struct sys_setsid_args *a)
 		if (q->pgid == p->pid)
 			return -EPERM;
 	p->sid = p->pgid = p->pid;
-	p->ctty = false;   /* a new session has no terminal */
+	p->ctty = NULL;    /* a new session has no terminal */
 	return p->sid;
 }
 

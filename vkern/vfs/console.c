@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "arch/x86/abi.h"
+#include "vkern/kmem.h"
 #include "vkern/platform.h"
 #include "vkern/vfs/console.h"
 #include "vkern/vfs/file.h"
@@ -45,6 +46,8 @@ console_stat(struct file *fp, struct vattr *va)
 	struct plat_console_stat cs;
 	int r;
 
+	if (tty_console_stat(fp, va) == 0)
+		return 0;
 	if ((r = plat_console_stat(fp->console_fd, &cs)) < 0)
 		return r;
 	*va = (struct vattr){
@@ -86,6 +89,11 @@ console_file(int hostfd)
 	/* A redirected file seeks; a terminal or a pipe does not. */
 	fp->seekable = plat_console_lseek(hostfd, 0, SEEK_CUR) >= 0;
 	tty_file_init(fp);
+	/* On the terminal, it is the guest's /dev/console (tty.c). */
+	if (tty_file(fp)) {
+		kmem_strfree(fp->path, 0);
+		fp->path = kmem_strdup("/dev/console", KM_FORCE);
+	}
 	return fp;
 }
 

@@ -22,8 +22,11 @@
 #include "vkern/kern/syscall_gen.h"
 #include "vkern/vfs/console.h"
 #include "vkern/vfs/devfs/devfs.h"
+#include "vkern/vfs/devpts/devpts.h"
 #include "vkern/vfs/file.h"
 #include "vkern/vfs/pipe.h"
+#include "vkern/vfs/pty.h"
+#include "vkern/vfs/tty.h"
 #include "vkern/vfs/namei.h"
 #include "vkern/vfs/vfs.h"
 #include "vkern/vfs/vfs_lock.h"
@@ -116,30 +119,57 @@ open_truncate(struct proc *p, struct vnode *vn, unsigned flags)
 }
 
 /*
+ * /dev/tty: the caller's controlling terminal, ENXIO without one, as
+ * Linux.  The console's, or a pty slave's.
+ */
+static struct file *
+open_ctty(struct proc *p, unsigned flags, const char *path, int *errp)
+{
+	struct file *fp = NULL;
+
+	*errp = 0;
+	if (p->ctty != NULL && tty_is_console(p->ctty))
+		fp = console_open_tty(flags, path);
+	else if (p->ctty != NULL)
+		return pty_open_ctty(p, p->ctty, flags, errp);
+	if (fp == NULL)
+		*errp = -ENXIO;
+	return fp;
+}
+
+/*
  * Files that are not their vnode: the terminal behind /dev/tty and
- * /dev/console, and a new kcov for each open of /sys/kernel/debug/kcov.
- * /dev/tty is the caller's controlling terminal: ENXIO without one, as
- * Linux.  Returns NULL with *errp 0 for an ordinary file.
+ * /dev/console, a new pseudo-terminal for each open of /dev/ptmx (or
+ * /dev/pts/ptmx), a pty slave, and a new kcov for each open of
+ * /sys/kernel/debug/kcov.  Returns NULL with *errp 0 for an ordinary
+ * file.
  */
 static struct file *
 open_special(struct proc *p, struct vnode *vn, unsigned flags,
     const char *path, int *errp)
 {
 	struct file *fp;
+	struct pty *pt;
 	uint64_t rdev;
 
 	*errp = 0;
 	if (!(flags & O_PATH) && sysfs_is_kcov(vn))
 		return kcov_open(flags & FILE_FLAGS, path, errp);
-	if (vn->type != VCHR || (flags & O_PATH) ||
-	    devfs_node_rdev(vn, &rdev) < 0 ||
-	    (rdev != makedev(5, 0) && rdev != makedev(5, 1)))
+	if (vn->type != VCHR || (flags & O_PATH))
 		return NULL;
-	if ((rdev == makedev(5, 0) && !p->ctty) ||
-	    (fp = console_open_tty(flags & FILE_FLAGS, path)) == NULL) {
+	if ((pt = devpts_pty(vn)) != NULL)
+		return pty_open_slave(p, pt, vn, flags & (FILE_FLAGS |
+		    O_NOCTTY), errp);
+	if (devfs_node_rdev(vn, &rdev) < 0 && devpts_node_rdev(vn, &rdev) < 0)
+		return NULL;
+	if (rdev == makedev(5, 2))
+		return pty_open_master(p, vn, flags & FILE_FLAGS, path, errp);
+	if (rdev == makedev(5, 0))
+		return open_ctty(p, flags & FILE_FLAGS, path, errp);
+	if (rdev != makedev(5, 1))
+		return NULL;
+	if ((fp = console_open_tty(flags & FILE_FLAGS, path)) == NULL)
 		*errp = -ENXIO;
-		return NULL;
-	}
 	return fp;
 }
 

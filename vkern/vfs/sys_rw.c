@@ -20,6 +20,7 @@
 #include "vkern/platform.h"
 #include "vkern/vfs/file.h"
 #include "vkern/vfs/pipe.h"
+#include "vkern/vfs/pty.h"
 #include "vkern/vfs/socket.h"
 #include "vkern/vfs/tty.h"
 #include "vkern/vfs/vfs.h"
@@ -75,6 +76,9 @@ rw_result(struct thread *td, struct file *fp, long r, bool write)
 {
 	if (r == -EAGAIN && !(fp->flags & O_NONBLOCK) && file_is_socket(fp))
 		return sock_wait(td, fp, write);
+	if (r == -EAGAIN && !(fp->flags & O_NONBLOCK) && !write &&
+	    pty_is_file(fp))
+		return pty_read_wait(td, fp);
 	if (r == -EAGAIN && !(fp->flags & O_NONBLOCK) &&
 	    (fp->console_fd >= 0 || fp->chan != NULL))
 		return rw_park(td, fp);
@@ -142,7 +146,8 @@ kern_rw1(struct thread *td, struct file *fp, uaddr_t buf, size_t len,
 	if (len > (uint64_t)INT64_MAX - *s.offp)
 		return -EINVAL;
 	len = VK_MIN(len, (size_t)MAX_RW_COUNT);
-	if (file_is_pipe(fp) && pipe_packets(fp, write))
+	if ((file_is_pipe(fp) && pipe_packets(fp, write)) ||
+	    (!write && pty_is_file(fp) && pty_reads_whole(fp)))
 		return rw_packets(td, fp, buf, len, write);
 	return vm_uio(td, buf, len, write ? PLAT_PROT_READ : PLAT_PROT_WRITE,
 	    write ? span_write : span_read, &s);

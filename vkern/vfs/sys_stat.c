@@ -22,6 +22,7 @@
 #include "vkern/vfs/pipe.h"
 #include "vkern/vfs/socket.h"
 #include "vkern/vfs/namei.h"
+#include "vkern/vfs/pty.h"
 #include "vkern/vfs/tty.h"
 #include "vkern/vfs/vfs.h"
 #include "vkern/vm/copyio.h"
@@ -477,6 +478,8 @@ sys_ioctl(struct thread *td, const struct sys_ioctl_args *a)
 		return sock_ioctl(td, fp, cmd, a->arg);
 	if (kcov_is_file(fp))
 		return kcov_ioctl(td, fp, cmd, a->arg);
+	if (pty_is_file(fp))
+		return pty_ioctl(td, fp, cmd, a->arg);
 	if (fp->console_fd < 0)
 		return -ENOTTY;
 	return tty_ioctl(td, fp, cmd, a->arg);

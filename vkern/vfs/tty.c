@@ -19,12 +19,16 @@
  * park the guest thread (tty_drain, tty_break), since a host ioctl that
  * waits holds up the one event loop, and every guest with it.
  *
- * There is one terminal: the console files on host fds that are one.
+ * There is one console terminal: the console files on host fds that are
+ * one.  The job-control half serves the pseudo-terminals' slaves (pty.c)
+ * as well: each is a struct tty, and a process's ctty points at one.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/sysmacros.h>
 #include <sys/ioctl.h>
 #include <termios.h>
 #include <time.h>
@@ -33,8 +37,13 @@
 #include "vkern/kern/kern.h"
 #include "vkern/kern/proc.h"
 #include "vkern/platform.h"
+#include "vkern/vfs/devfs/devfs.h"
 #include "vkern/vfs/file.h"
+#include "vkern/vfs/ldisc.h"
+#include "vkern/vfs/namei.h"
+#include "vkern/vfs/pty.h"
 #include "vkern/vfs/tty.h"
+#include "vkern/vfs/vfs.h"
 #include "vkern/vm/copyio.h"
 
 /* How often a drain looks at the host's output queue. */
@@ -43,13 +52,27 @@
 /* A break with no length given (TCSBRK 0, TCSBRKP 0), in ms, as Linux. */
 #define TTY_BREAK_MS		250
 
+static int tty_console_getattr(struct tty *t, struct arch_termios *tio);
+
 static struct {
+	struct tty t;   /* first: fp->data points at both */
 	bool present;   /* a console fd is a terminal */
-	int sid;        /* the session it controls, or 0 */
-	int pgrp;       /* its foreground group, or 0 */
+	struct vnode *node;  /* its name, devfs's /dev/console */
 	size_t nsti;    /* bytes in sti */
 	uint8_t sti[4096];  /* TIOCSTI's, read first; n_tty's buffer size */
-} tty;
+} tty = {
+	.t = { .getattr = tty_console_getattr },
+};
+
+/* The console's settings are the host terminal's (any of its fds). */
+static int
+tty_console_getattr(struct tty *t, struct arch_termios *tio)
+{
+	for (int fd = 0; fd < 3; fd++)
+		if (plat_console_ioctl(fd, TCGETS, tio) == 0)
+			return 0;
+	return -ENOTTY;
+}
 
 void
 tty_file_init(struct file *fp)
@@ -61,6 +84,8 @@ tty_file_init(struct file *fp)
 		/* A reader that waits is woken by a TIOCSTI, too. */
 		fp->chan = &tty;
 		tty.present = true;
+		/* The guest names it /dev/console (devfs.c). */
+		tty.t.rdev = makedev(5, 1);
 	}
 }
 
@@ -70,25 +95,88 @@ tty_file(const struct file *fp)
 	return fp->console_fd >= 0 && fp->data == &tty;
 }
 
-/* Whether the terminal is p's controlling terminal. */
-static bool
-tty_is_ctty(const struct proc *p)
+bool
+tty_is_console(const struct tty *t)
 {
-	return p->ctty && tty.sid != 0 && p->sid == tty.sid;
+	return t == &tty.t;
+}
+
+struct tty *
+tty_of(const struct file *fp)
+{
+	return tty_file(fp) ? &tty.t : pty_slave_tty(fp);
+}
+
+/*
+ * The guest names the console /dev/console (5:1), as a Linux booted with
+ * console= on a serial line names its: fstat of a console file on the
+ * terminal is that devfs node's, so that ttyname(), tty(1), ps's TTY and
+ * /proc/PID/stat's tty_nr agree.  Looked up once, in p's root.
+ */
+void
+tty_name_console(struct proc *p)
+{
+	struct nameidata nd;
+	uint64_t rdev;
+
+	if (!tty.present || tty.node != NULL || vfs_lookup(p, AT_FDCWD,
+	    "/dev/console", LOOKUP_FOLLOW, &nd) < 0)
+		return;
+	if (devfs_node_rdev(nd.vp, &rdev) == 0 && rdev == tty.t.rdev) {
+		tty.node = nd.vp;
+		nd.vp = NULL;
+	}
+	nd_release(&nd);
+}
+
+int
+tty_console_stat(const struct file *fp, struct vattr *va)
+{
+	if (!tty_file(fp) || tty.node == NULL)
+		return -ENOENT;
+	return tty.node->ops->getattr(tty.node, va);
+}
+
+/* Whether t is p's controlling terminal. */
+static bool
+tty_is_ctty(const struct proc *p, const struct tty *t)
+{
+	return p->ctty == t && t->sid != 0 && p->sid == t->sid;
 }
 
 void
-tty_set_ctty(struct proc *p)
+tty_set_ctty(struct tty *t, struct proc *p)
 {
-	tty.sid = p->sid;
-	tty.pgrp = p->pgid;
-	p->ctty = true;
+	t->sid = p->sid;
+	t->pgrp = p->pgid;
+	p->ctty = t;
 }
 
 int
 tty_fg_pgrp(void)
 {
-	return tty.present ? tty.pgrp : -1;
+	return tty.present ? tty.t.pgrp : -1;
+}
+
+void
+tty_signal_fg(struct tty *t, int sig)
+{
+	uint8_t info[128];
+
+	if (t->pgrp == 0)
+		return;
+	sig_info_user(info, sig, SI_KERNEL, 0, 0);
+	sig_post_pgrp(t->pgrp, sig, info);
+}
+
+/* Every process of t's session loses it as its terminal. */
+static void
+tty_forget(struct tty *t)
+{
+	for (struct proc *q = proc_first(); q != NULL; q = q->next)
+		if (q->ctty == t)
+			q->ctty = NULL;
+	t->sid = t->pgrp = 0;
 }
 
 /*
@@ -96,29 +184,40 @@ tty_fg_pgrp(void)
  * SIGCONT, unless the leader is exiting), as Linux's disassociate_ctty.
  */
 static void
-tty_disassociate(bool on_exit)
+tty_disassociate(struct tty *t, bool on_exit)
 {
+	tty_signal_fg(t, SIGHUP);
+	if (!on_exit)
+		tty_signal_fg(t, SIGCONT);
+	tty_forget(t);
+}
+
+void
+tty_hangup(struct tty *t)
+{
+	struct proc *leader = t->sid != 0 ? proc_find(t->sid) : NULL;
 	uint8_t info[128];
 
-	if (tty.pgrp != 0) {
+	if (leader != NULL && !leader->exiting && leader->ctty == t) {
 		sig_info_user(info, SIGHUP, SI_KERNEL, 0, 0);
-		sig_post_pgrp(tty.pgrp, SIGHUP, info);
-		if (!on_exit) {
-			sig_info_user(info, SIGCONT, SI_KERNEL, 0, 0);
-			sig_post_pgrp(tty.pgrp, SIGCONT, info);
-		}
+		sig_post(leader->main, SIGHUP, info, 0);
+		sig_info_user(info, SIGCONT, SI_KERNEL, 0, 0);
+		sig_post(leader->main, SIGCONT, info, 0);
 	}
-	for (struct proc *q = proc_first(); q != NULL; q = q->next)
-		if (q->sid == tty.sid)
-			q->ctty = false;
-	tty.sid = tty.pgrp = 0;
+	tty_forget(t);
+}
+
+void
+tty_gone(struct tty *t)
+{
+	tty_forget(t);
 }
 
 void
 tty_proc_exit(struct proc *p)
 {
-	if (tty_is_ctty(p) && p->pid == p->sid)
-		tty_disassociate(true);
+	if (p->ctty != NULL && tty_is_ctty(p, p->ctty) && p->pid == p->sid)
+		tty_disassociate(p->ctty, true);
 }
 
 /* A signal the caller blocks or ignores does not stop it. */
@@ -130,17 +229,17 @@ tty_sig_ignored(const struct thread *td, int sig)
 }
 
 /*
- * A caller outside the foreground group: with sig ignored a read fails
+ * A caller outside t's foreground group: with sig ignored a read fails
  * EIO and the rest go on; an orphaned group (nobody to continue it) gets
  * EIO; otherwise the group gets sig and the call is made again later.
  */
 static long
-tty_check_change(struct thread *td, int sig)
+tty_check_sig(struct thread *td, struct tty *t, int sig)
 {
 	struct proc *p = td->proc;
 	uint8_t info[128];
 
-	if (!tty_is_ctty(p) || tty.pgrp == 0 || p->pgid == tty.pgrp)
+	if (!tty_is_ctty(p, t) || t->pgrp == 0 || p->pgid == t->pgrp)
 		return 0;
 	if (tty_sig_ignored(td, sig))
 		return sig == SIGTTIN ? -EIO : 0;
@@ -152,20 +251,26 @@ tty_check_change(struct thread *td, int sig)
 }
 
 long
+tty_check_change(struct thread *td, struct tty *t)
+{
+	return tty_check_sig(td, t, SIGTTOU);
+}
+
+long
 tty_check_io(struct thread *td, struct file *fp, bool write)
 {
+	struct tty *t = tty_of(fp);
 	struct arch_termios tio;
 
-	if (!tty_file(fp))
+	if (t == NULL)
 		return 0;
 	if (!write)
-		return tty_check_change(td, SIGTTIN);
-	/* TOSTOP is asked of the host only for a background writer. */
-	if (!tty_is_ctty(td->proc) || td->proc->pgid == tty.pgrp ||
-	    plat_console_ioctl(fp->console_fd, TCGETS, &tio) < 0 ||
-	    !(tio.c_lflag & TOSTOP))
+		return tty_check_sig(td, t, SIGTTIN);
+	/* TOSTOP is looked up only for a background writer. */
+	if (!tty_is_ctty(td->proc, t) || td->proc->pgid == t->pgrp ||
+	    t->getattr(t, &tio) < 0 || !(tio.c_lflag & TOSTOP))
 		return 0;
-	return tty_check_change(td, SIGTTOU);
+	return tty_check_sig(td, t, SIGTTOU);
 }
 
 /* Whether c ends a line in canonical mode: n_tty's line delimiters. */
@@ -207,14 +312,14 @@ tty_poll_pushed(const struct file *fp)
 }
 
 /*
- * Echo a pushed byte as n_tty would echo it typed: control characters
- * as ^X under ECHOCTL, a newline alone under ECHONL.  The host's output
- * processing (ONLCR) applies, as to Linux's echo.
+ * Echo a pushed byte as the line discipline echoes one typed (ldisc.c):
+ * control characters as ^X under ECHOCTL, a newline alone under ECHONL.
+ * The host's output processing (ONLCR) applies, as to Linux's echo.
  */
 static void
 tty_echo(int fd, const struct arch_termios *tio, uint8_t c)
 {
-	uint8_t ctl[2] = { '^', c ^ 0x40 };
+	uint8_t e[2];
 
 	if (!(tio->c_lflag & ECHO)) {
 		if (c == '\n' && (tio->c_lflag & ECHONL) &&
@@ -222,11 +327,7 @@ tty_echo(int fd, const struct arch_termios *tio, uint8_t c)
 			(void)plat_console_write(fd, &c, 1);
 		return;
 	}
-	if ((tio->c_lflag & ECHOCTL) && (c < 0x20 || c == 0x7f) &&
-	    c != '\t' && c != '\n')
-		(void)plat_console_write(fd, ctl, sizeof(ctl));
-	else
-		(void)plat_console_write(fd, &c, 1);
+	(void)plat_console_write(fd, e, ld_echo_bytes(tio, c, e));
 }
 
 /*
@@ -352,7 +453,7 @@ tty_ioctl_break(struct thread *td, struct file *fp, unsigned cmd,
 {
 	long r;
 
-	if ((r = tty_check_change(td, SIGTTOU)) != 0)
+	if ((r = tty_check_change(td, &tty.t)) != 0)
 		return r;
 	if (cmd != TIOCCBRK && (r = tty_drain(td, fp, true)) != 0)
 		return r;
@@ -369,7 +470,7 @@ tty_ioctl_break(struct thread *td, struct file *fp, unsigned cmd,
 
 /* TIOCSPGRP: a group of the caller's own session to the foreground. */
 static long
-tty_set_pgrp(struct thread *td, uaddr_t arg)
+tty_set_pgrp(struct thread *td, struct tty *t, uaddr_t arg)
 {
 	struct proc *p = td->proc;
 	bool found = false;
@@ -377,13 +478,13 @@ tty_set_pgrp(struct thread *td, uaddr_t arg)
 	long r;
 
 	/* As Linux: an orphaned background caller is told ENOTTY. */
-	if ((r = tty_check_change(td, SIGTTOU)) != 0)
+	if ((r = tty_check_change(td, t)) != 0)
 		return r == -EIO ? -ENOTTY : r;
 	if ((r = copyin(td, arg, &pgrp, sizeof(pgrp))) < 0)
 		return r;
 	if (pgrp < 0)
 		return -EINVAL;
-	if (!tty_is_ctty(p))
+	if (!tty_is_ctty(p, t))
 		return -ENOTTY;
 	for (struct proc *q = proc_first(); q != NULL; q = q->next) {
 		if (q->exiting || q->pgid != pgrp)
@@ -394,7 +495,7 @@ tty_set_pgrp(struct thread *td, uaddr_t arg)
 	}
 	if (!found)
 		return -ESRCH;
-	tty.pgrp = pgrp;
+	t->pgrp = pgrp;
 	return 0;
 }
 
@@ -403,64 +504,65 @@ tty_set_pgrp(struct thread *td, uaddr_t arg)
  * session only root, with arg 1, as Linux's tiocsctty.
  */
 static long
-tty_take(struct thread *td, struct file *fp, uint64_t arg)
+tty_take(struct thread *td, struct file *fp, struct tty *t, uint64_t arg)
 {
 	struct proc *p = td->proc;
 
-	if (p->pid == p->sid && tty.sid == p->sid)
+	if (p->pid == p->sid && t->sid == p->sid)
 		return 0;
-	if (p->pid != p->sid || tty_is_ctty(p))
+	if (p->pid != p->sid || p->ctty != NULL)
 		return -EPERM;
-	if (tty.sid != 0) {
+	if (t->sid != 0) {
 		if ((int)arg != 1 || p->cred.euid != 0)
 			return -EPERM;
-		for (struct proc *q = proc_first(); q != NULL; q = q->next)
-			if (q->sid == tty.sid)
-				q->ctty = false;
+		tty_forget(t);
 	}
 	if (!file_readable(fp) && p->cred.euid != 0)
 		return -EPERM;
-	tty_set_ctty(p);
+	tty_set_ctty(t, p);
 	return 0;
 }
 
 /* TIOCNOTTY: a leader gives the terminal up for its session. */
 static long
-tty_drop(struct thread *td)
+tty_drop(struct thread *td, struct tty *t)
 {
 	struct proc *p = td->proc;
 
-	if (!tty_is_ctty(p))
+	if (!tty_is_ctty(p, t))
 		return -ENOTTY;
 	if (p->pid == p->sid)
-		tty_disassociate(false);
-	p->ctty = false;
+		tty_disassociate(t, false);
+	p->ctty = NULL;
 	return 0;
 }
 
-/* The job-control requests: the terminal's state is the kernel's. */
-static long
-tty_ioctl_job(struct thread *td, struct file *fp, unsigned cmd,
-    uint64_t arg)
+long
+tty_ioctl_job(struct thread *td, struct file *fp, struct tty *t,
+    unsigned cmd, uint64_t arg)
 {
 	int v;
 
 	switch (cmd) {
 	case TIOCGPGRP:
-		if (!tty_is_ctty(td->proc))
+		/* A pty's master may ask whoever it is (pty.c: t != fp's). */
+		if (tty_of(fp) == t && !tty_is_ctty(td->proc, t))
 			return -ENOTTY;
-		return copyout(td, &tty.pgrp, UADDR(arg), sizeof(tty.pgrp));
+		v = t->pgrp;
+		return copyout(td, &v, UADDR(arg), sizeof(v));
 	case TIOCSPGRP:
-		return tty_set_pgrp(td, UADDR(arg));
+		return tty_set_pgrp(td, t, UADDR(arg));
 	case TIOCGSID:
-		if (!tty_is_ctty(td->proc))
+		if (tty_of(fp) == t && !tty_is_ctty(td->proc, t))
 			return -ENOTTY;
-		v = tty.sid;
+		if (t->sid == 0)
+			return -ENOTTY;
+		v = t->sid;
 		return copyout(td, &v, UADDR(arg), sizeof(v));
 	case TIOCSCTTY:
-		return tty_take(td, fp, arg);
+		return tty_take(td, fp, t, arg);
 	case TIOCNOTTY:
-		return tty_drop(td);
+		return tty_drop(td, t);
 	}
 	return -ENOTTY;
 }
@@ -515,7 +617,7 @@ tty_ioctl_host(struct thread *td, struct file *fp, unsigned cmd,
 	long r;
 
 	if (tty_sets(cmd) || cmd == TCFLSH || cmd == TCXONC) {
-		if ((r = tty_check_change(td, SIGTTOU)) != 0)
+		if ((r = tty_check_change(td, &tty.t)) != 0)
 			return r;
 	}
 	/* TCFLSH and TCXONC take their argument by value. */
@@ -559,5 +661,5 @@ tty_ioctl(struct thread *td, struct file *fp, unsigned cmd, uint64_t arg)
 	}
 	if (n != 0 || cmd == TCFLSH || cmd == TCXONC)
 		return tty_ioctl_host(td, fp, cmd, arg, n);
-	return tty_ioctl_job(td, fp, cmd, arg);
+	return tty_ioctl_job(td, fp, &tty.t, cmd, arg);
 }

@@ -16,6 +16,7 @@
 
 #include "vkern/kern/proc.h"
 #include "vkern/vfs/devfs/devfs.h"
+#include "vkern/vfs/devpts/devpts.h"
 #include "vkern/vfs/hostfs/hostfs.h"
 #include "vkern/vfs/namei.h"
 #include "vkern/vfs/overlay/overlay.h"
@@ -106,10 +107,13 @@ vfs_boot_root(const char *hostdir, bool overlay)
 int
 vfs_boot_std(void)
 {
-	struct mount *dev, *shm, *proc, *sys;
+	struct mount *dev, *pts, *shm, *proc, *sys;
 	int r;
 
 	if ((r = devfs_mount(&dev)) < 0 || (r = boot_mount_at(dev, "/dev")) < 0)
+		return r;
+	if ((r = devpts_mount(&pts)) < 0 ||
+	    (r = boot_mount_at(pts, "/dev/pts")) < 0)
 		return r;
 	tmpfs_mount(false, 01777, 0, 0, &shm);
 	if ((r = boot_mount_at(shm, "/dev/shm")) < 0)

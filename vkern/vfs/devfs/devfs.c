@@ -32,7 +32,7 @@ enum devfs_kind {
 	DK_ZERO,
 	DK_FULL,
 	DK_RANDOM,
-	DK_TTY,         /* tty and console: the VFS's to route */
+	DK_TTY,         /* tty, console, ptmx: the VFS's to route */
 };
 
 struct devfs_spec {
@@ -62,6 +62,7 @@ static const struct devfs_spec devfs_specs[] = {
 	{ "stderr",  DK_LINK,   S_IFLNK | 0777, 0, 0, "/proc/self/fd/2" },
 	{ "shm",     DK_DIR,    S_IFDIR | 0755, 0, 0, NULL },
 	{ "pts",     DK_DIR,    S_IFDIR | 0755, 0, 0, NULL },
+	{ "ptmx",    DK_TTY,    S_IFCHR | 0666, 5, 2, NULL },
 };
 
 #define DEVFS_NNODES (1 + VK_NELEM(devfs_specs))
@@ -73,8 +74,7 @@ struct devfs_node {
 	struct devfs_fs *fs;
 	struct vnode *vnode;    /* while referenced, else NULL */
 	uint64_t ino;
-	uint32_t mode, uid, gid;
-	int64_t atime, mtime, ctime;
+	struct devfs_attr a;
 };
 
 struct devfs_fs {
@@ -98,7 +98,7 @@ devfs_vnode(struct devfs_node *dn, struct mount *mp)
 		vnode_ref(dn->vnode);
 		return dn->vnode;
 	}
-	dn->vnode = vnode_alloc(mp, vtype_from_mode(dn->mode), &devfs_vnops,
+	dn->vnode = vnode_alloc(mp, vtype_from_mode(dn->a.mode), &devfs_vnops,
 	    dn);
 	dn->fs->nvnodes++;
 	return dn->vnode;
@@ -148,17 +148,17 @@ devfs_getattr(struct vnode *vn, struct vattr *va)
 	*va = (struct vattr){
 		.ino = dn->ino,
 		.dev = vn->mount->dev,
-		.mode = dn->mode,
-		.uid = dn->uid,
-		.gid = dn->gid,
+		.mode = dn->a.mode,
+		.uid = dn->a.uid,
+		.gid = dn->a.gid,
 		.nlink = 1,
 		.blksize = VK_PAGE_SIZE,
-		.atime_ns = dn->atime,
-		.mtime_ns = dn->mtime,
-		.ctime_ns = dn->ctime,
-		.btime_ns = dn->ctime,
+		.atime_ns = dn->a.atime,
+		.mtime_ns = dn->a.mtime,
+		.ctime_ns = dn->a.ctime,
+		.btime_ns = dn->a.ctime,
 	};
-	if (S_ISCHR(dn->mode))
+	if (S_ISCHR(dn->a.mode))
 		va->rdev = makedev(sp->major, sp->minor);
 	if (sp->kind == DK_LINK)
 		va->size = strlen(sp->target);
@@ -185,18 +185,24 @@ devfs_setattr(struct vnode *vn, const struct vattr *va, unsigned mask)
 		return -EISDIR;
 	if ((mask & VA_SIZE) != 0 && vn->type != VCHR)
 		return -EINVAL;
-	if ((mask & VA_MODE) != 0)
-		dn->mode = (dn->mode & S_IFMT) | (va->mode & 07777);
-	if ((mask & VA_UID) != 0)
-		dn->uid = va->uid;
-	if ((mask & VA_GID) != 0)
-		dn->gid = va->gid;
-	if ((mask & VA_ATIME) != 0)
-		dn->atime = va->atime_ns;
-	if ((mask & VA_MTIME) != 0)
-		dn->mtime = va->mtime_ns;
-	dn->ctime = plat_clock_ns(CLOCK_REALTIME);
+	devfs_attr_set(&dn->a, va, mask);
 	return 0;
+}
+
+void
+devfs_attr_set(struct devfs_attr *a, const struct vattr *va, unsigned mask)
+{
+	if ((mask & VA_MODE) != 0)
+		a->mode = (a->mode & S_IFMT) | (va->mode & 07777);
+	if ((mask & VA_UID) != 0)
+		a->uid = va->uid;
+	if ((mask & VA_GID) != 0)
+		a->gid = va->gid;
+	if ((mask & VA_ATIME) != 0)
+		a->atime = va->atime_ns;
+	if ((mask & VA_MTIME) != 0)
+		a->mtime = va->mtime_ns;
+	a->ctime = plat_clock_ns(CLOCK_REALTIME);
 }
 
 /* Whether vn's kind does I/O here: 0, or the error its I/O gives. */
@@ -272,7 +278,7 @@ devfs_readdir(struct vnode *dvn, uint64_t cookie, vfs_dirent_fn fn,
 		const struct devfs_node *np = &dn->fs->nodes[i + 1];
 
 		if (fn(arg, np->spec->name, strlen(np->spec->name), np->ino,
-		    vtype_from_mode(np->mode), i + 3) != 0)
+		    vtype_from_mode(np->a.mode), i + 3) != 0)
 			break;
 	}
 	return 0;
@@ -292,42 +298,45 @@ devfs_readlink(struct vnode *vn, char *buf, size_t size)
 	return (long)n;
 }
 
-/* The set of files is fixed; a name that exists is EEXIST, as mknod's. */
-static int
-devfs_create(struct vnode *dvn, const char *name, uint32_t mode,
+/*
+ * The set of files is fixed; a name that exists is EEXIST, as mknod's.
+ * devpts's names come and go, but never through these calls either.
+ */
+int
+devfs_fixed_create(struct vnode *dvn, const char *name, uint32_t mode,
     uint64_t rdev, const char *target, uint32_t uid, uint32_t gid,
     struct vnode **vpp)
 {
 	struct vnode *vn;
 
-	if (devfs_lookup(dvn, name, &vn) == 0) {
+	if (dvn->ops->lookup(dvn, name, &vn) == 0) {
 		vnode_rel(vn);
 		return -EEXIST;
 	}
 	return dvn->type == VDIR ? -EPERM : -ENOTDIR;
 }
 
-static int
-devfs_link(struct vnode *dvn, const char *name, struct vnode *vn)
+int
+devfs_fixed_link(struct vnode *dvn, const char *name, struct vnode *vn)
 {
 	return -EPERM;
 }
 
-static int
-devfs_remove(struct vnode *dvn, const char *name, bool rmdir)
+int
+devfs_fixed_remove(struct vnode *dvn, const char *name, bool rmdir)
 {
 	struct vnode *vn;
 	int r;
 
-	if ((r = devfs_lookup(dvn, name, &vn)) < 0)
+	if ((r = dvn->ops->lookup(dvn, name, &vn)) < 0)
 		return r;
 	vnode_rel(vn);
 	return -EPERM;
 }
 
-static int
-devfs_rename(struct vnode *fromdir, const char *from, struct vnode *todir,
-    const char *to, unsigned flags)
+int
+devfs_fixed_rename(struct vnode *fromdir, const char *from,
+    struct vnode *todir, const char *to, unsigned flags)
 {
 	return -EPERM;
 }
@@ -358,10 +367,10 @@ static const struct vnode_ops devfs_vnops = {
 	.write = devfs_write,
 	.readdir = devfs_readdir,
 	.readlink = devfs_readlink,
-	.create = devfs_create,
-	.link = devfs_link,
-	.remove = devfs_remove,
-	.rename = devfs_rename,
+	.create = devfs_fixed_create,
+	.link = devfs_fixed_link,
+	.remove = devfs_fixed_remove,
+	.rename = devfs_fixed_rename,
 	.inactive = devfs_inactive,
 	.statfs = devfs_statfs,
 };
@@ -374,8 +383,8 @@ devfs_node_init(struct devfs_fs *fs, unsigned i, int64_t now)
 	dn->spec = i == 0 ? &devfs_root_spec : &devfs_specs[i - 1];
 	dn->fs = fs;
 	dn->ino = i + 1;
-	dn->mode = dn->spec->mode;
-	dn->atime = dn->mtime = dn->ctime = now;
+	dn->a.mode = dn->spec->mode;
+	dn->a.atime = dn->a.mtime = dn->a.ctime = now;
 }
 
 int

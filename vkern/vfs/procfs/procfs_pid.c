@@ -22,6 +22,7 @@
 #include "vkern/vfs/file.h"
 #include "vkern/vfs/namei.h"
 #include "vkern/vfs/procfs/procfs_impl.h"
+#include "vkern/vfs/tty.h"
 #include "vkern/vfs/vfs.h"
 #include "vkern/vk.h"
 #include "vkern/vm/vm_map.h"
@@ -186,9 +187,12 @@ procfs_gen_pid_stat(const struct pfs_ctx *c, struct sbuf *sb)
 
 	pid_vm_scan(p->vm, &v);
 	pid_sigsets(p, &ign, &cgt);
-	/* 1-13: ids, no terminal, flags, fault counts. */
-	sbuf_printf(sb, "%d (%s) %c %d %d %d 0 -1 %u 0 0 0 0 ", pid_tid(c),
-	    p->comm, pid_state(c), p->ppid, p->pgid, p->sid, PROCFS_PF_FLAGS);
+	/* 1-13: ids, the terminal and its foreground, flags, faults. */
+	sbuf_printf(sb, "%d (%s) %c %d %d %d %llu %d %u 0 0 0 0 ", pid_tid(c),
+	    p->comm, pid_state(c), p->ppid, p->pgid, p->sid,
+	    (unsigned long long)(p->ctty != NULL ? p->ctty->rdev : 0),
+	    p->ctty != NULL && p->ctty->pgrp != 0 ? p->ctty->pgrp : -1,
+	    PROCFS_PF_FLAGS);
 	/* 14-25: times, priority 20 and nice 0, threads, memory. */
 	sbuf_printf(sb, "%llu %llu %llu %llu 20 0 %d 0 %llu %llu %llu %llu ",
 	    (unsigned long long)procfs_ticks(user),
