@@ -61,6 +61,7 @@ struct run_opts {
 	const char *strace_path;
 	const char *crash_dir;
 	const char *root;
+	const char *hostname;
 	struct mount_opt mounts[MAX_MOUNTS];
 	int nmounts;
 	char **argv;
@@ -102,6 +103,9 @@ usage(FILE *f)
 	    "writes\n"
 	    "                     through to the host; default ro)\n"
 	    "  --tmpfs PATH       an empty in-memory file system at PATH\n"
+	    "  --hostname NAME    the guest's host name (default vkernel), "
+	    "in uname,\n"
+	    "                     /etc/hostname and /etc/hosts\n"
 	    "  --landlock=MODE    auto (default): restrict vkernel's own "
 	    "host file\n"
 	    "                     access with Landlock where the host has "
@@ -260,6 +264,21 @@ parse_mount(struct run_opts *o, bool bind, char *arg)
 	o->nmounts++;
 }
 
+/*
+ * A name that fits uname's nodename and reads as one word in
+ * /etc/hosts: what RFC 1123 allows, and '_', which hosts files take.
+ */
+static bool
+valid_hostname(const char *s)
+{
+	size_t n = strlen(s);
+
+	if (n == 0 || n > UTS_NAME_MAX)
+		return false;
+	return strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+	    "0123456789-_.") == n;
+}
+
 static void
 parse_run(int argc, char **argv, struct run_opts *o)
 {
@@ -280,6 +299,7 @@ parse_run(int argc, char **argv, struct run_opts *o)
 		{ "landlock", required_argument, NULL, 'L' },
 		{ "userns", required_argument, NULL, 'U' },
 		{ "crash-dir", required_argument, NULL, 'K' },
+		{ "hostname", required_argument, NULL, 'H' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -358,6 +378,13 @@ parse_run(int argc, char **argv, struct run_opts *o)
 		case 'r':
 			o->root = optarg;
 			break;
+		case 'H':
+			if (!valid_hostname(optarg))
+				bad_usage("invalid --hostname '%s' (1 to 64 "
+				    "letters, digits, '-', '_' and '.')",
+				    optarg);
+			o->hostname = optarg;
+			break;
 		case 'b':
 		case 't':
 			parse_mount(o, c == 'b', optarg);
@@ -404,6 +431,8 @@ boot_files(const struct run_opts *o, struct vk_error **err)
 
 	if ((r = vfs_boot_root(root, true)) < 0)
 		return vk_error_make(err, -r, "--root %s", root);
+	if ((r = vfs_boot_names(uts_name(UTS_NODENAME))) < 0)
+		return vk_error_make(err, -r, "write /etc/hosts");
 	if ((r = vfs_boot_std()) < 0)
 		return vk_error_make(err, -r, "mount /dev");
 	for (int i = 0; i < o->nmounts; i++) {
@@ -456,6 +485,7 @@ boot(const struct run_opts *o, struct vk_error **err)
 		.timeout_ns = o->timeout_ns,
 		.cpu_ns = o->cpu_ns,
 		.disk = o->disk,
+		.hostname = o->hostname,
 	};
 	bool rw[MAX_MOUNTS + 1];
 	const char *why;

@@ -14,6 +14,13 @@ int vfs_boot_root(const char *hostdir, bool overlay);
 /* devfs on /dev, a tmpfs on /dev/shm, procfs on /proc, sysfs on /sys. */
 int vfs_boot_std(void);
 
+/*
+ * /etc/hostname with hostname (at most 64 bytes), and /etc/hosts with
+ * localhost, ::1 and hostname before the root's own lines, written into
+ * the root's overlay: before any bind, so never onto the host.
+ */
+int vfs_boot_names(const char *hostname);
+
 int vfs_boot_bind(const char *hostdir, const char *guestpath, bool rw);
 int vfs_boot_tmpfs(const char *guestpath);
 

@@ -35,6 +35,12 @@ int procfs_gen_version(const struct pfs_ctx *c, struct sbuf *sb);
 int procfs_gen_osrelease(const struct pfs_ctx *c, struct sbuf *sb);
 int procfs_gen_mounts(const struct pfs_ctx *c, struct sbuf *sb);
 int procfs_gen_mountinfo(const struct pfs_ctx *c, struct sbuf *sb);
+int procfs_gen_hostname(const struct pfs_ctx *c, struct sbuf *sb);
+int procfs_gen_domainname(const struct pfs_ctx *c, struct sbuf *sb);
+long procfs_write_hostname(const struct pfs_ctx *c, const char *buf,
+    size_t len);
+long procfs_write_domainname(const struct pfs_ctx *c, const char *buf,
+    size_t len);
 
 /* The mountinfo id of mp: its place in the mount table from 21 on. */
 int procfs_mount_id(const struct mount *mp);

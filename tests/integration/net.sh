@@ -1,0 +1,91 @@
+#!/bin/bash
+# The guest's own network as its tools show it: hostname(1) and getent(1)
+# over the sandbox's names and /etc/hosts (default and --hostname, run by
+# root and by an unprivileged host user), and the host's /etc/hosts,
+# /etc/hostname and host name untouched by a guest root that changes its
+# own.
+# Usage: net.sh VKERNEL CASE
+set -u
+vk=$1
+case_=$2
+here=$(dirname "$0")
+work=$(mktemp -d /tmp/vk-net.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+
+failed=0
+fail()
+{
+	echo "FAIL: net $case_: $*" >&2
+	failed=1
+}
+
+# expect WANT CMD...: the vkernel run's stdout must be WANT, status 0.
+expect()
+{
+	local want=$1 out st
+	shift
+	out=$("$@" 2>"$work/err")
+	st=$?
+	if [ "$st" != 0 ] || [ "$out" != "$want" ]; then
+		fail "$*: status $st, output '$out', want '$want'"
+		sed 's/^/  stderr: /' "$work/err" >&2
+	fi
+}
+
+# The names inside, by default; $1 runs vkernel (a prefix such as asuser).
+names()
+{
+	expect "vkernel
+vkernel
+vkernel
+vkernel" "$@" "$vk" run -- sh -c 'hostname; hostname -f; uname -n; cat /etc/hostname'
+	expect "127.0.1.1       vkernel" "$@" "$vk" run -- sh -c 'getent hosts $(hostname)'
+	expect "localhost" "$@" "$vk" run -- sh -c \
+		'getent hosts localhost | awk "{print \$2}" | sort -u'
+	expect "127.0.0.1" "$@" "$vk" run -- sh -c \
+		'getent ahostsv4 localhost | awk "{print \$1}" | sort -u'
+	expect "::1" "$@" "$vk" run -- sh -c \
+		'getent ahostsv6 ip6-localhost | awk "{print \$1}" | sort -u'
+}
+
+case $case_ in
+names)
+	names ;;
+names_user)
+	names "$here/asuser.sh" ;;
+hostname_opt)
+	expect "box.example.com
+box.example.com
+box
+box.example.com" "$vk" run --hostname box.example.com -- \
+		sh -c 'hostname; hostname -f; hostname -s; uname -n'
+	expect "127.0.1.1       box.example.com box" "$vk" run \
+		--hostname box.example.com -- getent hosts box
+	long=$(printf '%064d' 0)
+	expect "$long" "$vk" run --hostname "$long" -- hostname
+	for bad in "a b" "" "$long"x "a/b" "x;y"; do
+		"$vk" run --hostname "$bad" -- true >/dev/null 2>"$work/err"
+		st=$?
+		[ "$st" = 2 ] && [ "$(wc -l <"$work/err")" = 1 ] ||
+			fail "--hostname '$bad': status $st, $(cat "$work/err")"
+	done ;;
+host_untouched)
+	before=$(sha256sum /etc/hosts /etc/hostname 2>/dev/null; hostname)
+	# Guest root changes its names and its /etc/hosts; the host's stay.
+	expect "evil
+9.9.9.9 evil" "$vk" run -- sh -c 'hostname evil && hostname &&
+		echo "9.9.9.9 evil" >> /etc/hosts && tail -1 /etc/hosts &&
+		echo other > /etc/hostname'
+	"$here/asuser.sh" "$vk" run -- sh -c 'hostname evil2;
+		echo 9.9.9.9 x >> /etc/hosts' >/dev/null 2>&1
+	after=$(sha256sum /etc/hosts /etc/hostname 2>/dev/null; hostname)
+	[ "$before" = "$after" ] || fail "the host changed: '$before' -> '$after'"
+	# Nor does a guest's bind of the host's /etc see the sandbox's file.
+	expect "$(sha256sum </etc/hosts)" "$vk" run --bind /etc:/mnt -- \
+		sh -c 'sha256sum </mnt/hosts' ;;
+*)
+	echo "unknown case $case_" >&2
+	exit 2 ;;
+esac
+[ "$failed" = 0 ] && echo "ok: net $case_"
+exit "$failed"
