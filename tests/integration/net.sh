@@ -1,9 +1,9 @@
 #!/bin/bash
 # The guest's own network as its tools show it: hostname(1) and getent(1)
 # over the sandbox's names and /etc/hosts (default and --hostname, run by
-# root and by an unprivileged host user), and the host's /etc/hosts,
+# root and by an unprivileged host user), the host's /etc/hosts,
 # /etc/hostname and host name untouched by a guest root that changes its
-# own.
+# own, and the /proc/net files, which show lo alone.
 # Usage: net.sh VKERNEL CASE
 set -u
 vk=$1
@@ -83,6 +83,14 @@ host_untouched)
 	# Nor does a guest's bind of the host's /etc see the sandbox's file.
 	expect "$(sha256sum </etc/hosts)" "$vk" run --bind /etc:/mnt -- \
 		sh -c 'sha256sum </mnt/hosts' ;;
+proc_net)
+	# Inside, lo is all there is, and no inet socket exists yet.
+	expect "    lo:" "$vk" run -- sh -c 'tail -n +3 /proc/net/dev | cut -c1-7'
+	expect "00000000000000000000000000000001 01 80 10 80       lo" \
+		"$vk" run -- cat /proc/net/if_inet6
+	expect "1 1 1 1 1" "$vk" run -- sh -c 'for f in route tcp tcp6 udp udp6;
+		do wc -l </proc/net/$f; done | xargs'
+	expect "32768	60999" "$vk" run -- cat /proc/sys/net/ipv4/ip_local_port_range ;;
 *)
 	echo "unknown case $case_" >&2
 	exit 2 ;;
