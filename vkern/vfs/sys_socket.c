@@ -3,10 +3,11 @@
  * connect, getsockname, getpeername, shutdown, setsockopt, getsockopt,
  * sendto, recvfrom, sendmsg, recvmsg, sendmmsg, recvmmsg.
  *
- * Only local sockets (AF_UNIX) exist; other families are EAFNOSUPPORT,
- * as on a kernel built without them.  These handlers move names, data
- * and control messages between the guest and unix_sock.c, and park the
- * thread when a socket says to wait.  A blocking stream send goes on
+ * These handlers check what every family shares, move names, data and
+ * control messages between the guest and the socket's family (through
+ * its sock_ops, socket.h), and park the thread when a socket says to
+ * wait; a family not in socket.c's table is EAFNOSUPPORT, as on a
+ * kernel built without it.  A blocking stream send goes on
  * until all is sent; MSG_WAITALL makes a stream receive go on until the
  * buffer is full, the stream ends or a signal comes.
  */
@@ -128,34 +129,36 @@ caller_cred(struct thread *td)
 }
 
 static long
-sock_get(struct thread *td, int fd, struct file **fpp, struct usock **sop)
+sock_get(struct thread *td, int fd, struct file **fpp, struct socket **sop)
 {
 	struct file *fp = fd_get(td->proc->fdt, fd);
 
 	if (fp == NULL)
 		return -EBADF;
-	if ((*sop = usock_of(fp)) == NULL)
+	if ((*sop = sock_of(fp)) == NULL)
 		return -ENOTSOCK;
 	if (fpp != NULL)
 		*fpp = fp;
 	return 0;
 }
 
+/* A name for so, at most as long as its family's: -EINVAL if longer. */
 static long
-addr_in(struct thread *td, uaddr_t uaddr, uint32_t len, struct uaddr *ua)
+addr_in(struct thread *td, const struct socket *so, uaddr_t uaddr,
+    uint32_t len, struct sockname *sn)
 {
 	if ((int32_t)len < 0 || len > sizeof(struct sockaddr_storage))
 		return -EINVAL;
-	memset(ua, 0, sizeof(*ua));
-	if (len > sizeof(ua->sun))
+	memset(sn, 0, sizeof(*sn));
+	if (len > sock_family(so->family)->addrlen_max)
 		return -EINVAL;
-	ua->len = len;
-	return copyin(td, uaddr, &ua->sun, len);
+	sn->len = len;
+	return copyin(td, uaddr, sn->raw, len);
 }
 
 /* Give a name to the guest: as much as fits, and its whole length. */
 static long
-addr_out(struct thread *td, const struct uaddr *ua, uaddr_t uaddr,
+addr_out(struct thread *td, const struct sockname *ua, uaddr_t uaddr,
     uaddr_t ulen)
 {
 	int32_t len;
@@ -167,7 +170,7 @@ addr_out(struct thread *td, const struct uaddr *ua, uaddr_t uaddr,
 		return r;
 	if (len < 0)
 		return -EINVAL;
-	if ((r = copyout(td, &ua->sun, uaddr, VK_MIN((uint32_t)len,
+	if ((r = copyout(td, ua->raw, uaddr, VK_MIN((uint32_t)len,
 	    ua->len))) < 0)
 		return r;
 	len = (int32_t)ua->len;
@@ -217,9 +220,9 @@ sock_park(struct thread *td, const void *chan, int64_t timeo_ns)
 long
 sock_wait(struct thread *td, struct file *fp, bool send)
 {
-	struct usock *so = usock_of(fp);
+	struct socket *so = sock_of(fp);
 
-	return sock_park(td, usock_chan(so), usock_timeo(so, send));
+	return sock_park(td, so, sock_timeo(so, send));
 }
 
 static bool
@@ -230,28 +233,14 @@ may_wait(const struct file *fp, int flags)
 
 /* --- making sockets --- */
 
+/* The family and base type of socket(2)'s arguments. */
 static long
-sock_type(int domain, int type, int protocol, int *basep)
+sock_type(int domain, int type, const struct sock_family **fp)
 {
-	if (domain != AF_UNIX)
+	if ((*fp = sock_family(domain)) == NULL)
 		return -EAFNOSUPPORT;
 	if (type & ~(SOCK_NONBLOCK | SOCK_CLOEXEC | 0xf))
 		return -EINVAL;
-	switch (type & 0xf) {
-	case SOCK_STREAM:
-	case SOCK_DGRAM:
-	case SOCK_SEQPACKET:
-		*basep = type & 0xf;
-		break;
-	case SOCK_RAW:
-		/* As Linux: a raw local socket is a datagram one. */
-		*basep = SOCK_DGRAM;
-		break;
-	default:
-		return -ESOCKTNOSUPPORT;
-	}
-	if (protocol != 0 && protocol != PF_UNIX)
-		return -EPROTONOSUPPORT;
 	return 0;
 }
 
@@ -265,29 +254,37 @@ long
 sys_socket(struct thread *td, const struct sys_socket_args *a)
 {
 	struct ucred cred = caller_cred(td);
-	struct file *fp;
-	int base;
+	const struct sock_family *fam;
+	struct socket *so;
 	long r;
 
-	if ((r = sock_type(a->domain, (int)a->type, a->protocol, &base)) < 0)
+	if ((r = sock_type(a->domain, (int)a->type, &fam)) < 0)
 		return r;
-	fp = usock_create(base, sock_oflags((int)a->type), &cred);
-	return install(td, fp, a->type & SOCK_CLOEXEC);
+	if ((r = fam->create((int)a->type & 0xf, a->protocol, &cred,
+	    &so)) < 0)
+		return r;
+	return install(td, sock_file(so, sock_oflags((int)a->type)),
+	    a->type & SOCK_CLOEXEC);
 }
 
 long
 sys_socketpair(struct thread *td, const struct sys_socketpair_args *a)
 {
 	struct ucred cred = caller_cred(td);
+	const struct sock_family *fam;
+	struct socket *sv[2];
 	struct file *f0, *f1;
-	int fds[2], base;
+	int fds[2];
 	long r;
 
-	if ((r = sock_type(a->domain, (int)a->type, a->protocol, &base)) < 0)
+	if ((r = sock_type(a->domain, (int)a->type, &fam)) < 0)
 		return r;
-	f0 = usock_create(base, sock_oflags((int)a->type), &cred);
-	f1 = usock_create(base, sock_oflags((int)a->type), &cred);
-	usock_connect_pair(f0, f1);
+	if (fam->pair == NULL)
+		return -EOPNOTSUPP;
+	if ((r = fam->pair((int)a->type & 0xf, a->protocol, &cred, sv)) < 0)
+		return r;
+	f0 = sock_file(sv[0], sock_oflags((int)a->type));
+	f1 = sock_file(sv[1], sock_oflags((int)a->type));
 	if ((fds[0] = (int)install(td, f0, a->type & SOCK_CLOEXEC)) < 0) {
 		file_rel(f1);
 		return fds[0];
@@ -308,27 +305,29 @@ sys_socketpair(struct thread *td, const struct sys_socketpair_args *a)
 long
 sys_bind(struct thread *td, const struct sys_bind_args *a)
 {
-	struct usock *so;
-	struct uaddr ua;
+	struct socket *so;
+	struct sockname ua;
 	long r;
 
 	if ((r = sock_get(td, a->fd, NULL, &so)) < 0)
 		return r;
-	if ((r = addr_in(td, a->addr, a->addrlen, &ua)) < 0)
+	if ((r = addr_in(td, so, a->addr, a->addrlen, &ua)) < 0)
 		return r;
-	return usock_bind(td->proc, so, &ua);
+	return so->ops->bind(td->proc, so, &ua);
 }
 
 long
 sys_listen(struct thread *td, const struct sys_listen_args *a)
 {
 	struct ucred cred = caller_cred(td);
-	struct usock *so;
+	struct socket *so;
 	long r;
 
 	if ((r = sock_get(td, a->fd, NULL, &so)) < 0)
 		return r;
-	return usock_listen(so, a->backlog, &cred);
+	if (so->ops->listen == NULL)
+		return -EOPNOTSUPP;
+	return so->ops->listen(so, a->backlog, &cred);
 }
 
 long
@@ -337,17 +336,18 @@ sys_connect(struct thread *td, const struct sys_connect_args *a)
 	struct ucred cred = caller_cred(td);
 	const void *chan = NULL;
 	struct file *fp;
-	struct usock *so;
-	struct uaddr ua;
+	struct socket *so;
+	struct sockname ua;
 	long r;
 
 	if ((r = sock_get(td, a->fd, &fp, &so)) < 0)
 		return r;
-	if ((r = addr_in(td, a->addr, a->addrlen, &ua)) < 0)
+	if ((r = addr_in(td, so, a->addr, a->addrlen, &ua)) < 0)
 		return r;
-	r = usock_connect(td->proc, so, &ua, &cred, &chan);
+	r = so->ops->connect(td->proc, so, &ua, &cred, !may_wait(fp, 0),
+	    &chan);
 	if (r == -EAGAIN && may_wait(fp, 0))
-		return sock_park(td, chan, usock_timeo(so, true));
+		return sock_park(td, chan, sock_timeo(so, true));
 	return r;
 }
 
@@ -356,17 +356,19 @@ kern_accept(struct thread *td, int fd, uaddr_t uaddr, uaddr_t ulen,
     unsigned flags)
 {
 	struct file *fp, *nfp;
-	struct usock *so;
-	struct uaddr ua;
+	struct socket *so;
+	struct sockname ua;
 	long r;
 
 	if (flags & ~(unsigned)(SOCK_NONBLOCK | SOCK_CLOEXEC))
 		return -EINVAL;
 	if ((r = sock_get(td, fd, &fp, &so)) < 0)
 		return r;
-	r = usock_accept(so, sock_oflags((int)flags), &nfp);
+	if (so->ops->accept == NULL)
+		return -EOPNOTSUPP;
+	r = so->ops->accept(so, sock_oflags((int)flags), &nfp);
 	if (r == -EAGAIN && may_wait(fp, 0))
-		return sock_park(td, usock_chan(so), usock_timeo(so, false));
+		return sock_park(td, so, sock_timeo(so, false));
 	if (r < 0)
 		return r;
 	/*
@@ -374,9 +376,9 @@ kern_accept(struct thread *td, int fd, uaddr_t uaddr, uaddr_t ulen,
 	 * still gives its old one, which for a client that never bound is
 	 * the bare family, as here.
 	 */
-	if (usock_name(usock_of(nfp), true, &ua) < 0) {
+	if (so->ops->name(sock_of(nfp), true, &ua) < 0) {
 		memset(&ua, 0, sizeof(ua));
-		ua.sun.sun_family = AF_UNIX;
+		ua.sa.sa_family = (sa_family_t)so->family;
 		ua.len = sizeof(sa_family_t);
 	}
 	if ((r = addr_out(td, &ua, uaddr, ulen)) < 0) {
@@ -402,13 +404,13 @@ static long
 kern_getname(struct thread *td, int fd, uaddr_t uaddr, uaddr_t ulen,
     bool peer)
 {
-	struct usock *so;
-	struct uaddr ua;
+	struct socket *so;
+	struct sockname ua;
 	long r;
 
 	if ((r = sock_get(td, fd, NULL, &so)) < 0)
 		return r;
-	if ((r = usock_name(so, peer, &ua)) < 0)
+	if ((r = so->ops->name(so, peer, &ua)) < 0)
 		return r;
 	if (uaddr.va == 0)
 		return -EFAULT;
@@ -430,12 +432,12 @@ sys_getpeername(struct thread *td, const struct sys_getpeername_args *a)
 long
 sys_shutdown(struct thread *td, const struct sys_shutdown_args *a)
 {
-	struct usock *so;
+	struct socket *so;
 	long r;
 
 	if ((r = sock_get(td, a->fd, NULL, &so)) < 0)
 		return r;
-	return usock_shutdown(so, a->how);
+	return so->ops->shutdown(so, a->how);
 }
 
 /* --- options --- */
@@ -443,42 +445,38 @@ sys_shutdown(struct thread *td, const struct sys_shutdown_args *a)
 long
 sys_setsockopt(struct thread *td, const struct sys_setsockopt_args *a)
 {
-	uint8_t val[64];
-	struct usock *so;
+	uint8_t val[SOCK_OPTMAX];
+	struct socket *so;
 	long r;
 
 	if ((r = sock_get(td, a->fd, NULL, &so)) < 0)
 		return r;
-	if (a->level != SOL_SOCKET)
-		return -EOPNOTSUPP;
 	if ((int32_t)a->optlen < 0)
 		return -EINVAL;
 	if ((r = copyin(td, a->optval, val, VK_MIN(a->optlen,
 	    sizeof(val)))) < 0)
 		return r;
-	return usock_setopt(so, a->optname, val, VK_MIN(a->optlen,
+	return sock_setopt(so, a->level, a->optname, val, VK_MIN(a->optlen,
 	    sizeof(val)));
 }
 
 long
 sys_getsockopt(struct thread *td, const struct sys_getsockopt_args *a)
 {
-	uint8_t val[64];
-	struct usock *so;
+	uint8_t val[SOCK_OPTMAX];
+	struct socket *so;
 	int32_t len;
 	socklen_t klen;
 	long r;
 
 	if ((r = sock_get(td, a->fd, NULL, &so)) < 0)
 		return r;
-	if (a->level != SOL_SOCKET)
-		return -EOPNOTSUPP;
 	if ((r = copyin(td, a->optlen, &len, sizeof(len))) < 0)
 		return r;
 	if (len < 0)
 		return -EINVAL;
 	klen = VK_MIN((socklen_t)len, sizeof(val));
-	if ((r = usock_getopt(so, a->optname, val, &klen)) < 0)
+	if ((r = sock_getopt(so, a->level, a->optname, val, &klen)) < 0)
 		return r;
 	if ((r = copyout(td, val, a->optval, klen)) < 0)
 		return r;
@@ -648,7 +646,7 @@ xfer_step(struct thread *td, struct xfer *x)
 	const void *chan = NULL;
 	struct iovwalk w;
 	struct file *fp;
-	struct usock *so;
+	struct socket *so;
 	long r = 0;
 	int fl = 0;
 
@@ -656,13 +654,13 @@ xfer_step(struct thread *td, struct xfer *x)
 		w = (struct iovwalk){ td, x->iov, x->niov, 0, 0 };
 		walk_skip(&w, x->done);
 		if (x->send) {
-			r = usock_send(td->proc, so, x->total - x->done,
-			    walk_in, &w, NULL, NULL, &chan);
+			r = so->ops->send(td->proc, so, x->total - x->done,
+			    walk_in, &w, NULL, NULL, x->flags, &chan);
 		} else {
-			r = usock_recv(so, x->total - x->done, walk_out, &w,
-			    x->flags, &fl, NULL, &scm);
+			r = so->ops->recv(so, x->total - x->done, walk_out,
+			    &w, x->flags, &fl, NULL, &scm);
 			scm_release(&scm);
-			chan = usock_chan(so);
+			chan = so;
 		}
 		if (r == -EAGAIN) {
 			td->wait = (struct wait){ .cont = xfer_more,
@@ -726,12 +724,12 @@ kern_sendmsg(struct thread *td, int fd, struct kmsg *km, int flags,
     bool whole)
 {
 	struct guest_msghdr *m = &km->hdr;
-	struct uaddr dest, *destp = NULL;
+	struct sockname dest, *destp = NULL;
 	struct scm scm = { .nfds = 0 };
 	const void *chan = NULL;
 	struct iovwalk w;
 	struct file *fp;
-	struct usock *so;
+	struct socket *so;
 	long r;
 
 	if ((r = sock_get(td, fd, &fp, &so)) < 0)
@@ -739,7 +737,8 @@ kern_sendmsg(struct thread *td, int fd, struct kmsg *km, int flags,
 	if (flags & ~SEND_FLAGS)
 		return -EOPNOTSUPP;
 	if (m->name != 0 && m->namelen != 0) {
-		if ((r = addr_in(td, UADDR(m->name), m->namelen, &dest)) < 0)
+		if ((r = addr_in(td, so, UADDR(m->name), m->namelen,
+		    &dest)) < 0)
 			return r;
 		destp = &dest;
 	}
@@ -751,11 +750,11 @@ kern_sendmsg(struct thread *td, int fd, struct kmsg *km, int flags,
 		return r;
 	}
 	w = (struct iovwalk){ td, km->iov, (int)m->iovlen, 0, 0 };
-	r = usock_send(td->proc, so, km->total, walk_in, &w, destp, &scm,
-	    &chan);
+	r = so->ops->send(td->proc, so, km->total, walk_in, &w, destp, &scm,
+	    flags, &chan);
 	scm_release(&scm);
 	if (r == -EAGAIN && may_wait(fp, flags))
-		return sock_park(td, chan, usock_timeo(so, true));
+		return sock_park(td, chan, sock_timeo(so, true));
 	if (whole && r >= 0 && (uint64_t)r < km->total && may_wait(fp, flags))
 		return xfer_rest(td, fd, flags, true, km->iov,
 		    (int)m->iovlen, km->total, (uint64_t)r);
@@ -796,10 +795,10 @@ kern_recvmsg(struct thread *td, int fd, struct kmsg *km, int flags,
 {
 	struct guest_msghdr *m = &km->hdr;
 	struct scm scm = { .nfds = 0 };
-	struct uaddr from;
+	struct sockname from;
 	struct iovwalk w;
 	struct file *fp;
-	struct usock *so;
+	struct socket *so;
 	int oflags = 0;
 	long r, e;
 
@@ -811,10 +810,10 @@ kern_recvmsg(struct thread *td, int fd, struct kmsg *km, int flags,
 		return -EAGAIN;
 	from.len = 0;
 	w = (struct iovwalk){ td, km->iov, (int)m->iovlen, 0, 0 };
-	r = usock_recv(so, km->total, walk_out, &w, flags, &oflags, &from,
+	r = so->ops->recv(so, km->total, walk_out, &w, flags, &oflags, &from,
 	    &scm);
 	if (r == -EAGAIN && may_wait(fp, flags))
-		return sock_park(td, usock_chan(so), usock_timeo(so, false));
+		return sock_park(td, so, sock_timeo(so, false));
 	if (r < 0)
 		return r;
 	if (umsg.va != 0) {
@@ -823,7 +822,7 @@ kern_recvmsg(struct thread *td, int fd, struct kmsg *km, int flags,
 		m->flags = oflags;
 		if (m->name == 0)
 			m->namelen = 0;
-		else if ((e = copyout(td, &from.sun, UADDR(m->name),
+		else if ((e = copyout(td, from.raw, UADDR(m->name),
 		    VK_MIN(m->namelen, from.len))) < 0)
 			return e;
 		else
@@ -836,7 +835,7 @@ kern_recvmsg(struct thread *td, int fd, struct kmsg *km, int flags,
 		    uaddrlen)) < 0)
 			return e;
 	}
-	if (whole && (flags & MSG_WAITALL) && usock_type(so) == SOCK_STREAM &&
+	if (whole && (flags & MSG_WAITALL) && so->type == SOCK_STREAM &&
 	    r > 0 && (uint64_t)r < km->total && may_wait(fp, flags))
 		return xfer_rest(td, fd, flags & ~MSG_PEEK, false, km->iov,
 		    (int)m->iovlen, km->total, (uint64_t)r);
@@ -973,7 +972,7 @@ kern_mmsg(struct thread *td, int fd, uaddr_t uvec, unsigned vlen, int flags,
 	    .fd = fd, .flags = flags, .vlen = VK_MIN(vlen, UIO_MAX),
 	    .send = send };
 	struct file *fp;
-	struct usock *so;
+	struct socket *so;
 	long r;
 
 	if ((r = sock_get(td, fd, &fp, &so)) < 0)

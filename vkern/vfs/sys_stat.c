@@ -468,23 +468,13 @@ sys_ioctl(struct thread *td, const struct sys_ioctl_args *a)
 		    fp->flags & ~(unsigned)O_NONBLOCK;
 		return 0;
 	case FIONREAD:
-		if (file_is_socket(fp)) {
-			if ((r = (int)usock_nread(usock_of(fp))) < 0)
-				return r;
-			one = r;
-		} else if (file_is_pipe(fp)) {
-			one = (int)pipe_nread(fp);
-		} else {
+		if (!file_is_pipe(fp))
 			break;
-		}
+		one = (int)pipe_nread(fp);
 		return copyout(td, &one, UADDR(a->arg), sizeof(one));
-	case TIOCOUTQ:
-		if (!file_is_socket(fp))
-			break;
-		if ((r = (int)usock_nwrite(usock_of(fp))) < 0)
-			return r;
-		return copyout(td, &r, UADDR(a->arg), sizeof(r));
 	}
+	if (file_is_socket(fp))
+		return sock_ioctl(td, fp, cmd, a->arg);
 	if (kcov_is_file(fp))
 		return kcov_ioctl(td, fp, cmd, a->arg);
 	if (fp->console_fd < 0)

@@ -38,7 +38,7 @@ unbind(struct usock *so)
 /* --- names --- */
 
 int
-uaddr_check(struct uaddr *ua)
+uaddr_check(struct sockname *ua)
 {
 	size_t plen;
 
@@ -59,13 +59,13 @@ uaddr_check(struct uaddr *ua)
 }
 
 static bool
-is_path(const struct uaddr *ua)
+is_path(const struct sockname *ua)
 {
 	return ua->sun.sun_path[0] != '\0';
 }
 
 static struct usock *
-find_abstract(const struct uaddr *ua)
+find_abstract(const struct sockname *ua)
 {
 	for (struct usock *so = bound; so != NULL; so = so->bound_next)
 		if (so->vn == NULL && so->name.len == ua->len &&
@@ -76,7 +76,7 @@ find_abstract(const struct uaddr *ua)
 }
 
 int
-find_bound(struct proc *p, const struct uaddr *ua, int type,
+find_bound(struct proc *p, const struct sockname *ua, int type,
     struct usock **sop)
 {
 	struct nameidata nd;
@@ -104,7 +104,7 @@ find_bound(struct proc *p, const struct uaddr *ua, int type,
 	}
 	if (so == NULL || so->dead)
 		return -ECONNREFUSED;
-	if (so->type != type)
+	if (so->sk.type != type)
 		return -EPROTOTYPE;
 	*sop = so;
 	return 0;
@@ -112,7 +112,7 @@ find_bound(struct proc *p, const struct uaddr *ua, int type,
 
 /* bind with nothing but the family: a fresh abstract name of 5 digits. */
 static void
-autobind_name(struct uaddr *ua)
+autobind_name(struct sockname *ua)
 {
 	do {
 		memset(ua, 0, sizeof(*ua));
@@ -124,9 +124,10 @@ autobind_name(struct uaddr *ua)
 }
 
 int
-usock_bind(struct proc *p, struct usock *so, const struct uaddr *uain)
+usock_bind(struct proc *p, struct socket *sk, const struct sockname *uain)
 {
-	struct uaddr ua = *uain;
+	struct usock *so = usk(sk);
+	struct sockname ua = *uain;
 	struct vnode *vn = NULL;
 	int r;
 
@@ -157,8 +158,10 @@ usock_bind(struct proc *p, struct usock *so, const struct uaddr *uain)
 }
 
 int
-usock_name(struct usock *so, bool peer, struct uaddr *ua)
+usock_name(struct socket *sk, bool peer, struct sockname *ua)
 {
+	struct usock *so = usk(sk);
+
 	if (peer) {
 		if (so->peer == NULL || (connection_based(so) &&
 		    so->state != US_CONNECTED))
@@ -178,8 +181,10 @@ usock_name(struct usock *so, bool peer, struct uaddr *ua)
 /* --- connections --- */
 
 int
-usock_listen(struct usock *so, int backlog, const struct ucred *cred)
+usock_listen(struct socket *sk, int backlog, const struct ucred *cred)
 {
+	struct usock *so = usk(sk);
+
 	if (!connection_based(so))
 		return -EOPNOTSUPP;
 	if (so->state == US_CONNECTED || so->name.len == 0)
@@ -194,10 +199,10 @@ usock_listen(struct usock *so, int backlog, const struct ucred *cred)
 }
 
 static int
-dgram_connect(struct proc *p, struct usock *so, const struct uaddr *ua)
+dgram_connect(struct proc *p, struct usock *so, const struct sockname *ua)
 {
 	struct usock *target;
-	struct uaddr a = *ua;
+	struct sockname a = *ua;
 	int r;
 
 	if (a.len >= sizeof(sa_family_t) && a.sun.sun_family == AF_UNSPEC) {
@@ -209,7 +214,7 @@ dgram_connect(struct proc *p, struct usock *so, const struct uaddr *ua)
 	}
 	if ((r = uaddr_check(&a)) < 0)
 		return r;
-	if ((r = find_bound(p, &a, so->type, &target)) < 0)
+	if ((r = find_bound(p, &a, so->sk.type, &target)) < 0)
 		return r;
 	usock_ref(target);
 	if (so->peer != NULL)
@@ -220,11 +225,12 @@ dgram_connect(struct proc *p, struct usock *so, const struct uaddr *ua)
 }
 
 int
-usock_connect(struct proc *p, struct usock *so, const struct uaddr *ua,
-    const struct ucred *cred, const void **chanp)
+usock_connect(struct proc *p, struct socket *sk, const struct sockname *ua,
+    const struct ucred *cred, bool nonblock, const void **chanp)
 {
+	struct usock *so = usk(sk);
 	struct usock *lis, *srv;
-	struct uaddr a = *ua;
+	struct sockname a = *ua;
 	int r;
 
 	if (!connection_based(so))
@@ -235,7 +241,7 @@ usock_connect(struct proc *p, struct usock *so, const struct uaddr *ua,
 		return -EINVAL;
 	if ((r = uaddr_check(&a)) < 0)
 		return r;
-	if ((r = find_bound(p, &a, so->type, &lis)) < 0)
+	if ((r = find_bound(p, &a, so->sk.type, &lis)) < 0)
 		return r;
 	if (lis->state != US_LISTENING)
 		return -ECONNREFUSED;
@@ -243,11 +249,11 @@ usock_connect(struct proc *p, struct usock *so, const struct uaddr *ua,
 		*chanp = lis;
 		return -EAGAIN;
 	}
-	srv = usock_new(so->type, &lis->cred);
+	srv = usock_new(so->sk.type, &lis->sk.cred);
 	srv->name = lis->name;
 	srv->peercred = *cred;
 	so->peercred = lis->peercred;
-	so->cred = *cred;
+	so->sk.cred = *cred;
 	pair_up(so, srv);
 	*lis->acceptq_tail = srv;
 	lis->acceptq_tail = &srv->acc_next;
@@ -258,8 +264,9 @@ usock_connect(struct proc *p, struct usock *so, const struct uaddr *ua,
 }
 
 long
-usock_accept(struct usock *so, unsigned oflags, struct file **fpp)
+usock_accept(struct socket *sk, unsigned oflags, struct file **fpp)
 {
+	struct usock *so = usk(sk);
 	struct usock *srv;
 
 	if (!connection_based(so))
@@ -272,14 +279,15 @@ usock_accept(struct usock *so, unsigned oflags, struct file **fpp)
 		so->acceptq_tail = &so->acceptq;
 	srv->acc_next = NULL;
 	so->nacc--;
-	*fpp = usock_file(srv, oflags);
+	*fpp = sock_file(&srv->sk, oflags);
 	usock_wake(so);
 	return 0;
 }
 
 int
-usock_shutdown(struct usock *so, int how)
+usock_shutdown(struct socket *sk, int how)
 {
+	struct usock *so = usk(sk);
 	int mine, theirs;
 
 	switch (how) {

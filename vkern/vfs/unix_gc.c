@@ -34,8 +34,8 @@ usock_inflight(struct file *fp, int d)
 static bool
 candidate(const struct usock *so)
 {
-	return so->fp != NULL && so->inflight > 0 &&
-	    so->fp->refs == so->inflight;
+	return so->sk.fp != NULL && so->inflight > 0 &&
+	    so->sk.fp->refs == so->inflight;
 }
 
 /* Mark what so's queue holds; true if that marked anything new. */

@@ -17,12 +17,9 @@
  * messages keep alive are collected by unix_gc.c.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <poll.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "vkern/kern/kern.h"
 #include "vkern/kern/proc.h"
@@ -33,7 +30,21 @@
 #include "vkern/vfs/unix_sock.h"
 #include "vkern/vfs/vfs.h"
 
-static uint64_t usock_ino = 20000;
+static const struct sock_ops unix_ops;
+
+struct usock *
+usk(struct socket *sk)
+{
+	return (struct usock *)sk;
+}
+
+struct usock *
+usock_of(struct file *fp)
+{
+	struct socket *sk = sock_of(fp);
+
+	return sk != NULL && sk->family == AF_UNIX ? usk(sk) : NULL;
+}
 
 void
 usock_wake(struct usock *so)
@@ -90,14 +101,10 @@ usock_new(int type, const struct ucred *cred)
 	/* Never refused: each is a file, and files are bounded. */
 	struct usock *so = kmem_alloc(sizeof(*so), KM_ZERO | KM_FORCE);
 
+	sock_init(&so->sk, &unix_ops, AF_UNIX, type, 0, cred);
 	so->refs = 1;
-	so->type = type;
 	so->rq_tail = &so->rq;
 	so->acceptq_tail = &so->acceptq;
-	so->sndbuf = so->rcvbuf = SOCKBUF_DEF;
-	so->rcvlowat = 1;
-	so->ino = usock_ino++;
-	so->cred = *cred;
 	if ((so->all_next = usock_all) != NULL)
 		usock_all->all_prev = &so->all_next;
 	so->all_prev = &usock_all;
@@ -114,7 +121,7 @@ usock_ref(struct usock *so)
 bool
 connection_based(const struct usock *so)
 {
-	return so->type != SOCK_DGRAM;
+	return so->sk.type != SOCK_DGRAM;
 }
 
 /*
@@ -139,7 +146,7 @@ usock_shutdown_all(struct usock *so)
 	if (peer != NULL && connection_based(so)) {
 		peer->shut = SHUT_RCV | SHUT_SND;
 		if (so->rq != NULL)
-			peer->error = ECONNRESET;
+			peer->sk.error = ECONNRESET;
 		if (peer->peer == so) {
 			peer->peer = NULL;
 			usock_rel(so);
@@ -167,74 +174,13 @@ usock_rel(struct usock *so)
 	kmem_free(so, sizeof(*so), 0);
 }
 
-/* --- the file --- */
-
-static struct usock *
-fp_usock(struct file *fp)
-{
-	return fp->data;
-}
-
-/* read(2) and write(2) move bytes between a socket and a host buffer. */
-static int
-copy_to_buf(void *arg, void *kbuf, size_t n)
-{
-	uint8_t **bufp = arg;
-
-	memcpy(*bufp, kbuf, n);
-	*bufp += n;
-	return 0;
-}
-
-static int
-copy_from_buf(void *arg, void *kbuf, size_t n)
-{
-	const uint8_t **bufp = arg;
-
-	memcpy(kbuf, *bufp, n);
-	*bufp += n;
-	return 0;
-}
-
-static long
-usock_read(struct file *fp, void *buf, size_t len, uint64_t *offp)
-{
-	struct scm scm = { .nfds = 0 };
-	uint8_t *pos = buf;
-	int fl = 0;
-	long r;
-
-	r = usock_recv(fp_usock(fp), len, copy_to_buf, &pos, 0, &fl, NULL,
-	    &scm);
-	scm_release(&scm);
-	return r;
-}
-
-static long
-usock_write(struct file *fp, const void *buf, size_t len, uint64_t *offp)
-{
-	const uint8_t *pos = buf;
-	const void *chan;
-
-	return usock_send(NULL, fp_usock(fp), len, copy_from_buf, &pos, NULL,
-	    NULL, &chan);
-}
-
-static int
-usock_stat(struct file *fp, struct vattr *va)
-{
-	*va = (struct vattr){ .ino = fp_usock(fp)->ino, .dev = 0x8,
-	    .mode = S_IFSOCK | 0777, .nlink = 1, .blksize = 4096,
-	    .uid = fp_usock(fp)->cred.uid, .gid = fp_usock(fp)->cred.gid };
-	return 0;
-}
+/* --- the socket layer's ops --- */
 
 static void
-usock_close(struct file *fp)
+usock_release(struct socket *sk)
 {
-	struct usock *so = fp_usock(fp);
+	struct usock *so = usk(sk);
 
-	so->fp = NULL;
 	usock_shutdown_all(so);
 	usock_rel(so);
 }
@@ -245,19 +191,20 @@ room_for(const struct usock *from, const struct usock *target, size_t len)
 {
 	if (target->rq == NULL)
 		return true;
-	return target->rq_bytes + len + SKB_OVERHEAD <= (size_t)from->sndbuf;
+	return target->rq_bytes + len + SKB_OVERHEAD <=
+	    (size_t)from->sk.sndbuf;
 }
 
 static short
-usock_poll(struct file *fp)
+usock_poll(struct socket *sk)
 {
-	struct usock *so = fp_usock(fp);
+	struct usock *so = usk(sk);
 	struct usock *peer = so->peer;
 	short r = 0;
 
 	if (so->state == US_LISTENING)
 		return so->acceptq != NULL ? POLLIN : 0;
-	if (so->error != 0)
+	if (so->sk.error != 0)
 		r |= POLLERR;
 	if (so->shut == (SHUT_RCV | SHUT_SND))
 		r |= POLLHUP;
@@ -269,65 +216,9 @@ usock_poll(struct file *fp)
 	if (connection_based(so) && so->state == US_UNCONNECTED)
 		r |= POLLHUP;
 	if (peer == NULL || peer->dead || (so->shut & SHUT_SND) ||
-	    peer->rq_bytes * 4 <= (size_t)so->sndbuf)
+	    peer->rq_bytes * 4 <= (size_t)so->sk.sndbuf)
 		r |= POLLOUT;
 	return r;
-}
-
-static const struct file_ops usock_fileops = {
-	.read = usock_read,
-	.write = usock_write,
-	.stat = usock_stat,
-	.close = usock_close,
-	.poll = usock_poll,
-	.whole_writes = true,
-};
-
-bool
-file_is_socket(const struct file *fp)
-{
-	return fp->ops == &usock_fileops;
-}
-
-struct usock *
-usock_of(struct file *fp)
-{
-	return file_is_socket(fp) ? fp->data : NULL;
-}
-
-const void *
-usock_chan(const struct usock *so)
-{
-	return so;
-}
-
-int
-usock_type(const struct usock *so)
-{
-	return so->type;
-}
-
-struct file *
-usock_file(struct usock *so, unsigned oflags)
-{
-	char path[40];
-	struct file *fp;
-
-	snprintf(path, sizeof(path), "socket:[%llu]",
-	    (unsigned long long)so->ino);
-	fp = file_alloc(&usock_fileops, NULL, O_RDWR | (oflags & O_NONBLOCK),
-	    path);
-	fp->data = so;
-	fp->chan = so;
-	so->fp = fp;
-	return fp;
-}
-
-struct file *
-usock_create(int type, unsigned oflags, const struct ucred *cred)
-{
-	usock_gc();
-	return usock_file(usock_new(type, cred), oflags);
 }
 
 void
@@ -341,33 +232,14 @@ pair_up(struct usock *a, struct usock *b)
 		a->state = b->state = US_CONNECTED;
 }
 
-void
-usock_connect_pair(struct file *a, struct file *b)
-{
-	struct usock *sa = fp_usock(a), *sb = fp_usock(b);
-
-	pair_up(sa, sb);
-	sa->peercred = sb->cred;
-	sb->peercred = sa->cred;
-}
-
 /* --- data --- */
-
-static int
-take_error(struct usock *so)
-{
-	int e = so->error;
-
-	so->error = 0;
-	return -e;
-}
 
 /* Where a send goes: the peer, or the named socket of a datagram. */
 static int
-send_target(struct proc *p, struct usock *so, const struct uaddr *dest,
+send_target(struct proc *p, struct usock *so, const struct sockname *dest,
     struct usock **tp)
 {
-	struct uaddr a;
+	struct sockname a;
 	int r;
 
 	if (connection_based(so)) {
@@ -394,7 +266,7 @@ send_target(struct proc *p, struct usock *so, const struct uaddr *dest,
 		a = *dest;
 		if ((r = uaddr_check(&a)) < 0)
 			return r;
-		if ((r = find_bound(p, &a, so->type, tp)) < 0)
+		if ((r = find_bound(p, &a, so->sk.type, tp)) < 0)
 			return r;
 	}
 	/* A socket connected elsewhere takes datagrams from its peer only. */
@@ -410,7 +282,7 @@ send_target(struct proc *p, struct usock *so, const struct uaddr *dest,
  * memory cannot hold it, as Linux's socket buffer allocation.
  */
 static int
-skb_make(size_t len, usock_copy_fn fill, void *arg, struct skb **skbp)
+skb_make(size_t len, sock_copy_fn fill, void *arg, struct skb **skbp)
 {
 	struct skb *skb = kmem_alloc(sizeof(*skb) + len, 0);
 	int r;
@@ -432,7 +304,7 @@ static int
 enqueue(struct usock *so, struct usock *target, struct skb *skb,
     struct scm *scm)
 {
-	skb->cred = scm != NULL && scm->has_cred ? scm->cred : so->cred;
+	skb->cred = scm != NULL && scm->has_cred ? scm->cred : so->sk.cred;
 	skb->from = so->name;
 	if (scm != NULL && scm->nfds > 0) {
 		skb->fds = kmem_alloc((size_t)scm->nfds * sizeof(*skb->fds),
@@ -457,8 +329,8 @@ enqueue(struct usock *so, struct usock *target, struct skb *skb,
 }
 
 static long
-send_stream(struct proc *p, struct usock *so, size_t len, usock_copy_fn fill,
-    void *arg, const struct uaddr *dest, struct scm *scm,
+send_stream(struct proc *p, struct usock *so, size_t len, sock_copy_fn fill,
+    void *arg, const struct sockname *dest, struct scm *scm,
     const void **chanp)
 {
 	struct usock *target;
@@ -471,7 +343,8 @@ send_stream(struct proc *p, struct usock *so, size_t len, usock_copy_fn fill,
 	*chanp = so;
 	if (!room_for(so, target, 1))
 		return -EAGAIN;
-	n = VK_MIN(len, (size_t)so->sndbuf - target->rq_bytes - SKB_OVERHEAD);
+	n = VK_MIN(len, (size_t)so->sk.sndbuf - target->rq_bytes -
+	    SKB_OVERHEAD);
 	if ((r = skb_make(n, fill, arg, &skb)) < 0)
 		return r;
 	if ((r = enqueue(so, target, skb, scm)) < 0) {
@@ -483,15 +356,15 @@ send_stream(struct proc *p, struct usock *so, size_t len, usock_copy_fn fill,
 
 /* A datagram or packet: its bytes are taken before its target is found. */
 static long
-send_packet(struct proc *p, struct usock *so, size_t len, usock_copy_fn fill,
-    void *arg, const struct uaddr *dest, struct scm *scm,
+send_packet(struct proc *p, struct usock *so, size_t len, sock_copy_fn fill,
+    void *arg, const struct sockname *dest, struct scm *scm,
     const void **chanp)
 {
 	struct usock *target;
 	struct skb *skb;
 	int r;
 
-	if (len > (size_t)so->sndbuf - 32)
+	if (len > (size_t)so->sk.sndbuf - 32)
 		return -EMSGSIZE;
 	if ((r = skb_make(len, fill, arg, &skb)) < 0)
 		return r;
@@ -512,14 +385,16 @@ send_packet(struct proc *p, struct usock *so, size_t len, usock_copy_fn fill,
 	return (long)len;
 }
 
-long
-usock_send(struct proc *p, struct usock *so, size_t len, usock_copy_fn fill,
-    void *arg, const struct uaddr *dest, struct scm *scm,
+static long
+usock_send(struct proc *p, struct socket *sk, size_t len, sock_copy_fn fill,
+    void *arg, const struct sockname *dest, struct scm *scm, int flags,
     const void **chanp)
 {
-	if (so->error != 0)
-		return take_error(so);
-	if (so->type == SOCK_STREAM)
+	struct usock *so = usk(sk);
+
+	if (so->sk.error != 0)
+		return sock_take_error(&so->sk);
+	if (so->sk.type == SOCK_STREAM)
 		return send_stream(p, so, len, fill, arg, dest, scm, chanp);
 	return send_packet(p, so, len, fill, arg, dest, scm, chanp);
 }
@@ -549,8 +424,8 @@ same_cred(const struct ucred *a, const struct ucred *b)
 }
 
 static long
-recv_stream(struct usock *so, size_t len, usock_copy_fn drain, void *arg,
-    int flags, struct uaddr *from, struct scm *scm)
+recv_stream(struct usock *so, size_t len, sock_copy_fn drain, void *arg,
+    int flags, struct sockname *from, struct scm *scm)
 {
 	bool peek = (flags & MSG_PEEK) != 0, got_fds = false;
 	struct skb *skb = so->rq;
@@ -591,8 +466,8 @@ recv_stream(struct usock *so, size_t len, usock_copy_fn drain, void *arg,
 }
 
 static long
-recv_packet(struct usock *so, size_t len, usock_copy_fn drain, void *arg,
-    int flags, int *flagsp, struct uaddr *from, struct scm *scm)
+recv_packet(struct usock *so, size_t len, sock_copy_fn drain, void *arg,
+    int flags, int *flagsp, struct sockname *from, struct scm *scm)
 {
 	struct skb *skb = so->rq;
 	size_t n = VK_MIN(len, skb->len);
@@ -612,23 +487,24 @@ recv_packet(struct usock *so, size_t len, usock_copy_fn drain, void *arg,
 	return (long)n;
 }
 
-long
-usock_recv(struct usock *so, size_t len, usock_copy_fn drain, void *arg,
-    int flags, int *flagsp, struct uaddr *from, struct scm *scm)
+static long
+usock_recv(struct socket *sk, size_t len, sock_copy_fn drain, void *arg,
+    int flags, int *flagsp, struct sockname *from, struct scm *scm)
 {
+	struct usock *so = usk(sk);
 	size_t whole;
 	long r;
 
 	if (connection_based(so) && so->state != US_CONNECTED)
 		return -EINVAL;
 	if (so->rq == NULL) {
-		if (so->error != 0)
-			return take_error(so);
+		if (so->sk.error != 0)
+			return sock_take_error(&so->sk);
 		if (so->shut & SHUT_RCV)
 			return 0;
 		return -EAGAIN;
 	}
-	if (so->type == SOCK_STREAM) {
+	if (so->sk.type == SOCK_STREAM) {
 		r = recv_stream(so, len, drain, arg, flags, from, scm);
 	} else {
 		whole = so->rq->len;
@@ -640,25 +516,28 @@ usock_recv(struct usock *so, size_t len, usock_copy_fn drain, void *arg,
 	return r;
 }
 
-long
-usock_nread(struct usock *so)
+static long
+usock_nread(struct socket *sk)
 {
+	struct usock *so = usk(sk);
 	size_t n = 0;
 
 	if (so->state == US_LISTENING)
 		return -EINVAL;
 	if (so->rq == NULL)
 		return 0;
-	if (so->type != SOCK_STREAM)
+	if (so->sk.type != SOCK_STREAM)
 		return (long)so->rq->len;
 	for (struct skb *skb = so->rq; skb != NULL; skb = skb->next)
 		n += skb->len - skb->off;
 	return (long)n;
 }
 
-long
-usock_nwrite(struct usock *so)
+static long
+usock_nwrite(struct socket *sk)
 {
+	struct usock *so = usk(sk);
+
 	if (so->state == US_LISTENING)
 		return -EINVAL;
 	return so->peer == NULL ? 0 : (long)(so->peer->rq_bytes -
@@ -668,172 +547,115 @@ usock_nwrite(struct usock *so)
 /* --- options (SOL_SOCKET) --- */
 
 static int
-opt_int(void *val, socklen_t *len, int v)
+usock_getopt(struct socket *sk, int level, int name, void *val,
+    socklen_t *len)
 {
+	struct usock *so = usk(sk);
+	int v;
+
+	if (level != SOL_SOCKET)
+		return -EOPNOTSUPP;
+	switch (name) {
+	case SO_ACCEPTCONN:
+		v = so->state == US_LISTENING;
+		break;
+	case SO_PASSCRED:
+		v = so->passcred;
+		break;
+	case SO_PEERCRED:
+		if (*len > sizeof(struct ucred))
+			*len = sizeof(struct ucred);
+		memcpy(val, &so->peercred, *len);
+		return 0;
+	default:
+		return -ENOPROTOOPT;
+	}
 	if (*len > sizeof(int))
 		*len = sizeof(int);
 	memcpy(val, &v, *len);
 	return 0;
 }
 
-int64_t
-usock_timeo(const struct usock *so, bool send)
-{
-	return send ? so->sndtimeo : so->rcvtimeo;
-}
-
-/* SO_RCVTIMEO and SO_SNDTIMEO, old and new: a struct timeval of 64 bits. */
 static int
-timeo_get(int64_t ns, void *val, socklen_t *len)
-{
-	int64_t tv[2] = { ns / 1000000000, ns % 1000000000 / 1000 };
-
-	if (*len > sizeof(tv))
-		*len = sizeof(tv);
-	memcpy(val, tv, *len);
-	return 0;
-}
-
-static int
-timeo_set(int64_t *nsp, const void *val, socklen_t len)
-{
-	int64_t tv[2];
-
-	if (len < sizeof(tv))
-		return -EINVAL;
-	memcpy(tv, val, sizeof(tv));
-	if (tv[1] < 0 || tv[1] >= 1000000)
-		return -EDOM;
-	if (tv[0] < 0)
-		*nsp = 0;
-	else if (tv[0] >= INT64_MAX / 1000000000 - 1)
-		*nsp = 0;
-	else
-		*nsp = tv[0] * 1000000000 + tv[1] * 1000;
-	return 0;
-}
-
-/*
- * The on/off options a local socket keeps and reports, though they
- * change nothing for it (as on Linux).
- */
-static bool
-flag_opt(int name)
-{
-	switch (name) {
-	case SO_REUSEADDR:
-	case SO_REUSEPORT:
-	case SO_KEEPALIVE:
-	case SO_BROADCAST:
-	case SO_OOBINLINE:
-	case SO_DONTROUTE:
-		return true;
-	}
-	return false;
-}
-
-int
-usock_getopt(struct usock *so, int name, void *val, socklen_t *len)
-{
-	if (flag_opt(name))
-		return opt_int(val, len, (so->optflags >> name) & 1);
-	switch (name) {
-	case SO_PRIORITY:
-		return opt_int(val, len, so->priority);
-	case SO_RCVLOWAT:
-		return opt_int(val, len, so->rcvlowat);
-	case SO_LINGER:
-		if (*len > sizeof(so->linger))
-			*len = sizeof(so->linger);
-		memcpy(val, &so->linger, *len);
-		return 0;
-	case SO_TYPE:
-		return opt_int(val, len, so->type);
-	case SO_DOMAIN:
-		return opt_int(val, len, AF_UNIX);
-	case SO_PROTOCOL:
-		return opt_int(val, len, 0);
-	case SO_ERROR:
-		return opt_int(val, len, -take_error(so));
-	case SO_ACCEPTCONN:
-		return opt_int(val, len, so->state == US_LISTENING);
-	case SO_SNDBUF:
-		return opt_int(val, len, so->sndbuf);
-	case SO_RCVBUF:
-		return opt_int(val, len, so->rcvbuf);
-	case SO_PASSCRED:
-		return opt_int(val, len, so->passcred);
-	case SO_RCVTIMEO_OLD:
-	case SO_RCVTIMEO_NEW:
-		return timeo_get(so->rcvtimeo, val, len);
-	case SO_SNDTIMEO_OLD:
-	case SO_SNDTIMEO_NEW:
-		return timeo_get(so->sndtimeo, val, len);
-	case SO_PEERCRED:
-		if (*len > sizeof(struct ucred))
-			*len = sizeof(struct ucred);
-		memcpy(val, &so->peercred, *len);
-		return 0;
-	}
-	return -ENOPROTOOPT;
-}
-
-/* A buffer size as Linux sets it: doubled, within its bounds. */
-static int
-bufsize(int v, int min)
-{
-	if (v < 0 || v > SOCKBUF_MAX)
-		v = SOCKBUF_MAX;
-	return VK_MAX(v * 2, min);
-}
-
-int
-usock_setopt(struct usock *so, int name, const void *val, socklen_t len)
+usock_setopt(struct socket *sk, int level, int name, const void *val,
+    socklen_t len)
 {
 	int v;
 
-	switch (name) {
-	case SO_RCVTIMEO_OLD:
-	case SO_RCVTIMEO_NEW:
-		return timeo_set(&so->rcvtimeo, val, len);
-	case SO_SNDTIMEO_OLD:
-	case SO_SNDTIMEO_NEW:
-		return timeo_set(&so->sndtimeo, val, len);
-	case SO_LINGER:
-		if (len < sizeof(so->linger))
-			return -EINVAL;
-		memcpy(&so->linger, val, sizeof(so->linger));
-		so->linger.l_onoff = so->linger.l_onoff != 0;
-		return 0;
-	}
+	if (level != SOL_SOCKET)
+		return -EOPNOTSUPP;
+	if (name != SO_PASSCRED)
+		return -ENOPROTOOPT;
 	if (len < sizeof(int))
 		return -EINVAL;
 	memcpy(&v, val, sizeof(v));
-	if (flag_opt(name)) {
-		so->optflags = v ? so->optflags | 1u << name :
-		    so->optflags & ~(1u << name);
-		return 0;
-	}
-	switch (name) {
-	case SO_PRIORITY:
-		/* Above 6 takes CAP_NET_ADMIN, which the guest lacks. */
-		if (v < 0 || v > 6)
-			return -EPERM;
-		so->priority = v;
-		return 0;
-	case SO_RCVLOWAT:
-		so->rcvlowat = v < 1 ? 1 : v;
-		return 0;
-	case SO_SNDBUF:
-		so->sndbuf = bufsize(v, SNDBUF_MIN);
-		usock_wake(so);
-		return 0;
-	case SO_RCVBUF:
-		so->rcvbuf = bufsize(v, RCVBUF_MIN);
-		return 0;
-	case SO_PASSCRED:
-		so->passcred = v != 0;
-		return 0;
-	}
-	return -ENOPROTOOPT;
+	usk(sk)->passcred = v != 0;
+	return 0;
 }
+
+/* --- the family --- */
+
+static const struct sock_ops unix_ops = {
+	.bind = usock_bind,
+	.listen = usock_listen,
+	.connect = usock_connect,
+	.accept = usock_accept,
+	.shutdown = usock_shutdown,
+	.name = usock_name,
+	.send = usock_send,
+	.recv = usock_recv,
+	.getopt = usock_getopt,
+	.setopt = usock_setopt,
+	.nread = usock_nread,
+	.nwrite = usock_nwrite,
+	.poll = usock_poll,
+	.release = usock_release,
+};
+
+static int
+usock_create(int type, int protocol, const struct ucred *cred,
+    struct socket **sop)
+{
+	switch (type) {
+	case SOCK_STREAM:
+	case SOCK_DGRAM:
+	case SOCK_SEQPACKET:
+		break;
+	case SOCK_RAW:
+		/* As Linux: a raw local socket is a datagram one. */
+		type = SOCK_DGRAM;
+		break;
+	default:
+		return -ESOCKTNOSUPPORT;
+	}
+	if (protocol != 0 && protocol != PF_UNIX)
+		return -EPROTONOSUPPORT;
+	usock_gc();
+	*sop = &usock_new(type, cred)->sk;
+	return 0;
+}
+
+static int
+usock_pair(int type, int protocol, const struct ucred *cred,
+    struct socket *sv[2])
+{
+	struct usock *sa, *sb;
+	int r;
+
+	if ((r = usock_create(type, protocol, cred, &sv[0])) < 0)
+		return r;
+	sa = usk(sv[0]);
+	sb = usock_new(sa->sk.type, cred);
+	pair_up(sa, sb);
+	sa->peercred = sb->sk.cred;
+	sb->peercred = sa->sk.cred;
+	sv[1] = &sb->sk;
+	return 0;
+}
+
+const struct sock_family unix_family = {
+	.family = AF_UNIX,
+	.addrlen_max = sizeof(struct sockaddr_un),
+	.create = usock_create,
+	.pair = usock_pair,
+};

@@ -28,13 +28,13 @@ usock_walk(net_sock_fn fn, void *arg)
 	for (struct usock *so = usock_all; so != NULL; so = so->all_next) {
 		struct net_sockinfo si = {
 			.family = AF_UNIX,
-			.type = so->type,
+			.type = so->sk.type,
 			.state = usock_tcp_state(so),
 			.sun = so->name.len > 0 ? &so->name.sun : NULL,
 			.sunlen = so->name.len,
 			.rxq = (uint32_t)so->rq_bytes,
-			.uid = so->cred.uid,
-			.ino = so->ino,
+			.uid = so->sk.cred.uid,
+			.ino = so->sk.ino,
 			.refs = so->refs,
 		};
 		int r;
