@@ -19,10 +19,12 @@
 #include "vkern/vm/copyio.h"
 
 extern const struct sock_family unix_family;
+extern const struct sock_family netlink_family;
 
 /* Every family there is, by number. */
 static const struct sock_family *const families[AF_MAX] = {
 	[AF_UNIX] = &unix_family,
+	[AF_NETLINK] = &netlink_family,
 };
 
 const struct sock_family *
