@@ -4,7 +4,8 @@
 # root and by an unprivileged host user), the host's /etc/hosts,
 # /etc/hostname and host name untouched by a guest root that changes its
 # own, and the /proc/net files and iproute2's ip addr, ip link and
-# ip route (over NETLINK_ROUTE), which show lo alone.
+# ip route (over NETLINK_ROUTE), which show lo alone, and ss (over
+# NETLINK_SOCK_DIAG).
 # Usage: net.sh VKERNEL CASE
 set -u
 vk=$1
@@ -120,6 +121,24 @@ broadcast 127.255.255.255 dev lo proto kernel scope link src 127.0.0.1 " \
 		"$vk" run -- ip route show table local
 	expect "local ::1 dev lo proto kernel metric 0 pref medium" \
 		"$vk" run -- ip -6 route show table local ;;
+ss)
+	# ss over NETLINK_SOCK_DIAG: no inet socket yet, and a listening
+	# local socket, with nothing on stderr (no fallback to /proc/net).
+	expect "Netid State Recv-Q Send-Q Local Address:Port Peer Address:PortProcess" \
+		"$vk" run -- ss -tuln
+	[ -s "$work/err" ] && fail "ss -tuln said: $(cat "$work/err")"
+	expect "u_str LISTEN /tmp/vk-ss.sock" "$vk" run -- python3 -c '
+import socket, subprocess
+s = socket.socket(socket.AF_UNIX)
+s.bind("/tmp/vk-ss.sock")
+s.listen(3)
+out = subprocess.run(["ss", "-xlH"], capture_output=True, text=True)
+for l in out.stdout.splitlines():
+    f = l.split()
+    if "/tmp/vk-ss.sock" in l:
+        print(f[0], f[1], f[4])
+print(out.stderr, end="")'
+	[ -s "$work/err" ] && fail "ss -xl said: $(cat "$work/err")" ;;
 *)
 	echo "unknown case $case_" >&2
 	exit 2 ;;

@@ -3,14 +3,19 @@
  * broken requests, byte for byte where Linux fixes them: dumps of lo, its
  * addresses and routes ending in NLMSG_DONE, single gets, acks, the
  * errors of rtnetlink for changes, unknown types and bad lengths, and no
- * crash on random bytes.
+ * crash on random bytes; and NETLINK_SOCK_DIAG's (netlink_diag.c): dumps
+ * and gets of the sockets there are, and sock_diag's errors.
  */
 #include <errno.h>
 #include <linux/if.h>
 #include <linux/if_addr.h>
 #include <linux/if_link.h>
+#include <linux/inet_diag.h>
 #include <linux/netlink.h>
 #include <linux/rtnetlink.h>
+#include <linux/sock_diag.h>
+#include <linux/unix_diag.h>
+#include <netinet/in.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -20,6 +25,7 @@
 #include "tests/unit/fake_platform.h"
 #include "vkern/kern/kern.h"
 #include "vkern/net/netlink.h"
+#include "vkern/vfs/socket.h"
 #include "vkern/vk.h"
 
 #define MAXDG 16
@@ -86,14 +92,25 @@ mkreq(struct req *r, int type, int flags, const void *body, size_t n)
 	return r->h.nlmsg_len;
 }
 
+typedef int (*input_fn)(const void *, size_t, const struct nl_sender *,
+    nl_emit_fn, void *);
+
+/* One request to a protocol's input. */
 static int
-send_req(const struct nl_sender *who, int type, int flags, const void *body,
-    size_t n)
+request(input_fn input, const struct nl_sender *who, int type, int flags,
+    const void *body, size_t n)
 {
 	struct req r;
 	size_t len = mkreq(&r, type, flags, body, n);
 
-	return nlroute_input(&r, len, who, collect, NULL);
+	return input(&r, len, who, collect, NULL);
+}
+
+static int
+send_req(const struct nl_sender *who, int type, int flags, const void *body,
+    size_t n)
+{
+	return request(nlroute_input, who, type, flags, body, n);
 }
 
 /* The messages of datagram i, in order, into msgs; returns the count. */
@@ -335,12 +352,63 @@ Test(netlink, changes_are_eperm_or_eopnotsupp)
 	/* NETLINK_CAP_ACK: the request's header only. */
 	got.n = 0;
 	capped.cap_ack = true;
-	cr_assert_eq(send_req(&capped, RTM_NEWLINK, NLM_F_REQUEST, &ifa,
+	cr_assert_eq(send_req(&capped, RTM_NEWADDR, NLM_F_REQUEST, &ifa,
 	    sizeof(ifa)), 0);
 	split(0, m, 4);
 	cr_assert_eq(error_of(m[0], 7), -EOPNOTSUPP);
 	cr_assert_eq(m[0]->nlmsg_flags, NLM_F_CAPPED);
 	cr_assert_eq(m[0]->nlmsg_len, NLMSG_LENGTH(sizeof(struct nlmsgerr)));
+}
+
+/* Root's link requests that change nothing succeed; the rest do not. */
+Test(netlink, setlink_noop_only)
+{
+	struct {
+		struct ifinfomsg ifi;
+		struct rtattr a;
+		uint32_t v;
+	} q;
+	static const struct {
+		int type, flags, index;
+		unsigned ifl, change;
+		int attr, err;
+	} rows[] = {
+		{ RTM_NEWLINK, 0, 1, IFF_UP, IFF_UP, 0, 0 },   /* set lo up */
+		{ RTM_SETLINK, 0, 1, IFF_UP, IFF_UP, 0, 0 },
+		{ RTM_NEWLINK, 0, 1, 0, 0, 0, 0 },             /* nothing */
+		{ RTM_NEWLINK, 0, 1, 0, IFF_UP, 0, -EOPNOTSUPP },   /* down */
+		{ RTM_NEWLINK, 0, 1, IFF_PROMISC, IFF_PROMISC, 0, -EOPNOTSUPP },
+		{ RTM_NEWLINK, 0, 1, IFF_UP, IFF_UP, IFLA_MTU, -EOPNOTSUPP },
+		{ RTM_NEWLINK, 0, 9, 0, 0, 0, -ENODEV },
+		{ RTM_NEWLINK, NLM_F_CREATE, 9, 0, 0, 0, -EOPNOTSUPP },
+		{ RTM_NEWLINK, NLM_F_CREATE | NLM_F_EXCL, 1, 0, 0, 0, -EEXIST },
+		{ RTM_NEWLINK, 0, 0, 0, 0, 0, -EINVAL },       /* no name */
+	};
+	const struct nlmsghdr *m[4];
+
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		memset(&q, 0, sizeof(q));
+		q.ifi.ifi_index = rows[i].index;
+		q.ifi.ifi_flags = rows[i].ifl;
+		q.ifi.ifi_change = rows[i].change;
+		q.a = (struct rtattr){ RTA_LENGTH(4), (unsigned short)rows[i].attr };
+		q.v = 1500;
+		got.n = 0;
+		cr_assert_eq(send_req(&admin, rows[i].type, NLM_F_REQUEST |
+		    NLM_F_ACK | rows[i].flags, &q, rows[i].attr != 0 ?
+		    sizeof(q) : sizeof(q.ifi)), 0);
+		cr_assert_eq(split(0, m, 4), 1);
+		cr_assert_eq(error_of(m[0], 7), rows[i].err, "row %zu", i);
+	}
+	/* By name alone. */
+	memset(&q, 0, sizeof(q));
+	q.a = (struct rtattr){ RTA_LENGTH(3), IFLA_IFNAME };
+	memcpy(&q.v, "lo", 3);
+	got.n = 0;
+	cr_assert_eq(send_req(&admin, RTM_NEWLINK, NLM_F_REQUEST | NLM_F_ACK,
+	    &q, sizeof(q)), 0);
+	split(0, m, 4);
+	cr_assert_eq(error_of(m[0], 7), 0);
 }
 
 Test(netlink, unknown_type_eopnotsupp)
@@ -475,9 +543,108 @@ Test(netlink, random_bytes)
 			    (len + 1) : 0);
 			h->nlmsg_type = (uint16_t)(RTM_BASE + rand_r(&seed) %
 			    (RTM_MAX - RTM_BASE + 8));
+			/* sock_diag's: a family byte it knows, often. */
+			if (i & 4 && i % 5 != 0) {
+				h->nlmsg_type = SOCK_DIAG_BY_FAMILY;
+				((uint8_t *)buf)[16] = (uint8_t)(i % 7 < 3 ?
+				    AF_UNIX : AF_INET);
+			}
 			h->nlmsg_flags = (uint16_t)(rand_r(&seed) & 0x31f);
 		}
-		cr_assert_eq(nlroute_input(buf, len, &who, count_only, &n), 0);
+		cr_assert_eq((i & 4 ? nldiag_input : nlroute_input)(buf, len,
+		    &who, count_only, &n), 0);
 	}
 	cr_assert_gt(n, 1000);
+}
+
+/* --- NETLINK_SOCK_DIAG --- */
+
+static int
+diag_req(const struct nl_sender *who, int type, int flags, const void *body,
+    size_t n)
+{
+	return request(nldiag_input, who, type, flags, body, n);
+}
+
+Test(netlink, diag_errors)
+{
+	struct unix_diag_req u = { .sdiag_family = AF_UNIX };
+	struct inet_diag_req_v2 in = { .sdiag_family = AF_INET,
+	    .sdiag_protocol = 99 };
+	static const struct { int type, family; size_t len; int err; } rows[] = {
+		{ SOCK_DIAG_BY_FAMILY, AF_MAX, sizeof(u), -EINVAL },
+		{ SOCK_DIAG_BY_FAMILY, AF_PACKET, sizeof(u), -ENOENT },
+		{ SOCK_DIAG_BY_FAMILY, AF_UNIX, 1, -EINVAL },
+		{ SOCK_DIAG_BY_FAMILY, AF_UNIX, sizeof(u) - 1, -EINVAL },
+		{ 99, AF_UNIX, sizeof(u), -EINVAL },
+		{ SOCK_DESTROY, AF_UNIX, sizeof(u), -EPERM },
+	};
+	const struct nlmsghdr *m[4];
+
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		got.n = 0;
+		u.sdiag_family = (uint8_t)rows[i].family;
+		cr_assert_eq(diag_req(&user, rows[i].type, NLM_F_REQUEST |
+		    NLM_F_DUMP, &u, rows[i].len), 0);
+		split(0, m, 4);
+		cr_assert_eq(error_of(m[0], 4242), rows[i].err, "row %zu", i);
+	}
+	got.n = 0;
+	cr_assert_eq(diag_req(&user, SOCK_DIAG_BY_FAMILY, NLM_F_REQUEST |
+	    NLM_F_DUMP, &in, sizeof(in)), 0);
+	split(0, m, 4);
+	cr_assert_eq(error_of(m[0], 4242), -ENOENT);
+}
+
+/* A dump lists the sockets there are; a get of one that is not, ENOENT. */
+Test(netlink, diag_unix_dump_and_get)
+{
+	struct ucred cred = { .pid = 1, .uid = 1000, .gid = 100 };
+	struct unix_diag_req u = { .sdiag_family = AF_UNIX,
+	    .udiag_states = ~0u, .udiag_show = UDIAG_SHOW_RQLEN };
+	struct inet_diag_req_v2 in = { .sdiag_family = AF_INET,
+	    .sdiag_protocol = IPPROTO_TCP, .idiag_states = ~0u };
+	const struct nlmsghdr *m[4];
+	const struct unix_diag_msg *d;
+	struct socket *so;
+
+	cr_assert_eq(sock_family(AF_UNIX)->create(SOCK_STREAM, 0, &cred,
+	    &so), 0);
+	cr_assert_eq(diag_req(&user, SOCK_DIAG_BY_FAMILY, NLM_F_REQUEST |
+	    NLM_F_DUMP, &u, sizeof(u)), 0);
+	cr_assert_eq(split(0, m, 4), 2);
+	cr_assert_eq(m[0]->nlmsg_type, SOCK_DIAG_BY_FAMILY);
+	d = NLMSG_DATA(m[0]);
+	cr_assert_eq(d->udiag_family, AF_UNIX);
+	cr_assert_eq(d->udiag_type, SOCK_STREAM);
+	cr_assert_eq(d->udiag_ino, so->ino);
+	cr_assert_not_null(attr(m[0], sizeof(*d), UNIX_DIAG_RQLEN));
+	cr_assert_null(attr(m[0], sizeof(*d), UNIX_DIAG_NAME));
+	check_done(m[1]);
+	/* Only the states asked for. */
+	got.n = 0;
+	u.udiag_states = 1u << 10;      /* TCP_LISTEN */
+	cr_assert_eq(diag_req(&user, SOCK_DIAG_BY_FAMILY, NLM_F_REQUEST |
+	    NLM_F_DUMP, &u, sizeof(u)), 0);
+	cr_assert_eq(split(0, m, 4), 1);
+	/* One by inode number, then one that is not there. */
+	got.n = 0;
+	u.udiag_ino = (uint32_t)so->ino;
+	cr_assert_eq(diag_req(&user, SOCK_DIAG_BY_FAMILY, NLM_F_REQUEST, &u,
+	    sizeof(u)), 0);
+	cr_assert_eq(split(0, m, 4), 1);
+	cr_assert_eq(m[0]->nlmsg_type, SOCK_DIAG_BY_FAMILY);
+	got.n = 0;
+	u.udiag_ino = 7;
+	cr_assert_eq(diag_req(&user, SOCK_DIAG_BY_FAMILY, NLM_F_REQUEST, &u,
+	    sizeof(u)), 0);
+	split(0, m, 4);
+	cr_assert_eq(error_of(m[0], 4242), -ENOENT);
+	/* No inet family lists sockets here: the dump is empty. */
+	got.n = 0;
+	cr_assert_eq(diag_req(&user, SOCK_DIAG_BY_FAMILY, NLM_F_REQUEST |
+	    NLM_F_DUMP, &in, sizeof(in)), 0);
+	cr_assert_eq(split(0, m, 4), 1);
+	check_done(m[0]);
+	so->ops->release(so);
 }

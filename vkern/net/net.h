@@ -107,9 +107,14 @@ struct net_sockinfo {
 	} local, remote;         /* inet only; zero when unbound */
 	const struct sockaddr_un *sun;   /* unix only: its name, or NULL */
 	socklen_t sunlen;        /* the bytes of *sun that count */
-	uint32_t txq, rxq;       /* bytes queued to send and to read */
+	/*
+	 * Bytes queued to send and to read; for a listener, its backlog and
+	 * the connections waiting to be accepted, as Linux shows them.
+	 */
+	uint32_t txq, rxq;
 	uint32_t uid;            /* its creator's */
 	uint64_t ino;            /* the socket inode number fstat shows */
+	uint64_t peer_ino;       /* unix only: its peer's, or 0 */
 	int refs;
 };
 

@@ -46,4 +46,12 @@ typedef int (*nl_emit_fn)(void *arg, const void *dgram, size_t len);
 int nlroute_input(const void *buf, size_t len, const struct nl_sender *who,
     nl_emit_fn emit, void *arg);
 
+/*
+ * The same for NETLINK_SOCK_DIAG (netlink_diag.c): SOCK_DIAG_BY_FAMILY
+ * dumps and gets of the inet (TCP, UDP) and local sockets that exist, as
+ * ss asks for them.
+ */
+int nldiag_input(const void *buf, size_t len, const struct nl_sender *who,
+    nl_emit_fn emit, void *arg);
+
 #endif

@@ -1,18 +1,16 @@
 /*
  * NETLINK_ROUTE's kernel side: see netlink.h.
  *
- * The walk over a request datagram is Linux's netlink_rcv_skb(); each
- * message goes to rtnl_msg, which follows rtnetlink_rcv_msg(): types past
+ * The walk over a request datagram is netlink_msg.c's; each message goes
+ * to rtnl_msg, which follows Linux's rtnetlink_rcv_msg(): types past
  * RTM_MAX are EOPNOTSUPP, a message without a family byte is ignored,
  * anything but a get needs CAP_NET_ADMIN (EPERM), a get with NLM_F_DUMP
  * is a dump (NLM_F_MULTI messages, then NLMSG_DONE, never an ack), and
  * the rest is answered by the type's own handler.  Dumps of types vkernel
  * has nothing for (neighbours, rules, qdiscs...) are empty, as on a
  * machine without them; changes are EOPNOTSUPP, even for root, since the
- * guest's network is fixed.
- *
- * Replies are packed into datagrams of at most NL_GOODSIZE bytes, as
- * Linux's netlink_dump() fills one skb after another.
+ * guest's network is fixed (a link request that changes nothing, as
+ * "ip link set lo up", succeeds).
  */
 #include <errno.h>
 #include <linux/if.h>
@@ -22,153 +20,9 @@
 #include <linux/rtnetlink.h>
 #include <string.h>
 
-#include "vkern/kmem.h"
 #include "vkern/net/net.h"
-#include "vkern/net/netlink.h"
+#include "vkern/net/netlink_impl.h"
 #include "vkern/vk.h"
-
-/* One message being built. */
-struct nl_msg {
-	uint8_t b[NL_GOODSIZE];
-	size_t len;
-};
-
-/* The datagram being filled, and where full ones go. */
-struct nl_out {
-	struct nl_msg dg;
-	nl_emit_fn emit;
-	void *arg;
-	int err;                 /* emit's first error */
-	const struct nl_sender *who;
-	const struct nlmsghdr *req;   /* the request being answered */
-};
-
-/* Append n bytes and the padding to the next 4-byte boundary. */
-static void *
-nlm_put(struct nl_msg *m, const void *p, size_t n)
-{
-	void *at = m->b + m->len;
-
-	/* Every message is made from the tables: its size is known. */
-	VK_ASSERT(m->len + NLMSG_ALIGN(n) <= sizeof(m->b));
-	memset(at, 0, NLMSG_ALIGN(n));
-	if (p != NULL)
-		memcpy(at, p, n);
-	m->len += NLMSG_ALIGN(n);
-	return at;
-}
-
-static void
-nlm_start(struct nl_out *o, struct nl_msg *m, int type, int flags)
-{
-	struct nlmsghdr h = {
-		.nlmsg_type = (uint16_t)type,
-		.nlmsg_flags = (uint16_t)flags,
-		.nlmsg_seq = o->req->nlmsg_seq,
-		.nlmsg_pid = o->who->portid,
-	};
-
-	m->len = 0;
-	nlm_put(m, &h, sizeof(h));
-}
-
-static void
-nla_put(struct nl_msg *m, int type, const void *p, size_t n)
-{
-	struct rtattr a = { .rta_len = (uint16_t)RTA_LENGTH(n),
-	    .rta_type = (uint16_t)type };
-
-	nlm_put(m, &a, sizeof(a));
-	nlm_put(m, p, n);
-}
-
-static void
-nla_u32(struct nl_msg *m, int type, uint32_t v)
-{
-	nla_put(m, type, &v, sizeof(v));
-}
-
-static void
-nla_u8(struct nl_msg *m, int type, uint8_t v)
-{
-	nla_put(m, type, &v, sizeof(v));
-}
-
-static void
-nla_str(struct nl_msg *m, int type, const char *s)
-{
-	nla_put(m, type, s, strlen(s) + 1);
-}
-
-/* Send the datagram being filled, if it holds anything. */
-static void
-nl_flush(struct nl_out *o)
-{
-	if (o->dg.len > 0 && o->err == 0)
-		o->err = o->emit(o->arg, o->dg.b, o->dg.len);
-	o->dg.len = 0;
-}
-
-/* Finish m and add it to the datagram, starting a new one if full. */
-static void
-nl_add(struct nl_out *o, struct nl_msg *m)
-{
-	((struct nlmsghdr *)m->b)->nlmsg_len = (uint32_t)m->len;
-	if (o->dg.len + m->len > sizeof(o->dg.b))
-		nl_flush(o);
-	memcpy(o->dg.b + o->dg.len, m->b, m->len);
-	o->dg.len += m->len;
-}
-
-/*
- * NLMSG_ERROR for the request, with err (0: an ack), as netlink_ack():
- * the request's header follows the errno, and for an error its whole
- * payload too unless the socket asked for NETLINK_CAP_ACK.  On its own
- * datagram, which may be bigger than NL_GOODSIZE.
- */
-static void
-nl_ack(struct nl_out *o, int err)
-{
-	const struct nlmsghdr *req = o->req;
-	bool capped = err == 0 || o->who->cap_ack;
-	size_t echo = capped ? sizeof(*req) : req->nlmsg_len;
-	size_t len = NLMSG_HDRLEN + sizeof(int) + echo;
-	struct nlmsghdr *h;
-	uint8_t *b;
-
-	nl_flush(o);
-	if (o->err != 0)
-		return;
-	if ((b = kmem_alloc(NLMSG_ALIGN(len), KM_ZERO)) == NULL) {
-		o->err = -ENOBUFS;
-		return;
-	}
-	h = (struct nlmsghdr *)b;
-	*h = (struct nlmsghdr){
-		.nlmsg_len = (uint32_t)len,
-		.nlmsg_type = NLMSG_ERROR,
-		.nlmsg_flags = capped ? NLM_F_CAPPED : 0,
-		.nlmsg_seq = req->nlmsg_seq,
-		.nlmsg_pid = o->who->portid,
-	};
-	memcpy(b + NLMSG_HDRLEN, &err, sizeof(err));
-	memcpy(b + NLMSG_HDRLEN + sizeof(err), req, echo);
-	o->err = o->emit(o->arg, b, NLMSG_ALIGN(len));
-	kmem_free(b, NLMSG_ALIGN(len), KM_ZERO);
-}
-
-/* The end of a dump: NLMSG_DONE with its status, in the last datagram. */
-static void
-nl_done(struct nl_out *o)
-{
-	struct nl_msg m;
-	int status = 0;
-
-	nlm_start(o, &m, NLMSG_DONE, NLM_F_MULTI);
-	nlm_put(&m, &status, sizeof(status));
-	nl_add(o, &m);
-	nl_flush(o);
-}
 
 /* --- Links --- */
 
@@ -232,45 +86,24 @@ link_dump(struct nl_out *o)
 	return 0;
 }
 
-/* The value of attribute type among a message's attributes, or NULL. */
-static const struct rtattr *
-nla_find(const struct nlmsghdr *nlh, size_t hdrlen, int type)
-{
-	const uint8_t *p = (const uint8_t *)nlh + NLMSG_HDRLEN +
-	    NLMSG_ALIGN(hdrlen);
-	const uint8_t *end = (const uint8_t *)nlh + nlh->nlmsg_len;
-
-	while (end - p >= (long)sizeof(struct rtattr)) {
-		const struct rtattr *a = (const struct rtattr *)(const void *)p;
-
-		if (a->rta_len < sizeof(*a) || a->rta_len > end - p)
-			return NULL;
-		if (a->rta_type == type)
-			return a;
-		p += RTA_ALIGN(a->rta_len);
-	}
-	return NULL;
-}
-
 /*
- * RTM_GETLINK of one interface, by ifi_index or else IFLA_IFNAME, as
- * rtnl_getlink(): EINVAL for a short header or neither, ENODEV when none
- * is so named.
+ * The interface a link request names, by ifi_index or else IFLA_IFNAME,
+ * as rtnl_getlink() finds it: EINVAL for a short header or neither,
+ * ENODEV when none is so named.
  */
 static int
-link_get(struct nl_out *o, const struct nlmsghdr *nlh)
+link_find(const struct nlmsghdr *nlh, struct ifinfomsg *ifi,
+    const struct netif **nifp)
 {
 	const struct netif *nif = NULL;
-	struct ifinfomsg ifi;
 	const struct rtattr *name;
-	struct nl_msg m;
 
-	if (nlh->nlmsg_len < NLMSG_LENGTH(sizeof(ifi)))
+	if (nlh->nlmsg_len < NLMSG_LENGTH(sizeof(*ifi)))
 		return -EINVAL;
-	memcpy(&ifi, NLMSG_DATA(nlh), sizeof(ifi));
-	name = nla_find(nlh, sizeof(ifi), IFLA_IFNAME);
-	if (ifi.ifi_index > 0) {
-		nif = netif_by_index(ifi.ifi_index);
+	memcpy(ifi, NLMSG_DATA(nlh), sizeof(*ifi));
+	name = nla_find(nlh, sizeof(*ifi), IFLA_IFNAME);
+	if (ifi->ifi_index > 0) {
+		nif = netif_by_index(ifi->ifi_index);
 	} else if (name != NULL) {
 		const char *s = RTA_DATA(name);
 		size_t n = RTA_PAYLOAD(name);
@@ -282,11 +115,58 @@ link_get(struct nl_out *o, const struct nlmsghdr *nlh)
 	} else {
 		return -EINVAL;
 	}
-	if (nif == NULL)
-		return -ENODEV;
+	*nifp = nif;
+	return nif != NULL ? 0 : -ENODEV;
+}
+
+/* RTM_GETLINK of one interface. */
+static int
+link_get(struct nl_out *o, const struct nlmsghdr *nlh)
+{
+	const struct netif *nif;
+	struct ifinfomsg ifi;
+	struct nl_msg m;
+	int r;
+
+	if ((r = link_find(nlh, &ifi, &nif)) < 0)
+		return r;
 	link_fill(o, &m, nif, 0);
 	nl_add(o, &m);
 	nl_flush(o);
+	return 0;
+}
+
+/*
+ * RTM_NEWLINK or RTM_SETLINK from root: a request that changes nothing
+ * ("ip link set lo up" on lo, which is up) succeeds, as Linux's
+ * do_setlink() does; any real change, attribute or new link is
+ * EOPNOTSUPP, since the guest's interfaces are fixed.  Flags combine as
+ * rtnl_dev_combine_flags(): ifi_change selects the bits, 0 all of them.
+ */
+static int
+link_set(const struct nlmsghdr *nlh)
+{
+	const struct netif *nif;
+	struct ifinfomsg ifi;
+	unsigned change, want;
+	int r;
+
+	if ((r = link_find(nlh, &ifi, &nif)) == -ENODEV &&
+	    (nlh->nlmsg_flags & NLM_F_CREATE))
+		return -EOPNOTSUPP;
+	if (r < 0)
+		return r;
+	if (nlh->nlmsg_type == RTM_NEWLINK && (nlh->nlmsg_flags & NLM_F_EXCL))
+		return -EEXIST;
+	change = ifi.ifi_change != 0 ? ifi.ifi_change : ~0u;
+	want = (ifi.ifi_flags & change) | (nif->flags & ~change);
+	if ((ifi.ifi_flags != 0 || ifi.ifi_change != 0) &&
+	    (want ^ nif->flags) & (IFF_UP | IFF_PROMISC | IFF_ALLMULTI |
+	    IFF_NOARP | IFF_DYNAMIC | IFF_MULTICAST))
+		return -EOPNOTSUPP;
+	/* Only the name that found it may come along. */
+	if (nla_other(nlh, sizeof(ifi), IFLA_IFNAME))
+		return -EOPNOTSUPP;
 	return 0;
 }
 
@@ -429,6 +309,8 @@ rtnl_msg(struct nl_out *o, const struct nlmsghdr *nlh)
 		return rtnl_get(o, nlh, family);
 	if (!o->who->admin)
 		return -EPERM;
+	if (type == RTM_NEWLINK || type == RTM_SETLINK)
+		return link_set(nlh);
 	return -EOPNOTSUPP;
 }
 
@@ -436,27 +318,5 @@ int
 nlroute_input(const void *buf, size_t len, const struct nl_sender *who,
     nl_emit_fn emit, void *arg)
 {
-	struct nl_out o = { .emit = emit, .arg = arg, .who = who };
-	const uint8_t *p = buf;
-
-	while (len >= NLMSG_HDRLEN && o.err == 0) {
-		struct nlmsghdr h;
-		size_t step;
-		int r = 0;
-
-		memcpy(&h, p, sizeof(h));
-		if (h.nlmsg_len < NLMSG_HDRLEN || h.nlmsg_len > len)
-			break;
-		o.req = (const struct nlmsghdr *)(const void *)p;
-		/* Only requests are served; control messages only acked. */
-		if ((h.nlmsg_flags & NLM_F_REQUEST) &&
-		    h.nlmsg_type >= NLMSG_MIN_TYPE)
-			r = rtnl_msg(&o, o.req);
-		if (r < 0 || (r == 0 && (h.nlmsg_flags & NLM_F_ACK)))
-			nl_ack(&o, r);
-		step = VK_MIN((size_t)NLMSG_ALIGN(h.nlmsg_len), len);
-		p += step;
-		len -= step;
-	}
-	return o.err;
+	return nl_rcv(buf, len, who, emit, arg, rtnl_msg);
 }

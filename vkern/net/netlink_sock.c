@@ -1,12 +1,14 @@
 /*
- * AF_NETLINK sockets: the family behind socket.h for NETLINK_ROUTE.
+ * AF_NETLINK sockets: the family behind socket.h for NETLINK_ROUTE and
+ * NETLINK_SOCK_DIAG.
  *
  * A netlink socket has a port id (given by bind, or at its first send or
  * connect: the process's pid when free, else -4096 and down, as Linux's
  * netlink_autobind()) and a queue of datagrams to read.  What it sends
- * to port 0 is the kernel's: netlink_route.c answers at once and the
- * replies join the sender's own queue, so a send never waits and a
- * receive waits only for a reply or another socket's unicast.  Messages to another port id go to that socket's queue;
+ * to port 0 is the kernel's: netlink_route.c or netlink_diag.c answers
+ * at once and the replies join the sender's own queue, so a send never
+ * waits and a receive waits only for a reply or another socket's
+ * unicast.  Messages to another port id go to that socket's queue;
  * multicast groups may be joined, but nothing is ever sent to them, as
  * the guest's network never changes.  A reply that does not fit in the
  * receive buffer is dropped and the next receive gets ENOBUFS, as
@@ -261,7 +263,10 @@ nl_deliver(struct proc *p, struct nlsock *n, const void *buf, size_t len,
 		return 0;
 	if (portid == 0) {
 		/* A reply that did not fit is the reader's ENOBUFS. */
-		(void)nlroute_input(buf, len, &who, nl_emit, n);
+		if (n->sk.protocol == NETLINK_SOCK_DIAG)
+			(void)nldiag_input(buf, len, &who, nl_emit, n);
+		else
+			(void)nlroute_input(buf, len, &who, nl_emit, n);
 		return 0;
 	}
 	if ((to = nl_find(portid)) == NULL)
@@ -490,7 +495,8 @@ static const struct sock_ops nl_ops = {
 
 /*
  * Raw and datagram sockets are the same, as in Linux; protocols other
- * than NETLINK_ROUTE are as on a kernel built without them.
+ * than NETLINK_ROUTE and NETLINK_SOCK_DIAG are as on a kernel built
+ * without them.
  */
 static int
 nl_create(int type, int protocol, const struct ucred *cred,
@@ -500,7 +506,7 @@ nl_create(int type, int protocol, const struct ucred *cred,
 
 	if (type != SOCK_RAW && type != SOCK_DGRAM)
 		return -ESOCKTNOSUPPORT;
-	if (protocol != NETLINK_ROUTE)
+	if (protocol != NETLINK_ROUTE && protocol != NETLINK_SOCK_DIAG)
 		return -EPROTONOSUPPORT;
 	if ((n = kmem_alloc(sizeof(*n), KM_ZERO)) == NULL)
 		return -ENOBUFS;

@@ -41,6 +41,12 @@ usock_walk(net_sock_fn fn, void *arg)
 
 		if (so->dead)
 			continue;
+		if (so->state == US_LISTENING) {
+			si.rxq = (uint32_t)so->nacc;
+			si.txq = (uint32_t)so->backlog;
+		}
+		if (so->peer != NULL)
+			si.peer_ino = so->peer->sk.ino;
 		if ((r = fn(arg, &si)) != 0)
 			return r;
 	}
