@@ -9,6 +9,8 @@
  */
 #include <fcntl.h>
 #include <sched.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 
@@ -48,6 +50,49 @@ check_header(const char *path, const char *want, size_t width)
 		CHECK(nl != NULL && (size_t)(nl - t) == width - 1,
 		    "%s header %zd wide, want %zu", path,
 		    nl != NULL ? nl - t : -1, width - 1);
+}
+
+/* A line of path that starts with local and has state st after remote. */
+static void
+check_inet_line(const char *path, const char *local, const char *remote,
+    const char *st)
+{
+	char want[160];
+
+	snprintf(want, sizeof(want), "%s %s %s ", local, remote, st);
+	CHECK(strstr(read_file(path), want) != NULL, "%s has '%s'", path, want);
+}
+
+/* A TCP listener on 127.0.0.1 and a UDP socket on ::1 are listed. */
+static void
+check_inet(void)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET,
+	    .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	struct sockaddr_in6 b = { .sin6_family = AF_INET6,
+	    .sin6_addr = IN6ADDR_LOOPBACK_INIT };
+	socklen_t len = sizeof(a);
+	int t = socket(AF_INET, SOCK_STREAM, 0);
+	int u = socket(AF_INET6, SOCK_DGRAM, 0);
+	char local[64];
+
+	if (!CHECK(t >= 0 && u >= 0, "inet sockets"))
+		return;
+	CHECK_OK(bind(t, (struct sockaddr *)&a, sizeof(a)));
+	CHECK_OK(listen(t, 3));
+	CHECK_OK(getsockname(t, (struct sockaddr *)&a, &len));
+	snprintf(local, sizeof(local), "0100007F:%04X", ntohs(a.sin_port));
+	check_inet_line("/proc/net/tcp", local, "00000000:0000", "0A");
+	len = sizeof(b);
+	if (bind(u, (struct sockaddr *)&b, sizeof(b)) == 0 &&
+	    CHECK_OK(getsockname(u, (struct sockaddr *)&b, &len)) == 0) {
+		snprintf(local, sizeof(local), "0000000000000000000000000100"
+		    "0000:%04X", ntohs(b.sin6_port));
+		check_inet_line("/proc/net/udp6", local, "0000000000000000000"
+		    "0000000000000:0000", "07");
+	}
+	close(t);
+	close(u);
 }
 
 static void
@@ -157,6 +202,7 @@ tests(void)
 	check_header("/proc/net/unix", "Num       RefCount Protocol Flags    "
 	    "Type St Inode Path\n", 0);
 	check_unix();
+	check_inet();
 	CHECK(sscanf(read_file("/proc/sys/net/ipv4/ip_local_port_range"),
 	    "%d %d", &lo, &hi) == 2 && lo >= 1024 && lo <= hi && hi <= 65535,
 	    "port range '%s'", text);

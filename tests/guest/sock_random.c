@@ -1,7 +1,9 @@
 /*
- * Local sockets under random calls: a fixed-seed stream of socket calls
- * with random descriptors, pointers, lengths and flags, on non-blocking
- * sockets so that nothing waits.  Every call must come back with a count
+ * Sockets under random calls: a fixed-seed stream of socket calls with
+ * random descriptors, pointers, lengths, names, options and flags, on
+ * local and loopback TCP and UDP sockets, non-blocking so that nothing
+ * waits.  Names sent to are local ones or the loopback's (to ports the
+ * program's own sockets hold, so that natively nothing else is reached).  Every call must come back with a count
  * or one of the errnos Linux gives these calls; the kernel under test
  * must live through all of them.  Then a last round trip on a fresh pair
  * proves the sockets still work.  An argument picks another seed.
@@ -19,6 +21,7 @@
 #include <unistd.h>
 
 #include "guest.h"
+#include "inet_common.h"
 
 #define ROUNDS 6000
 #define NFDS 12
@@ -77,14 +80,51 @@ rnd_fd(void)
 	}
 }
 
-/* A sockaddr_un in buf, of a random kind. */
+/* A port one of the program's sockets holds, or 0. */
+static uint16_t
+rnd_port(void)
+{
+	return rnd() % 4 == 0 ? 0 : local_port(fds[rnd() % NFDS]);
+}
+
+/*
+ * An inet name in buf: the loopback, a wildcard, v4-mapped, or (with
+ * far, for bind) an address that is not here.
+ */
 static socklen_t
-rnd_addr(void)
+rnd_inaddr(bool far)
+{
+	static const char *const v4[] = { "127.0.0.1", "0.0.0.0", "127.0.0.2",
+	    "192.0.2.1" };
+	static const char *const v6[] = { "::1", "::", "::ffff:127.0.0.1",
+	    "2001:db8::1" };
+	struct sockaddr_storage *ss = (void *)(buf + 4096);
+	socklen_t len;
+	int i = (int)(rnd() % (far ? 4 : 3));
+
+	if (rnd() % 2) {
+		len = loop_addr(AF_INET, ss, rnd_port());
+		inet_pton(AF_INET, v4[i], &((struct sockaddr_in *)ss)->sin_addr);
+	} else {
+		len = loop_addr(AF_INET6, ss, rnd_port());
+		inet_pton(AF_INET6, v6[i],
+		    &((struct sockaddr_in6 *)ss)->sin6_addr);
+	}
+	if (rnd() % 8 == 0)
+		ss->ss_family = AF_UNSPEC;
+	return rnd() % 8 == 0 ? (socklen_t)rnd_len() : len;
+}
+
+/* A name in buf, of a random kind: local or inet. */
+static socklen_t
+rnd_addr(bool far)
 {
 	struct sockaddr_un *sa = (void *)(buf + 4096);
 	static const char *const names[] = { "/tmp/vk-rnd-a", "/tmp/vk-rnd-b",
 	    "", "/nonexistent/x" };
 
+	if (rnd() % 2)
+		return rnd_inaddr(far);
 	memset(sa, 0, sizeof(*sa));
 	sa->sun_family = rnd() % 5 == 0 ? AF_INET : AF_UNIX;
 	if (rnd() % 2) {
@@ -123,7 +163,7 @@ rnd_msg(void)
 		    CMSG_SPACE(sizeof(int) * 3);
 	}
 	if (rnd() % 3 == 0) {
-		m->msg_namelen = rnd_addr();
+		m->msg_namelen = rnd_addr(false);
 		m->msg_name = buf + 4096;
 	}
 	return m;
@@ -135,8 +175,33 @@ static const int known[] = {
 	EPROTOTYPE, EMSGSIZE, ENOPROTOOPT, ENOENT, ENOBUFS, EPERM, EDOM,
 	ESOCKTNOSUPPORT, EPROTONOSUPPORT, EMFILE, ENAMETOOLONG, EACCES,
 	EDESTADDRREQ, EADDRNOTAVAIL, ENOTDIR, EROFS, ELOOP, ENOMEM, EEXIST,
-	ENOTTY, ESRCH, ENODATA,
+	ENOTTY, ESRCH, ENODATA, ENETUNREACH, EINPROGRESS, EALREADY,
+	ECONNABORTED, EPROTO, ENODEV,
 };
+
+/* A family, type and protocol for socket(2). */
+static void
+rnd_kind(int *af, int *type, int *proto)
+{
+	static const int afs[] = { AF_UNIX, AF_INET, AF_INET6 };
+	static const int inet_types[] = { SOCK_STREAM, SOCK_DGRAM,
+	    SOCK_SEQPACKET };
+	static const int protos[] = { IPPROTO_TCP, IPPROTO_UDP, 99 };
+
+	*af = afs[rnd() % 3];
+	*type = *af == AF_UNIX ? (int)(1 + rnd() % 5) : inet_types[rnd() % 3];
+	*proto = rnd() % 4 == 0 && *af != AF_UNIX ? protos[rnd() % 3] : 0;
+}
+
+/* A level for get/setsockopt. */
+static int
+rnd_level(void)
+{
+	static const int levels[] = { SOL_SOCKET, SOL_SOCKET, IPPROTO_IP,
+	    IPPROTO_IPV6, IPPROTO_TCP, IPPROTO_UDP, 0 };
+
+	return levels[rnd() % (sizeof(levels) / sizeof(levels[0]))];
+}
 
 static bool
 ours(int fd)
@@ -180,10 +245,10 @@ one_call(void)
 		break;
 	}
 	case 1: {
-		int i = (int)(rnd() % NFDS);
+		int i = (int)(rnd() % NFDS), af, type, proto;
 
-		r = syscall(SYS_socket, AF_UNIX, (int)(1 + rnd() % 5) |
-		    SOCK_NONBLOCK, 0);
+		rnd_kind(&af, &type, &proto);
+		r = syscall(SYS_socket, af, type | SOCK_NONBLOCK, proto);
 		if (r >= 0) {
 			close(fds[i]);
 			fds[i] = (int)r;
@@ -191,13 +256,13 @@ one_call(void)
 		break;
 	}
 	case 2:
-		r = syscall(SYS_bind, rnd_fd(), buf + 4096, rnd_addr());
+		r = syscall(SYS_bind, rnd_fd(), buf + 4096, rnd_addr(true));
 		break;
 	case 3:
 		r = syscall(SYS_listen, rnd_fd(), (int)(rnd() % 3) - 1);
 		break;
 	case 4:
-		r = syscall(SYS_connect, rnd_fd(), buf + 4096, rnd_addr());
+		r = syscall(SYS_connect, rnd_fd(), buf + 4096, rnd_addr(false));
 		break;
 	case 5:
 		r = syscall(SYS_accept4, rnd_fd(), rnd_ptr(), rnd() % 2 ?
@@ -207,7 +272,7 @@ one_call(void)
 		break;
 	case 6:
 		r = syscall(SYS_sendto, rnd_fd(), rnd_ptr(), rnd_len() % 70000,
-		    flags, rnd() % 2 ? buf + 4096 : NULL, rnd_addr());
+		    flags, rnd() % 2 ? buf + 4096 : NULL, rnd_addr(false));
 		break;
 	case 7:
 		r = syscall(SYS_recvfrom, rnd_fd(), rnd_ptr(), rnd_len() % 70000,
@@ -226,11 +291,11 @@ one_call(void)
 		r = syscall(SYS_shutdown, rnd_fd(), (int)(rnd() % 4));
 		break;
 	case 11:
-		r = syscall(SYS_setsockopt, rnd_fd(), rnd() % 5 ? SOL_SOCKET :
-		    0, (int)(rnd() % 70), rnd_ptr(), (socklen_t)rnd_len());
+		r = syscall(SYS_setsockopt, rnd_fd(), rnd_level(),
+		    (int)(rnd() % 70), rnd_ptr(), (socklen_t)rnd_len());
 		break;
 	case 12:
-		r = syscall(SYS_getsockopt, rnd_fd(), SOL_SOCKET,
+		r = syscall(SYS_getsockopt, rnd_fd(), rnd_level(),
 		    (int)(rnd() % 70), rnd_ptr(), rnd() % 2 ? (void *)lenp :
 		    rnd_ptr());
 		break;
@@ -277,5 +342,13 @@ main(int argc, char **argv)
 	CHECK_EQ(write(sv[0], "alive", 5), 5);
 	CHECK_EQ(read(sv[1], back, sizeof(back)), 5);
 	CHECK(memcmp(back, "alive", 5) == 0, "a pair still works");
+	close(sv[0]);
+	close(sv[1]);
+	sv[0] = (int)CHECK_OK(tcp_listener(AF_INET));
+	sv[1] = (int)CHECK_OK(socket(AF_INET, SOCK_STREAM, 0));
+	CHECK_OK(connect_port(sv[1], AF_INET, local_port(sv[0])));
+	fds[0] = (int)CHECK_OK(accept(sv[0], NULL, NULL));
+	CHECK_EQ(write(sv[1], "alive", 5), 5);
+	CHECK_EQ(read(fds[0], back, sizeof(back)), 5);
 	return guest_done();
 }

@@ -138,7 +138,19 @@ for l in out.stdout.splitlines():
     if "/tmp/vk-ss.sock" in l:
         print(f[0], f[1], f[4])
 print(out.stderr, end="")'
-	[ -s "$work/err" ] && fail "ss -xl said: $(cat "$work/err")" ;;
+	[ -s "$work/err" ] && fail "ss -xl said: $(cat "$work/err")"
+	expect "UNCONN 0 0 [::1]:5353 *:*
+LISTEN 0 5 127.0.0.1:8123 0.0.0.0:*" "$vk" run -- python3 -c '
+import socket, subprocess
+s = socket.socket()
+s.bind(("127.0.0.1", 8123))
+s.listen(5)
+u = socket.socket(socket.AF_INET6, socket.SOCK_DGRAM)
+u.bind(("::1", 5353))
+out = subprocess.run(["ss", "-tulnH"], capture_output=True, text=True)
+for l in out.stdout.splitlines():
+    print(*l.split()[1:6])
+print(out.stderr, end="")' ;;
 *)
 	echo "unknown case $case_" >&2
 	exit 2 ;;

@@ -131,5 +131,7 @@ int net_sock_walk(int family, net_sock_fn fn, void *arg);
  * family adds its own there.
  */
 int usock_walk(net_sock_fn fn, void *arg);
+int inet_walk4(net_sock_fn fn, void *arg);
+int inet_walk6(net_sock_fn fn, void *arg);
 
 #endif

@@ -13,6 +13,7 @@
 #include <linux/rtnetlink.h>
 
 #include "vkern/net/net.h"
+#include "vkern/vfs/inet_sock.h"
 #include "vkern/vk.h"
 
 #define LO_INDEX 1
@@ -55,8 +56,6 @@ static const struct netif_route netif_routes[] = {
 	    .scope = RT_SCOPE_UNIVERSE, .oif = LO_INDEX },
 };
 
-/* Linux's defaults (net/ipv4/af_inet.c, inet_init_net). */
-static int port_lo = 32768, port_hi = 60999;
 
 const struct netif *
 netif_at(size_t i)
@@ -108,11 +107,12 @@ netif_stats_of(int ifindex)
 	return (struct netif_stats){ 0 };
 }
 
+/* The range lives with the inet family, which picks ports from it. */
 void
 netif_port_range(int *lo, int *hi)
 {
-	*lo = port_lo;
-	*hi = port_hi;
+	*lo = inet_port_range[0];
+	*hi = inet_port_range[1];
 }
 
 int
@@ -120,14 +120,16 @@ netif_set_port_range(int lo, int hi)
 {
 	if (lo < NETIF_PORT_UNPRIV || hi > 65535 || lo > hi)
 		return -EINVAL;
-	port_lo = lo;
-	port_hi = hi;
+	inet_port_range[0] = lo;
+	inet_port_range[1] = hi;
 	return 0;
 }
 
 /* Each family's walker over its sockets; a family adds its row. */
 static int (*const net_sock_walkers[AF_MAX])(net_sock_fn, void *) = {
 	[AF_UNIX] = usock_walk,
+	[AF_INET] = inet_walk4,
+	[AF_INET6] = inet_walk6,
 };
 
 int

@@ -18,12 +18,14 @@
 #include "vkern/vfs/vfs.h"
 #include "vkern/vm/copyio.h"
 
-extern const struct sock_family unix_family;
+extern const struct sock_family unix_family, inet_family, inet6_family;
 extern const struct sock_family netlink_family;
 
 /* Every family there is, by number. */
 static const struct sock_family *const families[AF_MAX] = {
 	[AF_UNIX] = &unix_family,
+	[AF_INET] = &inet_family,
+	[AF_INET6] = &inet6_family,
 	[AF_NETLINK] = &netlink_family,
 };
 
@@ -194,8 +196,8 @@ sock_file(struct socket *so, unsigned oflags)
 
 /* --- options (SOL_SOCKET) --- */
 
-static int
-opt_int(void *val, socklen_t *len, int v)
+int
+sock_put_int(void *val, socklen_t *len, int v)
 {
 	if (*len > sizeof(int))
 		*len = sizeof(int);
@@ -279,29 +281,29 @@ common_getopt(struct socket *so, int name, void *val, socklen_t *len)
 	if (timeo != NULL)
 		return timeo_get(*timeo, val, len);
 	if (flag_opt(name))
-		return opt_int(val, len, (so->optflags >> name) & 1);
+		return sock_put_int(val, len, (so->optflags >> name) & 1);
 	switch (name) {
 	case SO_PRIORITY:
-		return opt_int(val, len, so->priority);
+		return sock_put_int(val, len, so->priority);
 	case SO_RCVLOWAT:
-		return opt_int(val, len, so->rcvlowat);
+		return sock_put_int(val, len, so->rcvlowat);
 	case SO_LINGER:
 		if (*len > sizeof(so->linger))
 			*len = sizeof(so->linger);
 		memcpy(val, &so->linger, *len);
 		return 0;
 	case SO_TYPE:
-		return opt_int(val, len, so->type);
+		return sock_put_int(val, len, so->type);
 	case SO_DOMAIN:
-		return opt_int(val, len, so->family);
+		return sock_put_int(val, len, so->family);
 	case SO_PROTOCOL:
-		return opt_int(val, len, so->protocol);
+		return sock_put_int(val, len, so->protocol);
 	case SO_ERROR:
-		return opt_int(val, len, -sock_take_error(so));
+		return sock_put_int(val, len, -sock_take_error(so));
 	case SO_SNDBUF:
-		return opt_int(val, len, so->sndbuf);
+		return sock_put_int(val, len, so->sndbuf);
 	case SO_RCVBUF:
-		return opt_int(val, len, so->rcvbuf);
+		return sock_put_int(val, len, so->rcvbuf);
 	}
 	return OPT_FAMILY;
 }

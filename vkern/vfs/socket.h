@@ -209,6 +209,8 @@ int sock_getopt(struct socket *so, int level, int name, void *val,
     socklen_t *len);
 int sock_setopt(struct socket *so, int level, int name, const void *val,
     socklen_t len);
+/* An int option's value, cut to *len bytes (which it may lower). */
+int sock_put_int(void *val, socklen_t *len, int v);
 /* ioctl(2) on a socket: FIONREAD, TIOCOUTQ, then the family's. */
 long sock_ioctl(struct thread *td, struct file *fp, unsigned cmd,
     uint64_t arg);

@@ -22,8 +22,10 @@ static struct usock *bound;
 static unsigned autobind_next;
 
 void
-unbind(struct usock *so)
+unix_unbind(struct usock *so)
 {
+	if (so->name.len == 0)
+		return;
 	for (struct usock **q = &bound; *q != NULL; q = &(*q)->bound_next) {
 		if (*q == so) {
 			*q = so->bound_next;
@@ -180,6 +182,35 @@ usock_name(struct socket *sk, bool peer, struct sockname *ua)
 
 /* --- connections --- */
 
+/* Where a datagram goes: its named socket, or the one so is connected to. */
+int
+unix_dgram_target(struct proc *p, struct usock *so,
+    const struct sockname *dest, struct usock **tp)
+{
+	struct sockname a;
+	int r;
+
+	if (dest == NULL) {
+		if (so->peer == NULL)
+			return -ENOTCONN;
+		if (so->peer->dead)
+			return -ECONNREFUSED;
+		*tp = so->peer;
+	} else {
+		a = *dest;
+		if ((r = uaddr_check(&a)) < 0)
+			return r;
+		if ((r = find_bound(p, &a, so->sk.type, tp)) < 0)
+			return r;
+	}
+	/* A socket connected elsewhere takes datagrams from its peer only. */
+	if ((*tp)->peer != NULL && (*tp)->peer != so)
+		return -EPERM;
+	if ((*tp)->shut & SHUT_RCV)
+		return -EPIPE;
+	return 0;
+}
+
 int
 usock_listen(struct socket *sk, int backlog, const struct ucred *cred)
 {
@@ -229,7 +260,7 @@ usock_connect(struct proc *p, struct socket *sk, const struct sockname *ua,
     const struct ucred *cred, bool nonblock, const void **chanp)
 {
 	struct usock *so = usk(sk);
-	struct usock *lis, *srv;
+	struct usock *lis;
 	struct sockname a = *ua;
 	int r;
 
@@ -245,11 +276,21 @@ usock_connect(struct proc *p, struct socket *sk, const struct sockname *ua,
 		return r;
 	if (lis->state != US_LISTENING)
 		return -ECONNREFUSED;
-	if (lis->nacc > lis->backlog) {
+	return usock_join(so, lis, cred, false, chanp);
+}
+
+int
+usock_join(struct usock *so, struct usock *lis, const struct ucred *cred,
+    bool over, const void **chanp)
+{
+	struct usock *srv;
+
+	if (lis->nacc > lis->backlog && !over) {
 		*chanp = lis;
 		return -EAGAIN;
 	}
-	srv = usock_new(so->sk.type, &lis->sk.cred);
+	srv = usock_new(lis->proto, lis->sk.family, lis->sk.type,
+	    lis->sk.protocol, &lis->sk.cred);
 	srv->name = lis->name;
 	srv->peercred = *cred;
 	so->peercred = lis->peercred;
@@ -306,6 +347,9 @@ usock_shutdown(struct socket *sk, int how)
 		return -EINVAL;
 	}
 	so->shut |= mine;
+	/* TCP tells its peer only that it will send no more. */
+	if (so->proto->tcp)
+		theirs &= SHUT_RCV;
 	if (connection_based(so) && so->peer != NULL)
 		so->peer->shut |= theirs;
 	usock_wake(so);

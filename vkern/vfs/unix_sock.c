@@ -30,7 +30,6 @@
 #include "vkern/vfs/unix_sock.h"
 #include "vkern/vfs/vfs.h"
 
-static const struct sock_ops unix_ops;
 
 struct usock *
 usk(struct socket *sk)
@@ -96,12 +95,14 @@ usock_purge(struct usock *so)
 }
 
 struct usock *
-usock_new(int type, const struct ucred *cred)
+usock_new(const struct usock_proto *pr, int family, int type, int protocol,
+    const struct ucred *cred)
 {
 	/* Never refused: each is a file, and files are bounded. */
-	struct usock *so = kmem_alloc(sizeof(*so), KM_ZERO | KM_FORCE);
+	struct usock *so = kmem_alloc(pr->size, KM_ZERO | KM_FORCE);
 
-	sock_init(&so->sk, &unix_ops, AF_UNIX, type, 0, cred);
+	sock_init(&so->sk, pr->ops, family, type, protocol, cred);
+	so->proto = pr;
 	so->refs = 1;
 	so->rq_tail = &so->rq;
 	so->acceptq_tail = &so->acceptq;
@@ -126,8 +127,9 @@ connection_based(const struct usock *so)
 
 /*
  * The end goes away: its peer of a connection sees the stream end (and
- * ECONNRESET if this end left data unread); a datagram peer finds it
- * dead at its next send.
+ * ECONNRESET if this end left data unread, or was told to reset it); a
+ * datagram peer finds it dead at its next send.  A TCP listener resets
+ * the connections it had not accepted.
  */
 static void
 usock_shutdown_all(struct usock *so)
@@ -135,18 +137,20 @@ usock_shutdown_all(struct usock *so)
 	struct usock *peer = so->peer, *c;
 
 	so->dead = true;
-	if (so->name.len > 0)
-		unbind(so);
+	so->proto->unbind(so);
 	while ((c = so->acceptq) != NULL) {
 		so->acceptq = c->acc_next;
+		c->abort = so->proto->tcp;
 		usock_shutdown_all(c);
 		usock_rel(c);
 	}
 	so->nacc = 0;
 	if (peer != NULL && connection_based(so)) {
 		peer->shut = SHUT_RCV | SHUT_SND;
-		if (so->rq != NULL)
+		if (so->rq != NULL || so->abort) {
 			peer->sk.error = ECONNRESET;
+			peer->rst = true;
+		}
 		if (peer->peer == so) {
 			peer->peer = NULL;
 			usock_rel(so);
@@ -171,12 +175,12 @@ usock_rel(struct usock *so)
 	if (so->all_next != NULL)
 		so->all_next->all_prev = so->all_prev;
 	*so->all_prev = so->all_next;
-	kmem_free(so, sizeof(*so), 0);
+	kmem_free(so, so->proto->size, 0);
 }
 
 /* --- the socket layer's ops --- */
 
-static void
+void
 usock_release(struct socket *sk)
 {
 	struct usock *so = usk(sk);
@@ -185,17 +189,28 @@ usock_release(struct socket *sk)
 	usock_rel(so);
 }
 
+/*
+ * What a sender may have queued at target: its SO_SNDBUF, and for TCP
+ * the receiver's SO_RCVBUF too (its window), as bytes are in flight.
+ */
+static size_t
+send_room(const struct usock *from, const struct usock *target)
+{
+	return (size_t)from->sk.sndbuf +
+	    (from->proto->tcp ? (size_t)target->sk.rcvbuf : 0);
+}
+
 /* Whether a sender may queue len more bytes at target now. */
 static bool
 room_for(const struct usock *from, const struct usock *target, size_t len)
 {
 	if (target->rq == NULL)
 		return true;
-	return target->rq_bytes + len + SKB_OVERHEAD <=
-	    (size_t)from->sk.sndbuf;
+	return target->rq_bytes + len + SKB_OVERHEAD <= send_room(from,
+	    target);
 }
 
-static short
+short
 usock_poll(struct socket *sk)
 {
 	struct usock *so = usk(sk);
@@ -216,7 +231,7 @@ usock_poll(struct socket *sk)
 	if (connection_based(so) && so->state == US_UNCONNECTED)
 		r |= POLLHUP;
 	if (peer == NULL || peer->dead || (so->shut & SHUT_SND) ||
-	    peer->rq_bytes * 4 <= (size_t)so->sk.sndbuf)
+	    peer->rq_bytes * 4 <= send_room(so, peer))
 		r |= POLLOUT;
 	return r;
 }
@@ -239,9 +254,6 @@ static int
 send_target(struct proc *p, struct usock *so, const struct sockname *dest,
     struct usock **tp)
 {
-	struct sockname a;
-	int r;
-
 	if (connection_based(so)) {
 		if (dest != NULL)
 			return so->state == US_CONNECTED ? -EISCONN :
@@ -256,25 +268,7 @@ send_target(struct proc *p, struct usock *so, const struct sockname *dest,
 	}
 	if (so->shut & SHUT_SND)
 		return -EPIPE;
-	if (dest == NULL) {
-		if (so->peer == NULL)
-			return -ENOTCONN;
-		if (so->peer->dead)
-			return -ECONNREFUSED;
-		*tp = so->peer;
-	} else {
-		a = *dest;
-		if ((r = uaddr_check(&a)) < 0)
-			return r;
-		if ((r = find_bound(p, &a, so->sk.type, tp)) < 0)
-			return r;
-	}
-	/* A socket connected elsewhere takes datagrams from its peer only. */
-	if ((*tp)->peer != NULL && (*tp)->peer != so)
-		return -EPERM;
-	if ((*tp)->shut & SHUT_RCV)
-		return -EPIPE;
-	return 0;
+	return so->proto->dgram_target(p, so, dest, tp);
 }
 
 /*
@@ -305,7 +299,10 @@ enqueue(struct usock *so, struct usock *target, struct skb *skb,
     struct scm *scm)
 {
 	skb->cred = scm != NULL && scm->has_cred ? scm->cred : so->sk.cred;
-	skb->from = so->name;
+	if (so->proto->from != NULL)
+		so->proto->from(so, target, &skb->from);
+	else
+		skb->from = so->name;
 	if (scm != NULL && scm->nfds > 0) {
 		skb->fds = kmem_alloc((size_t)scm->nfds * sizeof(*skb->fds),
 		    0);
@@ -343,7 +340,7 @@ send_stream(struct proc *p, struct usock *so, size_t len, sock_copy_fn fill,
 	*chanp = so;
 	if (!room_for(so, target, 1))
 		return -EAGAIN;
-	n = VK_MIN(len, (size_t)so->sk.sndbuf - target->rq_bytes -
+	n = VK_MIN(len, send_room(so, target) - target->rq_bytes -
 	    SKB_OVERHEAD);
 	if ((r = skb_make(n, fill, arg, &skb)) < 0)
 		return r;
@@ -364,7 +361,7 @@ send_packet(struct proc *p, struct usock *so, size_t len, sock_copy_fn fill,
 	struct skb *skb;
 	int r;
 
-	if (len > (size_t)so->sk.sndbuf - 32)
+	if (!so->proto->lossy && len > (size_t)so->sk.sndbuf - 32)
 		return -EMSGSIZE;
 	if ((r = skb_make(len, fill, arg, &skb)) < 0)
 		return r;
@@ -372,9 +369,14 @@ send_packet(struct proc *p, struct usock *so, size_t len, sock_copy_fn fill,
 		skb_free(skb);
 		return r;
 	}
+	if (target == NULL || (so->proto->lossy && target->rq_bytes + len +
+	    SKB_OVERHEAD > (size_t)target->sk.rcvbuf)) {
+		skb_free(skb);
+		return (long)len;
+	}
 	*chanp = target == so->peer ? (const void *)so : target;
-	if (!room_for(so, target, len) || (target->peer != so &&
-	    target->rq_count > DGRAM_QLEN)) {
+	if (!so->proto->lossy && (!room_for(so, target, len) ||
+	    (target->peer != so && target->rq_count > DGRAM_QLEN))) {
 		skb_free(skb);
 		return -EAGAIN;
 	}
@@ -385,7 +387,7 @@ send_packet(struct proc *p, struct usock *so, size_t len, sock_copy_fn fill,
 	return (long)len;
 }
 
-static long
+long
 usock_send(struct proc *p, struct socket *sk, size_t len, sock_copy_fn fill,
     void *arg, const struct sockname *dest, struct scm *scm, int flags,
     const void **chanp)
@@ -487,7 +489,7 @@ recv_packet(struct usock *so, size_t len, sock_copy_fn drain, void *arg,
 	return (long)n;
 }
 
-static long
+long
 usock_recv(struct socket *sk, size_t len, sock_copy_fn drain, void *arg,
     int flags, int *flagsp, struct sockname *from, struct scm *scm)
 {
@@ -516,7 +518,7 @@ usock_recv(struct socket *sk, size_t len, sock_copy_fn drain, void *arg,
 	return r;
 }
 
-static long
+long
 usock_nread(struct socket *sk)
 {
 	struct usock *so = usk(sk);
@@ -533,7 +535,7 @@ usock_nread(struct socket *sk)
 	return (long)n;
 }
 
-static long
+long
 usock_nwrite(struct socket *sk)
 {
 	struct usock *so = usk(sk);
@@ -570,10 +572,7 @@ usock_getopt(struct socket *sk, int level, int name, void *val,
 	default:
 		return -ENOPROTOOPT;
 	}
-	if (*len > sizeof(int))
-		*len = sizeof(int);
-	memcpy(val, &v, *len);
-	return 0;
+	return sock_put_int(val, len, v);
 }
 
 static int
@@ -612,6 +611,13 @@ static const struct sock_ops unix_ops = {
 	.release = usock_release,
 };
 
+const struct usock_proto unix_proto = {
+	.ops = &unix_ops,
+	.size = sizeof(struct usock),
+	.dgram_target = unix_dgram_target,
+	.unbind = unix_unbind,
+};
+
 static int
 usock_create(int type, int protocol, const struct ucred *cred,
     struct socket **sop)
@@ -631,7 +637,7 @@ usock_create(int type, int protocol, const struct ucred *cred,
 	if (protocol != 0 && protocol != PF_UNIX)
 		return -EPROTONOSUPPORT;
 	usock_gc();
-	*sop = &usock_new(type, cred)->sk;
+	*sop = &usock_new(&unix_proto, AF_UNIX, type, 0, cred)->sk;
 	return 0;
 }
 
@@ -645,7 +651,7 @@ usock_pair(int type, int protocol, const struct ucred *cred,
 	if ((r = usock_create(type, protocol, cred, &sv[0])) < 0)
 		return r;
 	sa = usk(sv[0]);
-	sb = usock_new(sa->sk.type, cred);
+	sb = usock_new(&unix_proto, AF_UNIX, sa->sk.type, 0, cred);
 	pair_up(sa, sb);
 	sa->peercred = sb->sk.cred;
 	sb->peercred = sa->sk.cred;

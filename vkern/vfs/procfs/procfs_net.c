@@ -141,8 +141,10 @@ procfs_inet_line(void *arg, const struct net_sockinfo *si)
 	procfs_inet_addr(sb, la, words, lport);
 	sbuf_printf(sb, " ");
 	procfs_inet_addr(sb, ra, words, rport);
+	/* A listener's queue is its waiting connections; it sends nothing. */
 	sbuf_printf(sb, " %02X %08X:%08X 00:00000000 00000000 %5u %8d "
-	    "%llu %d 0000000000000000", si->state, si->txq, si->rxq, si->uid,
+	    "%llu %d 0000000000000000", si->state,
+	    si->state == TCP_LISTEN ? 0 : si->txq, si->rxq, si->uid,
 	    0, (unsigned long long)si->ino, si->refs);
 	/* TCP: rto (1 s in clock ticks), ato, quick ack, cwnd, ssthresh. */
 	if (tcp)

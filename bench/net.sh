@@ -1,0 +1,61 @@
+#!/bin/bash
+# net.sh - the loopback network benchmarks, vkernel next to native in one
+# run (micro/netloop.c, timing itself inside the guest): TCP streaming of
+# 64 KiB writes between two processes, a 1-byte TCP round trip against the
+# same over pipes, and connection set-up against AF_UNIX's.
+#
+# Usage: bench/net.sh [VKERNEL] [OUTFILE]
+#   OUTFILE  if given, a dated section with the table is appended to it
+# Environment: BENCH_TARGET_MS=1000 (see micro/bench.h).
+set -u
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+VK=${1:-$HERE/../build/host-linux/vkernel}
+OUT=${2:-}
+work=$(mktemp -d /tmp/vk-bench-net.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+
+die() { echo "net.sh: $*" >&2; exit 1; }
+[ -x "$VK" ] || die "no vkernel at $VK"
+
+CC=${BENCH_CC:-$(command -v musl-gcc || command -v gcc)}
+"$CC" -static -O2 -std=c17 -pthread -Wall -Wextra -Wno-unused-parameter \
+    -o "$work/netloop" "$HERE/micro/netloop.c" || die "cannot build netloop"
+
+# ns/op from a micro program's "NAME: N iters, X ns/op" line.
+nsop() { "$@" 2>/dev/null | sed -n 's/.* \([0-9.]*\) ns\/op.*/\1/p'; }
+
+declare -A n v
+for m in stream rr-tcp rr-pipe conn-tcp conn-unix; do
+	n[$m]=$(nsop "$work/netloop" "$m")
+	v[$m]=$(nsop "$VK" run -- "$work/netloop" "$m")
+done
+
+# MB/s of 64 KiB per op, and microseconds per op.
+mbs() { awk -v x="$1" 'BEGIN { if (x == "") print "FAILED"; else printf "%.0f MB/s", 65536 / x * 1000 }'; }
+us() { awk -v x="$1" 'BEGIN { if (x == "") print "FAILED"; else printf "%.1f us", x / 1000 }'; }
+# b/a, and whether it is within (le) or above (ge) target t.
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "" || b == "" || a == 0) print "–"; else printf "%.2fx", b / a }'; }
+met() { awk -v r="${1%x}" -v t="$2" -v ge="$3" 'BEGIN { if (r == "–") print "–"; else if (ge) print (r + 0 >= t ? "yes" : "**no**"); else print (r + 0 <= t ? "yes" : "**no**") }'; }
+
+r_st=$(ratio "${v[stream]}" "${n[stream]}")
+r_rr=$(ratio "${v[rr-pipe]}" "${v[rr-tcp]}")
+r_cn=$(ratio "${v[conn-unix]}" "${v[conn-tcp]}")
+table=$(cat <<T
+| loopback network | native | vkernel | compared | ratio | target | met |
+|---|---:|---:|---|---:|---|---|
+| TCP streaming, 64 KiB writes, 2 processes | $(mbs "${n[stream]}") | $(mbs "${v[stream]}") | vkernel/native MB/s | $r_st | ≥ 0.5x | $(met "$r_st" 0.5 1) |
+| TCP 1-byte round trip, one connection | $(us "${n[rr-tcp]}") | $(us "${v[rr-tcp]}") | vkernel TCP / vkernel pipe ($(us "${v[rr-pipe]}"); native $(us "${n[rr-pipe]}")) | $r_rr | ≤ 2x | $(met "$r_rr" 2 0) |
+| connect + accept + close, TCP | $(us "${n[conn-tcp]}") | $(us "${v[conn-tcp]}") | vkernel TCP / vkernel AF_UNIX ($(us "${v[conn-unix]}"); native $(us "${n[conn-unix]}")) | $r_cn | ≤ 4x | $(met "$r_cn" 4 0) |
+T
+)
+echo "$table"
+if [ -n "$OUT" ]; then
+	{
+		echo
+		echo "## $(date -u '+%Y-%m-%d %H:%M:%S UTC'): loopback network"
+		echo
+		echo "Command: \`bench/net.sh $VK $OUT\` ($(nproc) CPUs, $(uname -r), load $(cut -d' ' -f1-3 /proc/loadavg))"
+		echo
+		echo "$table"
+	} >> "$OUT"
+fi

@@ -1,0 +1,67 @@
+/*
+ * AF_INET and AF_INET6 sockets on the guest's own loopback, inside: what
+ * inet_sock.c (the family, data, options) and inet_conn.c (addresses,
+ * ports, connections) share.
+ *
+ * Both ends of every connection and datagram live in vkernel, so an
+ * inet socket is a local socket (unix_sock.h's usock: its queues, flow
+ * control, accept queue and wake-ups) with Internet names: TCP is a
+ * stream usock, UDP a lossy datagram one.  Addresses are kept in IPv6
+ * form, an IPv4 one as v4-mapped (::ffff:a.b.c.d), so that one table of
+ * bound ports serves both families and IPV6_V6ONLY.  Only 127.0.0.0/8,
+ * ::1 and the wildcards are local: anything else has no route.
+ */
+#ifndef VK_VFS_INET_SOCK_H
+#define VK_VFS_INET_SOCK_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <netinet/in.h>
+
+#include "vkern/vfs/unix_sock.h"
+
+/* The kept options (inet_sock.c's table): their slots. */
+#define INET_NOPTS 40
+
+struct isock {
+	struct usock u;           /* first: a local socket */
+	struct in6_addr laddr;    /* its address: v4 as v4-mapped */
+	struct in6_addr paddr;    /* its peer's, while connected */
+	struct in6_addr src;      /* the source of the datagram being sent */
+	uint16_t lport, pport;    /* host order; lport 0: unbound */
+	bool bound;               /* on the list of bound sockets */
+	bool autobound;           /* its port was picked, not asked for */
+	bool connected;           /* paddr and pport are its peer's */
+	bool connecting;          /* a non-blocking connect is not told done */
+	bool refused;             /* a non-blocking connect found no one */
+	bool shut_wr;             /* shutdown(SHUT_WR) was called */
+	bool v6only;              /* IPV6_V6ONLY */
+	int opt[INET_NOPTS];
+	struct isock *bound_next;
+};
+
+/*
+ * net.ipv4.ip_local_port_range: where a port is picked (first <= last,
+ * within 1..65535, or no port is picked at all).
+ */
+extern int inet_port_range[2];
+
+struct isock *isk(struct socket *sk);
+
+/* inet_conn.c */
+int inet_bind(struct proc *p, struct socket *sk, const struct sockname *sn);
+int inet_listen(struct socket *sk, int backlog, const struct ucred *cred);
+int inet_connect(struct proc *p, struct socket *sk,
+    const struct sockname *sn, const struct ucred *cred, bool nonblock,
+    const void **chanp);
+int inet_name(struct socket *sk, bool peer, struct sockname *sn);
+int inet_dgram_target(struct proc *p, struct usock *so,
+    const struct sockname *dest, struct usock **tp);
+void inet_unbind(struct usock *so);
+void inet_from(const struct usock *so, const struct usock *target,
+    struct sockname *sn);
+
+/* inet_sock.c: an accepted socket takes its listener's options. */
+void inet_inherit(struct isock *is, const struct isock *lis);
+
+#endif
