@@ -57,15 +57,22 @@ setup(void)
 	struct kern_config cfg = { .mem = 64 << 20 };
 
 	kern_init(&cfg);
-	got.n = 0;
 	got.fail_at = -1;
+}
+
+/* Forget the datagrams collected so far. */
+static void
+got_reset(void)
+{
+	for (int i = 0; i < got.n; i++)
+		free(got.d[i]);
+	got.n = 0;
 }
 
 static void
 teardown(void)
 {
-	for (int i = 0; i < got.n; i++)
-		free(got.d[i]);
+	got_reset();
 }
 
 TestSuite(netlink, .init = setup, .fini = teardown);
@@ -211,7 +218,7 @@ Test(netlink, getaddr_dump_by_family)
 		const struct nlmsghdr *m[8];
 		int n;
 
-		got.n = 0;
+		got_reset();
 		cr_assert_eq(send_req(&user, RTM_GETADDR, NLM_F_REQUEST |
 		    NLM_F_DUMP, &g, sizeof(g)), 0);
 		cr_assert_eq(got.n, 1);
@@ -297,7 +304,7 @@ Test(netlink, getlink_one_by_index_and_name)
 	cr_assert_eq(error_of(m[0], 4242), 0);
 	cr_assert_eq(m[0]->nlmsg_flags, NLM_F_CAPPED);
 
-	got.n = 0;
+	got_reset();
 	q.ifi.ifi_index = 0;
 	cr_assert_eq(send_req(&user, RTM_GETLINK, NLM_F_REQUEST, &q,
 	    sizeof(q)), 0);
@@ -321,7 +328,7 @@ Test(netlink, getlink_errors)
 	};
 
 	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
-		got.n = 0;
+		got_reset();
 		q.ifi.ifi_index = rows[i].index;
 		cr_assert_eq(send_req(&user, RTM_GETLINK, NLM_F_REQUEST, &q,
 		    rows[i].len), 0);
@@ -344,13 +351,13 @@ Test(netlink, changes_are_eperm_or_eopnotsupp)
 	    &ifa, sizeof(ifa)), 0);
 	split(0, m, 4);
 	cr_assert_eq(error_of(m[0], 4242), -EPERM);
-	got.n = 0;
+	got_reset();
 	cr_assert_eq(send_req(&admin, RTM_DELROUTE, NLM_F_REQUEST, &ifa,
 	    sizeof(ifa)), 0);
 	split(0, m, 4);
 	cr_assert_eq(error_of(m[0], 7), -EOPNOTSUPP);
 	/* NETLINK_CAP_ACK: the request's header only. */
-	got.n = 0;
+	got_reset();
 	capped.cap_ack = true;
 	cr_assert_eq(send_req(&capped, RTM_NEWADDR, NLM_F_REQUEST, &ifa,
 	    sizeof(ifa)), 0);
@@ -393,7 +400,7 @@ Test(netlink, setlink_noop_only)
 		q.ifi.ifi_change = rows[i].change;
 		q.a = (struct rtattr){ RTA_LENGTH(4), (unsigned short)rows[i].attr };
 		q.v = 1500;
-		got.n = 0;
+		got_reset();
 		cr_assert_eq(send_req(&admin, rows[i].type, NLM_F_REQUEST |
 		    NLM_F_ACK | rows[i].flags, &q, rows[i].attr != 0 ?
 		    sizeof(q) : sizeof(q.ifi)), 0);
@@ -404,7 +411,7 @@ Test(netlink, setlink_noop_only)
 	memset(&q, 0, sizeof(q));
 	q.a = (struct rtattr){ RTA_LENGTH(3), IFLA_IFNAME };
 	memcpy(&q.v, "lo", 3);
-	got.n = 0;
+	got_reset();
 	cr_assert_eq(send_req(&admin, RTM_NEWLINK, NLM_F_REQUEST | NLM_F_ACK,
 	    &q, sizeof(q)), 0);
 	split(0, m, 4);
@@ -420,12 +427,12 @@ Test(netlink, unknown_type_eopnotsupp)
 	    &g, sizeof(g)), 0);
 	split(0, m, 4);
 	cr_assert_eq(error_of(m[0], 4242), -EOPNOTSUPP);
-	got.n = 0;
+	got_reset();
 	cr_assert_eq(send_req(&user, 0xffff, NLM_F_REQUEST, &g, sizeof(g)), 0);
 	split(0, m, 4);
 	cr_assert_eq(error_of(m[0], 4242), -EOPNOTSUPP);
 	/* A get of addresses alone (no dump) has no handler in IPv4. */
-	got.n = 0;
+	got_reset();
 	cr_assert_eq(send_req(&user, RTM_GETADDR, NLM_F_REQUEST, &g,
 	    sizeof(g)), 0);
 	split(0, m, 4);
@@ -460,7 +467,7 @@ Test(netlink, short_and_control_messages)
 	split(0, m, 4);
 	cr_assert_eq(error_of(m[0], 4242), 0);
 	/* Not a request, or a control type: only the ack. */
-	got.n = 0;
+	got_reset();
 	len = mkreq(&r, RTM_NEWADDR, NLM_F_ACK, "x", 1);
 	cr_assert_eq(nlroute_input(&r, len, &user, collect, NULL), 0);
 	len = mkreq(&r, NLMSG_NOOP, NLM_F_REQUEST | NLM_F_ACK, "x", 1);
@@ -582,14 +589,14 @@ Test(netlink, diag_errors)
 	const struct nlmsghdr *m[4];
 
 	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
-		got.n = 0;
+		got_reset();
 		u.sdiag_family = (uint8_t)rows[i].family;
 		cr_assert_eq(diag_req(&user, rows[i].type, NLM_F_REQUEST |
 		    NLM_F_DUMP, &u, rows[i].len), 0);
 		split(0, m, 4);
 		cr_assert_eq(error_of(m[0], 4242), rows[i].err, "row %zu", i);
 	}
-	got.n = 0;
+	got_reset();
 	cr_assert_eq(diag_req(&user, SOCK_DIAG_BY_FAMILY, NLM_F_REQUEST |
 	    NLM_F_DUMP, &in, sizeof(in)), 0);
 	split(0, m, 4);
@@ -622,26 +629,26 @@ Test(netlink, diag_unix_dump_and_get)
 	cr_assert_null(attr(m[0], sizeof(*d), UNIX_DIAG_NAME));
 	check_done(m[1]);
 	/* Only the states asked for. */
-	got.n = 0;
+	got_reset();
 	u.udiag_states = 1u << 10;      /* TCP_LISTEN */
 	cr_assert_eq(diag_req(&user, SOCK_DIAG_BY_FAMILY, NLM_F_REQUEST |
 	    NLM_F_DUMP, &u, sizeof(u)), 0);
 	cr_assert_eq(split(0, m, 4), 1);
 	/* One by inode number, then one that is not there. */
-	got.n = 0;
+	got_reset();
 	u.udiag_ino = (uint32_t)so->ino;
 	cr_assert_eq(diag_req(&user, SOCK_DIAG_BY_FAMILY, NLM_F_REQUEST, &u,
 	    sizeof(u)), 0);
 	cr_assert_eq(split(0, m, 4), 1);
 	cr_assert_eq(m[0]->nlmsg_type, SOCK_DIAG_BY_FAMILY);
-	got.n = 0;
+	got_reset();
 	u.udiag_ino = 7;
 	cr_assert_eq(diag_req(&user, SOCK_DIAG_BY_FAMILY, NLM_F_REQUEST, &u,
 	    sizeof(u)), 0);
 	split(0, m, 4);
 	cr_assert_eq(error_of(m[0], 4242), -ENOENT);
 	/* No inet family lists sockets here: the dump is empty. */
-	got.n = 0;
+	got_reset();
 	cr_assert_eq(diag_req(&user, SOCK_DIAG_BY_FAMILY, NLM_F_REQUEST |
 	    NLM_F_DUMP, &in, sizeof(in)), 0);
 	cr_assert_eq(split(0, m, 4), 1);
