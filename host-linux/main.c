@@ -75,6 +75,7 @@ struct run_opts {
 	const char *log_path;
 	const char *crash_dir;
 	const char *root;
+	const char *hostname;
 	struct mount_opt mounts[MAX_MOUNTS];
 	int nmounts;
 	char **argv;
@@ -134,6 +135,9 @@ usage(FILE *f)
 	    "  --overlay-size SIZE  the same bound on the data of the "
 	    "in-memory\n"
 	    "                     overlay on / (default: bounded by --mem)\n"
+	    "  --hostname NAME    the guest's host name (default vkernel), "
+	    "in uname,\n"
+	    "                     /etc/hostname and /etc/hosts\n"
 	    "  --landlock=MODE    auto (default): restrict vkernel's own "
 	    "host file\n"
 	    "                     access with Landlock where the host has "
@@ -389,6 +393,21 @@ fs_sizes_resolve(struct run_opts *o)
 			    o->mounts[i].size.arg);
 }
 
+/*
+ * A name that fits uname's nodename and reads as one word in
+ * /etc/hosts: what RFC 1123 allows, and '_', which hosts files take.
+ */
+static bool
+valid_hostname(const char *s)
+{
+	size_t n = strlen(s);
+
+	if (n == 0 || n > UTS_NAME_MAX)
+		return false;
+	return strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+	    "0123456789-_.") == n;
+}
+
 static void
 parse_run(int argc, char **argv, struct run_opts *o)
 {
@@ -413,6 +432,7 @@ parse_run(int argc, char **argv, struct run_opts *o)
 		{ "log", required_argument, NULL, 'l' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "as-pid-1", no_argument, NULL, 'I' },
+		{ "hostname", required_argument, NULL, 'H' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -505,6 +525,13 @@ parse_run(int argc, char **argv, struct run_opts *o)
 		case 'r':
 			o->root = optarg;
 			break;
+		case 'H':
+			if (!valid_hostname(optarg))
+				bad_usage("invalid --hostname '%s' (1 to 64 "
+				    "letters, digits, '-', '_' and '.')",
+				    optarg);
+			o->hostname = optarg;
+			break;
 		case 'b':
 		case 't':
 			parse_mount(o, c == 'b', optarg);
@@ -554,6 +581,8 @@ boot_files(const struct run_opts *o, struct vk_error **err)
 		return vk_error_make(err, -r, "--root %s", root);
 	if ((r = vfs_boot_root_size(o->upper_pages)) < 0)
 		return vk_error_make(err, -r, "--overlay-size");
+	if ((r = vfs_boot_names(uts_name(UTS_NODENAME))) < 0)
+		return vk_error_make(err, -r, "write /etc/hosts");
 	if ((r = vfs_boot_std()) < 0)
 		return vk_error_make(err, -r, "mount /dev");
 	for (int i = 0; i < o->nmounts; i++) {
@@ -607,6 +636,7 @@ boot(const struct run_opts *o, struct vk_error **err)
 		.cpu_ns = o->cpu_ns,
 		.disk = o->disk,
 		.as_pid_1 = o->as_pid_1,
+		.hostname = o->hostname,
 	};
 	bool rw[MAX_MOUNTS + 1];
 	const char *why;

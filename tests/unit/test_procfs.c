@@ -759,9 +759,35 @@ Test(procfs, modifications_fail)
 	    -EPERM);
 	cr_assert_eq(root->ops->link(root, "x", vn), -EPERM);
 	cr_assert_eq(vn->ops->setattr(vn, &va, VA_MODE), -EPERM);
-	cr_assert_eq(vn->ops->setattr(vn, &va, VA_SIZE), -EPERM);
+	cr_assert_eq(vn->ops->setattr(vn, &va, VA_SIZE | VA_MODE), -EPERM);
+	/* open(O_TRUNC) of a proc file truncates nothing, and works. */
+	cr_assert_eq(vn->ops->setattr(vn, &va, VA_SIZE), 0);
 	vnode_rel(vn);
 	vnode_rel(st);
+}
+
+/* The names are the sandbox's; a write ends at a newline, 64 at most. */
+Test(procfs, hostname_write_sets_uname_name)
+{
+	struct vnode *vn = walk_ok("sys/kernel/hostname");
+	char buf[128], big[100];
+	long n;
+
+	cr_assert_eq(vn->ops->write(vn, "box\nrest", 8, 0), 8);
+	cr_assert_str_eq(uts_name(UTS_NODENAME), "box");
+	n = vn->ops->read(vn, buf, sizeof(buf) - 1, 0);
+	buf[n > 0 ? n : 0] = '\0';
+	cr_assert_str_eq(buf, "box\n");
+	memset(big, 'a', sizeof(big));
+	cr_assert_eq(vn->ops->write(vn, big, sizeof(big), 0), sizeof(big));
+	cr_assert_eq(strlen(uts_name(UTS_NODENAME)), UTS_NAME_MAX);
+	uts_set_name(UTS_NODENAME, "vkernel", 7);
+	vnode_rel(vn);
+	vn = walk_ok("sys/kernel/domainname");
+	n = vn->ops->read(vn, buf, sizeof(buf) - 1, 0);
+	buf[n > 0 ? n : 0] = '\0';
+	cr_assert_str_eq(buf, "(none)\n");
+	vnode_rel(vn);
 }
 
 Test(procfs, wrong_type_ops_fail)

@@ -35,6 +35,7 @@ struct kern_config {
 	int64_t cpu_ns;        /* --cpu-time: CPU time of all processes */
 	uint64_t disk;         /* --disk: bytes of overlay and tmpfs data */
 	bool as_pid_1;         /* --as-pid-1: the command is init itself */
+	const char *hostname;  /* --hostname: uname's nodename; NULL: "vkernel" */
 };
 
 /* The sandbox's processes plus threads when the config says nothing. */
@@ -192,6 +193,21 @@ void timers_expire(int64_t now);
 int64_t ptimer_next(void);
 void ptimer_expire(int64_t now);
 void ptimer_drop_all(struct proc *p);
+
+/*
+ * sys_info.c: the sandbox's own host and domain names, as a UTS
+ * namespace of its own holds them (uname, sethostname, setdomainname,
+ * /proc/sys/kernel/{hostname,domainname}).  uts_name gives the current
+ * one, NUL-terminated; uts_set_name makes the first len bytes of name
+ * (at most UTS_NAME_MAX; a NUL among them ends it early) the new one.
+ */
+enum uts_which {
+	UTS_NODENAME,
+	UTS_DOMAINNAME,
+};
+#define UTS_NAME_MAX 64        /* __NEW_UTS_LEN */
+const char *uts_name(enum uts_which w);
+void uts_set_name(enum uts_which w, const char *name, size_t len);
 
 /* sys_pidfd.c: the pid a pidfd names, or -EBADF. */
 int pidfd_pid(struct thread *td, int fd);

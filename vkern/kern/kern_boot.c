@@ -57,6 +57,9 @@ kern_init(const struct kern_config *cfg)
 	if (config.disk > 0)
 		tmpfs_disk_max = config.disk / VK_PAGE_SIZE;
 	vm_ram_init(plat_ram_size(), VK_MIN(cfg->mem, plat_ram_size()));
+	if (cfg->hostname != NULL)
+		uts_set_name(UTS_NODENAME, cfg->hostname,
+		    strlen(cfg->hostname));
 }
 
 const struct kern_config *

@@ -19,12 +19,14 @@
 #include "vkern/vm/copyio.h"
 
 extern const struct sock_family unix_family, inet_family, inet6_family;
+extern const struct sock_family netlink_family;
 
 /* Every family there is, by number. */
 static const struct sock_family *const families[AF_MAX] = {
 	[AF_UNIX] = &unix_family,
 	[AF_INET] = &inet_family,
 	[AF_INET6] = &inet6_family,
+	[AF_NETLINK] = &netlink_family,
 };
 
 const struct sock_family *

@@ -6,7 +6,8 @@
  * mounted on /dev with a tmpfs on /dev/shm, procfs on /proc, sysfs on
  * /sys; binds and extra tmpfs mounts
  * from the command line go where they say, their mount points made in the
- * overlay when missing.  Lookups here run with root's credentials.
+ * overlay when missing.  /etc/hostname and /etc/hosts name the sandbox,
+ * written into the overlay.  Lookups here run with root's credentials.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -15,6 +16,7 @@
 #include <sys/stat.h>
 
 #include "vkern/kern/proc.h"
+#include "vkern/kmem.h"
 #include "vkern/vfs/devfs/devfs.h"
 #include "vkern/vfs/devpts/devpts.h"
 #include "vkern/vfs/hostfs/hostfs.h"
@@ -157,4 +159,80 @@ vfs_boot_tmpfs(const char *guestpath, uint64_t max_pages,
 	if ((r = tmpfs_set_limits(mp, max_pages, max_nodes)) < 0)
 		return r;
 	return boot_mount_at(mp, guestpath);
+}
+
+/* The most of the root's own /etc/hosts that the guest's keeps. */
+#define BOOT_HOSTS_MAX (64 * 1024)
+
+/*
+ * Replace name in dir with a new regular file (root's, 0644) holding
+ * data.  Removing first leaves the layer below as it was: in the root's
+ * overlay the old name becomes a whiteout, and a symlink is not followed.
+ */
+static int
+boot_write_file(struct vnode *dir, const char *name, const char *data,
+    size_t len)
+{
+	struct vnode *vn;
+	long r;
+
+	if ((r = vn_remove(dir, name, false)) < 0 && r != -ENOENT)
+		return (int)r;
+	if ((r = vn_create(dir, name, S_IFREG | 0644, 0, NULL, 0, 0, &vn)) < 0)
+		return (int)r;
+	r = vn->ops->write(vn, data, len, 0);
+	vnode_rel(vn);
+	return r < 0 ? (int)r : r == (long)len ? 0 : -EIO;
+}
+
+/* Up to size bytes of the regular file at path into buf; 0 if none. */
+static size_t
+boot_read_file(const char *path, char *buf, size_t size)
+{
+	struct nameidata nd;
+	long r = 0;
+
+	if (vfs_lookup(&boot_proc, AT_FDCWD, path, LOOKUP_FOLLOW, &nd) < 0)
+		return 0;
+	if (nd.vp->type == VREG)
+		r = nd.vp->ops->read(nd.vp, buf, size, 0);
+	nd_release(&nd);
+	return r > 0 ? (size_t)r : 0;
+}
+
+int
+vfs_boot_names(const char *hostname)
+{
+	char *old = kmem_alloc(BOOT_HOSTS_MAX, KM_FORCE), *hosts;
+	const char *dot = strchr(hostname, '.');
+	size_t oldlen = boot_read_file("/etc/hosts", old, BOOT_HOSTS_MAX);
+	size_t size = oldlen + 512;
+	struct vnode *etc;
+	int n, r;
+
+	hosts = kmem_alloc(size, KM_FORCE);
+	/*
+	 * Debian's layout: the name on 127.0.1.1, with its first label as
+	 * an alias when it has a domain, so that hostname -f finds it.
+	 */
+	n = snprintf(hosts, size, "# This sandbox's names (vkernel "
+	    "--hostname); the root's own /etc/hosts follows.\n"
+	    "127.0.0.1\tlocalhost\n"
+	    "127.0.1.1\t%s%s%.*s\n"
+	    "::1\tlocalhost ip6-localhost ip6-loopback\n"
+	    "ff02::1\tip6-allnodes\nff02::2\tip6-allrouters\n\n",
+	    hostname, dot != NULL ? " " : "",
+	    dot != NULL ? (int)(dot - hostname) : 0, hostname);
+	memcpy(hosts + n, old, oldlen);
+	if ((r = boot_mkdirs("/etc", &etc)) == 0) {
+		r = boot_write_file(etc, "hosts", hosts, (size_t)n + oldlen);
+		if (r == 0) {
+			n = snprintf(hosts, size, "%s\n", hostname);
+			r = boot_write_file(etc, "hostname", hosts, (size_t)n);
+		}
+		vnode_rel(etc);
+	}
+	kmem_free(hosts, size, KM_FORCE);
+	kmem_free(old, BOOT_HOSTS_MAX, KM_FORCE);
+	return r;
 }

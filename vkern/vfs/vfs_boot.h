@@ -21,6 +21,13 @@ int vfs_boot_std(void);
  */
 int vfs_boot_root_size(uint64_t max_pages);
 
+/*
+ * /etc/hostname with hostname (at most 64 bytes), and /etc/hosts with
+ * localhost, ::1 and hostname before the root's own lines, written into
+ * the root's overlay: before any bind, so never onto the host.
+ */
+int vfs_boot_names(const char *hostname);
+
 int vfs_boot_bind(const char *hostdir, const char *guestpath, bool rw);
 /* A tmpfs at guestpath bounded as tmpfs_set_limits() says (0: none). */
 int vfs_boot_tmpfs(const char *guestpath, uint64_t max_pages,

@@ -35,9 +35,28 @@ int procfs_gen_version(const struct pfs_ctx *c, struct sbuf *sb);
 int procfs_gen_osrelease(const struct pfs_ctx *c, struct sbuf *sb);
 int procfs_gen_mounts(const struct pfs_ctx *c, struct sbuf *sb);
 int procfs_gen_mountinfo(const struct pfs_ctx *c, struct sbuf *sb);
+int procfs_gen_hostname(const struct pfs_ctx *c, struct sbuf *sb);
+int procfs_gen_domainname(const struct pfs_ctx *c, struct sbuf *sb);
+long procfs_write_hostname(const struct pfs_ctx *c, const char *buf,
+    size_t len);
+long procfs_write_domainname(const struct pfs_ctx *c, const char *buf,
+    size_t len);
 
 /* The mountinfo id of mp: its place in the mount table from 21 on. */
 int procfs_mount_id(const struct mount *mp);
+
+/* procfs_net.c: /proc/net and /proc/sys/net. */
+int procfs_gen_net_dev(const struct pfs_ctx *c, struct sbuf *sb);
+int procfs_gen_net_if_inet6(const struct pfs_ctx *c, struct sbuf *sb);
+int procfs_gen_net_route(const struct pfs_ctx *c, struct sbuf *sb);
+int procfs_gen_net_tcp(const struct pfs_ctx *c, struct sbuf *sb);
+int procfs_gen_net_tcp6(const struct pfs_ctx *c, struct sbuf *sb);
+int procfs_gen_net_udp(const struct pfs_ctx *c, struct sbuf *sb);
+int procfs_gen_net_udp6(const struct pfs_ctx *c, struct sbuf *sb);
+int procfs_gen_net_unix(const struct pfs_ctx *c, struct sbuf *sb);
+int procfs_gen_port_range(const struct pfs_ctx *c, struct sbuf *sb);
+long procfs_write_port_range(const struct pfs_ctx *c, const char *buf,
+    size_t len);
 
 /* procfs_pid.c: the files of /proc/PID and /proc/PID/task/TID. */
 int procfs_gen_pid_stat(const struct pfs_ctx *c, struct sbuf *sb);

@@ -227,6 +227,55 @@ procfs_gen_osrelease(const struct pfs_ctx *c, struct sbuf *sb)
 	return 0;
 }
 
+/* /proc/sys/kernel/hostname and domainname: the sandbox's, as uname's. */
+static int
+procfs_gen_uts(enum uts_which w, struct sbuf *sb)
+{
+	sbuf_printf(sb, "%s\n", uts_name(w));
+	return 0;
+}
+
+/*
+ * A write sets the name to what comes before the first newline or NUL,
+ * its first UTS_NAME_MAX bytes, and takes all of buf, as Linux's
+ * proc_dostring().  Only root may open the file (0644) for writing.
+ */
+static long
+procfs_write_uts(enum uts_which w, const char *buf, size_t len)
+{
+	size_t n = 0;
+
+	while (n < len && buf[n] != '\n' && buf[n] != '\0')
+		n++;
+	uts_set_name(w, buf, n);
+	return (long)len;
+}
+
+int
+procfs_gen_hostname(const struct pfs_ctx *c, struct sbuf *sb)
+{
+	return procfs_gen_uts(UTS_NODENAME, sb);
+}
+
+int
+procfs_gen_domainname(const struct pfs_ctx *c, struct sbuf *sb)
+{
+	return procfs_gen_uts(UTS_DOMAINNAME, sb);
+}
+
+long
+procfs_write_hostname(const struct pfs_ctx *c, const char *buf, size_t len)
+{
+	return procfs_write_uts(UTS_NODENAME, buf, len);
+}
+
+long
+procfs_write_domainname(const struct pfs_ctx *c, const char *buf,
+    size_t len)
+{
+	return procfs_write_uts(UTS_DOMAINNAME, buf, len);
+}
+
 int
 procfs_mount_id(const struct mount *mp)
 {

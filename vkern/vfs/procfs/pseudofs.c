@@ -438,11 +438,15 @@ pfs_getattr(struct vnode *vn, struct vattr *va)
 	return 0;
 }
 
-/* Nothing here can change; chmod of a /proc file is EPERM in Linux. */
+/*
+ * Nothing here can change; chmod of a /proc file is EPERM in Linux.  A
+ * size change is taken and ignored, as Linux's procfs does, so that
+ * open(O_TRUNC) of a writable file ("echo x > /proc/self/comm") works.
+ */
 static int
 pfs_setattr(struct vnode *vn, const struct vattr *va, unsigned mask)
 {
-	return -EPERM;
+	return mask == VA_SIZE && vn->type == VREG ? 0 : -EPERM;
 }
 
 /* Sizes are 0, as in Linux: readers read until a read returns 0. */

@@ -1,0 +1,322 @@
+/*
+ * NETLINK_ROUTE's kernel side: see netlink.h.
+ *
+ * The walk over a request datagram is netlink_msg.c's; each message goes
+ * to rtnl_msg, which follows Linux's rtnetlink_rcv_msg(): types past
+ * RTM_MAX are EOPNOTSUPP, a message without a family byte is ignored,
+ * anything but a get needs CAP_NET_ADMIN (EPERM), a get with NLM_F_DUMP
+ * is a dump (NLM_F_MULTI messages, then NLMSG_DONE, never an ack), and
+ * the rest is answered by the type's own handler.  Dumps of types vkernel
+ * has nothing for (neighbours, rules, qdiscs...) are empty, as on a
+ * machine without them; changes are EOPNOTSUPP, even for root, since the
+ * guest's network is fixed (a link request that changes nothing, as
+ * "ip link set lo up", succeeds).
+ */
+#include <errno.h>
+#include <linux/if.h>
+#include <linux/if_addr.h>
+#include <linux/if_link.h>
+#include <linux/netlink.h>
+#include <linux/rtnetlink.h>
+#include <string.h>
+
+#include "vkern/net/net.h"
+#include "vkern/net/netlink_impl.h"
+#include "vkern/vk.h"
+
+/* --- Links --- */
+
+static void
+link_fill(struct nl_out *o, struct nl_msg *m, const struct netif *nif,
+    int flags)
+{
+	struct ifinfomsg ifi = {
+		.ifi_family = AF_UNSPEC,
+		.ifi_type = nif->type,
+		.ifi_index = nif->index,
+		.ifi_flags = nif->flags,
+	};
+	struct netif_stats st = netif_stats_of(nif->index);
+	struct rtnl_link_stats64 s64 = {
+		.rx_packets = st.rx_packets, .tx_packets = st.tx_packets,
+		.rx_bytes = st.rx_bytes, .tx_bytes = st.tx_bytes,
+	};
+	struct rtnl_link_stats s32 = {
+		.rx_packets = (uint32_t)st.rx_packets,
+		.tx_packets = (uint32_t)st.tx_packets,
+		.rx_bytes = (uint32_t)st.rx_bytes,
+		.tx_bytes = (uint32_t)st.tx_bytes,
+	};
+	struct rtnl_link_ifmap map = { 0 };
+
+	nlm_start(o, m, RTM_NEWLINK, flags);
+	nlm_put(m, &ifi, sizeof(ifi));
+	nla_str(m, IFLA_IFNAME, nif->name);
+	nla_u32(m, IFLA_TXQLEN, nif->txqlen);
+	nla_u8(m, IFLA_OPERSTATE, nif->operstate);
+	nla_u8(m, IFLA_LINKMODE, 0);
+	nla_u32(m, IFLA_MTU, nif->mtu);
+	nla_u32(m, IFLA_MIN_MTU, 0);
+	nla_u32(m, IFLA_MAX_MTU, 0);
+	nla_u32(m, IFLA_GROUP, 0);
+	nla_u32(m, IFLA_PROMISCUITY, 0);
+	nla_u32(m, IFLA_NUM_TX_QUEUES, 1);
+	nla_u32(m, IFLA_NUM_RX_QUEUES, 1);
+	nla_u8(m, IFLA_CARRIER, (nif->flags & IFF_LOWER_UP) != 0);
+	nla_str(m, IFLA_QDISC, "noqueue");
+	nla_u32(m, IFLA_CARRIER_CHANGES, 0);
+	nla_u8(m, IFLA_PROTO_DOWN, 0);
+	nla_put(m, IFLA_MAP, &map, sizeof(map));
+	nla_put(m, IFLA_ADDRESS, nif->hwaddr, sizeof(nif->hwaddr));
+	nla_put(m, IFLA_BROADCAST, nif->hwaddr, sizeof(nif->hwaddr));
+	nla_put(m, IFLA_STATS64, &s64, sizeof(s64));
+	nla_put(m, IFLA_STATS, &s32, sizeof(s32));
+}
+
+static int
+link_dump(struct nl_out *o)
+{
+	const struct netif *nif;
+	struct nl_msg m;
+
+	for (size_t i = 0; (nif = netif_at(i)) != NULL; i++) {
+		link_fill(o, &m, nif, NLM_F_MULTI);
+		nl_add(o, &m);
+	}
+	return 0;
+}
+
+/*
+ * The interface a link request names, by ifi_index or else IFLA_IFNAME,
+ * as rtnl_getlink() finds it: EINVAL for a short header or neither,
+ * ENODEV when none is so named.
+ */
+static int
+link_find(const struct nlmsghdr *nlh, struct ifinfomsg *ifi,
+    const struct netif **nifp)
+{
+	const struct netif *nif = NULL;
+	const struct rtattr *name;
+
+	if (nlh->nlmsg_len < NLMSG_LENGTH(sizeof(*ifi)))
+		return -EINVAL;
+	memcpy(ifi, NLMSG_DATA(nlh), sizeof(*ifi));
+	name = nla_find(nlh, sizeof(*ifi), IFLA_IFNAME);
+	if (ifi->ifi_index > 0) {
+		nif = netif_by_index(ifi->ifi_index);
+	} else if (name != NULL) {
+		const char *s = RTA_DATA(name);
+		size_t n = RTA_PAYLOAD(name);
+
+		for (size_t i = 0; (nif = netif_at(i)) != NULL; i++)
+			if (strnlen(s, n) == strlen(nif->name) &&
+			    strncmp(s, nif->name, n) == 0)
+				break;
+	} else {
+		return -EINVAL;
+	}
+	*nifp = nif;
+	return nif != NULL ? 0 : -ENODEV;
+}
+
+/* RTM_GETLINK of one interface. */
+static int
+link_get(struct nl_out *o, const struct nlmsghdr *nlh)
+{
+	const struct netif *nif;
+	struct ifinfomsg ifi;
+	struct nl_msg m;
+	int r;
+
+	if ((r = link_find(nlh, &ifi, &nif)) < 0)
+		return r;
+	link_fill(o, &m, nif, 0);
+	nl_add(o, &m);
+	nl_flush(o);
+	return 0;
+}
+
+/*
+ * RTM_NEWLINK or RTM_SETLINK from root: a request that changes nothing
+ * ("ip link set lo up" on lo, which is up) succeeds, as Linux's
+ * do_setlink() does; any real change, attribute or new link is
+ * EOPNOTSUPP, since the guest's interfaces are fixed.  Flags combine as
+ * rtnl_dev_combine_flags(): ifi_change selects the bits, 0 all of them.
+ */
+static int
+link_set(const struct nlmsghdr *nlh)
+{
+	const struct netif *nif;
+	struct ifinfomsg ifi;
+	unsigned change, want;
+	int r;
+
+	if ((r = link_find(nlh, &ifi, &nif)) == -ENODEV &&
+	    (nlh->nlmsg_flags & NLM_F_CREATE))
+		return -EOPNOTSUPP;
+	if (r < 0)
+		return r;
+	if (nlh->nlmsg_type == RTM_NEWLINK && (nlh->nlmsg_flags & NLM_F_EXCL))
+		return -EEXIST;
+	change = ifi.ifi_change != 0 ? ifi.ifi_change : ~0u;
+	want = (ifi.ifi_flags & change) | (nif->flags & ~change);
+	if ((ifi.ifi_flags != 0 || ifi.ifi_change != 0) &&
+	    (want ^ nif->flags) & (IFF_UP | IFF_PROMISC | IFF_ALLMULTI |
+	    IFF_NOARP | IFF_DYNAMIC | IFF_MULTICAST))
+		return -EOPNOTSUPP;
+	/* Only the name that found it may come along. */
+	if (nla_other(nlh, sizeof(ifi), IFLA_IFNAME))
+		return -EOPNOTSUPP;
+	return 0;
+}
+
+/* --- Addresses --- */
+
+static void
+addr_fill(struct nl_out *o, struct nl_msg *m, const struct netif_addr *a)
+{
+	size_t alen = a->family == AF_INET ? 4 : 16;
+	const struct netif *nif = netif_by_index(a->ifindex);
+	struct ifaddrmsg ifa = {
+		.ifa_family = (uint8_t)a->family,
+		.ifa_prefixlen = a->prefixlen,
+		.ifa_flags = (uint8_t)a->flags,
+		.ifa_scope = a->scope,
+		.ifa_index = (uint32_t)a->ifindex,
+	};
+	/* Permanent: forever, as Linux's INFINITY_LIFE_TIME. */
+	struct ifa_cacheinfo ci = { .ifa_prefered = 0xffffffff,
+	    .ifa_valid = 0xffffffff };
+
+	nlm_start(o, m, RTM_NEWADDR, NLM_F_MULTI);
+	nlm_put(m, &ifa, sizeof(ifa));
+	nla_put(m, IFA_ADDRESS, a->addr, alen);
+	if (a->family == AF_INET) {
+		nla_put(m, IFA_LOCAL, a->addr, alen);
+		if (nif != NULL)
+			nla_str(m, IFA_LABEL, nif->name);
+	}
+	nla_u32(m, IFA_FLAGS, a->flags);
+	nla_put(m, IFA_CACHEINFO, &ci, sizeof(ci));
+}
+
+/* Whether a dump for family shows what is of fam (AF_UNSPEC: all). */
+static bool
+family_match(int family, int fam)
+{
+	if (family != AF_INET && family != AF_INET6)
+		return true;
+	return family == fam;
+}
+
+static int
+addr_dump(struct nl_out *o, int family)
+{
+	const struct netif_addr *a;
+	struct nl_msg m;
+
+	for (size_t i = 0; (a = netif_addr_at(i)) != NULL; i++) {
+		if (!family_match(family, a->family))
+			continue;
+		addr_fill(o, &m, a);
+		nl_add(o, &m);
+	}
+	return 0;
+}
+
+/* --- Routes --- */
+
+static void
+route_fill(struct nl_out *o, struct nl_msg *m, const struct netif_route *rt)
+{
+	size_t alen = rt->family == AF_INET ? 4 : 16;
+	struct rtmsg r = {
+		.rtm_family = (uint8_t)rt->family,
+		.rtm_dst_len = rt->dst_len,
+		.rtm_table = rt->table,
+		.rtm_protocol = RTPROT_KERNEL,
+		.rtm_scope = rt->scope,
+		.rtm_type = rt->type,
+	};
+
+	nlm_start(o, m, RTM_NEWROUTE, NLM_F_MULTI);
+	nlm_put(m, &r, sizeof(r));
+	nla_u32(m, RTA_TABLE, rt->table);
+	if (rt->dst_len > 0)
+		nla_put(m, RTA_DST, rt->dst, alen);
+	if (rt->family == AF_INET6)
+		nla_u32(m, RTA_PRIORITY, rt->priority);
+	if (rt->prefsrc_len > 0)
+		nla_put(m, RTA_PREFSRC, rt->prefsrc, rt->prefsrc_len);
+	nla_u32(m, RTA_OIF, (uint32_t)rt->oif);
+	if (rt->family == AF_INET6)
+		nla_u8(m, RTA_PREF, 0);     /* ICMPV6_ROUTER_PREF_MEDIUM */
+}
+
+static int
+route_dump(struct nl_out *o, int family)
+{
+	const struct netif_route *rt;
+	struct nl_msg m;
+
+	for (size_t i = 0; (rt = netif_route_at(i)) != NULL; i++) {
+		if (!family_match(family, rt->family))
+			continue;
+		route_fill(o, &m, rt);
+		nl_add(o, &m);
+	}
+	return 0;
+}
+
+/* --- Requests --- */
+
+/*
+ * A get: a dump of links, addresses or routes, an empty dump of the
+ * other kinds, or one link.  Returns -errno, or 1 when the answer went
+ * out and no ack is due for a dump.
+ */
+static int
+rtnl_get(struct nl_out *o, const struct nlmsghdr *nlh, int family)
+{
+	int type = nlh->nlmsg_type;
+
+	if (!(nlh->nlmsg_flags & NLM_F_DUMP))
+		return type == RTM_GETLINK ? link_get(o, nlh) : -EOPNOTSUPP;
+	if (type == RTM_GETLINK)
+		link_dump(o);
+	else if (type == RTM_GETADDR)
+		addr_dump(o, family);
+	else if (type == RTM_GETROUTE)
+		route_dump(o, family);
+	nl_done(o);
+	return 1;
+}
+
+/* One request message (its type past the control ones): 0, 1 or -errno. */
+static int
+rtnl_msg(struct nl_out *o, const struct nlmsghdr *nlh)
+{
+	int type = nlh->nlmsg_type, family;
+
+	if (type > RTM_MAX)
+		return -EOPNOTSUPP;
+	/* Every rtnetlink message has at least a family byte. */
+	if (nlh->nlmsg_len < NLMSG_LENGTH(sizeof(struct rtgenmsg)))
+		return 0;
+	family = ((const struct rtgenmsg *)NLMSG_DATA(nlh))->rtgen_family;
+	/* Gets are the third of each group of four (RTM_GETLINK...). */
+	if (((type - RTM_BASE) & 3) == 2)
+		return rtnl_get(o, nlh, family);
+	if (!o->who->admin)
+		return -EPERM;
+	if (type == RTM_NEWLINK || type == RTM_SETLINK)
+		return link_set(nlh);
+	return -EOPNOTSUPP;
+}
+
+int
+nlroute_input(const void *buf, size_t len, const struct nl_sender *who,
+    nl_emit_fn emit, void *arg)
+{
+	return nl_rcv(buf, len, who, emit, arg, rtnl_msg);
+}
