@@ -118,6 +118,51 @@ vm_map_file_shared(struct vm_map *m, uint64_t start, uint64_t len, int prot,
 	return 0;
 }
 
+void
+vm_map_watch(struct vm_map *m, uint64_t va, void (*fn)(void *, int),
+    void *arg)
+{
+	struct vm_entry *e = vm_map_lookup(m, va);
+
+	VK_ASSERT(e != NULL && e->obj != NULL && e->obj->watch == NULL);
+	e->obj->watch = fn;
+	e->obj->watch_arg = arg;
+	fn(arg, 1);
+}
+
+void
+vm_obj_fork_watched(struct vm_entry *e)
+{
+	struct vm_obj *src = e->obj, *c = src->fork_copy;
+
+	if (c == NULL) {
+		c = kmem_alloc(sizeof(*c), KM_ZERO | KM_FORCE);
+		c->ramoff = src->ramoff;
+		c->len = src->len;
+		c->vn = src->vn;
+		c->maywrite = src->maywrite;
+		c->watch = src->watch;
+		c->watch_arg = src->watch_arg;
+		/* A tmpfs file's pin is a count: it cannot fail. */
+		(void)c->vn->ops->map_pin(c->vn, true, c->maywrite);
+		vnode_ref(c->vn);
+		src->fork_copy = c;
+		c->watch(c->watch_arg, 1);
+	}
+	/* The entry's reference, which vm_map_fork() took, moves over. */
+	src->refs--;
+	c->refs++;
+	e->obj = c;
+}
+
+void
+vm_obj_fork_done(struct vm_map *src)
+{
+	for (unsigned i = 0; i < src->n; i++)
+		if (src->ent[i].obj != NULL)
+			src->ent[i].obj->fork_copy = NULL;
+}
+
 int
 vm_map_file_fault(struct vm_map *m, uint64_t va)
 {

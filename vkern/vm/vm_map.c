@@ -22,6 +22,9 @@
 void
 vm_obj_rel(struct vm_obj *obj)
 {
+	void (*watch)(void *, int) = obj->watch;
+	void *arg = obj->watch_arg;
+
 	VK_ASSERT(obj->refs > 0);
 	if (--obj->refs > 0)
 		return;
@@ -32,6 +35,9 @@ vm_obj_rel(struct vm_obj *obj)
 		vm_ram_free(obj->ramoff, obj->len);
 	}
 	kmem_free(obj, sizeof(*obj), 0);
+	/* Last: the watcher may free what the object mapped. */
+	if (watch != NULL)
+		watch(arg, -1);
 }
 
 /*
@@ -776,7 +782,10 @@ vm_map_fork(struct vm_map *src, struct vm_map *dst)
 		vm_map_insert_at(dst, dst->n, e);
 		/* Memory locks are not inherited (mlock(2)). */
 		dst->ent[dst->n - 1].flags &= ~(unsigned)VME_LOCKED;
+		if (e->obj != NULL && e->obj->watch != NULL)
+			vm_obj_fork_watched(&dst->ent[dst->n - 1]);
 	}
+	vm_obj_fork_done(src);
 	return 0;
 }
 

@@ -33,6 +33,8 @@ enum procfs_kind {
 	PK_MAX_MAP_COUNT, PK_SYS_FS,
 	PK_NR_OPEN, PK_PROT_FIFOS, PK_PROT_HARDLINKS, PK_PROT_REGULAR,
 	PK_PROT_SYMLINKS, PK_SYS_DEV, PK_SYS_DEV_TTY, PK_LEGACY_TIOCSTI,
+	PK_SHMMAX, PK_SHMALL, PK_SHMMNI, PK_SEM, PK_MSGMAX, PK_MSGMNB,
+	PK_MSGMNI, PK_SYSVIPC, PK_SYSVIPC_SHM,
 	PK_PID,
 	PK_P_STAT, PK_P_STATUS, PK_P_STATM, PK_P_CMDLINE, PK_P_ENVIRON,
 	PK_P_COMM, PK_P_MAPS, PK_P_EXE, PK_P_CWD, PK_P_ROOT, PK_P_FD,
@@ -58,6 +60,9 @@ static const char procfs_filesystems[] =
 #define PROCFS_STR(x) PROCFS_STR_(x)
 #define ROW(n, par, m, s, g) { .name = n, .parent = par, .mode = m, \
 	.scope = s, .gen = g }
+/* A limit file guest root may write, as Linux's sysctls. */
+#define SYSCTL(n, par, g, w) { .name = n, .parent = par, \
+	.mode = S_IFREG | 0644, .scope = PFS_GLOBAL, .gen = g, .write = w }
 #define TEXT(n, par, m, t) { .name = n, .parent = par, .mode = m, \
 	.scope = PFS_GLOBAL, .text = t }
 
@@ -121,6 +126,25 @@ static const struct pfs_spec procfs_specs[PK_NKINDS] = {
 	/* TIOCSTI needs CAP_SYS_ADMIN (vfs/tty.c's tty_push). */
 	[PK_LEGACY_TIOCSTI] = TEXT("legacy_tiocsti", PK_SYS_DEV_TTY,
 	    PFS_FILE, "0\n"),
+
+	/* System V IPC's limits and tables (procfs_ipc.c). */
+	[PK_SHMMAX] = SYSCTL("shmmax", PK_SYS_KERNEL, procfs_gen_shmmax,
+	    procfs_write_shmmax),
+	[PK_SHMALL] = SYSCTL("shmall", PK_SYS_KERNEL, procfs_gen_shmall,
+	    procfs_write_shmall),
+	[PK_SHMMNI] = SYSCTL("shmmni", PK_SYS_KERNEL, procfs_gen_shmmni,
+	    procfs_write_shmmni),
+	[PK_SEM] = SYSCTL("sem", PK_SYS_KERNEL, procfs_gen_sem,
+	    procfs_write_sem),
+	[PK_MSGMAX] = SYSCTL("msgmax", PK_SYS_KERNEL, procfs_gen_msgmax,
+	    procfs_write_msgmax),
+	[PK_MSGMNB] = SYSCTL("msgmnb", PK_SYS_KERNEL, procfs_gen_msgmnb,
+	    procfs_write_msgmnb),
+	[PK_MSGMNI] = SYSCTL("msgmni", PK_SYS_KERNEL, procfs_gen_msgmni,
+	    procfs_write_msgmni),
+	[PK_SYSVIPC] = TEXT("sysvipc", PK_ROOT, PFS_DIR, NULL),
+	[PK_SYSVIPC_SHM] = ROW("shm", PK_SYSVIPC, PFS_FILE, PFS_GLOBAL,
+	    procfs_gen_sysvipc_shm),
 
 	[PK_PID] = { .parent = PK_ROOT, .mode = PFS_DIR, .scope = PFS_PROC },
 	[PK_P_STAT] = ROW("stat", PK_PID, PFS_FILE, PFS_PROC,

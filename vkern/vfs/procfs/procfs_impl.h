@@ -39,6 +39,29 @@ int procfs_gen_mountinfo(const struct pfs_ctx *c, struct sbuf *sb);
 /* The mountinfo id of mp: its place in the mount table from 21 on. */
 int procfs_mount_id(const struct mount *mp);
 
+/* procfs_ipc.c: System V IPC's limits and tables. */
+int procfs_gen_shmmax(const struct pfs_ctx *c, struct sbuf *sb);
+int procfs_gen_shmall(const struct pfs_ctx *c, struct sbuf *sb);
+int procfs_gen_shmmni(const struct pfs_ctx *c, struct sbuf *sb);
+int procfs_gen_sem(const struct pfs_ctx *c, struct sbuf *sb);
+int procfs_gen_msgmax(const struct pfs_ctx *c, struct sbuf *sb);
+int procfs_gen_msgmnb(const struct pfs_ctx *c, struct sbuf *sb);
+int procfs_gen_msgmni(const struct pfs_ctx *c, struct sbuf *sb);
+long procfs_write_shmmax(const struct pfs_ctx *c, const char *buf,
+    size_t len);
+long procfs_write_shmall(const struct pfs_ctx *c, const char *buf,
+    size_t len);
+long procfs_write_shmmni(const struct pfs_ctx *c, const char *buf,
+    size_t len);
+long procfs_write_sem(const struct pfs_ctx *c, const char *buf, size_t len);
+long procfs_write_msgmax(const struct pfs_ctx *c, const char *buf,
+    size_t len);
+long procfs_write_msgmnb(const struct pfs_ctx *c, const char *buf,
+    size_t len);
+long procfs_write_msgmni(const struct pfs_ctx *c, const char *buf,
+    size_t len);
+int procfs_gen_sysvipc_shm(const struct pfs_ctx *c, struct sbuf *sb);
+
 /* procfs_pid.c: the files of /proc/PID and /proc/PID/task/TID. */
 int procfs_gen_pid_stat(const struct pfs_ctx *c, struct sbuf *sb);
 int procfs_gen_pid_status(const struct pfs_ctx *c, struct sbuf *sb);

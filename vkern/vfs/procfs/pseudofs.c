@@ -438,10 +438,18 @@ pfs_getattr(struct vnode *vn, struct vattr *va)
 	return 0;
 }
 
-/* Nothing here can change; chmod of a /proc file is EPERM in Linux. */
+/*
+ * Nothing here can change; chmod of a /proc file is EPERM in Linux.  A
+ * file that takes writes ignores truncation, as Linux's sysctl files do
+ * (proc_sys_setattr()), so that a shell's "echo N > FILE" works.
+ */
 static int
 pfs_setattr(struct vnode *vn, const struct vattr *va, unsigned mask)
 {
+	struct pfs_node *pn = vn->data;
+
+	if (mask == VA_SIZE && pn->fs->specs[pn->kind].write != NULL)
+		return 0;
 	return -EPERM;
 }
 
