@@ -9,6 +9,9 @@
  */
 #include <errno.h>
 #include <linux/ipc.h>
+#include <linux/msg.h>
+#include <linux/sem.h>
+#include <linux/shm.h>
 #include <sys/stat.h>
 #include <time.h>
 
@@ -16,6 +19,7 @@
 #include "vkern/kern/sysv_ipc.h"
 #include "vkern/kmem.h"
 #include "vkern/platform.h"
+#include "vkern/vm/copyio.h"
 #include "vkern/vk.h"
 
 /* Linux's ipc_min_cycle: a table cycles through at least this many slots. */
@@ -212,4 +216,38 @@ ipc_perm_set(struct ipc_obj *o, const struct ipc64_perm *in)
 	o->mode = (o->mode & ~0777U) | (in->mode & 0777U);
 	o->ctime = ipc_now();
 	return 0;
+}
+
+long
+ipc_stat(struct thread *td, const struct ipc_family *f, int id, int cmd,
+    uaddr_t buf)
+{
+	union {
+		struct shmid64_ds shm;
+		struct semid64_ds sem;
+		struct msqid64_ds msg;
+	} ds;
+	struct ipc_obj *o;
+
+	VK_ASSERT(f->dslen <= sizeof(ds));
+	o = cmd == IPC_STAT ? ipc_lookup(f->ids, id) : ipc_at(f->ids, id);
+	if (o == NULL)
+		return -EINVAL;
+	if (cmd != f->stat_any && !ipc_may(td->proc, o, IPC_MAY_READ))
+		return -EACCES;
+	f->fill(o, &ds);
+	if (copyout(td, &ds, buf, f->dslen) < 0)
+		return -EFAULT;
+	return cmd == IPC_STAT ? 0 : o->id;
+}
+
+bool
+ipc_stat_at(const struct ipc_family *f, int idx, void *ds)
+{
+	struct ipc_obj *o = ipc_at(f->ids, idx);
+
+	if (o == NULL)
+		return false;
+	f->fill(o, ds);
+	return true;
 }

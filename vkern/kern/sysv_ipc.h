@@ -18,13 +18,13 @@
 #define VK_KERN_SYSV_IPC_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
+
+#include "vkern/vk.h"
 
 struct ipc64_perm;
 struct proc;
-struct shmid64_ds;
-struct semid64_ds;
-struct msqid64_ds;
 struct thread;
 
 /* Linux's IPCMNI: ids are slot + seq * IPC_ID_SLOTS. */
@@ -132,16 +132,27 @@ int ipc_perm_set(struct ipc_obj *o, const struct ipc64_perm *in);
 int64_t ipc_now(void);
 
 /*
- * For /proc/sysvipc: the highest slot each family uses (-1: none), and
- * the object in slot idx as IPC_STAT shows it, or false when the slot is
- * empty.
+ * A family as IPC_STAT shows it: its table, its *id64_ds and how to fill
+ * one in, and its *_STAT_ANY command.
  */
-int shm_max_idx(void);
-bool shm_stat_at(int idx, struct shmid64_ds *ds);
-int sem_max_idx(void);
-bool sem_stat_at(int idx, struct semid64_ds *ds);
-int msg_max_idx(void);
-bool msg_stat_at(int idx, struct msqid64_ds *ds);
+struct ipc_family {
+	struct ipc_ids *ids;
+	size_t dslen;
+	void (*fill)(const struct ipc_obj *o, void *ds);
+	int stat_any;
+};
+extern const struct ipc_family shm_family, sem_family, msg_family;
+
+/*
+ * IPC_STAT of id, or *_STAT and *_STAT_ANY of slot id, into the guest's
+ * buf, as Linux's shmctl_stat() and its twins: read access unless
+ * *_STAT_ANY.  Returns 0 (IPC_STAT) or the id, or -errno.
+ */
+long ipc_stat(struct thread *td, const struct ipc_family *f, int id, int cmd,
+    uaddr_t buf);
+
+/* For /proc/sysvipc: the object in slot idx as IPC_STAT shows it. */
+bool ipc_stat_at(const struct ipc_family *f, int idx, void *ds);
 
 /* sysv_sem.c: p exits: apply its SEM_UNDO adjustments and drop them. */
 void sem_exit(struct proc *p);

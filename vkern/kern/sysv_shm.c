@@ -248,34 +248,21 @@ sys_shmdt(struct thread *td, const struct sys_shmdt_args *a)
 }
 
 static void
-shm_fill(const struct shm_seg *s, struct shmid64_ds *ds)
+shm_fill(const struct ipc_obj *o, void *out)
 {
+	const struct shm_seg *s = VK_CONTAINER_OF(o, struct shm_seg, o);
+	struct shmid64_ds *ds = out;
+
 	*ds = (struct shmid64_ds){ .shm_segsz = s->size,
 	    .shm_atime = s->atime, .shm_dtime = s->dtime,
 	    .shm_ctime = s->o.ctime, .shm_cpid = s->cpid,
 	    .shm_lpid = s->lpid, .shm_nattch = s->nattch };
-	ipc_perm_get(&s->o, &ds->shm_perm);
+	ipc_perm_get(o, &ds->shm_perm);
 }
 
-/* IPC_STAT by id, SHM_STAT and SHM_STAT_ANY by slot (Linux's shmctl_stat). */
-static long
-shmctl_stat(struct thread *td, int id, int cmd, uaddr_t buf)
-{
-	struct shmid64_ds ds;
-	struct ipc_obj *o;
-	struct shm_seg *s;
-
-	o = cmd == IPC_STAT ? ipc_lookup(&shm_ids, id) : ipc_at(&shm_ids, id);
-	if (o == NULL)
-		return -EINVAL;
-	s = VK_CONTAINER_OF(o, struct shm_seg, o);
-	if (cmd != SHM_STAT_ANY && !ipc_may(td->proc, o, IPC_MAY_READ))
-		return -EACCES;
-	shm_fill(s, &ds);
-	if (copyout(td, &ds, buf, sizeof(ds)) < 0)
-		return -EFAULT;
-	return cmd == IPC_STAT ? 0 : o->id;
-}
+const struct ipc_family shm_family = { .ids = &shm_ids,
+	.dslen = sizeof(struct shmid64_ds), .fill = shm_fill,
+	.stat_any = SHM_STAT_ANY };
 
 static long
 shmctl_info(struct thread *td, int cmd, uaddr_t buf)
@@ -348,7 +335,7 @@ sys_shmctl(struct thread *td, const struct sys_shmctl_args *a)
 	case IPC_STAT:
 	case SHM_STAT:
 	case SHM_STAT_ANY:
-		return shmctl_stat(td, a->id, a->cmd, a->buf);
+		return ipc_stat(td, &shm_family, a->id, a->cmd, a->buf);
 	case IPC_SET:
 		if (copyin(td, a->buf, &in, sizeof(in)) < 0)
 			return -EFAULT;
@@ -363,21 +350,4 @@ sys_shmctl(struct thread *td, const struct sys_shmctl_args *a)
 	if ((s = shm_lookup(a->id)) == NULL)
 		return -EINVAL;
 	return shmctl_change(td, s, a->cmd, &in);
-}
-
-int
-shm_max_idx(void)
-{
-	return ipc_max_idx(&shm_ids);
-}
-
-bool
-shm_stat_at(int idx, struct shmid64_ds *ds)
-{
-	struct ipc_obj *o = ipc_at(&shm_ids, idx);
-
-	if (o == NULL)
-		return false;
-	shm_fill(VK_CONTAINER_OF(o, struct shm_seg, o), ds);
-	return true;
 }

@@ -61,6 +61,8 @@ long procfs_write_msgmnb(const struct pfs_ctx *c, const char *buf,
 long procfs_write_msgmni(const struct pfs_ctx *c, const char *buf,
     size_t len);
 int procfs_gen_sysvipc_shm(const struct pfs_ctx *c, struct sbuf *sb);
+int procfs_gen_sysvipc_sem(const struct pfs_ctx *c, struct sbuf *sb);
+int procfs_gen_sysvipc_msg(const struct pfs_ctx *c, struct sbuf *sb);
 
 /* procfs_pid.c: the files of /proc/PID and /proc/PID/task/TID. */
 int procfs_gen_pid_stat(const struct pfs_ctx *c, struct sbuf *sb);

@@ -113,8 +113,8 @@ procfs_gen_sysvipc_shm(const struct pfs_ctx *c, struct sbuf *sb)
 	sbuf_printf(sb, "       key      shmid perms                  size"
 	    "  cpid  lpid nattch   uid   gid  cuid  cgid      atime"
 	    "      dtime      ctime                   rss                  swap\n");
-	for (int i = 0, max = shm_max_idx(); i <= max; i++) {
-		if (!shm_stat_at(i, &d))
+	for (int i = 0, max = ipc_max_idx(shm_family.ids); i <= max; i++) {
+		if (!ipc_stat_at(&shm_family, i, &d))
 			continue;
 		sbuf_printf(sb, "%10d %10d  %4o %21lu %5d %5d  %5lu %5u %5u "
 		    "%5u %5u %10ld %10ld %10ld %21lu %21lu\n",
@@ -125,6 +125,49 @@ procfs_gen_sysvipc_shm(const struct pfs_ctx *c, struct sbuf *sb)
 		    d.shm_perm.cgid, (long)d.shm_atime, (long)d.shm_dtime,
 		    (long)d.shm_ctime,
 		    (unsigned long)VK_ROUND_UP(d.shm_segsz, VK_PAGE_SIZE), 0UL);
+	}
+	return 0;
+}
+
+int
+procfs_gen_sysvipc_sem(const struct pfs_ctx *c, struct sbuf *sb)
+{
+	struct semid64_ds d;
+
+	sbuf_printf(sb, "       key      semid perms      nsems   uid   gid"
+	    "  cuid  cgid      otime      ctime\n");
+	for (int i = 0, max = ipc_max_idx(sem_family.ids); i <= max; i++) {
+		if (!ipc_stat_at(&sem_family, i, &d))
+			continue;
+		sbuf_printf(sb, "%10d %10d  %4o %10lu %5u %5u %5u %5u %10ld "
+		    "%10ld\n", d.sem_perm.key,
+		    i + (int)d.sem_perm.seq * IPC_ID_SLOTS,
+		    (unsigned)d.sem_perm.mode, (unsigned long)d.sem_nsems,
+		    d.sem_perm.uid, d.sem_perm.gid, d.sem_perm.cuid,
+		    d.sem_perm.cgid, (long)d.sem_otime, (long)d.sem_ctime);
+	}
+	return 0;
+}
+
+int
+procfs_gen_sysvipc_msg(const struct pfs_ctx *c, struct sbuf *sb)
+{
+	struct msqid64_ds d;
+
+	sbuf_printf(sb, "       key      msqid perms      cbytes       qnum"
+	    " lspid lrpid   uid   gid  cuid  cgid      stime      rtime"
+	    "      ctime\n");
+	for (int i = 0, max = ipc_max_idx(msg_family.ids); i <= max; i++) {
+		if (!ipc_stat_at(&msg_family, i, &d))
+			continue;
+		sbuf_printf(sb, "%10d %10d  %4o  %10lu %10lu %5d %5d %5u %5u "
+		    "%5u %5u %10ld %10ld %10ld\n", d.msg_perm.key,
+		    i + (int)d.msg_perm.seq * IPC_ID_SLOTS,
+		    (unsigned)d.msg_perm.mode, (unsigned long)d.msg_cbytes,
+		    (unsigned long)d.msg_qnum, d.msg_lspid, d.msg_lrpid,
+		    d.msg_perm.uid, d.msg_perm.gid, d.msg_perm.cuid,
+		    d.msg_perm.cgid, (long)d.msg_stime, (long)d.msg_rtime,
+		    (long)d.msg_ctime);
 	}
 	return 0;
 }
