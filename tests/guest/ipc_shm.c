@@ -2,8 +2,9 @@
  * Verifies System V shared memory (shmget, shmat, shmdt, shmctl): pages
  * shared between attaches and across fork, shm_nattch through fork, exec,
  * exit and shmdt, IPC_RMID while attached, SHM_RDONLY, SHM_RND,
- * SHM_REMAP, SHM_LOCK, the *_STAT and *_INFO commands, the owner's and
- * others' permissions, and Linux's errno for each bad argument.
+ * SHM_REMAP, SHM_LOCK, a segment larger than memory, the *_STAT and
+ * *_INFO commands, the owner's and others' permissions, and Linux's errno
+ * for each bad argument.
  */
 #include <sys/ipc.h>
 #include <sys/shm.h>
@@ -218,6 +219,32 @@ test_flags(void)
 	CHECK_OK(shmctl_(id, IPC_RMID, NULL));
 }
 
+/*
+ * A segment larger than the sandbox's memory (--mem 4G by default)
+ * attaches: its pages are mapped as they are touched, by the guest or
+ * by the kernel writing into them.
+ */
+static void
+test_sparse(void)
+{
+	size_t size = 8UL << 30;
+	long id = shmget_(IPC_PRIVATE, size, 0600);
+	char *a;
+
+	if (!CHECK(id >= 0, "shmget 8 GiB"))
+		return;
+	a = shmat_(id, NULL, 0);
+	if (CHECK(a != MAP_FAILED, "shmat 8 GiB")) {
+		a[0] = 1;
+		a[size - 1] = 2;
+		CHECK_EQ(guest_probe_write(a + (size >> 1)), 0);
+		CHECK_EQ(guest_probe_read(a + (size >> 2)), 0);
+		CHECK(a[0] == 1 && a[size - 1] == 2, "ends");
+		CHECK_OK(shmdt_(a));
+	}
+	CHECK_OK(shmctl_(id, IPC_RMID, NULL));
+}
+
 static void
 test_errors(void)
 {
@@ -330,6 +357,7 @@ tests(void)
 	test_basic();
 	test_fork_exec();
 	test_flags();
+	test_sparse();
 	test_errors();
 	test_info();
 	test_perms();

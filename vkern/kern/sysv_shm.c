@@ -3,7 +3,8 @@
  *
  * A segment is a tmpfs file of its own, mounted nowhere (as a memfd), of
  * the segment's size: its pages are RAM file pages charged to --mem, and
- * shmat maps them shared as mmap(MAP_SHARED) of a memfd does.  Each
+ * shmat maps them shared, each when first touched (a segment costs what
+ * is used of it, as Linux's shmem, whatever its size).  Each
  * attach is one watched map object (vm_map_watch()): fork gives the child
  * a copy, exec and exit let go of it with the rest of the map, so that
  * shm_nattch counts the maps that hold the segment, as Linux's counts

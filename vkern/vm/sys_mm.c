@@ -255,7 +255,7 @@ kern_mmap_watched(struct proc *p, uint64_t addr, uint64_t len, int prot,
 		return -EINVAL;
 	if ((r = mmap_range(p, addr, len, prot, flags | MAP_SHARED, &va)) < 0)
 		return r;
-	if ((r = vm_map_file_shared(p->vm, va, len, prot, vn, 0,
+	if ((r = vm_map_file_shared_lazy(p->vm, va, len, prot, vn,
 	    maywrite)) < 0)
 		return vm_sync(p, r);
 	if (!maywrite)

@@ -706,6 +706,14 @@ vm_map_hostptr(struct vm_map *m, uint64_t va, uint64_t len, int need,
 			return -EFAULT;
 		e = vm_map_lookup(m, va);
 	}
+	/* A shared file page not mapped yet is mapped, as a fault would. */
+	if (e != NULL && (e->flags & VME_SHARED) && e->obj != NULL &&
+	    e->obj->vn != NULL && e->ramoff == VM_NORAM && e->prot != 0 &&
+	    (e->prot & need) == need) {
+		if (vm_map_file_fault(m, va) < 0)
+			return -EFAULT;
+		e = vm_map_lookup(m, va);
+	}
 	/* A private file page not read yet is read, as a fault would. */
 	if (e != NULL && e->vn != NULL && e->ramoff == VM_NORAM &&
 	    e->prot != 0 && (e->prot & need) == need) {

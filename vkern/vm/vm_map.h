@@ -275,10 +275,19 @@ int vm_map_file_shared(struct vm_map *m, uint64_t start, uint64_t len,
     int prot, struct vnode *vn, uint64_t off, bool maywrite);
 
 /*
+ * As vm_map_file_shared() from offset 0, but with no page mapped yet:
+ * one entry, whose pages each fault maps (vm_map_file_fault()), so that
+ * a large sparse file costs what is touched of it (SysV shared memory).
+ */
+int vm_map_file_shared_lazy(struct vm_map *m, uint64_t start, uint64_t len,
+    int prot, struct vnode *vn, bool maywrite);
+
+/*
  * Watch the object of the shared file mapping at va, just made by
- * vm_map_file_shared(): fn(arg, +1) now, and again whenever fork copies
- * it into another map; fn(arg, -1) when a map lets go of its last page
- * of it (munmap, exec, exit).  fn must not change any map.
+ * vm_map_file_shared() or vm_map_file_shared_lazy(): fn(arg, +1) now,
+ * and again whenever fork copies it into another map; fn(arg, -1) when
+ * a map lets go of its last page of it (munmap, exec, exit).  fn must
+ * not change any map.
  */
 void vm_map_watch(struct vm_map *m, uint64_t va, void (*fn)(void *, int),
     void *arg);
