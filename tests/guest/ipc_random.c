@@ -3,7 +3,7 @@
  * with sizes, counts, ids, commands, flags and pointers drawn from
  * hostile values (zero, negative, huge, unmapped, read-only, page edges),
  * with children that attach, undo, wait and are killed in the middle.
- * It checks only that everything it made can be removed at the end; the
+ * It checks only that root can remove everything made at the end; the
  * point is that vkernel, run with its sanitizers, survives it without a
  * crash, an assertion or a leak.  Run inside vkernel only: natively its
  * calls would reach the host's own IPC objects.
@@ -247,7 +247,12 @@ main(int argc, char **argv)
 		else
 			one_msg(buf);
 	}
-	/* Everything still made goes: no slot is left in use. */
+	/*
+	 * Everything still made goes: no slot is left in use.  Only root
+	 * can be sure to: a random IPC_SET may have given an object away.
+	 */
+	if (getuid() != 0)
+		return guest_done();
 	for (int i = 0; i < 32768; i++) {
 		struct shmid_ds ds;
 		long id;
