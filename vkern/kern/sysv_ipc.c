@@ -197,6 +197,15 @@ ipc_owner(const struct proc *p, const struct ipc_obj *o)
 	    p->cred.euid == 0;
 }
 
+struct ipc_obj *
+ipc_owned(const struct ipc_ids *ids, const struct proc *p, int id, int *errp)
+{
+	struct ipc_obj *o = ipc_lookup(ids, id);
+
+	*errp = o == NULL ? -EINVAL : !ipc_owner(p, o) ? -EPERM : 0;
+	return *errp == 0 ? o : NULL;
+}
+
 void
 ipc_perm_get(const struct ipc_obj *o, struct ipc64_perm *out)
 {

@@ -122,6 +122,14 @@ bool ipc_may(const struct proc *p, const struct ipc_obj *o, int flg);
 bool ipc_owner(const struct proc *p, const struct ipc_obj *o);
 
 /*
+ * IPC_SET's and IPC_RMID's object, as Linux's ipcctl_obtain_check():
+ * id's, if p owns it.  Returns it, or NULL with *errp -EINVAL (no such
+ * id) or -EPERM.
+ */
+struct ipc_obj *ipc_owned(const struct ipc_ids *ids, const struct proc *p,
+    int id, int *errp);
+
+/*
  * o's ipc64_perm; IPC_SET's change of uid, gid and mode from in (0, or
  * -EINVAL for an id that is no one's).
  */

@@ -394,6 +394,8 @@ sys_msgctl(struct thread *td, const struct sys_msgctl_args *a)
 {
 	struct msqid64_ds in;
 	struct msg_queue *q;
+	struct ipc_obj *o;
+	int r;
 
 	if (a->id < 0 || a->cmd < 0)
 		return -EINVAL;
@@ -414,10 +416,9 @@ sys_msgctl(struct thread *td, const struct sys_msgctl_args *a)
 	default:
 		return -EINVAL;
 	}
-	if ((q = msg_lookup(a->id)) == NULL)
-		return -EINVAL;
-	if (!ipc_owner(td->proc, &q->o))
-		return -EPERM;
+	if ((o = ipc_owned(&msg_ids, td->proc, a->id, &r)) == NULL)
+		return r;
+	q = VK_CONTAINER_OF(o, struct msg_queue, o);
 	if (a->cmd == IPC_SET)
 		return msgctl_set(td, q, &in);
 	msg_destroy(q);

@@ -287,10 +287,28 @@ sem_wait_cancel(struct thread *td)
 }
 
 /*
- * Try w's operations again: done, EIDRM for a set removed meanwhile,
- * EAGAIN once the timeout passed, or wait on.  Adjustments the call
- * keeps were made before it waited, and only IPC_RMID, which fails the
- * wait, takes them away.
+ * Try w's operations on s with p's adjustments u: 0 when done (the set's
+ * waiters woken if they changed it), 1 to wait on, -EAGAIN once w's
+ * timeout passed, or sem_apply()'s -errno.
+ */
+static long
+sem_try(struct proc *p, struct sem_set *s, struct sem_wait *w,
+    struct sem_undo *u)
+{
+	long r = sem_apply(s, w->sops, w->nsops, u, p->pid, &w->blocked);
+
+	if (r == 0 && sem_alters(w->sops, w->nsops))
+		sem_wake(s);
+	if (r == 1 && w->deadline >= 0 &&
+	    plat_clock_ns(CLOCK_MONOTONIC) >= w->deadline)
+		r = -EAGAIN;
+	return r;
+}
+
+/*
+ * A parked semop tries again: done, EIDRM for a set removed meanwhile,
+ * or wait on.  Adjustments the call keeps were made before it waited,
+ * and only IPC_RMID, which fails the wait, takes them away.
  */
 static long
 sem_wait_cont(struct thread *td)
@@ -300,13 +318,7 @@ sem_wait_cont(struct thread *td)
 	long r = -EIDRM;
 
 	if (s != NULL) {
-		r = sem_apply(s, w->sops, w->nsops,
-		    sem_undo_find(td->proc, s), td->proc->pid, &w->blocked);
-		if (r == 0 && sem_alters(w->sops, w->nsops))
-			sem_wake(s);
-		if (r == 1 && w->deadline >= 0 &&
-		    plat_clock_ns(CLOCK_MONOTONIC) >= w->deadline)
-			r = -EAGAIN;
+		r = sem_try(td->proc, s, w, sem_undo_find(td->proc, s));
 		if (r == 1) {
 			td->wait.deadline = w->deadline;
 			return -EPARKED;
@@ -362,13 +374,7 @@ sem_run(struct thread *td, struct sem_set *s, struct sem_wait *w)
 		r = -ENOMEM;
 		goto out;
 	}
-	r = sem_apply(s, w->sops, w->nsops, u, td->proc->pid, &w->blocked);
-	if (r == 0 && sem_alters(w->sops, w->nsops))
-		sem_wake(s);
-	if (r == 1 && w->deadline >= 0 &&
-	    plat_clock_ns(CLOCK_MONOTONIC) >= w->deadline)
-		r = -EAGAIN;
-	if (r == 1) {
+	if ((r = sem_try(td->proc, s, w, u)) == 1) {
 		w->td = td;
 		w->set = s;
 		TAILQ_INSERT_TAIL(&s->waiters, w, link);
@@ -508,43 +514,37 @@ semctl_info(struct thread *td, int cmd, uaddr_t buf)
 	return VK_MAX(ipc_max_idx(&sem_ids), 0);
 }
 
+/* SETALL's values v, each checked first: 0, or -ERANGE past SEMVMX. */
 static long
-semctl_getall(struct thread *td, struct sem_set *s, uaddr_t buf)
+sem_setall(struct thread *td, struct sem_set *s, const uint16_t *v)
 {
-	size_t len = (size_t)s->nsems * sizeof(uint16_t);
-	uint16_t *v = kmem_alloc(len, 0);
-	long r = 0;
-
-	if (v == NULL)
-		return -ENOMEM;
 	for (int i = 0; i < s->nsems; i++)
-		v[i] = s->sem[i].val;
-	if (copyout(td, v, buf, len) < 0)
-		r = -EFAULT;
-	kmem_free(v, len, 0);
-	return r;
+		if (v[i] > SEMVMX)
+			return -ERANGE;
+	sem_undo_clear(s, -1);
+	for (int i = 0; i < s->nsems; i++)
+		s->sem[i] = (struct sem_val){ v[i], td->proc->pid };
+	s->o.ctime = ipc_now();
+	sem_wake(s);
+	return 0;
 }
 
+/* GETALL, or SETALL (set): every value, as the guest's unsigned shorts. */
 static long
-semctl_setall(struct thread *td, struct sem_set *s, uaddr_t buf)
+semctl_all(struct thread *td, struct sem_set *s, uaddr_t buf, bool set)
 {
 	size_t len = (size_t)s->nsems * sizeof(uint16_t);
 	uint16_t *v = kmem_alloc(len, 0);
-	long r = 0;
+	long r;
 
 	if (v == NULL)
 		return -ENOMEM;
-	if (copyin(td, buf, v, len) < 0)
-		r = -EFAULT;
-	for (int i = 0; r == 0 && i < s->nsems; i++)
-		if (v[i] > SEMVMX)
-			r = -ERANGE;
-	if (r == 0) {
-		sem_undo_clear(s, -1);
+	if (set) {
+		r = copyin(td, buf, v, len) < 0 ? -EFAULT : sem_setall(td, s, v);
+	} else {
 		for (int i = 0; i < s->nsems; i++)
-			s->sem[i] = (struct sem_val){ v[i], td->proc->pid };
-		s->o.ctime = ipc_now();
-		sem_wake(s);
+			v[i] = s->sem[i].val;
+		r = copyout(td, v, buf, len) < 0 ? -EFAULT : 0;
 	}
 	kmem_free(v, len, 0);
 	return r;
@@ -570,9 +570,8 @@ semctl_main(struct thread *td, int id, int n, int cmd, uint64_t arg)
 		return -EINVAL;
 	switch (cmd) {
 	case GETALL:
-		return semctl_getall(td, s, UADDR(arg));
 	case SETALL:
-		return semctl_setall(td, s, UADDR(arg));
+		return semctl_all(td, s, UADDR(arg), cmd == SETALL);
 	case GETVAL:
 		return s->sem[n].val;
 	case GETPID:
@@ -594,7 +593,8 @@ long
 sys_semctl(struct thread *td, const struct sys_semctl_args *a)
 {
 	struct semid64_ds in;
-	struct sem_set *s;
+	struct ipc_obj *o;
+	int r;
 
 	if (a->id < 0)
 		return -EINVAL;
@@ -624,15 +624,12 @@ sys_semctl(struct thread *td, const struct sys_semctl_args *a)
 	default:
 		return -EINVAL;
 	}
-	if ((s = sem_lookup(a->id)) == NULL)
-		return -EINVAL;
-	if (!ipc_owner(td->proc, &s->o))
-		return -EPERM;
-	if (a->cmd == IPC_RMID) {
-		sem_destroy(s);
-		return 0;
-	}
-	return ipc_perm_set(&s->o, &in.sem_perm);
+	if ((o = ipc_owned(&sem_ids, td->proc, a->id, &r)) == NULL)
+		return r;
+	if (a->cmd == IPC_SET)
+		return ipc_perm_set(o, &in.sem_perm);
+	sem_destroy(VK_CONTAINER_OF(o, struct sem_set, o));
+	return 0;
 }
 
 void

@@ -285,7 +285,8 @@ shmctl_info(struct thread *td, int cmd, uaddr_t buf)
 }
 
 /*
- * IPC_SET, IPC_RMID, SHM_LOCK and SHM_UNLOCK: the owner's or root's.
+ * IPC_SET, IPC_RMID, SHM_LOCK and SHM_UNLOCK, on a segment the caller
+ * owns (ipc_owned()).
  * SHM_LOCK only marks the segment, whose pages never leave RAM anyway;
  * without CAP_IPC_LOCK it needs a RLIMIT_MEMLOCK that holds it.
  */
@@ -295,8 +296,6 @@ shmctl_change(struct thread *td, struct shm_seg *s, int cmd,
 {
 	struct proc *p = td->proc;
 
-	if (!ipc_owner(p, &s->o))
-		return -EPERM;
 	switch (cmd) {
 	case IPC_SET:
 		return ipc_perm_set(&s->o, &in->shm_perm);
@@ -325,7 +324,8 @@ long
 sys_shmctl(struct thread *td, const struct sys_shmctl_args *a)
 {
 	struct shmid64_ds in;
-	struct shm_seg *s;
+	struct ipc_obj *o;
+	int r;
 
 	if (a->cmd < 0 || a->id < 0)
 		return -EINVAL;
@@ -348,7 +348,8 @@ sys_shmctl(struct thread *td, const struct sys_shmctl_args *a)
 	default:
 		return -EINVAL;
 	}
-	if ((s = shm_lookup(a->id)) == NULL)
-		return -EINVAL;
-	return shmctl_change(td, s, a->cmd, &in);
+	if ((o = ipc_owned(&shm_ids, td->proc, a->id, &r)) == NULL)
+		return r;
+	return shmctl_change(td, VK_CONTAINER_OF(o, struct shm_seg, o), a->cmd,
+	    &in);
 }
