@@ -247,6 +247,15 @@ int vm_fault(struct thread *td, uint64_t addr, int *codep);
 /* sys_mm.c */
 long kern_mmap(struct proc *p, uint64_t addr, uint64_t len, int prot,
     uint64_t flags);
+/*
+ * SysV shmat: map len bytes (page-rounded) of vn, a tmpfs file, shared
+ * at addr (flags MAP_FIXED) or where mmap(2) would put them, writable
+ * only if maywrite, its object watched by fn and arg (vm_map_watch()).
+ * Returns the address or -errno.
+ */
+long kern_mmap_watched(struct proc *p, uint64_t addr, uint64_t len,
+    int prot, uint64_t flags, struct vnode *vn, bool maywrite,
+    void (*fn)(void *, int), void *arg);
 
 /*
  * sys_mlock.c: whether p may lock len more bytes (MAP_LOCKED): 0, -EPERM

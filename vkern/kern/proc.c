@@ -26,6 +26,7 @@
 #include "vkern/kern/kern.h"
 #include "vkern/kern/proc.h"
 #include "vkern/kern/syscall.h"
+#include "vkern/kern/sysv_ipc.h"
 #include "vkern/kmem.h"
 #include "vkern/platform.h"
 #include "vkern/vfs/console.h"
@@ -629,6 +630,7 @@ proc_exit(struct proc *p, int status)
 	fdt_rel(p->fdt);
 	p->fdt = &fdt_gone;
 	ptimer_drop_all(p);
+	sem_exit(p);
 	cpu_proc_exit(p);
 	fs_ctx_rel(p->fs);
 	p->fs = &fs_gone;

@@ -21,6 +21,7 @@
 
 struct plat_space;
 struct plat_thread;
+struct sem_undo;
 struct thread;
 struct tty;
 
@@ -196,6 +197,7 @@ struct proc {
 	struct kru exit_ru;           /* its own, as it exited */
 	struct kru cru;               /* its waited-for descendants' */
 	struct ptimer *ptimers;     /* timer_create's (sys_ptimer.c) */
+	struct sem_undo *semundo;   /* SEM_UNDO's adjustments (sysv_sem.c) */
 	struct rlim64 rlim[VK_RLIM_NLIMITS];
 	struct cred cred;
 	uint32_t *groups;             /* supplementary groups, sorted */

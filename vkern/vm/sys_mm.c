@@ -243,6 +243,27 @@ mmap_file_shared(struct thread *td, const struct sys_mmap_args *a,
 	return vm_sync(p, r < 0 ? r : (long)va);
 }
 
+long
+kern_mmap_watched(struct proc *p, uint64_t addr, uint64_t len, int prot,
+    uint64_t flags, struct vnode *vn, bool maywrite,
+    void (*fn)(void *, int), void *arg)
+{
+	uint64_t va;
+	long r;
+
+	if ((len = len_round(len)) == 0)
+		return -EINVAL;
+	if ((r = mmap_range(p, addr, len, prot, flags | MAP_SHARED, &va)) < 0)
+		return r;
+	if ((r = vm_map_file_shared_lazy(p->vm, va, len, prot, vn,
+	    maywrite)) < 0)
+		return vm_sync(p, r);
+	if (!maywrite)
+		vm_map_add_flags(p->vm, va, va + len, VME_NOWRITE);
+	vm_map_watch(p->vm, va, fn, arg);
+	return vm_sync(p, (long)va);
+}
+
 static long
 mmap_file(struct thread *td, const struct sys_mmap_args *a, uint64_t type)
 {

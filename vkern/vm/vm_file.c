@@ -71,6 +71,43 @@ vm_map_read_file(struct vm_map *m, struct vnode *vn, uint64_t va,
 	return total;
 }
 
+/* The object of a shared mapping of vn, with no entry yet: 0 or -errno. */
+static int
+file_obj_new(struct vnode *vn, bool maywrite, struct vm_obj **objp)
+{
+	struct vm_obj *obj;
+	int r;
+
+	if ((r = vn->ops->map_pin(vn, true, maywrite)) < 0)
+		return r;
+	obj = kmem_alloc(sizeof(*obj), KM_ZERO | KM_FORCE);
+	vnode_ref(vn);
+	obj->vn = vn;
+	obj->maywrite = maywrite;
+	obj->ramoff = VM_NORAM;
+	*objp = obj;
+	return 0;
+}
+
+int
+vm_map_file_shared_lazy(struct vm_map *m, uint64_t start, uint64_t len,
+    int prot, struct vnode *vn, bool maywrite)
+{
+	struct vm_entry e = { .start = start, .end = start + len,
+	    .prot = prot, .flags = VME_SHARED, .ramoff = VM_NORAM };
+	int r;
+
+	VK_ASSERT(VK_PAGE_ALIGNED(start) && VK_PAGE_ALIGNED(len) && len > 0);
+	VK_ASSERT(vm_map_range_free(m, start, start + len));
+	if (vm_map_room(m, 1) < 0)
+		return -ENOMEM;
+	if ((r = file_obj_new(vn, maywrite, &e.obj)) < 0)
+		return r;
+	e.obj->refs = 1;
+	vm_map_insert_at(m, vm_map_search(m, start), &e);
+	return 0;
+}
+
 int
 vm_map_file_shared(struct vm_map *m, uint64_t start, uint64_t len, int prot,
     struct vnode *vn, uint64_t off, bool maywrite)
@@ -83,13 +120,8 @@ vm_map_file_shared(struct vm_map *m, uint64_t start, uint64_t len, int prot,
 	/* XXX: an entry a page, where Linux has one for the mapping. */
 	if (vm_map_room(m, len / VK_PAGE_SIZE) < 0)
 		return -ENOMEM;
-	if ((r = vn->ops->map_pin(vn, true, maywrite)) < 0)
+	if ((r = file_obj_new(vn, maywrite, &obj)) < 0)
 		return r;
-	obj = kmem_alloc(sizeof(*obj), KM_ZERO | KM_FORCE);
-	vnode_ref(vn);
-	obj->vn = vn;
-	obj->maywrite = maywrite;
-	obj->ramoff = VM_NORAM;
 	for (uint64_t va = start; va < start + len; va += VK_PAGE_SIZE) {
 		struct vm_entry e = {
 			.start = va, .end = va + VK_PAGE_SIZE, .prot = prot,
@@ -118,6 +150,51 @@ vm_map_file_shared(struct vm_map *m, uint64_t start, uint64_t len, int prot,
 	return 0;
 }
 
+void
+vm_map_watch(struct vm_map *m, uint64_t va, void (*fn)(void *, int),
+    void *arg)
+{
+	struct vm_entry *e = vm_map_lookup(m, va);
+
+	VK_ASSERT(e != NULL && e->obj != NULL && e->obj->watch == NULL);
+	e->obj->watch = fn;
+	e->obj->watch_arg = arg;
+	fn(arg, 1);
+}
+
+void
+vm_obj_fork_watched(struct vm_entry *e)
+{
+	struct vm_obj *src = e->obj, *c = src->fork_copy;
+
+	if (c == NULL) {
+		c = kmem_alloc(sizeof(*c), KM_ZERO | KM_FORCE);
+		c->ramoff = src->ramoff;
+		c->len = src->len;
+		c->vn = src->vn;
+		c->maywrite = src->maywrite;
+		c->watch = src->watch;
+		c->watch_arg = src->watch_arg;
+		/* A tmpfs file's pin is a count: it cannot fail. */
+		(void)c->vn->ops->map_pin(c->vn, true, c->maywrite);
+		vnode_ref(c->vn);
+		src->fork_copy = c;
+		c->watch(c->watch_arg, 1);
+	}
+	/* The entry's reference, which vm_map_fork() took, moves over. */
+	src->refs--;
+	c->refs++;
+	e->obj = c;
+}
+
+void
+vm_obj_fork_done(struct vm_map *src)
+{
+	for (unsigned i = 0; i < src->n; i++)
+		if (src->ent[i].obj != NULL)
+			src->ent[i].obj->fork_copy = NULL;
+}
+
 int
 vm_map_file_fault(struct vm_map *m, uint64_t va)
 {
@@ -136,6 +213,8 @@ vm_map_file_fault(struct vm_map *m, uint64_t va)
 	e = vm_map_lookup(m, page);
 	e->ramoff = ram;
 	vm_entry_host_map(m, e);
+	/* Pages the file holds in a run become one entry again. */
+	vm_map_merge_around(m, page, page + VK_PAGE_SIZE);
 	return 0;
 }
 

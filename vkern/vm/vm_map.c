@@ -22,6 +22,9 @@
 void
 vm_obj_rel(struct vm_obj *obj)
 {
+	void (*watch)(void *, int) = obj->watch;
+	void *arg = obj->watch_arg;
+
 	VK_ASSERT(obj->refs > 0);
 	if (--obj->refs > 0)
 		return;
@@ -32,6 +35,9 @@ vm_obj_rel(struct vm_obj *obj)
 		vm_ram_free(obj->ramoff, obj->len);
 	}
 	kmem_free(obj, sizeof(*obj), 0);
+	/* Last: the watcher may free what the object mapped. */
+	if (watch != NULL)
+		watch(arg, -1);
 }
 
 /*
@@ -700,6 +706,14 @@ vm_map_hostptr(struct vm_map *m, uint64_t va, uint64_t len, int need,
 			return -EFAULT;
 		e = vm_map_lookup(m, va);
 	}
+	/* A shared file page not mapped yet is mapped, as a fault would. */
+	if (e != NULL && (e->flags & VME_SHARED) && e->obj != NULL &&
+	    e->obj->vn != NULL && e->ramoff == VM_NORAM && e->prot != 0 &&
+	    (e->prot & need) == need) {
+		if (vm_map_file_fault(m, va) < 0)
+			return -EFAULT;
+		e = vm_map_lookup(m, va);
+	}
 	/* A private file page not read yet is read, as a fault would. */
 	if (e != NULL && e->vn != NULL && e->ramoff == VM_NORAM &&
 	    e->prot != 0 && (e->prot & need) == need) {
@@ -776,7 +790,10 @@ vm_map_fork(struct vm_map *src, struct vm_map *dst)
 		vm_map_insert_at(dst, dst->n, e);
 		/* Memory locks are not inherited (mlock(2)). */
 		dst->ent[dst->n - 1].flags &= ~(unsigned)VME_LOCKED;
+		if (e->obj != NULL && e->obj->watch != NULL)
+			vm_obj_fork_watched(&dst->ent[dst->n - 1]);
 	}
+	vm_obj_fork_done(src);
 	return 0;
 }
 

@@ -39,6 +39,14 @@ struct vm_obj {
 	uint64_t ramoff, len;
 	struct vnode *vn;     /* a MAP_SHARED file: its pages are the file's */
 	bool maywrite;        /* vn's mapping is or may become writable */
+	/*
+	 * Told of each map that starts (+1) or stops (-1) holding the
+	 * object: SysV shared memory counts its attaches so (vm_map_watch).
+	 * A watched object is one map's: fork gives the child its own.
+	 */
+	void (*watch)(void *arg, int delta);
+	void *watch_arg;
+	struct vm_obj *fork_copy;   /* the child's, during vm_map_fork */
 };
 
 struct vm_entry {
@@ -265,6 +273,32 @@ long vm_map_read_file(struct vm_map *m, struct vnode *vn, uint64_t va,
  */
 int vm_map_file_shared(struct vm_map *m, uint64_t start, uint64_t len,
     int prot, struct vnode *vn, uint64_t off, bool maywrite);
+
+/*
+ * As vm_map_file_shared() from offset 0, but with no page mapped yet:
+ * one entry, whose pages each fault maps (vm_map_file_fault()), so that
+ * a large sparse file costs what is touched of it (SysV shared memory).
+ */
+int vm_map_file_shared_lazy(struct vm_map *m, uint64_t start, uint64_t len,
+    int prot, struct vnode *vn, bool maywrite);
+
+/*
+ * Watch the object of the shared file mapping at va, just made by
+ * vm_map_file_shared() or vm_map_file_shared_lazy(): fn(arg, +1) now,
+ * and again whenever fork copies it into another map; fn(arg, -1) when
+ * a map lets go of its last page of it (munmap, exec, exit).  fn must
+ * not change any map.
+ */
+void vm_map_watch(struct vm_map *m, uint64_t va, void (*fn)(void *, int),
+    void *arg);
+
+/*
+ * fork copied the entry e, of a watched object, into the child's map:
+ * give it the child's own object, made at the first such entry.
+ * vm_obj_fork_done() forgets those copies once the fork is over.
+ */
+void vm_obj_fork_watched(struct vm_entry *e);
+void vm_obj_fork_done(struct vm_map *src);
 
 /*
  * A fault in a shared file mapping's page that had no RAM: map the file's

@@ -37,6 +37,9 @@ enum procfs_kind {
 	PK_PROT_SYMLINKS, PK_SYS_DEV, PK_SYS_DEV_TTY, PK_LEGACY_TIOCSTI,
 	PK_SYS_NET, PK_SYS_NET_CORE, PK_SOMAXCONN, PK_SYS_NET_IPV4,
 	PK_PORT_RANGE,
+	PK_SHMMAX, PK_SHMALL, PK_SHMMNI, PK_SEM, PK_MSGMAX, PK_MSGMNB,
+	PK_MSGMNI, PK_SYSVIPC, PK_SYSVIPC_SHM, PK_SYSVIPC_SEM,
+	PK_SYSVIPC_MSG,
 	PK_PID,
 	PK_P_STAT, PK_P_STATUS, PK_P_STATM, PK_P_CMDLINE, PK_P_ENVIRON,
 	PK_P_COMM, PK_P_MAPS, PK_P_EXE, PK_P_CWD, PK_P_ROOT, PK_P_FD,
@@ -62,6 +65,9 @@ static const char procfs_filesystems[] =
 #define PROCFS_STR(x) PROCFS_STR_(x)
 #define ROW(n, par, m, s, g) { .name = n, .parent = par, .mode = m, \
 	.scope = s, .gen = g }
+/* A limit file guest root may write, as Linux's sysctls. */
+#define SYSCTL(n, par, g, w) { .name = n, .parent = par, \
+	.mode = S_IFREG | 0644, .scope = PFS_GLOBAL, .gen = g, .write = w }
 #define TEXT(n, par, m, t) { .name = n, .parent = par, .mode = m, \
 	.scope = PFS_GLOBAL, .text = t }
 
@@ -157,6 +163,29 @@ static const struct pfs_spec procfs_specs[PK_NKINDS] = {
 	    .parent = PK_SYS_NET_IPV4, .mode = S_IFREG | 0644,
 	    .scope = PFS_GLOBAL, .gen = procfs_gen_port_range,
 	    .write = procfs_write_port_range },
+
+	/* System V IPC's limits and tables (procfs_ipc.c). */
+	[PK_SHMMAX] = SYSCTL("shmmax", PK_SYS_KERNEL, procfs_gen_shmmax,
+	    procfs_write_shmmax),
+	[PK_SHMALL] = SYSCTL("shmall", PK_SYS_KERNEL, procfs_gen_shmall,
+	    procfs_write_shmall),
+	[PK_SHMMNI] = SYSCTL("shmmni", PK_SYS_KERNEL, procfs_gen_shmmni,
+	    procfs_write_shmmni),
+	[PK_SEM] = SYSCTL("sem", PK_SYS_KERNEL, procfs_gen_sem,
+	    procfs_write_sem),
+	[PK_MSGMAX] = SYSCTL("msgmax", PK_SYS_KERNEL, procfs_gen_msgmax,
+	    procfs_write_msgmax),
+	[PK_MSGMNB] = SYSCTL("msgmnb", PK_SYS_KERNEL, procfs_gen_msgmnb,
+	    procfs_write_msgmnb),
+	[PK_MSGMNI] = SYSCTL("msgmni", PK_SYS_KERNEL, procfs_gen_msgmni,
+	    procfs_write_msgmni),
+	[PK_SYSVIPC] = TEXT("sysvipc", PK_ROOT, PFS_DIR, NULL),
+	[PK_SYSVIPC_SHM] = ROW("shm", PK_SYSVIPC, PFS_FILE, PFS_GLOBAL,
+	    procfs_gen_sysvipc_shm),
+	[PK_SYSVIPC_SEM] = ROW("sem", PK_SYSVIPC, PFS_FILE, PFS_GLOBAL,
+	    procfs_gen_sysvipc_sem),
+	[PK_SYSVIPC_MSG] = ROW("msg", PK_SYSVIPC, PFS_FILE, PFS_GLOBAL,
+	    procfs_gen_sysvipc_msg),
 
 	[PK_PID] = { .parent = PK_ROOT, .mode = PFS_DIR, .scope = PFS_PROC },
 	[PK_P_STAT] = ROW("stat", PK_PID, PFS_FILE, PFS_PROC,

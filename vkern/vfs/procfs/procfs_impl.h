@@ -57,6 +57,30 @@ int procfs_gen_net_unix(const struct pfs_ctx *c, struct sbuf *sb);
 int procfs_gen_port_range(const struct pfs_ctx *c, struct sbuf *sb);
 long procfs_write_port_range(const struct pfs_ctx *c, const char *buf,
     size_t len);
+/* procfs_ipc.c: System V IPC's limits and tables. */
+int procfs_gen_shmmax(const struct pfs_ctx *c, struct sbuf *sb);
+int procfs_gen_shmall(const struct pfs_ctx *c, struct sbuf *sb);
+int procfs_gen_shmmni(const struct pfs_ctx *c, struct sbuf *sb);
+int procfs_gen_sem(const struct pfs_ctx *c, struct sbuf *sb);
+int procfs_gen_msgmax(const struct pfs_ctx *c, struct sbuf *sb);
+int procfs_gen_msgmnb(const struct pfs_ctx *c, struct sbuf *sb);
+int procfs_gen_msgmni(const struct pfs_ctx *c, struct sbuf *sb);
+long procfs_write_shmmax(const struct pfs_ctx *c, const char *buf,
+    size_t len);
+long procfs_write_shmall(const struct pfs_ctx *c, const char *buf,
+    size_t len);
+long procfs_write_shmmni(const struct pfs_ctx *c, const char *buf,
+    size_t len);
+long procfs_write_sem(const struct pfs_ctx *c, const char *buf, size_t len);
+long procfs_write_msgmax(const struct pfs_ctx *c, const char *buf,
+    size_t len);
+long procfs_write_msgmnb(const struct pfs_ctx *c, const char *buf,
+    size_t len);
+long procfs_write_msgmni(const struct pfs_ctx *c, const char *buf,
+    size_t len);
+int procfs_gen_sysvipc_shm(const struct pfs_ctx *c, struct sbuf *sb);
+int procfs_gen_sysvipc_sem(const struct pfs_ctx *c, struct sbuf *sb);
+int procfs_gen_sysvipc_msg(const struct pfs_ctx *c, struct sbuf *sb);
 
 /* procfs_pid.c: the files of /proc/PID and /proc/PID/task/TID. */
 int procfs_gen_pid_stat(const struct pfs_ctx *c, struct sbuf *sb);
