@@ -48,6 +48,15 @@ vm_fault(struct thread *td, uint64_t addr, int *codep)
 		}
 		return 0;
 	}
+	/* Untouched private memory: charged and given RAM now. */
+	if (vm_entry_untouched(e)) {
+		if (vm_map_anon_fill(p->vm, addr) < 0 ||
+		    plat_space_flush(p->vm->space) < 0) {
+			*codep = SEGV_MAPERR;
+			return -EFAULT;
+		}
+		return 0;
+	}
 	/* A write to copy-on-write memory: the page gets its own copy. */
 	if ((e->flags & VME_COW) && (e->prot & PLAT_PROT_WRITE)) {
 		td->last_fault = 0;

@@ -161,6 +161,32 @@ int vm_map_find_space(const struct vm_map *m, uint64_t len, uint64_t lo,
 int vm_map_anon(struct vm_map *m, uint64_t start, uint64_t len, int prot,
     unsigned flags);
 
+/*
+ * Overcommit (vm_anon.c): anonymous private memory charged against
+ * --mem when first touched rather than when mapped.  Mappings of at most
+ * VM_EAGER_MAX bytes are charged whole at once, so that the host serves
+ * their faults; larger ones, and MAP_NORESERVE ones (noreserve), are
+ * charged when touched unless vm.overcommit_memory is 2.
+ */
+#define VM_EAGER_MAX (2ULL << 20)
+bool vm_anon_lazy(uint64_t len, unsigned flags, bool noreserve);
+
+/* As vm_map_anon, charged when touched: no RAM yet, whatever prot. */
+int vm_map_anon_lazy(struct vm_map *m, uint64_t start, uint64_t len,
+    int prot, unsigned flags);
+
+/*
+ * Whether e is anonymous private memory not yet touched that its access
+ * charges (vm_map_anon_fill), rather than a hole or a file's page.
+ */
+bool vm_entry_untouched(const struct vm_entry *e);
+
+/*
+ * The first touch of va in such memory: give it, and the pages around
+ * it, zeroed RAM.  Returns 0, or -ENOMEM when --mem has no room.
+ */
+int vm_map_anon_fill(struct vm_map *m, uint64_t va);
+
 /* Enter an entry for a range the platform owns (no RAM, never mapped). */
 int vm_map_reserve(struct vm_map *m, uint64_t start, uint64_t end);
 

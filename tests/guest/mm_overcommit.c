@@ -1,0 +1,151 @@
+/*
+ * Overcommit as Linux's default heuristic (vm.overcommit_memory 0):
+ * reservations far larger than memory are made, and take memory only
+ * where they are touched.
+ *
+ *  - 64 TiB of PROT_NONE with MAP_NORESERVE (AddressSanitizer's shadow
+ *    gap, a garbage collector's heap) is made, and part of it made
+ *    read-write with mprotect and used;
+ *  - 1 TiB read-write with MAP_NORESERVE is made and touched once a
+ *    GiB: each touched page holds what was written, the rest read zero,
+ *    and a forked child sees the same and writes its own copies;
+ *  - in mode 0, a read-write private mapping larger than all memory
+ *    without MAP_NORESERVE is ENOMEM (__vm_enough_memory()'s heuristic).
+ *
+ * The memory touched must fit any --mem: the test touches about 1100
+ * pages.  Run as root and again as uid 65534.
+ */
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+
+#include "guest.h"
+
+#define GiB	(1UL << 30)
+#define TiB	(1UL << 40)
+
+static const int rw = PROT_READ | PROT_WRITE;
+
+/* /proc/sys/vm/overcommit_memory, or -1. */
+static int
+overcommit_mode(void)
+{
+	char buf[16] = "";
+	int fd = open("/proc/sys/vm/overcommit_memory", O_RDONLY);
+	ssize_t n;
+
+	if (!CHECK(fd >= 0, "open overcommit_memory"))
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (!CHECK(n == 2 && buf[1] == '\n' && buf[0] >= '0' &&
+	    buf[0] <= '2', "overcommit_memory reads '%s'", buf))
+		return -1;
+	return buf[0] - '0';
+}
+
+static void
+check_prot_none_reserve(void)
+{
+	size_t len = 64 * TiB;
+	char *p = guest_mmap(NULL, len, PROT_NONE, MAP_PRIVATE |
+	    MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+
+	if (!CHECK(p != MAP_FAILED, "mmap 64 TiB PROT_NONE NORESERVE"))
+		return;
+	CHECK_EQ(guest_probe_read(p + len / 2), EFAULT);
+	/* Part of it made usable, as a heap grows into its reservation. */
+	CHECK_OK(guest_mprotect(p + 32 * TiB, 64 * GUEST_PAGE, rw));
+	p[32 * TiB] = 1;
+	p[32 * TiB + 63 * GUEST_PAGE] = 2;
+	CHECK(p[32 * TiB] == 1 && p[32 * TiB + 63 * GUEST_PAGE] == 2 &&
+	    p[32 * TiB + GUEST_PAGE] == 0, "mprotected part of a reservation");
+	/* And a large part, charged only as touched. */
+	CHECK_OK(guest_mprotect(p + TiB, 4 * GiB, rw));
+	p[TiB + 3 * GiB] = 3;
+	CHECK_EQ(p[TiB + 3 * GiB], 3);
+	CHECK_EQ(guest_probe_read(p + TiB + 4 * GiB), EFAULT);
+	CHECK_OK(guest_munmap(p, len));
+}
+
+/* Every touched page holds its mark, an untouched one zero. */
+static bool
+sparse_ok(const volatile char *p, size_t len, char base)
+{
+	for (size_t off = 0; off < len; off += GiB) {
+		if (p[off] != (char)(base + off / GiB) ||
+		    p[off + GUEST_PAGE] != 0 || p[off + GiB / 2] != 0)
+			return false;
+	}
+	return true;
+}
+
+static void
+check_sparse_rw(void)
+{
+	size_t len = TiB;
+	char *p = guest_mmap(NULL, len, rw, MAP_PRIVATE | MAP_ANONYMOUS |
+	    MAP_NORESERVE, -1, 0);
+	pid_t pid;
+	int st;
+
+	if (!CHECK(p != MAP_FAILED, "mmap 1 TiB read-write NORESERVE"))
+		return;
+	for (size_t off = 0; off < len; off += GiB)
+		p[off] = (char)(off / GiB);
+	CHECK(sparse_ok(p, len, 0), "1 TiB touched once a GiB");
+	/* The kernel writes into an untouched page as the program would. */
+	CHECK_EQ(guest_probe_write(p + 5 * GiB + 8 * GUEST_PAGE), 0);
+	pid = fork();
+	if (pid == 0) {
+		bool ok = sparse_ok(p, len, 0);
+
+		for (size_t off = 0; off < len; off += GiB)
+			p[off] = (char)(off / GiB + 1);
+		_exit(ok && sparse_ok(p, len, 1) ? 0 : 1);
+	}
+	CHECK(pid > 0, "fork");
+	if (pid > 0) {
+		CHECK_EQ(waitpid(pid, &st, 0), pid);
+		CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+		    "child over the sparse mapping: status %#x", st);
+	}
+	CHECK(sparse_ok(p, len, 0), "parent's pages after the child wrote");
+	CHECK_OK(guest_munmap(p, len));
+}
+
+static void
+check_heuristic(void)
+{
+	char *p;
+
+	if (overcommit_mode() != 0)
+		return;
+	/* More than any memory there is, and no MAP_NORESERVE. */
+	p = guest_mmap(NULL, 64 * TiB, rw, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	CHECK(p == MAP_FAILED && errno == ENOMEM,
+	    "64 TiB read-write without NORESERVE: %p", (void *)p);
+	if (p != MAP_FAILED)
+		guest_munmap(p, 64 * TiB);
+	/* Read-only commits nothing. */
+	p = guest_mmap(NULL, 64 * TiB, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS,
+	    -1, 0);
+	if (CHECK(p != MAP_FAILED, "64 TiB read-only"))
+		CHECK_OK(guest_munmap(p, 64 * TiB));
+}
+
+static void
+tests(void)
+{
+	check_prot_none_reserve();
+	check_sparse_rw();
+	check_heuristic();
+}
+
+int
+main(void)
+{
+	return guest_main_twice(tests);
+}
