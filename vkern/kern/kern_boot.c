@@ -16,6 +16,7 @@
 #include <time.h>
 
 #include "vkern/kern/kern.h"
+#include "vkern/kern/kmsg.h"
 #include "vkern/kern/proc.h"
 #include "vkern/kern/syscall.h"
 #include "vkern/kmem.h"
@@ -41,6 +42,7 @@ kern_init(const struct kern_config *cfg)
 	if (config.disk > 0)
 		tmpfs_disk_max = config.disk / VK_PAGE_SIZE;
 	vm_ram_init(plat_ram_size(), VK_MIN(cfg->mem, plat_ram_size()));
+	kmsg_reset();
 }
 
 const struct kern_config *

@@ -216,6 +216,9 @@ struct proc {
 	int stopsig;
 	bool stop_report, cont_report;   /* for wait's WUNTRACED, WCONTINUED */
 	int pdeathsig;
+	short oom_score_adj;          /* /proc/PID/oom_score_adj */
+	short oom_score_adj_min;      /* the least a privileged writer set */
+	bool oom_killed;              /* the OOM killer's, dying */
 	bool ctty;                    /* the terminal is its controlling one */
 	int exit_status;	/* a wait(2) status */
 	char comm[16];                /* the leader thread's name */

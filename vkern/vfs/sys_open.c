@@ -18,6 +18,7 @@
 
 #include "vkern/kern/kcov.h"
 #include "vkern/kern/kern.h"
+#include "vkern/kern/kmsg.h"
 #include "vkern/kern/proc.h"
 #include "vkern/kern/syscall_gen.h"
 #include "vkern/vfs/console.h"
@@ -117,7 +118,8 @@ open_truncate(struct proc *p, struct vnode *vn, unsigned flags)
 
 /*
  * Files that are not their vnode: the terminal behind /dev/tty and
- * /dev/console, and a new kcov for each open of /sys/kernel/debug/kcov.
+ * /dev/console, a new kcov for each open of /sys/kernel/debug/kcov, and
+ * a reader of the kernel's log for each of /dev/kmsg.
  * /dev/tty is the caller's controlling terminal: ENXIO without one, as
  * Linux.  Returns NULL with *errp 0 for an ordinary file.
  */
@@ -132,8 +134,11 @@ open_special(struct proc *p, struct vnode *vn, unsigned flags,
 	if (!(flags & O_PATH) && sysfs_is_kcov(vn))
 		return kcov_open(flags & FILE_FLAGS, path, errp);
 	if (vn->type != VCHR || (flags & O_PATH) ||
-	    devfs_node_rdev(vn, &rdev) < 0 ||
-	    (rdev != makedev(5, 0) && rdev != makedev(5, 1)))
+	    devfs_node_rdev(vn, &rdev) < 0)
+		return NULL;
+	if (rdev == makedev(1, 11))
+		return kmsg_open(vn, flags & FILE_FLAGS, path);
+	if (rdev != makedev(5, 0) && rdev != makedev(5, 1))
 		return NULL;
 	if ((rdev == makedev(5, 0) && !p->ctty) ||
 	    (fp = console_open_tty(flags & FILE_FLAGS, path)) == NULL) {

@@ -130,7 +130,7 @@ vm_map_file_fault(struct vm_map *m, uint64_t va)
 		return -ENXIO;
 	if ((r = e->obj->vn->ops->getpage(e->obj->vn, (e->foff +
 	    (page - e->start)) / VK_PAGE_SIZE, &ram)) < 0)
-		return -ENXIO;
+		return r == -ENOMEM ? r : -ENXIO;
 	vm_map_clip(m, page);
 	vm_map_clip(m, page + VK_PAGE_SIZE);
 	e = vm_map_lookup(m, page);

@@ -716,14 +716,14 @@ vm_map_hostptr(struct vm_map *m, uint64_t va, uint64_t len, int need,
 	/* A kernel write into copy-on-write memory copies the page first. */
 	if (e != NULL && (e->flags & VME_COW) && (need & PLAT_PROT_WRITE) &&
 	    (e->prot & PLAT_PROT_WRITE)) {
-		if (vm_map_cow(m, va) < 0)
+		if (vm_fill_oom(m, va, vm_map_cow) < 0)
 			return -EFAULT;
 		e = vm_map_lookup(m, va);
 	}
 	/* A private file page not read yet is read, as a fault would. */
 	if (e != NULL && e->vn != NULL && e->ramoff == VM_NORAM &&
 	    e->prot != 0 && (e->prot & need) == need) {
-		if (vm_map_file_fill(m, va) < 0)
+		if (vm_fill_oom(m, va, vm_map_file_fill) < 0)
 			return -EFAULT;
 		e = vm_map_lookup(m, va);
 	}
@@ -731,7 +731,7 @@ vm_map_hostptr(struct vm_map *m, uint64_t va, uint64_t len, int need,
 	/* Untouched private memory gets its pages, as a fault would. */
 	if (e != NULL && vm_entry_untouched(e) &&
 	    (e->prot & need) == need) {
-		if (vm_map_anon_fill(m, va) < 0)
+		if (vm_fill_oom(m, va, vm_map_anon_fill) < 0)
 			return -EFAULT;
 		e = vm_map_lookup(m, va);
 	}

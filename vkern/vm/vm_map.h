@@ -187,6 +187,16 @@ bool vm_entry_untouched(const struct vm_entry *e);
  */
 int vm_map_anon_fill(struct vm_map *m, uint64_t va);
 
+/*
+ * vm_fault.c: run fill (a way of giving va's page RAM: vm_map_cow,
+ * vm_map_anon_fill, vm_map_file_fill, vm_map_file_fault) until --mem has
+ * room for it, the OOM killer ending other processes to make some.
+ * Returns fill's result, or -EINTR when the killer picked a process that
+ * maps m, which has SIGKILL pending: the access is not to be made.
+ */
+int vm_fill_oom(struct vm_map *m, uint64_t va,
+    int (*fill)(struct vm_map *, uint64_t));
+
 /* Enter an entry for a range the platform owns (no RAM, never mapped). */
 int vm_map_reserve(struct vm_map *m, uint64_t start, uint64_t end);
 
@@ -294,7 +304,8 @@ int vm_map_file_shared(struct vm_map *m, uint64_t start, uint64_t len,
 
 /*
  * A fault in a shared file mapping's page that had no RAM: map the file's
- * page if the file has grown to it.  Returns 0, or -ENXIO (SIGBUS).
+ * page if the file has grown to it.  Returns 0, -ENXIO (SIGBUS), or
+ * -ENOMEM.
  */
 int vm_map_file_fault(struct vm_map *m, uint64_t va);
 

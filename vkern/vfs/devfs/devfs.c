@@ -33,6 +33,7 @@ enum devfs_kind {
 	DK_FULL,
 	DK_RANDOM,
 	DK_TTY,         /* tty and console: the VFS's to route */
+	DK_KMSG,        /* the kernel's log: the VFS's to route */
 };
 
 struct devfs_spec {
@@ -62,6 +63,7 @@ static const struct devfs_spec devfs_specs[] = {
 	{ "stderr",  DK_LINK,   S_IFLNK | 0777, 0, 0, "/proc/self/fd/2" },
 	{ "shm",     DK_DIR,    S_IFDIR | 0755, 0, 0, NULL },
 	{ "pts",     DK_DIR,    S_IFDIR | 0755, 0, 0, NULL },
+	{ "kmsg",    DK_KMSG,   S_IFCHR | 0644, 1, 11, NULL },
 };
 
 #define DEVFS_NNODES (1 + VK_NELEM(devfs_specs))
@@ -212,6 +214,8 @@ devfs_io_check(const struct vnode *vn)
 		return -EINVAL;
 	case DK_TTY:
 		return -ENXIO;
+	case DK_KMSG:
+		return -EINVAL;
 	default:
 		return 0;
 	}

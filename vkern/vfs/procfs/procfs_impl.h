@@ -51,6 +51,10 @@ long procfs_write_pid_comm(const struct pfs_ctx *c, const char *buf,
     size_t len);
 long procfs_write_tid_comm(const struct pfs_ctx *c, const char *buf,
     size_t len);
+int procfs_gen_pid_oom_score(const struct pfs_ctx *c, struct sbuf *sb);
+int procfs_gen_pid_oom_adj(const struct pfs_ctx *c, struct sbuf *sb);
+long procfs_write_pid_oom_adj(const struct pfs_ctx *c, const char *buf,
+    size_t len);
 int procfs_gen_pid_maps(const struct pfs_ctx *c, struct sbuf *sb);
 int procfs_gen_pid_exe(const struct pfs_ctx *c, struct sbuf *sb);
 int procfs_gen_pid_cwd(const struct pfs_ctx *c, struct sbuf *sb);

@@ -438,10 +438,20 @@ pfs_getattr(struct vnode *vn, struct vattr *va)
 	return 0;
 }
 
-/* Nothing here can change; chmod of a /proc file is EPERM in Linux. */
+/*
+ * Nothing here can change; chmod of a /proc file is EPERM in Linux.  A
+ * truncation, which O_TRUNC makes of a file that takes writes when it
+ * is opened to write to it (a shell's "echo 1 >
+ * /proc/self/oom_score_adj"), succeeds and does nothing, as Linux's
+ * proc_setattr() lets it.
+ */
 static int
 pfs_setattr(struct vnode *vn, const struct vattr *va, unsigned mask)
 {
+	const struct pfs_node *pn = vn->data;
+
+	if (mask == VA_SIZE && pn->fs->specs[pn->kind].write != NULL)
+		return 0;
 	return -EPERM;
 }
 
