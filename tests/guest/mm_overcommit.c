@@ -14,6 +14,11 @@
  *
  * The memory touched must fit any --mem: the test touches about 1100
  * pages.  Run as root and again as uid 65534.
+ *
+ * With "modes" (inside vkernel only: natively it would change the host's
+ * setting), guest root switches vm.overcommit_memory: 1 makes any
+ * mapping, 2 charges every one in full when made and ignores
+ * MAP_NORESERVE, 3 is EINVAL; uid 65534 may not write it (EACCES).
  */
 #include <fcntl.h>
 #include <stdint.h>
@@ -136,6 +141,52 @@ check_heuristic(void)
 		CHECK_OK(guest_munmap(p, 64 * TiB));
 }
 
+/* Write text to overcommit_memory: 0 or the errno. */
+static int
+set_mode(const char *text)
+{
+	return guest_write_file("/proc/sys/vm/overcommit_memory", text);
+}
+
+static int
+modes(void)
+{
+	size_t big = 64 * TiB;
+	char *p;
+	pid_t pid;
+	int st;
+
+	CHECK_EQ(set_mode("1"), 0);
+	CHECK_EQ(overcommit_mode(), 1);
+	p = guest_mmap(NULL, big, rw, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (CHECK(p != MAP_FAILED, "mode 1: 64 TiB read-write"))
+		CHECK_OK(guest_munmap(p, big));
+	CHECK_EQ(set_mode("2\n"), 0);
+	p = guest_mmap(NULL, TiB, rw, MAP_PRIVATE | MAP_ANONYMOUS |
+	    MAP_NORESERVE, -1, 0);
+	CHECK(p == MAP_FAILED && errno == ENOMEM,
+	    "mode 2: 1 TiB with MAP_NORESERVE: %p", (void *)p);
+	p = guest_mmap(NULL, big, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS |
+	    MAP_NORESERVE, -1, 0);
+	if (CHECK(p != MAP_FAILED, "mode 2: 64 TiB PROT_NONE"))
+		CHECK_OK(guest_munmap(p, big));
+	CHECK_EQ(set_mode("3"), EINVAL);
+	CHECK_EQ(set_mode("-1"), EINVAL);
+	CHECK_EQ(overcommit_mode(), 2);
+	CHECK_EQ(set_mode("0"), 0);
+	pid = fork();
+	if (pid == 0) {
+		if (syscall(SYS_setresuid, 65534, 65534, 65534) < 0)
+			_exit(77);
+		_exit(set_mode("1") == EACCES && overcommit_mode() == 0 ? 0 : 1);
+	}
+	if (CHECK(pid > 0, "fork") && CHECK_EQ(waitpid(pid, &st, 0), pid))
+		CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+		    "uid 65534's write: status %#x", st);
+	check_sparse_rw();
+	return guest_done();
+}
+
 static void
 tests(void)
 {
@@ -145,7 +196,9 @@ tests(void)
 }
 
 int
-main(void)
+main(int argc, char **argv)
 {
+	if (argc > 1 && strcmp(argv[1], "modes") == 0)
+		return modes();
 	return guest_main_twice(tests);
 }

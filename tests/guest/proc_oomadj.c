@@ -22,20 +22,6 @@
 
 #include "guest.h"
 
-/* Write text to path: 0 or the errno. */
-static int
-write_file(const char *path, const char *text)
-{
-	int fd = open(path, O_WRONLY), e = 0;
-
-	if (fd < 0)
-		return errno;
-	if (write(fd, text, strlen(text)) != (ssize_t)strlen(text))
-		e = errno;
-	close(fd);
-	return e;
-}
-
 /* The number in path, or -9999. */
 static long
 read_num(const char *path)
@@ -64,19 +50,19 @@ check_syntax(void)
 	    "0x3e9" };
 
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
-		CHECK(write_file(ADJ, bad[i]) == EINVAL, "write '%s'",
+		CHECK(guest_write_file(ADJ, bad[i]) == EINVAL, "write '%s'",
 		    bad[i]);
 	/* A number past an int is ERANGE, as kstrtoint() says. */
-	CHECK_EQ(write_file(ADJ, "99999999999"), ERANGE);
+	CHECK_EQ(guest_write_file(ADJ, "99999999999"), ERANGE);
 	CHECK_EQ(read_num(ADJ), before);
 	/* Any base kstrtoint() reads, and a sign. */
-	CHECK_EQ(write_file(ADJ, "0x10"), 0);
+	CHECK_EQ(guest_write_file(ADJ, "0x10"), 0);
 	CHECK_EQ(read_num(ADJ), 16);
-	CHECK_EQ(write_file(ADJ, "+010"), 0);
+	CHECK_EQ(guest_write_file(ADJ, "+010"), 0);
 	CHECK_EQ(read_num(ADJ), 8);
-	CHECK_EQ(write_file(ADJ, " 700\n"), 0);
+	CHECK_EQ(guest_write_file(ADJ, " 700\n"), 0);
 	CHECK_EQ(read_num(ADJ), 700);
-	CHECK_EQ(write_file(ADJ, "1000"), 0);
+	CHECK_EQ(guest_write_file(ADJ, "1000"), 0);
 	CHECK_EQ(read_num(ADJ), 1000);
 	CHECK(read_num(SCORE) >= 0 && read_num(SCORE) <= 2000,
 	    "oom_score %ld", read_num(SCORE));
@@ -91,15 +77,15 @@ check_unprivileged(long min)
 
 	check_syntax();
 	snprintf(text, sizeof(text), "%ld", min - 1);
-	CHECK_EQ(write_file(ADJ, text), EACCES);
+	CHECK_EQ(guest_write_file(ADJ, text), EACCES);
 	CHECK_EQ(read_num(ADJ), 1000);
 	snprintf(text, sizeof(text), "%ld", min);
-	CHECK_EQ(write_file(ADJ, text), 0);
+	CHECK_EQ(guest_write_file(ADJ, text), 0);
 	CHECK_EQ(read_num(ADJ), min);
-	CHECK_EQ(write_file(ADJ, "-1000"), EACCES);
+	CHECK_EQ(guest_write_file(ADJ, "-1000"), EACCES);
 	/* Another user's files are not its to write. */
 	if (stat("/proc/1", &st) == 0 && st.st_uid != geteuid())
-		CHECK_EQ(write_file("/proc/1/oom_score_adj", "0"), EACCES);
+		CHECK_EQ(guest_write_file("/proc/1/oom_score_adj", "0"), EACCES);
 }
 
 /* Whether the caller holds CAP_SYS_RESOURCE: /proc/self/status says. */
@@ -127,11 +113,11 @@ check_root(void)
 	int st;
 
 	check_syntax();
-	CHECK_EQ(write_file(ADJ, "-1000"), 0);
+	CHECK_EQ(guest_write_file(ADJ, "-1000"), 0);
 	CHECK_EQ(read_num(ADJ), -1000);
 	CHECK_EQ(read_num(SCORE), 0);
 	/* Root's write is the least value an unprivileged one may set. */
-	CHECK_EQ(write_file(ADJ, "-500"), 0);
+	CHECK_EQ(guest_write_file(ADJ, "-500"), 0);
 	pid = fork();
 	if (pid == 0) {
 		guest_failures = 0;
@@ -146,7 +132,7 @@ check_root(void)
 	if (pid > 0 && CHECK_EQ(waitpid(pid, &st, 0), pid))
 		CHECK(WIFEXITED(st) && (WEXITSTATUS(st) == 0 ||
 		    WEXITSTATUS(st) == 77), "as uid 65534: status %#x", st);
-	CHECK_EQ(write_file(ADJ, "0"), 0);
+	CHECK_EQ(guest_write_file(ADJ, "0"), 0);
 }
 
 int

@@ -22,6 +22,14 @@ struct proc;
 /* The process of the current syscall (procfs_set_current), or NULL. */
 struct proc *procfs_current(void);
 
+/*
+ * A number written to a file, as Linux's kstrtoint() reads it (decimal,
+ * octal with 0, hex with 0x, a sign) with blanks around it, of at most
+ * 12 bytes (its PROC_NUMBUF, the excess dropped): 0, -EINVAL for
+ * anything else, or -ERANGE past an int.
+ */
+int procfs_parse_int(const char *buf, size_t len, long *vp);
+
 /* ns as clock ticks. */
 uint64_t procfs_ticks(int64_t ns);
 

@@ -12,9 +12,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 
@@ -418,34 +416,18 @@ procfs_gen_pid_oom_adj(const struct pfs_ctx *c, struct sbuf *sb)
 	return 0;
 }
 
-/*
- * A number as Linux's kstrtoint() reads it (decimal, octal with 0, hex
- * with 0x, a sign) with blanks around it, as its strstrip() allows, of
- * at most 12 bytes (its PROC_NUMBUF, whose excess it drops): EINVAL
- * for anything else, ERANGE past an int.
- */
+/* The number written, as kstrtoint() reads it (procfs_parse_int). */
 long
 procfs_write_pid_oom_adj(const struct pfs_ctx *c, const char *buf,
     size_t len)
 {
-	char num[13], *end;
-	size_t n = VK_MIN(len, sizeof(num) - 1);
 	long v;
 	int r;
 
 	if (curthread == NULL)
 		return -EINVAL;
-	memcpy(num, buf, n);
-	num[n] = '\0';
-	errno = 0;
-	v = strtol(num, &end, 0);
-	while (*end == ' ' || *end == '\t' || *end == '\n')
-		end++;
-	if (end == num || *end != '\0')
-		return -EINVAL;
-	if (errno == ERANGE || v < INT_MIN || v > INT_MAX)
-		return -ERANGE;
-	if ((r = oom_set_adj(c->p, curthread->proc, v)) < 0)
+	if ((r = procfs_parse_int(buf, len, &v)) < 0 ||
+	    (r = oom_set_adj(c->p, curthread->proc, v)) < 0)
 		return r;
 	return (long)len;
 }
