@@ -10,7 +10,10 @@
  *    GiB: each touched page holds what was written, the rest read zero,
  *    and a forked child sees the same and writes its own copies;
  *  - in mode 0, a read-write private mapping larger than all memory
- *    without MAP_NORESERVE is ENOMEM (__vm_enough_memory()'s heuristic).
+ *    without MAP_NORESERVE is ENOMEM (__vm_enough_memory()'s heuristic);
+ *  - a 64 GiB memfd mapped shared whole (as a vkernel maps its RAM file)
+ *    takes memory only for the pages written, which read(2) sees, and
+ *    leaves memory for the rest when it goes.
  *
  * The memory touched must fit any --mem: the test touches about 1100
  * pages.  Run as root and again as uid 65534.
@@ -24,6 +27,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 
 #include "guest.h"
@@ -122,6 +126,38 @@ check_sparse_rw(void)
 }
 
 static void
+check_sparse_memfd(void)
+{
+	size_t len = 64 * GiB;
+	int fd = (int)syscall(SYS_memfd_create, "sparse", 0);
+	struct stat st;
+	char *p, c = 0;
+
+	if (!CHECK(fd >= 0, "memfd_create"))
+		return;
+	CHECK_OK(ftruncate(fd, (off_t)len));
+	p = guest_mmap(NULL, len, rw, MAP_SHARED, fd, 0);
+	if (CHECK(p != MAP_FAILED, "mmap a 64 GiB memfd shared")) {
+		p[0] = 1;
+		p[32 * GiB] = 2;
+		p[len - 1] = 3;
+		CHECK(p[GiB] == 0 && p[32 * GiB] == 2, "sparse memfd pages");
+		CHECK_EQ(pread(fd, &c, 1, (off_t)(32 * GiB)), 1);
+		CHECK_EQ(c, 2);
+		CHECK_OK(fstat(fd, &st));
+		CHECK(st.st_blocks * 512 <= (1 << 20), "%lld blocks held",
+		    (long long)st.st_blocks);
+		CHECK_OK(guest_munmap(p, len));
+	}
+	close(fd);
+	p = guest_anon(GiB / 4, rw);
+	if (CHECK(p != MAP_FAILED, "256 MiB after the memfd went")) {
+		memset(p, 1, GiB / 4);
+		CHECK_OK(guest_munmap(p, GiB / 4));
+	}
+}
+
+static void
 check_heuristic(void)
 {
 	char *p;
@@ -192,6 +228,7 @@ tests(void)
 {
 	check_prot_none_reserve();
 	check_sparse_rw();
+	check_sparse_memfd();
 	check_heuristic();
 }
 
