@@ -192,6 +192,8 @@ modes(void)
 	pid_t pid;
 	int st;
 
+	if (geteuid() != 0)
+		return guest_skip("only root may set overcommit_memory");
 	CHECK_EQ(set_mode("1"), 0);
 	CHECK_EQ(overcommit_mode(), 1);
 	p = guest_mmap(NULL, big, rw, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);

@@ -24,6 +24,11 @@ hostuser)
 	fi
 	;;
 nobody)
+	# Only root's guest may become another user.
+	if [ "$(id -u)" != 0 ]; then
+		echo "skip: an ordinary user's guest cannot become uid 65534"
+		exit 77
+	fi
 	nobody=nobody
 	;;
 esac
