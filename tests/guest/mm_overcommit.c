@@ -125,6 +125,42 @@ check_sparse_rw(void)
 	CHECK_OK(guest_munmap(p, len));
 }
 
+/*
+ * Pages written in order and then some megabytes ahead (past what the
+ * run written in order grows by at once, within its length), in two
+ * reservations touched in turn: each page keeps what was written to it,
+ * whichever way vkernel gave the pages memory.
+ */
+static void
+check_fill_order(void)
+{
+	size_t len = 64 << 20, npg = len / GUEST_PAGE, bad = 0;
+	char *a = guest_mmap(NULL, len, rw, MAP_PRIVATE | MAP_ANONYMOUS |
+	    MAP_NORESERVE, -1, 0);
+	char *b = guest_mmap(NULL, len, rw, MAP_PRIVATE | MAP_ANONYMOUS |
+	    MAP_NORESERVE, -1, 0);
+
+	if (!CHECK(a != MAP_FAILED && b != MAP_FAILED, "two reservations"))
+		return;
+	for (size_t i = 0; i < (4 << 20) / GUEST_PAGE; i++)
+		a[i * GUEST_PAGE] = (char)i;
+	for (size_t i = (10 << 20) / GUEST_PAGE; i < npg; i += 97)
+		a[i * GUEST_PAGE] = (char)i;
+	for (size_t i = 0; i < npg; i++)
+		b[i * GUEST_PAGE] = (char)(i + 1);
+	for (size_t i = 0; i < npg; i++) {
+		char want = i < (4 << 20) / GUEST_PAGE ||
+		    (i >= (10 << 20) / GUEST_PAGE &&
+		    (i - (10 << 20) / GUEST_PAGE) % 97 == 0) ? (char)i : 0;
+
+		bad += a[i * GUEST_PAGE] != want;
+		bad += b[i * GUEST_PAGE] != (char)(i + 1);
+	}
+	CHECK(bad == 0, "%zu pages lost what was written", bad);
+	CHECK_OK(guest_munmap(a, len));
+	CHECK_OK(guest_munmap(b, len));
+}
+
 static void
 check_sparse_memfd(void)
 {
@@ -230,6 +266,7 @@ tests(void)
 {
 	check_prot_none_reserve();
 	check_sparse_rw();
+	check_fill_order();
 	check_sparse_memfd();
 	check_heuristic();
 }

@@ -67,7 +67,8 @@ vm_map_anon_fill(struct vm_map *m, uint64_t va)
 	uint64_t page = VK_ROUND_DOWN(va, VK_PAGE_SIZE), start, end, off;
 	struct vm_entry *e = vm_map_lookup(m, page);
 	const struct vm_entry *run;
-	bool extended = false;
+	bool taken = false;     /* RAM for [start, end) is had */
+	uint64_t grow;
 	int r;
 
 	if (e == NULL || !vm_entry_untouched(e))
@@ -77,27 +78,27 @@ vm_map_anon_fill(struct vm_map *m, uint64_t va)
 		return r;
 	e = vm_map_lookup(m, page);
 	run = fill_run_before(m, e);
-	if (run != NULL && page - e->start < VK_MAX(run->end - run->start,
-	    FILL_MIN)) {
+	grow = run == NULL ? 0 : VK_MIN(VK_MAX(run->end - run->start,
+	    FILL_MIN), FILL_MAX);
+	if (page - e->start < grow) {
 		/* Written in order: the run grows, in place if it can. */
 		start = e->start;
-		end = VK_MIN(e->end, start + VK_MIN(VK_MAX(run->end -
-		    run->start, FILL_MIN), FILL_MAX));
+		end = VK_MIN(e->end, start + grow);
 		off = run->ramoff + (run->end - run->start);
-		extended = vm_ram_extend(run->ramoff, run->end - run->start,
+		taken = vm_ram_extend(run->ramoff, run->end - run->start,
 		    end - start) == 0;
 	} else {
 		start = VK_MAX(e->start, VK_ROUND_DOWN(page, FILL_MIN));
 		end = VK_MIN(e->end, VK_ROUND_DOWN(page, FILL_MIN) + FILL_MIN);
 	}
 	/* At the limit on entries, all of the entry if it fits: no cut. */
-	if (!extended && vm_map_count_above(m, VM_MAX_MAP_COUNT - 2) &&
+	if (!taken && vm_map_count_above(m, VM_MAX_MAP_COUNT - 2) &&
 	    vm_ram_alloc(e->end - e->start, &off) == 0) {
 		start = e->start;
 		end = e->end;
-		extended = true;
+		taken = true;
 	}
-	if (!extended && vm_ram_alloc(end - start, &off) < 0) {
+	if (!taken && vm_ram_alloc(end - start, &off) < 0) {
 		start = page;
 		end = page + VK_PAGE_SIZE;
 		if ((r = vm_ram_alloc(VK_PAGE_SIZE, &off)) < 0)
