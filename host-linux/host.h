@@ -17,12 +17,18 @@ struct host_config {
 	bool trace;
 };
 
-/* ramfile.c */
-int ram_init(uint64_t guest_space, struct vk_error **err);
+/*
+ * ramfile.c: the RAM file, guest_space bytes for the guest and then
+ * nslots control pages, one for each stub (guest process) at once.
+ */
+int ram_init(uint64_t guest_space, unsigned nslots, struct vk_error **err);
 int ram_fd(void);
-/* The platform's control pages, after the guest's part of the file. */
+/* A free control slot, or -EAGAIN when every one is taken. */
+int ram_ctl_alloc(void);
+/* Give slot back, its page zeroed for the next stub. */
+void ram_ctl_free(unsigned slot);
+/* The control page of slot, and its offset in the file. */
 void *ram_ctl_page(unsigned slot, uint64_t *offp);
-#define RAM_CTL_SLOTS 256
 
 /* ptrace.c */
 int ptrace_init(struct vk_error **err);

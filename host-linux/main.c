@@ -642,8 +642,12 @@ boot(const struct run_opts *o, struct vk_error **err)
 	const char *why;
 	int r;
 
-	/* Offsets beyond --mem keep fragmentation from looking like OOM. */
-	if ((r = ram_init(VK_MAX(4 * o->mem, 64ULL << 30), err)) < 0 ||
+	/*
+	 * Offsets beyond --mem keep fragmentation from looking like OOM; a
+	 * control page for each process --pids allows.
+	 */
+	if ((r = ram_init(VK_MAX(4 * o->mem, 64ULL << 30), o->pids > 0 ?
+	    o->pids : KERN_MAX_TASKS, err)) < 0 ||
 	    (r = hostinfo_init(o->cpus, err)) < 0 ||
 	    (r = ptrace_init(err)) < 0)
 		return r;

@@ -87,7 +87,6 @@ struct plat_space {
 
 #define HASH_SIZE 256
 static struct plat_thread *thash[HASH_SIZE];
-static bool slot_used[RAM_CTL_SLOTS];
 static int stub_fd = -1;
 static int sigchld_fd = -1;
 static int64_t vdso_lo_off, vdso_hi_off;
@@ -545,18 +544,6 @@ stub_syscall(struct plat_thread *pt, long nr, uint64_t a0, uint64_t a1,
 
 /* --- spaces --- */
 
-static int
-slot_alloc(void)
-{
-	for (unsigned i = 0; i < RAM_CTL_SLOTS; i++) {
-		if (!slot_used[i]) {
-			slot_used[i] = true;
-			return (int)i;
-		}
-	}
-	return -EAGAIN;
-}
-
 /* Wait until a killed or exiting thread is gone, for good. */
 static void
 thread_reap(pid_t tid)
@@ -741,7 +728,7 @@ plat_space_create(void *cookie, struct arch_context *ctx,
 	uint64_t ctloff, vdso;
 	int slot, e;
 
-	if (sp == NULL || pt == NULL || (slot = slot_alloc()) < 0) {
+	if (sp == NULL || pt == NULL || (slot = ram_ctl_alloc()) < 0) {
 		free(sp);
 		free(pt);
 		return -EAGAIN;
@@ -759,7 +746,7 @@ plat_space_create(void *cookie, struct arch_context *ctx,
 			stub_reap(sp);
 		if (sp->pidfd >= 0)
 			close(sp->pidfd);
-		slot_used[sp->slot] = false;
+		ram_ctl_free(sp->slot);
 		free(sp);
 		free(pt);
 		return e;
@@ -826,12 +813,12 @@ plat_space_fork(struct plat_thread *from, void *cookie,
 
 	if ((e = plat_space_flush(parent)) < 0)
 		return e;
-	if ((slot = slot_alloc()) < 0)
+	if ((slot = ram_ctl_alloc()) < 0)
 		return -EAGAIN;
 	parent->spawned = 0;
 	r = stub_syscall(from, SYS_fork, 0, 0, 0, 0, 0, 0);
 	if (r < 0 || parent->spawned <= 0) {
-		slot_used[slot] = false;
+		ram_ctl_free((unsigned)slot);
 		return r < 0 ? (int)r : -EAGAIN;
 	}
 	sp = vk_xcalloc(1, sizeof(*sp));
@@ -858,7 +845,7 @@ plat_space_fork(struct plat_thread *from, void *cookie,
 			thread_exit_now(pt, &sp->tmpl, SYS_exit_group);
 		if (sp->pidfd >= 0)
 			close(sp->pidfd);
-		slot_used[slot] = false;
+		ram_ctl_free((unsigned)slot);
 		free(pt);
 		free(sp);
 		return e;
@@ -987,8 +974,7 @@ plat_space_destroy(struct plat_space *sp)
 		if (pt != sp->main)
 			thread_free(pt);
 	}
-	memset(sp->batch, 0, VK_PAGE_SIZE);
-	slot_used[sp->slot] = false;
+	ram_ctl_free(sp->slot);
 	if (sp->stat_fd >= 0)
 		close(sp->stat_fd);
 	thread_free(sp->main);

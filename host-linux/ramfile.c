@@ -2,14 +2,16 @@
  * The RAM file: a memfd that holds all guest memory.
  *
  * It is sparse: its size is the guest's offset space (larger than --mem,
- * see vm_ram.c) plus a few control pages for the stubs, and only pages
- * that are touched take host memory.  The kernel maps it whole; each stub
+ * see vm_ram.c) plus a control page for each stub there may be at once
+ * (as many as --pids allows processes), and only pages that are touched
+ * take host memory.  The kernel maps it whole; each stub
  * maps the ranges its guest owns.  Freed ranges are punched out, so the
  * host gets the memory back and a reused range reads zero.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <malloc.h>
+#include <stdbool.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -18,32 +20,62 @@
 #include "vkern/platform.h"
 #include "vkern/vk.h"
 
-#define CTL_SIZE ((uint64_t)RAM_CTL_SLOTS * VK_PAGE_SIZE)
-
 static int ramfd = -1;
 static void *rambase;
 static uint64_t ramspace;
+static bool *slot_used;
+static unsigned nslot, slot_next;
 
 int
-ram_init(uint64_t guest_space, struct vk_error **err)
+ram_init(uint64_t guest_space, unsigned nslots, struct vk_error **err)
 {
+	uint64_t ctl_size = (uint64_t)nslots * VK_PAGE_SIZE;
 	cleanup_close int fd = -1;
 	void *p;
 
 	fd = memfd_create("vkernel-ram", MFD_CLOEXEC);
 	if (fd < 0)
 		return vk_error_make(err, errno, "create the RAM file");
-	if (ftruncate(fd, (off_t)(guest_space + CTL_SIZE)) < 0)
+	if (ftruncate(fd, (off_t)(guest_space + ctl_size)) < 0)
 		return vk_error_make(err, errno, "size the RAM file to %lu "
-		    "bytes", (unsigned long)(guest_space + CTL_SIZE));
-	p = mmap(NULL, guest_space + CTL_SIZE, PROT_READ | PROT_WRITE,
+		    "bytes", (unsigned long)(guest_space + ctl_size));
+	p = mmap(NULL, guest_space + ctl_size, PROT_READ | PROT_WRITE,
 	    MAP_SHARED | MAP_NORESERVE, fd, 0);
 	if (p == MAP_FAILED)
 		return vk_error_make(err, errno, "map the RAM file");
 	rambase = p;
 	ramspace = guest_space;
+	slot_used = vk_xcalloc(nslots, sizeof(*slot_used));
+	nslot = nslots;
 	ramfd = steal_fd(&fd);
 	return 0;
+}
+
+/* Next fit: a scan goes on from the last slot taken. */
+int
+ram_ctl_alloc(void)
+{
+	for (unsigned n = 0; n < nslot; n++) {
+		unsigned i = (slot_next + n) % nslot;
+
+		if (!slot_used[i]) {
+			slot_used[i] = true;
+			slot_next = (i + 1) % nslot;
+			return (int)i;
+		}
+	}
+	return -EAGAIN;
+}
+
+void
+ram_ctl_free(unsigned slot)
+{
+	uint64_t off;
+
+	VK_ASSERT(slot < nslot && slot_used[slot]);
+	(void)ram_ctl_page(slot, &off);
+	plat_ram_discard(off, VK_PAGE_SIZE);
+	slot_used[slot] = false;
 }
 
 int
@@ -55,7 +87,7 @@ ram_fd(void)
 void *
 ram_ctl_page(unsigned slot, uint64_t *offp)
 {
-	VK_ASSERT(slot < RAM_CTL_SLOTS);
+	VK_ASSERT(slot < nslot);
 	*offp = ramspace + (uint64_t)slot * VK_PAGE_SIZE;
 	return (char *)rambase + *offp;
 }

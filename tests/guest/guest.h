@@ -32,6 +32,7 @@
 #include <sys/wait.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <grp.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -372,6 +373,24 @@ guest_as_nobody(void (*fn)(const void *), const void *arg)
 	}
 	CHECK(pid > 0 && waitpid(pid, &st, 0) == pid && WIFEXITED(st) &&
 	    WEXITSTATUS(st) == 0, "uid 65534: status %#x", st);
+}
+
+/*
+ * Writes text to path in one write(2), as "echo -n text > path" with
+ * O_WRONLY alone (a /proc or /sys file): 0, or the errno of the open
+ * or the write.
+ */
+static inline int
+guest_write_file(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY), e = 0;
+
+	if (fd < 0)
+		return errno;
+	if (write(fd, text, strlen(text)) != (ssize_t)strlen(text))
+		e = errno;
+	close(fd);
+	return e;
 }
 
 /* A private anonymous mapping anywhere, or MAP_FAILED. */

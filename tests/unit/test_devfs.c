@@ -205,6 +205,7 @@ Test(devfs, readdir_lists_every_node)
 		".", "..", "null", "zero", "full", "random", "urandom", "tty",
 		"console", "fd", "stdin", "stdout", "stderr", "shm", "pts",
 		"ptmx",
+		"kmsg",
 	};
 	struct dirent_seen s = { .n = 0 };
 

@@ -562,14 +562,14 @@ Test(procfs, pid_dir_lists_its_files)
 	static const char *const want[] = {
 		"stat", "status", "statm", "cmdline", "environ", "comm",
 		"maps", "exe", "cwd", "root", "fd", "fdinfo", "mounts",
-		"mountinfo", "task",
+		"mountinfo", "oom_score", "oom_score_adj", "task",
 	};
 	struct dlist d;
 
 	list_dir("1", &d);
 	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
 		cr_assert_geq(dl_find(&d, want[i]), 0, "no %s", want[i]);
-	cr_assert_eq(d.n, 2 + 15);
+	cr_assert_eq(d.n, 2 + 17);
 }
 
 /* --- the root directory --- */
@@ -762,6 +762,10 @@ Test(procfs, modifications_fail)
 	cr_assert_eq(vn->ops->setattr(vn, &va, VA_SIZE | VA_MODE), -EPERM);
 	/* open(O_TRUNC) of a proc file truncates nothing, and works. */
 	cr_assert_eq(vn->ops->setattr(vn, &va, VA_SIZE), 0);
+	vnode_rel(st);
+	st = walk_ok("1/oom_score_adj");
+	cr_assert_eq(st->ops->setattr(st, &va, VA_SIZE), 0);
+	cr_assert_eq(st->ops->setattr(st, &va, VA_MODE), -EPERM);
 	vnode_rel(vn);
 	vnode_rel(st);
 }

@@ -19,6 +19,7 @@ struct kru;
 struct proc;
 struct thread;
 struct plat_event;
+struct vm_map;
 
 /* Boot-time settings, from the command line. */
 struct kern_config {
@@ -243,6 +244,20 @@ void syscall_trace_noreturn(struct thread *td, const char *name, int status);
 
 /* vm_fault.c */
 int vm_fault(struct thread *td, uint64_t addr, int *codep);
+
+/*
+ * kern_oom.c: the OOM killer.  oom_kill picks the process with the
+ * highest badness and kills it, saying so on stderr and in the kernel's
+ * log: true when that freed another process's memory (try again); false
+ * when it was one that maps m, the fault's map, which now has SIGKILL
+ * pending.  oom_score is /proc/PID/oom_score; oom_set_adj sets p's
+ * oom_score_adj as written by the process by, with Linux's rules:
+ * 0, -EINVAL out of [-1000, 1000], or -EACCES below the least a
+ * privileged writer set without CAP_SYS_RESOURCE.
+ */
+bool oom_kill(const struct vm_map *m);
+unsigned oom_score(const struct proc *p);
+int oom_set_adj(struct proc *p, const struct proc *by, long adj);
 
 /* sys_mm.c */
 long kern_mmap(struct proc *p, uint64_t addr, uint64_t len, int prot,

@@ -31,6 +31,7 @@
 #include <time.h>
 
 #include "vkern/kern/kern.h"
+#include "vkern/kern/kmsg.h"
 #include "vkern/kern/proc.h"
 #include "vkern/kern/syscall.h"
 #include "vkern/kmem.h"
@@ -60,6 +61,7 @@ kern_init(const struct kern_config *cfg)
 	if (cfg->hostname != NULL)
 		uts_set_name(UTS_NODENAME, cfg->hostname,
 		    strlen(cfg->hostname));
+	kmsg_reset();
 }
 
 const struct kern_config *

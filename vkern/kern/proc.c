@@ -703,6 +703,8 @@ proc_copy_state(struct proc *c, const struct proc *p)
 	c->keepcaps = p->keepcaps;
 	c->thp_disable = p->thp_disable;
 	c->mce_kill = p->mce_kill;
+	c->oom_score_adj = p->oom_score_adj;
+	c->oom_score_adj_min = p->oom_score_adj_min;
 	memcpy(c->comm, p->comm, sizeof(c->comm));
 	c->exe = strdup(p->exe != NULL ? p->exe : "");
 	proc_set_text(c, p->text);

@@ -221,6 +221,9 @@ struct proc {
 	bool stop_report, cont_report;   /* for wait's WUNTRACED, WCONTINUED */
 	int pdeathsig;
 	struct tty *ctty;             /* its controlling terminal, or NULL */
+	short oom_score_adj;          /* /proc/PID/oom_score_adj */
+	short oom_score_adj_min;      /* the least a privileged writer set */
+	bool oom_killed;              /* the OOM killer's, dying */
 	int exit_status;	/* a wait(2) status */
 	char comm[16];                /* the leader thread's name */
 	char *exe;                    /* the canonical path of the program */

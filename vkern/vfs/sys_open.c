@@ -18,6 +18,7 @@
 
 #include "vkern/kern/kcov.h"
 #include "vkern/kern/kern.h"
+#include "vkern/kern/kmsg.h"
 #include "vkern/kern/proc.h"
 #include "vkern/kern/syscall_gen.h"
 #include "vkern/vfs/console.h"
@@ -141,8 +142,8 @@ open_ctty(struct proc *p, unsigned flags, const char *path, int *errp)
  * Files that are not their vnode: the terminal behind /dev/tty and
  * /dev/console, a new pseudo-terminal for each open of /dev/ptmx (or
  * /dev/pts/ptmx), a pty slave, and a new kcov for each open of
- * /sys/kernel/debug/kcov.  Returns NULL with *errp 0 for an ordinary
- * file.
+ * /sys/kernel/debug/kcov, and a reader of the kernel's log for each of
+ * /dev/kmsg.  Returns NULL with *errp 0 for an ordinary file.
  */
 static struct file *
 open_special(struct proc *p, struct vnode *vn, unsigned flags,
@@ -162,6 +163,8 @@ open_special(struct proc *p, struct vnode *vn, unsigned flags,
 		    O_NOCTTY), errp);
 	if (devfs_node_rdev(vn, &rdev) < 0 && devpts_node_rdev(vn, &rdev) < 0)
 		return NULL;
+	if (rdev == makedev(1, 11))
+		return kmsg_open(vn, flags & FILE_FLAGS, path);
 	if (rdev == makedev(5, 2))
 		return pty_open_master(p, vn, flags & FILE_FLAGS, path, errp);
 	if (rdev == makedev(5, 0))

@@ -22,6 +22,7 @@
 #include "vkern/vfs/tmpfs/tmpfs.h"
 #include "vkern/vfs/vfs.h"
 #include "vkern/vm/vm_map.h"
+#include "vkern/vm/vm_ram.h"
 
 #define PROT_VALID (PROT_READ | PROT_WRITE | PROT_EXEC)
 #define MAP_32BIT_LO 0x40000000ULL
@@ -152,17 +153,41 @@ mmap_range(struct proc *p, uint64_t addr, uint64_t len, int prot,
 	return 0;
 }
 
+/*
+ * Whether anonymous memory of len bytes may be made, as Linux's
+ * __vm_enough_memory() judges what a mapping commits: a mapping made
+ * with MAP_NORESERVE, or not writable, commits nothing; the heuristic
+ * refuses one larger than all the memory there is (--mem, and no swap);
+ * the strict mode's check is the charge itself, made at once.
+ */
+static bool
+mmap_commit_ok(uint64_t len, int prot, bool noreserve)
+{
+	if (!(prot & PLAT_PROT_WRITE) || noreserve ||
+	    vm_overcommit() != VM_OVERCOMMIT_GUESS)
+		return true;
+	return len <= vm_ram_limit();
+}
+
 long
 kern_mmap(struct proc *p, uint64_t addr, uint64_t len, int prot,
     uint64_t flags)
 {
 	unsigned vflags = (flags & MAP_TYPE) == MAP_PRIVATE ? 0 : VME_SHARED;
+	bool noreserve = (flags & MAP_NORESERVE) != 0;
+	bool lazy = vm_anon_lazy(len_round(len), vflags, noreserve);
 	uint64_t va;
 	long r;
 
+	if (!mmap_commit_ok(len_round(len), prot, noreserve))
+		return -ENOMEM;
 	if ((r = mmap_range(p, addr, len_round(len), prot, flags, &va)) < 0)
 		return r;
-	if ((r = vm_map_anon(p->vm, va, len_round(len), prot, vflags)) < 0)
+	if (lazy)
+		r = vm_map_anon_lazy(p->vm, va, len_round(len), prot, vflags);
+	else
+		r = vm_map_anon(p->vm, va, len_round(len), prot, vflags);
+	if (r < 0)
 		return vm_sync(p, r);
 	return vm_sync(p, (long)va);
 }

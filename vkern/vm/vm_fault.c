@@ -18,11 +18,24 @@
 #include "vkern/vm/vm_ram.h"
 
 int
+vm_fill_oom(struct vm_map *m, uint64_t va,
+    int (*fill)(struct vm_map *, uint64_t))
+{
+	int r;
+
+	while ((r = fill(m, va)) == -ENOMEM)
+		if (!oom_kill(m))
+			return -EINTR;
+	return r;
+}
+
+int
 vm_fault(struct thread *td, uint64_t addr, int *codep)
 {
 	struct proc *p = td->proc;
 	struct vm_entry *e = vm_map_lookup(p->vm, addr);
 	uint64_t page = VK_ROUND_DOWN(addr, VK_PAGE_SIZE);
+	int r;
 
 	if (e == NULL || (e->flags & VME_RESERVED)) {
 		*codep = SEGV_MAPERR;
@@ -31,29 +44,34 @@ vm_fault(struct thread *td, uint64_t addr, int *codep)
 	/* A shared file page with no RAM: the file may have grown to it. */
 	if ((e->flags & VME_SHARED) && e->ramoff == VM_NORAM &&
 	    e->obj != NULL && e->prot != 0) {
-		if (vm_map_file_fault(p->vm, addr) < 0 ||
-		    plat_space_flush(p->vm->space) < 0) {
+		r = vm_fill_oom(p->vm, addr, vm_map_file_fault);
+		if (r == -EINTR)
+			return 0;   /* killed, or another that maps it */
+		if (r < 0 || plat_space_flush(p->vm->space) < 0) {
 			*codep = -BUS_ADRERR;   /* SIGBUS: past the end */
 			return -EFAULT;
 		}
 		return 0;
 	}
-	/* A private file page without RAM: read it, unless past the end. */
-	if (e->vn != NULL && e->ramoff == VM_NORAM && e->prot != 0) {
-		int r = vm_map_file_fill(p->vm, addr);
-
+	/*
+	 * A private file page without RAM (read it, unless past the end),
+	 * untouched private memory (charge it now), or a write to
+	 * copy-on-write memory (the page gets its own copy).
+	 */
+	if (e->vn != NULL && e->ramoff == VM_NORAM && e->prot != 0)
+		r = vm_fill_oom(p->vm, addr, vm_map_file_fill);
+	else if (vm_entry_untouched(e))
+		r = vm_fill_oom(p->vm, addr, vm_map_anon_fill);
+	else if ((e->flags & VME_COW) && (e->prot & PLAT_PROT_WRITE))
+		r = vm_fill_oom(p->vm, addr, vm_map_cow);
+	else
+		r = 1;
+	if (r == -EINTR)
+		return 0;
+	if (r <= 0) {
+		td->last_fault = 0;
 		if (r < 0 || plat_space_flush(p->vm->space) < 0) {
 			*codep = r == -ENXIO ? -BUS_ADRERR : SEGV_MAPERR;
-			return -EFAULT;
-		}
-		return 0;
-	}
-	/* A write to copy-on-write memory: the page gets its own copy. */
-	if ((e->flags & VME_COW) && (e->prot & PLAT_PROT_WRITE)) {
-		td->last_fault = 0;
-		if (vm_map_cow(p->vm, addr) < 0 ||
-		    plat_space_flush(p->vm->space) < 0) {
-			*codep = SEGV_MAPERR;
 			return -EFAULT;
 		}
 		return 0;

@@ -33,6 +33,7 @@
 #include "vkern/kern/proc.h"
 #include "vkern/kmem.h"
 #include "vkern/platform.h"
+#include "vkern/vfs/tmpfs/tmpfs.h"
 #include "vkern/vfs/vfs.h"
 #include "vkern/vk.h"
 #include "vkern/vm/vm_map.h"
@@ -108,20 +109,106 @@ vm_map_file_shared_lazy(struct vm_map *m, uint64_t start, uint64_t len,
 	return 0;
 }
 
+/*
+ * Enter [start, end) of a shared mapping of obj's file from file offset
+ * foff, with no RAM: its pages are the file's holes, which the first
+ * touch fills (vm_map_file_fault).  Room was asked for.
+ */
+static void
+file_shared_hole(struct vm_map *m, uint64_t start, uint64_t end, int prot,
+    struct vm_obj *obj, uint64_t foff)
+{
+	struct vm_entry e = {
+		.start = start, .end = end, .prot = prot, .flags = VME_SHARED,
+		.obj = obj, .foff = foff, .ramoff = VM_NORAM,
+	};
+
+	obj->refs++;
+	vm_map_insert_at(m, vm_map_search(m, start), &e);
+}
+
+/*
+ * A range of a tmpfs file (a memfd, /dev/shm) larger than half the
+ * memory left is mapped as it is: the pages the file holds, and holes
+ * that take memory only when touched, as Linux's shmem allocates a page
+ * at its first fault, one fault a page.  A sparse file far larger than
+ * memory (a vkernel's own RAM file, inside vkernel) maps at no cost.
+ * Smaller ranges get all their pages at once, which the host then
+ * serves without a fault through the kernel.
+ */
+static bool
+file_shared_is_sparse(const struct vnode *vn, uint64_t len)
+{
+	uint64_t used = vm_ram_used() + vm_ram_kmem();
+
+	return tmpfs_is_tmpfs(vn) && (used >= vm_ram_limit() ||
+	    len > (vm_ram_limit() - used) / 2);
+}
+
+static int
+file_shared_sparse(struct vm_map *m, uint64_t start, uint64_t len, int prot,
+    struct vm_obj *obj, uint64_t off)
+{
+	struct vattr va;
+	uint64_t idx = off / VK_PAGE_SIZE, end = idx + len / VK_PAGE_SIZE;
+	uint64_t eof, ram;
+	int r;
+
+	if ((r = obj->vn->ops->getattr(obj->vn, &va)) < 0)
+		return r;
+	eof = VK_MIN(end, VK_ROUND_UP(va.size, VK_PAGE_SIZE) / VK_PAGE_SIZE);
+	while (idx < end) {
+		uint64_t va0 = start + (idx * VK_PAGE_SIZE - off), next;
+		struct vm_entry *e;
+
+		if ((r = vm_map_room(m, 1)) < 0)
+			break;
+		if (idx < eof && tmpfs_page_find(obj->vn, idx, &ram) == 0) {
+			/* A page the file holds. */
+			file_shared_hole(m, va0, va0 + VK_PAGE_SIZE, prot, obj,
+			    idx * VK_PAGE_SIZE);
+			e = vm_map_lookup(m, va0);
+			e->ramoff = ram;
+			vm_entry_host_map(m, e);
+			idx++;
+			continue;
+		}
+		/* A hole, to the next page held or, past those, the end. */
+		next = idx < eof ? VK_MIN(tmpfs_page_next(obj->vn, idx), eof) :
+		    end;
+		if (next >= eof)
+			next = end;
+		file_shared_hole(m, va0, va0 + (next - idx) * VK_PAGE_SIZE,
+		    prot, obj, idx * VK_PAGE_SIZE);
+		idx = next;
+	}
+	vm_map_merge_around(m, start, start + len);
+	return r;
+}
+
 int
 vm_map_file_shared(struct vm_map *m, uint64_t start, uint64_t len, int prot,
     struct vnode *vn, uint64_t off, bool maywrite)
 {
+	bool sparse = file_shared_is_sparse(vn, len);
 	struct vm_obj *obj;
 	int r;
 
 	VK_ASSERT(VK_PAGE_ALIGNED(start) && VK_PAGE_ALIGNED(len) && len > 0);
 	VK_ASSERT(vm_map_range_free(m, start, start + len));
 	/* XXX: an entry a page, where Linux has one for the mapping. */
-	if (vm_map_room(m, len / VK_PAGE_SIZE) < 0)
+	if (!sparse && vm_map_room(m, len / VK_PAGE_SIZE) < 0)
 		return -ENOMEM;
 	if ((r = file_obj_new(vn, maywrite, &obj)) < 0)
 		return r;
+	if (sparse) {
+		/* Held while entries are made: then they alone hold it. */
+		obj->refs++;
+		if ((r = file_shared_sparse(m, start, len, prot, obj, off)) < 0)
+			vm_map_remove(m, start, start + len);
+		vm_obj_rel(obj);
+		return r;
+	}
 	for (uint64_t va = start; va < start + len; va += VK_PAGE_SIZE) {
 		struct vm_entry e = {
 			.start = va, .end = va + VK_PAGE_SIZE, .prot = prot,
@@ -207,7 +294,7 @@ vm_map_file_fault(struct vm_map *m, uint64_t va)
 		return -ENXIO;
 	if ((r = e->obj->vn->ops->getpage(e->obj->vn, (e->foff +
 	    (page - e->start)) / VK_PAGE_SIZE, &ram)) < 0)
-		return -ENXIO;
+		return r == -ENOMEM ? r : -ENXIO;
 	vm_map_clip(m, page);
 	vm_map_clip(m, page + VK_PAGE_SIZE);
 	e = vm_map_lookup(m, page);

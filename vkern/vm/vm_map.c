@@ -396,9 +396,10 @@ vm_entry_host_map(struct vm_map *m, const struct vm_entry *e)
 		    host_prot(e), e->ramoff);
 }
 
-int
-vm_map_anon(struct vm_map *m, uint64_t start, uint64_t len, int prot,
-    unsigned flags)
+/* An anonymous entry; with RAM now (charge) unless prot is PROT_NONE. */
+static int
+anon_insert(struct vm_map *m, uint64_t start, uint64_t len, int prot,
+    unsigned flags, bool charge)
 {
 	struct vm_entry e = {
 		.start = start,
@@ -413,12 +414,26 @@ vm_map_anon(struct vm_map *m, uint64_t start, uint64_t len, int prot,
 	VK_ASSERT(vm_map_range_free(m, e.start, e.end));
 	if ((r = vm_map_room(m, 1)) < 0)
 		return r;
-	if (prot != 0 && (r = vm_ram_alloc(len, &e.ramoff)) < 0)
+	if (charge && prot != 0 && (r = vm_ram_alloc(len, &e.ramoff)) < 0)
 		return r;
 	vm_map_insert_at(m, vm_map_search(m, start), &e);
 	vm_entry_host_map(m, &e);
 	vm_map_merge_around(m, e.start, e.end);
 	return 0;
+}
+
+int
+vm_map_anon(struct vm_map *m, uint64_t start, uint64_t len, int prot,
+    unsigned flags)
+{
+	return anon_insert(m, start, len, prot, flags, true);
+}
+
+int
+vm_map_anon_lazy(struct vm_map *m, uint64_t start, uint64_t len, int prot,
+    unsigned flags)
+{
+	return anon_insert(m, start, len, prot, flags, false);
 }
 
 int
@@ -477,8 +492,13 @@ vm_map_protect(struct vm_map *m, uint64_t start, uint64_t end, int prot)
 		struct vm_entry *e = &m->ent[i];
 		uint64_t len = e->end - e->start;
 
-		/* A file's pages are read when first touched. */
-		if (e->ramoff == VM_NORAM && prot != 0 && e->vn == NULL) {
+		/*
+		 * A file's pages are read when first touched, and large or
+		 * untouched private memory is charged then.
+		 */
+		if (e->ramoff == VM_NORAM && prot != 0 && e->vn == NULL &&
+		    !vm_entry_untouched(e) && !vm_anon_lazy(len, e->flags,
+		    false)) {
 			if ((r = vm_ram_alloc(len, &e->ramoff)) < 0)
 				break;
 			e->prot = prot;
@@ -702,7 +722,7 @@ vm_map_hostptr(struct vm_map *m, uint64_t va, uint64_t len, int need,
 	/* A kernel write into copy-on-write memory copies the page first. */
 	if (e != NULL && (e->flags & VME_COW) && (need & PLAT_PROT_WRITE) &&
 	    (e->prot & PLAT_PROT_WRITE)) {
-		if (vm_map_cow(m, va) < 0)
+		if (vm_fill_oom(m, va, vm_map_cow) < 0)
 			return -EFAULT;
 		e = vm_map_lookup(m, va);
 	}
@@ -717,7 +737,15 @@ vm_map_hostptr(struct vm_map *m, uint64_t va, uint64_t len, int need,
 	/* A private file page not read yet is read, as a fault would. */
 	if (e != NULL && e->vn != NULL && e->ramoff == VM_NORAM &&
 	    e->prot != 0 && (e->prot & need) == need) {
-		if (vm_map_file_fill(m, va) < 0)
+		if (vm_fill_oom(m, va, vm_map_file_fill) < 0)
+			return -EFAULT;
+		e = vm_map_lookup(m, va);
+	}
+
+	/* Untouched private memory gets its pages, as a fault would. */
+	if (e != NULL && vm_entry_untouched(e) &&
+	    (e->prot & need) == need) {
+		if (vm_fill_oom(m, va, vm_map_anon_fill) < 0)
 			return -EFAULT;
 		e = vm_map_lookup(m, va);
 	}

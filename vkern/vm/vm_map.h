@@ -169,6 +169,42 @@ int vm_map_find_space(const struct vm_map *m, uint64_t len, uint64_t lo,
 int vm_map_anon(struct vm_map *m, uint64_t start, uint64_t len, int prot,
     unsigned flags);
 
+/*
+ * Overcommit (vm_anon.c): anonymous private memory charged against
+ * --mem when first touched rather than when mapped.  Mappings of at most
+ * VM_EAGER_MAX bytes are charged whole at once, so that the host serves
+ * their faults; larger ones, and MAP_NORESERVE ones (noreserve), are
+ * charged when touched unless vm.overcommit_memory is 2.
+ */
+#define VM_EAGER_MAX (2ULL << 20)
+bool vm_anon_lazy(uint64_t len, unsigned flags, bool noreserve);
+
+/* As vm_map_anon, charged when touched: no RAM yet, whatever prot. */
+int vm_map_anon_lazy(struct vm_map *m, uint64_t start, uint64_t len,
+    int prot, unsigned flags);
+
+/*
+ * Whether e is anonymous private memory not yet touched that its access
+ * charges (vm_map_anon_fill), rather than a hole or a file's page.
+ */
+bool vm_entry_untouched(const struct vm_entry *e);
+
+/*
+ * The first touch of va in such memory: give it, and the pages around
+ * it, zeroed RAM.  Returns 0, or -ENOMEM when --mem has no room.
+ */
+int vm_map_anon_fill(struct vm_map *m, uint64_t va);
+
+/*
+ * vm_fault.c: run fill (a way of giving va's page RAM: vm_map_cow,
+ * vm_map_anon_fill, vm_map_file_fill, vm_map_file_fault) until --mem has
+ * room for it, the OOM killer ending other processes to make some.
+ * Returns fill's result, or -EINTR when the killer picked a process that
+ * maps m, which has SIGKILL pending: the access is not to be made.
+ */
+int vm_fill_oom(struct vm_map *m, uint64_t va,
+    int (*fill)(struct vm_map *, uint64_t));
+
 /* Enter an entry for a range the platform owns (no RAM, never mapped). */
 int vm_map_reserve(struct vm_map *m, uint64_t start, uint64_t end);
 
@@ -302,7 +338,8 @@ void vm_obj_fork_done(struct vm_map *src);
 
 /*
  * A fault in a shared file mapping's page that had no RAM: map the file's
- * page if the file has grown to it.  Returns 0, or -ENXIO (SIGBUS).
+ * page if the file has grown to it.  Returns 0, -ENXIO (SIGBUS), or
+ * -ENOMEM.
  */
 int vm_map_file_fault(struct vm_map *m, uint64_t va);
 

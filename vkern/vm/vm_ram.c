@@ -31,6 +31,7 @@ static struct extent *free_ext;
 static unsigned nfree, capfree;
 static uint64_t ram_used, ram_limit;
 static uint64_t kmem_used;     /* the kernel's own objects, kmem.c */
+static int overcommit;         /* VM_OVERCOMMIT_* */
 
 #define PEND_MAX 256
 
@@ -106,6 +107,7 @@ vm_ram_init(uint64_t space, uint64_t limit)
 	npend = 0;
 	ram_used = 0;
 	ram_limit = limit;
+	overcommit = VM_OVERCOMMIT_GUESS;
 	free_insert_at(0, 0, space);
 }
 
@@ -265,4 +267,17 @@ unsigned
 vm_ram_nfree(void)
 {
 	return nfree;
+}
+
+int
+vm_overcommit(void)
+{
+	return overcommit;
+}
+
+void
+vm_overcommit_set(int mode)
+{
+	VK_ASSERT(mode >= VM_OVERCOMMIT_GUESS && mode <= VM_OVERCOMMIT_NEVER);
+	overcommit = mode;
 }

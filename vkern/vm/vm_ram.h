@@ -51,6 +51,21 @@ uint64_t vm_ram_used(void);
 uint64_t vm_ram_kmem(void);
 uint64_t vm_ram_limit(void);
 
+/*
+ * vm.overcommit_memory, as Linux's (proc_sys_vm(5)): how anonymous
+ * memory is charged against --mem, which holds in every mode for the
+ * pages in use.  GUESS (the default) charges large and MAP_NORESERVE
+ * private mappings when their pages are first touched (vm_anon.c) and
+ * refuses one writable mapping larger than --mem; ALWAYS refuses none;
+ * NEVER charges every mapping in full when it is made, as before
+ * overcommit, and ignores MAP_NORESERVE.  Guest root may change it.
+ */
+#define VM_OVERCOMMIT_GUESS  0
+#define VM_OVERCOMMIT_ALWAYS 1
+#define VM_OVERCOMMIT_NEVER  2
+int vm_overcommit(void);
+void vm_overcommit_set(int mode);
+
 /* Number of free extents: for tests of coalescing. */
 unsigned vm_ram_nfree(void);
 

@@ -33,6 +33,7 @@ enum devfs_kind {
 	DK_FULL,
 	DK_RANDOM,
 	DK_TTY,         /* tty, console, ptmx: the VFS's to route */
+	DK_KMSG,        /* the kernel's log: the VFS's to route */
 };
 
 struct devfs_spec {
@@ -63,6 +64,7 @@ static const struct devfs_spec devfs_specs[] = {
 	{ "shm",     DK_DIR,    S_IFDIR | 0755, 0, 0, NULL },
 	{ "pts",     DK_DIR,    S_IFDIR | 0755, 0, 0, NULL },
 	{ "ptmx",    DK_TTY,    S_IFCHR | 0666, 5, 2, NULL },
+	{ "kmsg",    DK_KMSG,   S_IFCHR | 0644, 1, 11, NULL },
 };
 
 #define DEVFS_NNODES (1 + VK_NELEM(devfs_specs))
@@ -218,6 +220,8 @@ devfs_io_check(const struct vnode *vn)
 		return -EINVAL;
 	case DK_TTY:
 		return -ENXIO;
+	case DK_KMSG:
+		return -EINVAL;
 	default:
 		return 0;
 	}

@@ -9,7 +9,10 @@
  * they show the same as the process's own.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "vkern/kern/kern.h"
 #include "vkern/kern/proc.h"
@@ -20,9 +23,13 @@
 #include "vkern/vfs/procfs/pseudofs.h"
 #include "vkern/vk.h"
 #include "vkern/vm/vm_map.h"
+#include "vkern/vm/vm_ram.h"
 
 static int procfs_gen_self(const struct pfs_ctx *, struct sbuf *);
 static int procfs_gen_thread_self(const struct pfs_ctx *, struct sbuf *);
+static int procfs_gen_overcommit(const struct pfs_ctx *, struct sbuf *);
+static long procfs_write_overcommit(const struct pfs_ctx *, const char *,
+    size_t);
 
 enum procfs_kind {
 	PK_ROOT,
@@ -43,7 +50,8 @@ enum procfs_kind {
 	PK_PID,
 	PK_P_STAT, PK_P_STATUS, PK_P_STATM, PK_P_CMDLINE, PK_P_ENVIRON,
 	PK_P_COMM, PK_P_MAPS, PK_P_EXE, PK_P_CWD, PK_P_ROOT, PK_P_FD,
-	PK_P_FDINFO, PK_P_MOUNTS, PK_P_MOUNTINFO, PK_P_TASK,
+	PK_P_FDINFO, PK_P_MOUNTS, PK_P_MOUNTINFO, PK_P_OOM_SCORE,
+	PK_P_OOM_ADJ, PK_P_TASK,
 	PK_FD, PK_FDINFO,
 	PK_TID,
 	PK_T_STAT, PK_T_STATUS, PK_T_STATM, PK_T_COMM, PK_T_CMDLINE,
@@ -132,8 +140,11 @@ static const struct pfs_spec procfs_specs[PK_NKINDS] = {
 	[PK_CAP_LAST_CAP] = TEXT("cap_last_cap", PK_SYS_KERNEL, PFS_FILE,
 	    "40\n"),
 	[PK_SYS_VM] = TEXT("vm", PK_SYS, PFS_DIR, NULL),
-	[PK_OVERCOMMIT] = TEXT("overcommit_memory", PK_SYS_VM, PFS_FILE,
-	    "0\n"),
+	/* Root's to change (vm_ram.h says what each mode does). */
+	[PK_OVERCOMMIT] = { .name = "overcommit_memory", .parent = PK_SYS_VM,
+	    .mode = S_IFREG | 0644, .scope = PFS_GLOBAL,
+	    .gen = procfs_gen_overcommit,
+	    .write = procfs_write_overcommit },
 	/* The limit vm_map.h enforces. */
 	[PK_MAX_MAP_COUNT] = TEXT("max_map_count", PK_SYS_VM, PFS_FILE,
 	    PROCFS_STR(VM_MAX_MAP_COUNT) "\n"),
@@ -219,6 +230,12 @@ static const struct pfs_spec procfs_specs[PK_NKINDS] = {
 	    procfs_gen_mounts),
 	[PK_P_MOUNTINFO] = ROW("mountinfo", PK_PID, PFS_FILE, PFS_PROC,
 	    procfs_gen_mountinfo),
+	[PK_P_OOM_SCORE] = ROW("oom_score", PK_PID, S_IFREG | 0444, PFS_PROC,
+	    procfs_gen_pid_oom_score),
+	[PK_P_OOM_ADJ] = { .name = "oom_score_adj", .parent = PK_PID,
+	    .mode = S_IFREG | 0644, .scope = PFS_PROC,
+	    .gen = procfs_gen_pid_oom_adj,
+	    .write = procfs_write_pid_oom_adj },
 	[PK_P_TASK] = { .name = "task", .parent = PK_PID, .mode = PFS_DIR,
 	    .scope = PFS_PROC, .numbered = PK_TID },
 	[PK_FD] = ROW(NULL, PK_P_FD, PFS_LINK, PFS_FD, procfs_gen_fd_link),
@@ -244,6 +261,53 @@ static const struct pfs_spec procfs_specs[PK_NKINDS] = {
 	[PK_T_MAPS] = ROW("maps", PK_TID, PFS_FILE, PFS_THREAD,
 	    procfs_gen_pid_maps),
 };
+
+int
+procfs_parse_int(const char *buf, size_t len, long *vp)
+{
+	char num[13], *end;
+	size_t n = VK_MIN(len, sizeof(num) - 1);
+	long v;
+
+	memcpy(num, buf, n);
+	num[n] = '\0';
+	errno = 0;
+	v = strtol(num, &end, 0);
+	while (*end == ' ' || *end == '\t' || *end == '\n')
+		end++;
+	if (end == num || *end != '\0')
+		return -EINVAL;
+	if (errno == ERANGE || v < INT_MIN || v > INT_MAX)
+		return -ERANGE;
+	*vp = v;
+	return 0;
+}
+
+/*
+ * vm.overcommit_memory: 0, 1 or 2 (vm_ram.h), anything else EINVAL, as
+ * Linux's proc_dointvec_minmax() answers.
+ */
+static int
+procfs_gen_overcommit(const struct pfs_ctx *c, struct sbuf *sb)
+{
+	sbuf_printf(sb, "%d\n", vm_overcommit());
+	return 0;
+}
+
+static long
+procfs_write_overcommit(const struct pfs_ctx *c, const char *buf,
+    size_t len)
+{
+	long v;
+	int r;
+
+	if ((r = procfs_parse_int(buf, len, &v)) < 0)
+		return r == -ERANGE ? -EINVAL : r;
+	if (v < VM_OVERCOMMIT_GUESS || v > VM_OVERCOMMIT_NEVER)
+		return -EINVAL;
+	vm_overcommit_set((int)v);
+	return (long)len;
+}
 
 /* The pid of the current syscall's process; 0 before the first. */
 static int procfs_cur_pid;

@@ -22,6 +22,14 @@ struct proc;
 /* The process of the current syscall (procfs_set_current), or NULL. */
 struct proc *procfs_current(void);
 
+/*
+ * A number written to a file, as Linux's kstrtoint() reads it (decimal,
+ * octal with 0, hex with 0x, a sign) with blanks around it, of at most
+ * 12 bytes (its PROC_NUMBUF, the excess dropped): 0, -EINVAL for
+ * anything else, or -ERANGE past an int.
+ */
+int procfs_parse_int(const char *buf, size_t len, long *vp);
+
 /* ns as clock ticks. */
 uint64_t procfs_ticks(int64_t ns);
 
@@ -93,6 +101,10 @@ int procfs_gen_tid_comm(const struct pfs_ctx *c, struct sbuf *sb);
 long procfs_write_pid_comm(const struct pfs_ctx *c, const char *buf,
     size_t len);
 long procfs_write_tid_comm(const struct pfs_ctx *c, const char *buf,
+    size_t len);
+int procfs_gen_pid_oom_score(const struct pfs_ctx *c, struct sbuf *sb);
+int procfs_gen_pid_oom_adj(const struct pfs_ctx *c, struct sbuf *sb);
+long procfs_write_pid_oom_adj(const struct pfs_ctx *c, const char *buf,
     size_t len);
 int procfs_gen_pid_maps(const struct pfs_ctx *c, struct sbuf *sb);
 int procfs_gen_pid_exe(const struct pfs_ctx *c, struct sbuf *sb);

@@ -444,6 +444,36 @@ procfs_write_tid_comm(const struct pfs_ctx *c, const char *buf, size_t len)
 	return comm_write(c, proc_thread(c->p, c->arg), buf, len);
 }
 
+int
+procfs_gen_pid_oom_score(const struct pfs_ctx *c, struct sbuf *sb)
+{
+	sbuf_printf(sb, "%u\n", oom_score(c->p));
+	return 0;
+}
+
+int
+procfs_gen_pid_oom_adj(const struct pfs_ctx *c, struct sbuf *sb)
+{
+	sbuf_printf(sb, "%d\n", c->p->oom_score_adj);
+	return 0;
+}
+
+/* The number written, as kstrtoint() reads it (procfs_parse_int). */
+long
+procfs_write_pid_oom_adj(const struct pfs_ctx *c, const char *buf,
+    size_t len)
+{
+	long v;
+	int r;
+
+	if (curthread == NULL)
+		return -EINVAL;
+	if ((r = procfs_parse_int(buf, len, &v)) < 0 ||
+	    (r = oom_set_adj(c->p, curthread->proc, v)) < 0)
+		return r;
+	return (long)len;
+}
+
 /*
  * One line in show_map_vma()'s layout: offset, device and inode are 0
  * (nothing is file-backed yet), and a name starts at column 73, after
