@@ -214,6 +214,13 @@ int64_t plat_console_lseek(int fd, int64_t off, int whence);
 /* poll(2) of the host fd with no wait: its revents (POLLIN, POLLOUT). */
 short plat_console_poll(int fd, short events);
 
+/*
+ * The name /proc/PID/fd shows for console fd fd: the host's own for a
+ * pipe, a socket or a file (as it was at start-up), /dev/console for a
+ * terminal.  Always a NUL-terminated string in buf.
+ */
+void plat_console_name(int fd, char *buf, size_t size);
+
 /* The host fd's status flags (O_APPEND, O_NONBLOCK, access mode). */
 int plat_console_getfl(int fd);
 

@@ -420,6 +420,12 @@ plat_console_poll(int fd, short events)
 	return fake_console ? events & POLLOUT : 0;
 }
 
+void
+plat_console_name(int fd, char *buf, size_t size)
+{
+	snprintf(buf, size, "pipe:[%d]", 100 + fd);
+}
+
 int
 plat_console_getfl(int fd)
 {

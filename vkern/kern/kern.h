@@ -34,6 +34,8 @@ struct kern_config {
 	int64_t timeout_ns;    /* --timeout: wall clock */
 	int64_t cpu_ns;        /* --cpu-time: CPU time of all processes */
 	uint64_t disk;         /* --disk: bytes of overlay and tmpfs data */
+	/* Host fds 0 to console_fds - 1 are pid 1's (3 + --preserve-fds). */
+	unsigned console_fds;
 };
 
 /* The sandbox's processes plus threads when the config says nothing. */

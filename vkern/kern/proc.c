@@ -97,12 +97,17 @@ proc_default_limits(struct proc *p)
 	p->rlim[RLIMIT_RTPRIO] = (struct rlim64){ 0, 0 };
 }
 
-/* The first process's files: the console as fds 0-2, the VFS's root. */
+/*
+ * The first process's files: the console as fds 0-2 and the host fds
+ * passed on after them, the VFS's root.
+ */
 static void
 proc_init_files(struct proc *p)
 {
+	int nfds = (int)VK_MAX(kern_cfg()->console_fds, 3U);
+
 	p->fdt = fdt_alloc();
-	for (int fd = 0; fd < 3; fd++) {
+	for (int fd = 0; fd < nfds; fd++) {
 		struct file *fp = console_file(fd);
 
 		if (fp == NULL)
@@ -110,7 +115,7 @@ proc_init_files(struct proc *p)
 		/* The first session has the console for its terminal. */
 		if (tty_file(fp))
 			tty_set_ctty(p);
-		fd_install(p->fdt, fd, fp, false, 3);
+		fd_install(p->fdt, fd, fp, false, nfds);
 	}
 	p->fs = vk_xcalloc(1, sizeof(*p->fs));
 	p->fs->refs = 1;

@@ -22,6 +22,7 @@
 #include "vkern/kern/syscall_gen.h"
 #include "vkern/vfs/console.h"
 #include "vkern/vfs/devfs/devfs.h"
+#include "vkern/vfs/fdlink.h"
 #include "vkern/vfs/file.h"
 #include "vkern/vfs/pipe.h"
 #include "vkern/vfs/namei.h"
@@ -117,7 +118,9 @@ open_truncate(struct proc *p, struct vnode *vn, unsigned flags)
 
 /*
  * Files that are not their vnode: the terminal behind /dev/tty and
- * /dev/console, and a new kcov for each open of /sys/kernel/debug/kcov.
+ * /dev/console, a new kcov for each open of /sys/kernel/debug/kcov, and
+ * what a /proc/PID/fd link leads to when its file had no vnode (a
+ * console's host fd; the anonymous inode, which opens as nothing).
  * /dev/tty is the caller's controlling terminal: ENXIO without one, as
  * Linux.  Returns NULL with *errp 0 for an ordinary file.
  */
@@ -129,10 +132,14 @@ open_special(struct proc *p, struct vnode *vn, unsigned flags,
 	uint64_t rdev;
 
 	*errp = 0;
-	if (!(flags & O_PATH) && sysfs_is_kcov(vn))
+	if (flags & O_PATH)
+		return NULL;
+	if (sysfs_is_kcov(vn))
 		return kcov_open(flags & FILE_FLAGS, path, errp);
-	if (vn->type != VCHR || (flags & O_PATH) ||
-	    devfs_node_rdev(vn, &rdev) < 0 ||
+	if ((fp = fdlink_open(vn, flags & FILE_FLAGS, path, errp)) != NULL ||
+	    *errp < 0)
+		return fp;
+	if (vn->type != VCHR || devfs_node_rdev(vn, &rdev) < 0 ||
 	    (rdev != makedev(5, 0) && rdev != makedev(5, 1)))
 		return NULL;
 	if ((rdev == makedev(5, 0) && !p->ctty) ||
@@ -169,19 +176,20 @@ open_at(struct thread *td, int dirfd, const char *path, unsigned flags,
 		created = r == 0;
 	} else if ((flags & O_CREAT) && (flags & O_EXCL)) {
 		r = -EEXIST;
-	} else if ((flags & O_CREAT) && nd.vp->type != VDIR)
+	} else if ((flags & O_CREAT) && nd.vp->type != VDIR && !nd.magic)
 		r = vfs_check_create_open(p, nd.dvp, nd.vp);
 	if (r == 0)
 		r = open_check(p, nd.vp, flags, created);
 	if (r == 0 && !created && !(flags & O_PATH))
 		r = open_truncate(p, nd.vp, flags);
-	if (r == 0 && nd.vp->type == VFIFO && !(flags & O_PATH)) {
+	fp = r == 0 ? open_special(p, nd.vp, flags, nd.path, &r) : NULL;
+	if (fp == NULL && r == 0 && nd.vp->type == VFIFO &&
+	    !(flags & O_PATH)) {
 		r = (int)fifo_open(td, nd.vp, flags & (FILE_FLAGS | O_CLOEXEC),
 		    nd.path);
 		nd_release(&nd);
 		return r;
 	}
-	fp = r == 0 ? open_special(p, nd.vp, flags, nd.path, &r) : NULL;
 	if (fp == NULL && r == 0) {
 		fp = file_alloc(&vn_fileops, nd.vp, flags & FILE_FLAGS,
 		    nd.path);

@@ -473,6 +473,10 @@ procfs_gen_pid_maps(const struct pfs_ctx *c, struct sbuf *sb)
 int
 procfs_gen_pid_exe(const struct pfs_ctx *c, struct sbuf *sb)
 {
+	int r;
+
+	if ((r = procfs_may_read(c->p)) < 0)
+		return r;
 	if (c->p->exe == NULL || c->p->exe[0] == '\0')
 		return -ENOENT;
 	if (vfs_path_deep(c->p->exe))
@@ -484,6 +488,10 @@ procfs_gen_pid_exe(const struct pfs_ctx *c, struct sbuf *sb)
 int
 procfs_gen_pid_cwd(const struct pfs_ctx *c, struct sbuf *sb)
 {
+	int r;
+
+	if ((r = procfs_may_read(c->p)) < 0)
+		return r;
 	if (c->p->fs->cwd_path == NULL || c->p->fs->cwd_path[0] == '\0')
 		return -ENOENT;
 	if (vfs_path_deep(c->p->fs->cwd_path))
@@ -493,17 +501,22 @@ procfs_gen_pid_cwd(const struct pfs_ctx *c, struct sbuf *sb)
 }
 
 /*
- * The path the file was opened by.  A file without one (none exist yet)
- * gets a name in the style of Linux's anonymous inodes, because an empty
- * target would read as a missing file.
+ * The path the file was opened by, or the name Linux gives a file of
+ * its internal file systems (pipe:[INO], socket:[INO],
+ * anon_inode:[eventfd]), which each kind sets when it makes the file.
+ * A file without one gets a name in the style of Linux's anonymous
+ * inodes, because an empty target would read as a missing file.
  */
 int
 procfs_gen_fd_link(const struct pfs_ctx *c, struct sbuf *sb)
 {
 	struct file *fp = fd_get(c->p->fdt, c->arg);
+	int r;
 
 	if (fp == NULL)
 		return -ENOENT;
+	if ((r = procfs_may_read(c->p)) < 0)
+		return r;
 	if (fp->path != NULL && vfs_path_deep(fp->path))
 		return -ENAMETOOLONG;
 	if (fp->path != NULL && fp->path[0] != '\0')
