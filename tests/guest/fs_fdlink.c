@@ -117,7 +117,7 @@ test_socket_and_anon(void)
 static void
 test_file(void)
 {
-	char path[] = "/tmp/fdlinkXXXXXX", buf[256];
+	char path[] = "/tmp/fdlinkXXXXXX", buf[256], want[64];
 	int fd = mkstemp(path), ro, rw;
 	struct stat st;
 
@@ -143,8 +143,11 @@ test_file(void)
 		    "a read-only file reopens for writing: %d", rw);
 	if (rw >= 0)
 		close(rw);
-	/* An unlinked file still opens through its link. */
+	/* An unlinked file still opens through its link, which says so. */
 	CHECK_OK(unlink(path));
+	snprintf(want, sizeof(want), "%s (deleted)", path);
+	CHECK(strcmp(fd_link(0, ro, buf, sizeof(buf)), want) == 0,
+	    "an unlinked file links to '%s'", buf);
 	rw = fd_open("/proc/self/fd", ro, O_RDONLY);
 	CHECK(rw >= 0 && read(rw, buf, 2) == 2, "open of an unlinked file");
 	if (rw >= 0)
@@ -171,23 +174,39 @@ test_dir_and_names(void)
 	    memcmp(buf, "/proc/self/fd/2", 15) == 0, "/dev/stderr");
 }
 
-static void
-test_fdinfo(void)
+/* Whether /proc/self/fdinfo/FD starts with want. */
+static bool
+fdinfo_starts(int fd, const char *want)
 {
-	int fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
 	char path[64], buf[256];
-	ssize_t n;
 	int f;
+	ssize_t n;
 
-	CHECK(fd >= 0 && read(fd, buf, 7) == 7, "read");
 	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
 	f = open(path, O_RDONLY);
 	n = f >= 0 ? read(f, buf, sizeof(buf) - 1) : -1;
 	buf[n > 0 ? n : 0] = '\0';
-	CHECK(strncmp(buf, "pos:\t7\nflags:\t02100000\nmnt_id:\t", 31) == 0,
-	    "fdinfo: '%s'", buf);
-	close(f);
+	if (f >= 0)
+		close(f);
+	return CHECK(strncmp(buf, want, strlen(want)) == 0,
+	    "fdinfo of %d: '%s'", fd, buf);
+}
+
+static void
+test_fdinfo(void)
+{
+	int fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC), p[2];
+	char buf[8];
+
+	CHECK(fd >= 0 && read(fd, buf, 7) == 7, "read");
+	fdinfo_starts(fd, "pos:\t7\nflags:\t02100000\nmnt_id:\t");
 	close(fd);
+	/* A pipe's end is no file open(2) opened: no O_LARGEFILE. */
+	if (!CHECK(pipe2(p, O_NONBLOCK) == 0, "pipe2"))
+		return;
+	fdinfo_starts(p[1], "pos:\t0\nflags:\t04001\nmnt_id:\t");
+	close(p[0]);
+	close(p[1]);
 }
 
 /*
