@@ -213,20 +213,41 @@ test_fdinfo(void)
  * Another process's links, as ptrace_may_access(PTRACE_MODE_READ_FSCREDS)
  * allows: a dumpable process of the same ids, or anyone for root.
  */
+/* Reading another process's fdinfo: its bytes, or -1 with errno. */
+static ssize_t
+peer_fdinfo(int pid, int fd)
+{
+	char path[64], buf[128];
+	ssize_t n;
+	int f;
+
+	snprintf(path, sizeof(path), "/proc/%d/fdinfo/%d", pid, fd);
+	if ((f = open(path, O_RDONLY)) < 0)
+		return -1;
+	n = read(f, buf, sizeof(buf));
+	close(f);
+	return n;
+}
+
 static void
 try_peer(int pid, int fd, bool allowed)
 {
 	char buf[64];
 	pid_t c = fork();
 	int st = -1, f;
+	ssize_t info;
 
 	if (c == 0) {
 		fd_link(pid, fd, buf, sizeof(buf));
 		snprintf(buf + 32, 32, "/proc/%d/fd/%d", pid, fd);
 		f = open(buf + 32, O_RDONLY);
 		if (allowed)
-			_exit(strncmp(buf, "pipe:[", 6) == 0 && f >= 0 ? 0 : 1);
-		_exit(buf[0] == '\0' && f == -1 && errno == EACCES ? 0 : 2);
+			_exit(strncmp(buf, "pipe:[", 6) == 0 && f >= 0 &&
+			    peer_fdinfo(pid, fd) > 0 ? 0 : 1);
+		if (buf[0] != '\0' || f != -1 || errno != EACCES)
+			_exit(2);
+		info = peer_fdinfo(pid, fd);
+		_exit(info == -1 && errno == EACCES ? 0 : 3);
 	}
 	CHECK(c > 0 && waitpid(c, &st, 0) == c && WIFEXITED(st) &&
 	    WEXITSTATUS(st) == 0, "pid %d's fd %d, allowed %d: status %#x",

@@ -553,7 +553,11 @@ fdinfo_attr(struct file *fp, struct vattr *va)
 		fp->ops->stat(fp, va);
 }
 
-/* As fs/proc/fd.c's seq_show: close-on-exec is the fd's, not the file's. */
+/*
+ * As fs/proc/fd.c's seq_show: close-on-exec is the fd's, not the file's.
+ * XXX: Linux refuses another process's fdinfo at open (EACCES, by the
+ * ptrace rule); here the read does.
+ */
 int
 procfs_gen_fdinfo(const struct pfs_ctx *c, struct sbuf *sb)
 {
@@ -561,9 +565,12 @@ procfs_gen_fdinfo(const struct pfs_ctx *c, struct sbuf *sb)
 	struct file *fp = fd_get(t, c->arg);
 	struct vattr va;
 	unsigned flags;
+	int r;
 
 	if (fp == NULL)
 		return -ENOENT;
+	if ((r = procfs_may_read(c->p)) < 0)
+		return r;
 	fdinfo_attr(fp, &va);
 	flags = (fp->flags & ~(unsigned)O_CLOEXEC) |
 	    (fd_cloexec(t, c->arg) ? (unsigned)O_CLOEXEC : 0);
