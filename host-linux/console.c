@@ -18,6 +18,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -197,6 +198,14 @@ plat_console_lseek(int fd, int64_t off, int whence)
 	off_t r = lseek(fd, (off_t)off, whence);
 
 	return r < 0 ? -errno : (int64_t)r;
+}
+
+int
+plat_console_truncate(int fd, uint64_t size)
+{
+	if (size > INT64_MAX)
+		return -EINVAL;
+	return TEMP_FAILURE_RETRY(ftruncate(fd, (off_t)size)) < 0 ? -errno : 0;
 }
 
 short

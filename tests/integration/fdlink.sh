@@ -96,6 +96,10 @@ for who in root user; do
 	stderr)
 		same $who sh -c 'echo to-err >/dev/stderr; echo to-out \
 		    >/dev/stdout; echo more'
+		# O_TRUNC truncates the host file; the new file's offset
+		# is its own.
+		same $who sh -c 'echo first; sh -c "echo b >/dev/stdout";
+		    echo c'
 		;;
 	procsub)
 		same $who bash -c 'diff <(printf "a\nb\n") <(printf "a\nc\n");

@@ -420,6 +420,12 @@ plat_console_poll(int fd, short events)
 	return fake_console ? events & POLLOUT : 0;
 }
 
+int
+plat_console_truncate(int fd, uint64_t size)
+{
+	return fake_console ? -EINVAL : -EBADF;
+}
+
 void
 plat_console_name(int fd, char *buf, size_t size)
 {

@@ -78,16 +78,21 @@ fdl_read(struct vnode *vn, void *buf, size_t len, uint64_t off)
 }
 
 /*
- * Nothing here is kept to change.  A truncation, which open(2) with
- * O_TRUNC makes of a console's host file, is let go: XXX the guest
- * does not truncate a host file through /dev/stdout, where Linux would.
+ * Only a console's host file changes here, in size: open(2) of
+ * /dev/stdout with O_TRUNC truncates it, as Linux does, through the
+ * host fd, so only when that fd may write it (EACCES otherwise, as
+ * console_reopen() answers).
  */
 static int
 fdl_setattr(struct vnode *vn, const struct vattr *va, unsigned mask)
 {
 	const struct fdl_node *n = vn->data;
+	int r;
 
-	return n->kind == FDL_CONSOLE && mask == VA_SIZE ? 0 : -EPERM;
+	if (n->kind != FDL_CONSOLE || mask != VA_SIZE)
+		return -EPERM;
+	r = plat_console_truncate((int)n->key, va->size);
+	return r == -EINVAL || r == -EBADF ? -EACCES : r;
 }
 
 static void
