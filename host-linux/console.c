@@ -18,7 +18,10 @@
 #include <poll.h>
 #include <signal.h>
 #include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
@@ -37,6 +40,9 @@ _Static_assert(sizeof(struct arch_termios2) == sizeof(struct termios2),
 
 static int saved_fd = -1;
 static struct arch_termios saved_tio;
+static unsigned closed_fds;	/* a bit for each of fds 0-2 */
+static char **names;		/* plat_console_name's, per fd */
+static int nnames;
 
 /*
  * Put the host terminal back as vkernel found it.  SIGTTOU is blocked
@@ -59,8 +65,39 @@ console_restore(void)
 }
 
 void
-console_init(void)
+console_closed(int fd)
 {
+	closed_fds |= 1U << fd;
+}
+
+/*
+ * The host's name of fd, as its /proc shows it (a path the guest may
+ * not see, pipe:[INO], socket:[INO]), or NULL.  A terminal is the
+ * guest's /dev/console.
+ */
+static char *
+console_host_name(int fd)
+{
+	struct arch_termios tio;
+	char link[32], buf[4096];
+	ssize_t n;
+
+	if (ioctl(fd, TCGETS, &tio) == 0)
+		return strdup("/dev/console");
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	if ((n = readlink(link, buf, sizeof(buf) - 1)) <= 0)
+		return NULL;
+	buf[n] = '\0';
+	return strdup(buf);
+}
+
+void
+console_init(int nfds)
+{
+	names = calloc((size_t)nfds, sizeof(*names));
+	nnames = names != NULL ? nfds : 0;
+	for (int fd = 0; fd < nnames; fd++)
+		names[fd] = console_host_name(fd);
 	for (int fd = 0; fd < 3; fd++) {
 		if (ioctl(fd, TCGETS, &saved_tio) == 0) {
 			saved_fd = fd;
@@ -68,6 +105,13 @@ console_init(void)
 			return;
 		}
 	}
+}
+
+void
+plat_console_name(int fd, char *buf, size_t size)
+{
+	snprintf(buf, size, "%s", fd >= 0 && fd < nnames &&
+	    names[fd] != NULL ? names[fd] : "anon_inode:[console]");
 }
 
 /*
@@ -156,6 +200,14 @@ plat_console_lseek(int fd, int64_t off, int whence)
 	return r < 0 ? -errno : (int64_t)r;
 }
 
+int
+plat_console_truncate(int fd, uint64_t size)
+{
+	if (size > INT64_MAX)
+		return -EINVAL;
+	return TEMP_FAILURE_RETRY(ftruncate(fd, (off_t)size)) < 0 ? -errno : 0;
+}
+
 short
 plat_console_poll(int fd, short events)
 {
@@ -168,7 +220,11 @@ plat_console_poll(int fd, short events)
 int
 plat_console_getfl(int fd)
 {
-	int r = fcntl(fd, F_GETFL);
+	int r;
+
+	if (fd >= 0 && fd < 3 && (closed_fds & (1U << fd)))
+		return -EBADF;
+	r = fcntl(fd, F_GETFL);
 
 	return r < 0 ? -errno : r;
 }

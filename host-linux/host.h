@@ -35,9 +35,16 @@ int ptrace_init(struct vk_error **err);
 
 /*
  * console.c: remember the host terminal's settings (before the lock-down)
- * and put them back, which exit does by itself.
+ * and put them back, which exit does by itself; and the names of the
+ * host fds 0 to nfds - 1 the guest gets, for /proc/PID/fd.
  */
-void console_init(void);
+void console_init(int nfds);
+/*
+ * console_closed(): host fd fd (0, 1 or 2) was closed when vkernel
+ * started, and holds /dev/null only so that nothing else lands there;
+ * the guest gets no such fd.
+ */
+void console_closed(int fd);
 void console_restore(void);
 
 /*

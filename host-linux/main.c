@@ -64,6 +64,7 @@ struct run_opts {
 	uint64_t mem;
 	int cpus;
 	unsigned pids, fds;
+	unsigned preserve_fds;
 	int64_t timeout_ns, cpu_ns;
 	uint64_t disk;
 	struct fs_size upper_size;
@@ -138,6 +139,8 @@ usage(FILE *f)
 	    "  --hostname NAME    the guest's host name (default vkernel), "
 	    "in uname,\n"
 	    "                     /etc/hostname and /etc/hosts\n"
+	    "  --preserve-fds N   pass host fds 3 to 2+N on to the guest "
+	    "(as runc)\n"
 	    "  --landlock=MODE    auto (default): restrict vkernel's own "
 	    "host file\n"
 	    "                     access with Landlock where the host has "
@@ -408,6 +411,26 @@ valid_hostname(const char *s)
 	    "0123456789-_.") == n;
 }
 
+/*
+ * --preserve-fds N, as runc and crun take it: host fds 3 to 2 + N go to
+ * the guest's first process as they are.  Each must be open now, before
+ * vkernel opens anything that could take a closed one's place.
+ */
+static void
+parse_preserve_fds(struct run_opts *o, const char *arg)
+{
+	long n = 0;
+
+	if (strcmp(arg, "0") != 0 && parse_count(arg, 1024, &n) < 0)
+		bad_usage("invalid --preserve-fds count '%s' (0 to 1024)",
+		    arg);
+	o->preserve_fds = (unsigned)n;
+	for (int fd = 3; fd < 3 + (int)n; fd++)
+		if (fcntl(fd, F_GETFD) < 0)
+			bad_usage("--preserve-fds %s: a host fd it passes on "
+			    "is not open", arg);
+}
+
 static void
 parse_run(int argc, char **argv, struct run_opts *o)
 {
@@ -433,6 +456,7 @@ parse_run(int argc, char **argv, struct run_opts *o)
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "as-pid-1", no_argument, NULL, 'I' },
 		{ "hostname", required_argument, NULL, 'H' },
+		{ "preserve-fds", required_argument, NULL, 'X' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -468,6 +492,9 @@ parse_run(int argc, char **argv, struct run_opts *o)
 				bad_usage("invalid --fds count '%s' (1 to "
 				    "1048576)", optarg);
 			o->fds = (unsigned)n;
+			break;
+		case 'X':
+			parse_preserve_fds(o, optarg);
 			break;
 		case 'W':
 			if (parse_seconds(optarg, &o->timeout_ns) < 0)
@@ -637,6 +664,7 @@ boot(const struct run_opts *o, struct vk_error **err)
 		.disk = o->disk,
 		.as_pid_1 = o->as_pid_1,
 		.hostname = o->hostname,
+		.console_fds = 3 + o->preserve_fds,
 	};
 	bool rw[MAX_MOUNTS + 1];
 	const char *why;
@@ -662,7 +690,7 @@ boot(const struct run_opts *o, struct vk_error **err)
 	    err)) < 0)
 		return r;
 	signal(SIGPIPE, SIG_IGN);
-	console_init();
+	console_init(3 + o->preserve_fds);
 	kern_init(&cfg);
 	if ((r = boot_files(o, err)) < 0)
 		return r;
@@ -870,14 +898,19 @@ run(int argc, char **argv)
 /*
  * fds 0-2 must be taken before anything is opened: were one closed, the
  * RAM file or a host directory could land there and become the guest's
- * console.
+ * console.  The guest does not get the /dev/null that holds the place:
+ * its fd is closed, as the host's was.
  */
 static void
 fill_std_fds(void)
 {
-	for (int fd = 0; fd < 3; fd++)
-		if (fcntl(fd, F_GETFD) < 0 && open("/dev/null", O_RDWR) != fd)
+	for (int fd = 0; fd < 3; fd++) {
+		if (fcntl(fd, F_GETFD) >= 0)
+			continue;
+		if (open("/dev/null", O_RDWR) != fd)
 			exit(1);
+		console_closed(fd);
+	}
 }
 
 int

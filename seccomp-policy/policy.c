@@ -173,7 +173,8 @@ const struct policy_rule policy_rules[] = {
 	{ "utimensat", POLICY_EQ, 3, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW,
 	    "hostfs: set a host file's times through its own fd" },
 	{ "ftruncate", POLICY_ANY, 0, 0,
-	    "hostfs: truncate a host file open for writing" },
+	    "hostfs, and the console for O_TRUNC: truncate a host file "
+	    "open for writing" },
 	/* Time and randomness. */
 	{ "clock_gettime", POLICY_ANY, 0, 0,
 	    "the guest's clocks, when the vdso falls back to the kernel" },

@@ -210,9 +210,18 @@ long plat_console_write(int fd, const void *buf, size_t len);
 long plat_console_pread(int fd, void *buf, size_t len, int64_t off);
 long plat_console_pwrite(int fd, const void *buf, size_t len, int64_t off);
 int64_t plat_console_lseek(int fd, int64_t off, int whence);
+/* ftruncate(2) of the host fd: 0, or the host's -errno (-EINVAL, -EBADF). */
+int plat_console_truncate(int fd, uint64_t size);
 
 /* poll(2) of the host fd with no wait: its revents (POLLIN, POLLOUT). */
 short plat_console_poll(int fd, short events);
+
+/*
+ * The name /proc/PID/fd shows for console fd fd: the host's own for a
+ * pipe, a socket or a file (as it was at start-up), /dev/console for a
+ * terminal.  Always a NUL-terminated string in buf.
+ */
+void plat_console_name(int fd, char *buf, size_t size);
 
 /* The host fd's status flags (O_APPEND, O_NONBLOCK, access mode). */
 int plat_console_getfl(int fd);

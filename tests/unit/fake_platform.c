@@ -421,6 +421,18 @@ plat_console_poll(int fd, short events)
 }
 
 int
+plat_console_truncate(int fd, uint64_t size)
+{
+	return fake_console ? -EINVAL : -EBADF;
+}
+
+void
+plat_console_name(int fd, char *buf, size_t size)
+{
+	snprintf(buf, size, "pipe:[%d]", 100 + fd);
+}
+
+int
 plat_console_getfl(int fd)
 {
 	return fake_console ? O_RDWR : -EBADF;

@@ -483,6 +483,7 @@ Test(procfs, exe_without_program_is_enoent)
 Test(procfs, fd_lists_open_fds_as_links)
 {
 	struct dlist d;
+	struct file *fp;
 	struct vnode *vn;
 	struct vattr va;
 
@@ -503,7 +504,8 @@ Test(procfs, fd_lists_open_fds_as_links)
 	vn = walk_ok("1/fd/3");
 	cr_assert_eq(vn->ops->getattr(vn, &va), 0);
 	cr_assert_eq(va.mode, S_IFLNK | 0300, "mode %o", va.mode);
-	cr_assert_eq(procfs_fd_file(vn), fd_get(p1->fdt, 3));
+	cr_assert_eq(procfs_link_follow(vn, p1, &fp), 0);
+	cr_assert_eq(fp, fd_get(p1->fdt, 3));
 	vnode_rel(vn);
 }
 
@@ -524,6 +526,7 @@ Test(procfs, fdinfo_shows_offset_and_flags)
 
 Test(procfs, fd_of_closed_file_goes_away)
 {
+	struct file *fp;
 	struct vnode *vn;
 	char buf[32];
 
@@ -532,7 +535,8 @@ Test(procfs, fd_of_closed_file_goes_away)
 	vn = walk_ok("1/fd/4");
 	fd_close(p1->fdt, 4);
 	cr_assert_eq(vn->ops->readlink(vn, buf, sizeof(buf)), -ENOENT);
-	cr_assert_null(procfs_fd_file(vn));
+	cr_assert_eq(procfs_link_follow(vn, p1, &fp), -ENOENT);
+	cr_assert_null(fp);
 	vnode_rel(vn);
 }
 

@@ -116,12 +116,15 @@ proc_init_fs(struct proc *p)
 	p->sighand->refs = 1;
 }
 
-/* The command's files: the console as fds 0-2. */
+/* The command's files: the console as fds 0-2, and the host fds passed on
+ * after them (--preserve-fds). */
 static void
 proc_init_files(struct proc *p)
 {
+	int nfds = (int)VK_MAX(kern_cfg()->console_fds, 3U);
+
 	p->fdt = fdt_alloc();
-	for (int fd = 0; fd < 3; fd++) {
+	for (int fd = 0; fd < nfds; fd++) {
 		struct file *fp = console_file(fd);
 
 		if (fp == NULL)
@@ -129,7 +132,7 @@ proc_init_files(struct proc *p)
 		/* The first session has the console for its terminal. */
 		if (tty_file(fp))
 			tty_set_ctty(tty_of(fp), p);
-		fd_install(p->fdt, fd, fp, false, 3);
+		fd_install(p->fdt, fd, fp, false, nfds);
 	}
 	proc_init_fs(p);
 	tty_name_console(p);

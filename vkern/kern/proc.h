@@ -268,6 +268,8 @@ void proc_free(struct proc *p);
 bool proc_in_group(const struct proc *p, uint32_t gid);
 /* Whether gid is one of p's supplementary groups (access(2) with real ids). */
 bool proc_in_groups(const struct proc *p, uint32_t gid);
+/* Whether p may look into q's open files (PTRACE_MODE_READ_FSCREDS). */
+bool proc_may_read(const struct proc *p, const struct proc *q);
 
 /* The live thread tid, of any process, or NULL. */
 struct thread *thread_find(int tid);

@@ -387,3 +387,21 @@ sys_capset(struct thread *td, const struct sys_capset_args *a)
 	/* XXX: dropped capabilities are not remembered yet (#4). */
 	return 0;
 }
+
+/*
+ * Linux's ptrace_may_access(q, PTRACE_MODE_READ_FSCREDS), which guards
+ * another process's /proc fd, exe and cwd links: p's fs ids must be each
+ * of q's real, effective and saved ids, and q dumpable; CAP_SYS_PTRACE
+ * (root's) passes both.
+ */
+bool
+proc_may_read(const struct proc *p, const struct proc *q)
+{
+	const struct cred *c = &p->cred, *t = &q->cred;
+
+	if (p == q || c->euid == 0)
+		return true;
+	return c->fsuid == t->uid && c->fsuid == t->euid &&
+	    c->fsuid == t->suid && c->fsgid == t->gid &&
+	    c->fsgid == t->egid && c->fsgid == t->sgid && !q->undumpable;
+}

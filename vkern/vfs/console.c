@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <stdbool.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
 
@@ -14,17 +15,35 @@
 #include "vkern/platform.h"
 #include "vkern/vfs/console.h"
 #include "vkern/vfs/file.h"
+#include "vkern/vfs/namei.h"
 #include "vkern/vfs/tty.h"
 #include "vkern/vfs/vfs.h"
+
+/*
+ * What a console file on a host file that open(2) of /proc/PID/fd/N made
+ * points at: it keeps its own offset, as a new open file description
+ * does, and reads and writes at it.
+ */
+static const char console_pos;
+
+bool
+console_own_offset(const struct file *fp)
+{
+	return fp->data == &console_pos;
+}
 
 static long
 console_read(struct file *fp, void *buf, size_t len, uint64_t *offp)
 {
 	long r;
 
-	if (offp != &fp->off)
-		return plat_console_pread(fp->console_fd, buf, len,
+	if (offp != &fp->off || console_own_offset(fp)) {
+		r = plat_console_pread(fp->console_fd, buf, len,
 		    (int64_t)*offp);
+		if (r > 0)
+			*offp += (uint64_t)r;
+		return r;
+	}
 	/* What TIOCSTI pushed comes first. */
 	if ((r = tty_read_pushed(fp, buf, len)) != 0)
 		return r;
@@ -34,21 +53,25 @@ console_read(struct file *fp, void *buf, size_t len, uint64_t *offp)
 static long
 console_write(struct file *fp, const void *buf, size_t len, uint64_t *offp)
 {
-	if (offp != &fp->off)
-		return plat_console_pwrite(fp->console_fd, buf, len,
+	long r;
+
+	if (offp != &fp->off || console_own_offset(fp)) {
+		r = plat_console_pwrite(fp->console_fd, buf, len,
 		    (int64_t)*offp);
+		if (r > 0)
+			*offp += (uint64_t)r;
+		return r;
+	}
 	return plat_console_write(fp->console_fd, buf, len);
 }
 
-static int
-console_stat(struct file *fp, struct vattr *va)
+int
+console_getattr(int hostfd, struct vattr *va)
 {
 	struct plat_console_stat cs;
 	int r;
 
-	if (tty_console_stat(fp, va) == 0)
-		return 0;
-	if ((r = plat_console_stat(fp->console_fd, &cs)) < 0)
+	if ((r = plat_console_stat(hostfd, &cs)) < 0)
 		return r;
 	*va = (struct vattr){
 		.ino = cs.ino, .dev = cs.dev, .rdev = cs.rdev,
@@ -58,6 +81,15 @@ console_stat(struct file *fp, struct vattr *va)
 		.mtime_ns = cs.mtime_ns, .ctime_ns = cs.ctime_ns,
 	};
 	return 0;
+}
+
+static int
+console_stat(struct file *fp, struct vattr *va)
+{
+	/* A terminal is the guest's /dev/console. */
+	if (tty_console_stat(fp, va) == 0)
+		return 0;
+	return console_getattr(fp->console_fd, va);
 }
 
 static short
@@ -74,17 +106,12 @@ const struct file_ops console_fileops = {
 	.poll = console_poll,
 };
 
-struct file *
-console_file(int hostfd)
+/* A new console file on host fd hostfd. */
+static struct file *
+console_make(int hostfd, unsigned flags, const char *path)
 {
-	int fl = plat_console_getfl(hostfd);
-	struct file *fp;
+	struct file *fp = file_alloc(&console_fileops, NULL, flags, path);
 
-	if (fl < 0)
-		return NULL;
-	fp = file_alloc(&console_fileops, NULL, (unsigned)fl &
-	    (O_ACCMODE | O_APPEND), hostfd == 0 ? "/dev/stdin" :
-	    hostfd == 1 ? "/dev/stdout" : "/dev/stderr");
 	fp->console_fd = hostfd;
 	/* A redirected file seeks; a terminal or a pipe does not. */
 	fp->seekable = plat_console_lseek(hostfd, 0, SEEK_CUR) >= 0;
@@ -98,19 +125,50 @@ console_file(int hostfd)
 }
 
 struct file *
+console_file(int hostfd)
+{
+	int fl = plat_console_getfl(hostfd);
+	char name[VK_PATH_MAX];
+
+	if (fl < 0)
+		return NULL;
+	plat_console_name(hostfd, name, sizeof(name));
+	return console_make(hostfd, (unsigned)fl & (O_ACCMODE | O_APPEND),
+	    name);
+}
+
+struct file *
 console_open_tty(unsigned flags, const char *path)
 {
 	struct arch_termios tio;
+
+	for (int fd = 0; fd < 3; fd++)
+		if (plat_console_ioctl(fd, TCGETS, &tio) == 0)
+			return console_make(fd, flags, path);
+	return NULL;
+}
+
+/*
+ * Only as the host fd was opened: through it the guest reaches nothing
+ * of the host it could not reach before.
+ */
+struct file *
+console_reopen(int hostfd, unsigned flags, const char *path, int *errp)
+{
+	int fl = plat_console_getfl(hostfd);
+	unsigned acc = flags & O_ACCMODE;
 	struct file *fp;
 
-	for (int fd = 0; fd < 3; fd++) {
-		if (plat_console_ioctl(fd, TCGETS, &tio) < 0)
-			continue;
-		fp = file_alloc(&console_fileops, NULL, flags, path);
-		fp->console_fd = fd;
-		fp->seekable = false;
-		tty_file_init(fp);
-		return fp;
+	*errp = fl < 0 ? fl : 0;
+	if (fl < 0)
+		return NULL;
+	if ((acc != O_WRONLY && (fl & O_ACCMODE) == O_WRONLY) ||
+	    (acc != O_RDONLY && (fl & O_ACCMODE) == O_RDONLY)) {
+		*errp = -EACCES;
+		return NULL;
 	}
-	return NULL;
+	fp = console_make(hostfd, flags, path);
+	if (fp->seekable)
+		fp->data = (void *)&console_pos;
+	return fp;
 }

@@ -49,6 +49,8 @@ long anon_read_einval(struct file *fp, void *buf, size_t len,
 long anon_write_einval(struct file *fp, const void *buf, size_t len,
     uint64_t *offp);
 int anon_stat(struct file *fp, struct vattr *va);
+#define ANON_INODE_INO 1
+#define ANON_INODE_DEV 0x0d
 
 /* A write whose reader has gone: EPIPE, and SIGPIPE to the writer. */
 struct thread;

@@ -6,7 +6,8 @@
  * resolving "." and ".." (never above the process's root) and symlinks
  * (at most 40, then ELOOP), checking search permission on each directory.
  * It builds the canonical absolute path of what it finds as it goes, for
- * getcwd and /proc/self/fd.
+ * getcwd and /proc/self/fd.  A /proc/PID/fd/N link leads to the open
+ * file itself (see vfs_fdlink.c), whose name becomes the path.
  *
  * A directory can be nested deeper than a path can be long.  A canonical
  * path that would not fit in VK_PATH_MAX is kept as the path of the
@@ -45,6 +46,7 @@ struct nameidata {
 	struct vnode *dvp;   /* LOOKUP_PARENT: its directory (referenced) */
 	char last[VK_NAME_MAX + 1];
 	bool trailing_slash;
+	bool magic;          /* the path ended at a /proc/PID/fd/N's file */
 	char path[VK_CANON_MAX];  /* canonical path of vp (or of dvp/last) */
 };
 

@@ -18,6 +18,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -50,9 +51,10 @@ struct pipe {
 	size_t pkt_head, npkt;
 	int readers, writers;
 	int wait_readers, wait_writers;   /* FIFO opens waiting for a peer */
-	uint64_t nopen_w;         /* FIFO opens for writing, ever */
+	uint64_t nopen_w;         /* opens for writing, ever, from 1 */
 	uint64_t ino;
 	int64_t ctime_ns;
+	uint32_t uid, gid;        /* who made it (pipe2) */
 	struct vnode *fifo;       /* the FIFO it belongs to (referenced) */
 	struct pipe *next;        /* the open FIFOs */
 };
@@ -114,6 +116,12 @@ pipe_new(void)
 	}
 	pp->ino = pipe_ino++;
 	pp->ctime_ns = plat_clock_ns(0);
+	/*
+	 * As Linux's w_counter: the files pipe2 makes have seen no writer
+	 * open (version 0), so a reader of them sees a hang-up as soon as
+	 * the writers are gone.
+	 */
+	pp->nopen_w = 1;
 	return pp;
 }
 
@@ -266,8 +274,9 @@ pipe_stat(struct file *fp, struct vattr *va)
 	if (fp->vn != NULL)
 		return fp->vn->ops->getattr(fp->vn, va);
 
-	*va = (struct vattr){ .ino = pp->ino, .dev = 0x0c, .mode = S_IFIFO |
-	    0600, .nlink = 1, .blksize = 4096, .atime_ns = pp->ctime_ns,
+	*va = (struct vattr){ .ino = pp->ino, .dev = PIPEFS_DEV,
+	    .mode = S_IFIFO | 0600, .uid = pp->uid, .gid = pp->gid,
+	    .nlink = 1, .blksize = 4096, .atime_ns = pp->ctime_ns,
 	    .mtime_ns = pp->ctime_ns, .ctime_ns = pp->ctime_ns };
 	return 0;
 }
@@ -299,8 +308,7 @@ pipe_poll(struct file *fp)
 		 * A FIFO reader that no writer has met since it opened (a
 		 * non-blocking open) waits for one, as Linux's pipe_poll().
 		 */
-		if (pp->writers == 0 &&
-		    (pp->fifo == NULL || fp->version != pp->nopen_w))
+		if (pp->writers == 0 && fp->version != pp->nopen_w)
 			r |= POLLHUP;
 	}
 	if (file_writable(fp)) {
@@ -399,6 +407,7 @@ sys_pipe2(struct thread *td, const struct sys_pipe2_args *a)
 	struct proc *p = td->proc;
 	struct pipe *pp;
 	struct file *rf, *wf;
+	char name[32];
 	int fds[2], r;
 
 	if (a->flags & ~(unsigned)(O_CLOEXEC | O_NONBLOCK | O_DIRECT))
@@ -406,10 +415,15 @@ sys_pipe2(struct thread *td, const struct sys_pipe2_args *a)
 	if ((pp = pipe_new()) == NULL)
 		return -ENOMEM;
 	pp->readers = pp->writers = 1;
+	pp->uid = p->cred.fsuid;
+	pp->gid = p->cred.fsgid;
+	/* The name /proc/PID/fd shows, as Linux's pipefs_dname(). */
+	snprintf(name, sizeof(name), "pipe:[%llu]",
+	    (unsigned long long)pp->ino);
 	rf = file_alloc(&pipe_fileops, NULL, O_RDONLY | (a->flags &
-	    O_NONBLOCK), "pipe:");
+	    O_NONBLOCK), name);
 	wf = file_alloc(&pipe_fileops, NULL, O_WRONLY | (a->flags &
-	    (O_NONBLOCK | O_DIRECT)), "pipe:");
+	    (O_NONBLOCK | O_DIRECT)), name);
 	rf->data = wf->data = pp;
 	rf->chan = wf->chan = pp;
 	if ((fds[0] = fd_alloc(p->fdt, rf, 0, proc_nofile(p),
@@ -456,6 +470,15 @@ fifo_pipe(struct vnode *vn)
 	return pp;
 }
 
+static const struct vnode_ops pipefs_vnops;
+
+/* Whether pp is a pipe from pipe2 that a /proc/PID/fd link opens. */
+static bool
+fifo_is_pipe(const struct pipe *pp)
+{
+	return pp->fifo->ops == &pipefs_vnops;
+}
+
 /* Make the open file for a FIFO whose peer is there (or not needed). */
 static long
 fifo_file(struct proc *p, struct pipe *pp, unsigned flags, const char *path,
@@ -473,7 +496,8 @@ fifo_file(struct proc *p, struct pipe *pp, unsigned flags, const char *path,
 	vnode_ref(pp->fifo);
 	fp = file_alloc(&pipe_fileops, pp->fifo, flags, path);
 	fp->seekable = false;
-	fp->version = pp->nopen_w;
+	/* A pipe's reader, as pipe2's, has met no writer (see pipe_new). */
+	fp->version = fifo_is_pipe(pp) ? 0 : pp->nopen_w;
 	fp->data = pp;
 	fp->chan = pp;
 	pipe_wake(pp);
@@ -534,8 +558,11 @@ fifo_open(struct thread *td, struct vnode *vn, unsigned flags,
 
 	if (pp == NULL)
 		return -ENOMEM;
-	/* fifo(7): O_RDWR never waits; a lone non-blocking writer: ENXIO. */
-	if (acc == O_RDWR || fifo_peer(pp, acc) ||
+	/*
+	 * fifo(7): O_RDWR never waits; a lone non-blocking writer: ENXIO.
+	 * A pipe's open never waits, as Linux's fifo_open() on pipefs.
+	 */
+	if (acc == O_RDWR || fifo_peer(pp, acc) || fifo_is_pipe(pp) ||
 	    (acc == O_RDONLY && (flags & O_NONBLOCK)))
 		return fifo_file(td->proc, pp, flags & ~(unsigned)O_CLOEXEC,
 		    path, flags & O_CLOEXEC);
@@ -556,4 +583,86 @@ fifo_open(struct thread *td, struct vnode *vn, unsigned flags,
 	td->wait.arg[1] = flags;
 	td->wait.arg[2] = (uint64_t)(uintptr_t)strdup(path);
 	return -EPARKED;
+}
+
+/*
+ * --- The pipe behind /proc/PID/fd/N ---
+ *
+ * Opening such a link to a pipe opens the pipe again, as a FIFO: Linux's
+ * pipes are FIFO inodes, so O_RDONLY makes one more reader of the same
+ * pipe, O_WRONLY one more writer and O_RDWR both, by fifo_open().  A
+ * pipe from pipe2 gets its inode the first time a link to it is
+ * followed: a FIFO vnode on an internal pipefs, which the pipe then
+ * holds as a named FIFO's.  The vnode keeps the pipe's number, owner and
+ * times; should it outlive the pipe (an O_PATH file of it), opening it
+ * makes a new empty pipe, as a FIFO's open does.
+ */
+
+struct pipefs_node {
+	uint64_t ino;
+	uint32_t uid, gid;
+	int64_t ctime_ns;
+};
+
+static int
+pipefs_lookup(struct vnode *dir, const char *name, struct vnode **vpp)
+{
+	return -ENOTDIR;
+}
+
+static int
+pipefs_getattr(struct vnode *vn, struct vattr *va)
+{
+	const struct pipefs_node *pn = vn->data;
+
+	*va = (struct vattr){ .ino = pn->ino, .dev = PIPEFS_DEV,
+	    .mode = S_IFIFO | 0600, .uid = pn->uid, .gid = pn->gid,
+	    .nlink = 1, .blksize = 4096, .atime_ns = pn->ctime_ns,
+	    .mtime_ns = pn->ctime_ns, .ctime_ns = pn->ctime_ns };
+	return 0;
+}
+
+/* XXX: Linux lets the owner chmod a pipe's inode; nothing here keeps it. */
+static int
+pipefs_setattr(struct vnode *vn, const struct vattr *va, unsigned mask)
+{
+	return -EPERM;
+}
+
+static void
+pipefs_inactive(struct vnode *vn)
+{
+	kmem_free(vn->data, sizeof(struct pipefs_node), KM_FS);
+}
+
+static const struct vnode_ops pipefs_vnops = {
+	.lookup = pipefs_lookup,
+	.getattr = pipefs_getattr,
+	.setattr = pipefs_setattr,
+	.inactive = pipefs_inactive,
+};
+
+int
+pipe_vnode(struct file *fp, struct vnode **vpp)
+{
+	static struct mount *pipefs;
+	struct pipe *pp = pipe_of(fp);
+	struct pipefs_node *pn;
+
+	if (pp->fifo == NULL) {
+		if (pipefs == NULL) {
+			pipefs = mount_alloc("pipefs", "pipefs", false);
+			pipefs->magic = 0x50495045;	/* PIPEFS_MAGIC */
+			pipefs->dev = PIPEFS_DEV;
+		}
+		pn = kmem_alloc(sizeof(*pn), KM_FORCE | KM_FS);
+		*pn = (struct pipefs_node){ .ino = pp->ino, .uid = pp->uid,
+		    .gid = pp->gid, .ctime_ns = pp->ctime_ns };
+		pp->fifo = vnode_alloc(pipefs, VFIFO, &pipefs_vnops, pn);
+		pp->next = fifos;
+		fifos = pp;
+	}
+	vnode_ref(pp->fifo);
+	*vpp = pp->fifo;
+	return 0;
 }

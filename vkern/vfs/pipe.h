@@ -15,6 +15,16 @@ struct vnode;
 long fifo_open(struct thread *td, struct vnode *vn, unsigned flags,
     const char *path);
 
+/*
+ * The FIFO vnode a /proc/PID/fd link to pipe file fp leads to
+ * (referenced): the pipe's own for a FIFO, one made now for a pipe from
+ * pipe2.  Returns 0.
+ */
+int pipe_vnode(struct file *fp, struct vnode **vpp);
+
+/* st_dev of pipes, as Linux's pipefs has its own. */
+#define PIPEFS_DEV 0x0c
+
 #define PIPE_PACKET_MAX 4096    /* PIPE_BUF: an O_DIRECT packet's most */
 
 bool file_is_pipe(const struct file *fp);

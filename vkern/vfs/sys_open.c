@@ -24,6 +24,7 @@
 #include "vkern/vfs/console.h"
 #include "vkern/vfs/devfs/devfs.h"
 #include "vkern/vfs/devpts/devpts.h"
+#include "vkern/vfs/fdlink.h"
 #include "vkern/vfs/file.h"
 #include "vkern/vfs/pipe.h"
 #include "vkern/vfs/pty.h"
@@ -141,9 +142,11 @@ open_ctty(struct proc *p, unsigned flags, const char *path, int *errp)
 /*
  * Files that are not their vnode: the terminal behind /dev/tty and
  * /dev/console, a new pseudo-terminal for each open of /dev/ptmx (or
- * /dev/pts/ptmx), a pty slave, and a new kcov for each open of
- * /sys/kernel/debug/kcov, and a reader of the kernel's log for each of
- * /dev/kmsg.  Returns NULL with *errp 0 for an ordinary file.
+ * /dev/pts/ptmx), a pty slave, a new kcov for each open of
+ * /sys/kernel/debug/kcov, a reader of the kernel's log for each of
+ * /dev/kmsg, and what a /proc/PID/fd link leads to when its file had no
+ * vnode (a console's host fd; the anonymous inode, which opens as
+ * nothing).  Returns NULL with *errp 0 for an ordinary file.
  */
 static struct file *
 open_special(struct proc *p, struct vnode *vn, unsigned flags,
@@ -154,9 +157,14 @@ open_special(struct proc *p, struct vnode *vn, unsigned flags,
 	uint64_t rdev;
 
 	*errp = 0;
-	if (!(flags & O_PATH) && sysfs_is_kcov(vn))
+	if (flags & O_PATH)
+		return NULL;
+	if (sysfs_is_kcov(vn))
 		return kcov_open(flags & FILE_FLAGS, path, errp);
-	if (vn->type != VCHR || (flags & O_PATH))
+	if ((fp = fdlink_open(vn, flags & FILE_FLAGS, path, errp)) != NULL ||
+	    *errp < 0)
+		return fp;
+	if (vn->type != VCHR)
 		return NULL;
 	if ((pt = devpts_pty(vn)) != NULL)
 		return pty_open_slave(p, pt, vn, flags & (FILE_FLAGS |
@@ -202,19 +210,20 @@ open_at(struct thread *td, int dirfd, const char *path, unsigned flags,
 		created = r == 0;
 	} else if ((flags & O_CREAT) && (flags & O_EXCL)) {
 		r = -EEXIST;
-	} else if ((flags & O_CREAT) && nd.vp->type != VDIR)
+	} else if ((flags & O_CREAT) && nd.vp->type != VDIR && !nd.magic)
 		r = vfs_check_create_open(p, nd.dvp, nd.vp);
 	if (r == 0)
 		r = open_check(p, nd.vp, flags, created);
 	if (r == 0 && !created && !(flags & O_PATH))
 		r = open_truncate(p, nd.vp, flags);
-	if (r == 0 && nd.vp->type == VFIFO && !(flags & O_PATH)) {
+	fp = r == 0 ? open_special(p, nd.vp, flags, nd.path, &r) : NULL;
+	if (fp == NULL && r == 0 && nd.vp->type == VFIFO &&
+	    !(flags & O_PATH)) {
 		r = (int)fifo_open(td, nd.vp, flags & (FILE_FLAGS | O_CLOEXEC),
 		    nd.path);
 		nd_release(&nd);
 		return r;
 	}
-	fp = r == 0 ? open_special(p, nd.vp, flags, nd.path, &r) : NULL;
 	if (fp == NULL && r == 0) {
 		fp = file_alloc(&vn_fileops, nd.vp, flags & FILE_FLAGS,
 		    nd.path);

@@ -18,6 +18,7 @@
 #include "vkern/kern/proc.h"
 #include "vkern/kern/syscall_gen.h"
 #include "vkern/platform.h"
+#include "vkern/vfs/console.h"
 #include "vkern/vfs/file.h"
 #include "vkern/vfs/pipe.h"
 #include "vkern/vfs/pty.h"
@@ -352,7 +353,7 @@ sys_lseek(struct thread *td, const struct sys_lseek_args *a)
 	/* An unknown whence comes before what the file is, as in Linux. */
 	if ((unsigned)a->whence > SEEK_HOLE)
 		return -EINVAL;
-	if (fp->console_fd >= 0)
+	if (fp->console_fd >= 0 && !console_own_offset(fp))
 		return plat_console_lseek(fp->console_fd, a->off, a->whence);
 	if (!fp->seekable)
 		return -ESPIPE;

@@ -514,11 +514,14 @@ anon_write_einval(struct file *fp, const void *buf, size_t len,
 	return -EINVAL;
 }
 
-/* An anon_inode file: a regular file of mode 0600, as Linux shows them. */
+/*
+ * An anon_inode file: Linux's share one inode, root's, of mode 0600 and
+ * no file type.
+ */
 int
 anon_stat(struct file *fp, struct vattr *va)
 {
-	*va = (struct vattr){ .mode = S_IFREG | 0600, .nlink = 1,
-	    .ino = (uint64_t)(uintptr_t)fp, .blksize = 4096 };
+	*va = (struct vattr){ .mode = 0600, .nlink = 1, .ino = ANON_INODE_INO,
+	    .dev = ANON_INODE_DEV, .blksize = 4096 };
 	return 0;
 }

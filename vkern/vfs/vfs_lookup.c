@@ -14,8 +14,10 @@
 #include <string.h>
 
 #include "vkern/kern/proc.h"
+#include "vkern/vfs/fdlink.h"
 #include "vkern/vfs/file.h"
 #include "vkern/vfs/namei.h"
+#include "vkern/vfs/procfs/procfs.h"
 #include "vkern/vfs/vfs.h"
 
 struct walk {
@@ -30,6 +32,7 @@ struct walk {
 	size_t pos;
 	int links;
 	unsigned flags;
+	bool jumped;             /* the last step was walk_jump's */
 };
 
 /*
@@ -222,13 +225,38 @@ walk_dotdot(struct walk *w)
 	return 0;
 }
 
-/* Splice the target of symlink vn in front of the rest of the path. */
+/*
+ * Go on from open file fp, which a /proc/PID/fd link named: from its
+ * vnode, with its name for the path (Linux's nd_jump_link()).
+ */
+static int
+walk_jump(struct walk *w, struct file *fp)
+{
+	struct vnode *vn;
+	int r;
+
+	if ((r = fdlink_vnode(fp, &vn)) < 0)
+		return r;
+	walk_set(w, vn);
+	snprintf(w->nd->path, sizeof(w->nd->path), "%s",
+	    fp->path != NULL && fp->path[0] != '\0' ? fp->path :
+	    "anon_inode:[file]");
+	w->jumped = true;
+	return 0;
+}
+
+/*
+ * Splice the target of symlink vn in front of the rest of the path, or
+ * for a magic link to an open file, jump to the file.
+ */
 static int
 walk_symlink(struct walk *w, struct vnode *vn)
 {
 	char target[VK_PATH_MAX];
 	size_t restlen = strlen(w->rest + w->pos);
+	struct file *fp = NULL;
 	long n;
+	int r;
 
 	if (w->flags & LOOKUP_NO_SYMLINKS)
 		return -ELOOP;
@@ -238,9 +266,13 @@ walk_symlink(struct walk *w, struct vnode *vn)
 			return -ELOOP;
 		if (w->flags & (LOOKUP_BENEATH | LOOKUP_IN_ROOT))
 			return -EXDEV;
+		if ((r = procfs_link_follow(vn, w->p, &fp)) < 0)
+			return r;
 	}
 	if (++w->links > VK_MAXSYMLINKS)
 		return -ELOOP;
+	if (fp != NULL)
+		return walk_jump(w, fp);
 	n = vn->ops->readlink(vn, target, sizeof(target) - 1);
 	if (n < 0)
 		return (int)n;
@@ -344,6 +376,7 @@ walk(struct walk *w)
 	while (!done && walk_next(w, name, &len, &last)) {
 		if (len > VK_NAME_MAX)
 			return -ENAMETOOLONG;
+		w->jumped = false;
 		if ((r = walk_component(w, name, last, &done)) < 0 ||
 		    (r = walk_xdev(w)) < 0)
 			return r;
@@ -352,6 +385,7 @@ walk(struct walk *w)
 		return 0;
 	if (w->nd->trailing_slash && w->cur->type != VDIR)
 		return -ENOTDIR;
+	w->nd->magic = w->jumped;
 	if (w->flags & LOOKUP_PARENT) {
 		/* The path named a directory itself ("/", "a/.."). */
 		w->nd->dvp = w->cur;

@@ -332,6 +332,14 @@ procfs_current(void)
 	return NULL;
 }
 
+int
+procfs_may_read(const struct proc *q)
+{
+	struct proc *p = procfs_current();
+
+	return p == NULL || proc_may_read(p, q) ? 0 : -EACCES;
+}
+
 uint64_t
 procfs_ticks(int64_t ns)
 {
@@ -373,10 +381,25 @@ procfs_unmount(struct mount *mp)
 	pfs_unmount(mp);
 }
 
-struct file *
-procfs_fd_file(const struct vnode *vn)
+int
+procfs_link_follow(const struct vnode *vn, struct proc *p,
+    struct file **fpp)
 {
-	return pfs_fd_file(vn);
+	struct proc *q;
+	int kind, pid;
+
+	*fpp = NULL;
+	if (!pfs_vnode_key(vn, procfs_specs, &kind, &pid) ||
+	    (kind != PK_FD && kind != PK_P_EXE && kind != PK_P_CWD &&
+	    kind != PK_P_ROOT))
+		return 0;
+	if ((q = proc_find(pid)) == NULL || q->exiting)
+		return -ENOENT;
+	if (!proc_may_read(p, q))
+		return -EACCES;
+	if (kind == PK_FD && (*fpp = pfs_fd_file(vn)) == NULL)
+		return -ENOENT;
+	return 0;
 }
 
 int

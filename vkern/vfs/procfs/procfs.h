@@ -47,14 +47,16 @@ void procfs_unmount(struct mount *mp);
 void procfs_set_current(struct proc *p);
 
 /*
- * The open file that a /proc/PID/fd/N vnode stands for (not referenced;
- * valid until that fd is closed), or NULL for any other vnode.  Linux
- * opens such a "magic link" as the file itself rather than following its
- * text, which is how /dev/stdin reaches a pipe; the VFS can do the same
- * with this.  Following the text instead loops for the console files,
- * whose path is /dev/stdin, /dev/stdout or /dev/stderr.
+ * p follows vn, a magic link of a process (fd/N, exe, cwd, root): only
+ * as Linux's ptrace access rule lets it (-EACCES), and only while the
+ * process and fd are there (-ENOENT).  For fd/N *fpp is the open file
+ * (not referenced; valid until that fd is closed), which Linux opens
+ * itself rather than following the link's text: that is how /dev/stdin
+ * reaches a pipe.  For the other links, or any other vnode, *fpp is
+ * NULL and the text is followed.  Returns 0 or -errno.
  */
-struct file *procfs_fd_file(const struct vnode *vn);
+int procfs_link_follow(const struct vnode *vn, struct proc *p,
+    struct file **fpp);
 
 /*
  * The pid whose /proc/PID directory vn is, or -1 for any other vnode

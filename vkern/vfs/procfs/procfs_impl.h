@@ -30,6 +30,12 @@ struct proc *procfs_current(void);
  */
 int procfs_parse_int(const char *buf, size_t len, long *vp);
 
+/*
+ * Whether the current process may read q's links to its files (fd/N,
+ * exe, cwd): 0, or -EACCES as Linux's proc_fd_access_allowed().
+ */
+int procfs_may_read(const struct proc *q);
+
 /* ns as clock ticks. */
 uint64_t procfs_ticks(int64_t ns);
 

@@ -34,7 +34,11 @@
 /* Every capability up to CAP_LAST_CAP (40), as root holds them. */
 #define PROCFS_CAP_FULL 0x1ffffffffffULL
 
-/* Linux's O_LARGEFILE, always in f_flags on 64-bit (glibc defines 0). */
+/*
+ * Linux's O_LARGEFILE, in f_flags on 64-bit for what open(2) opened
+ * (force_o_largefile(); glibc defines 0), not for pipes, sockets and
+ * the anonymous files.
+ */
 #define PROCFS_O_LARGEFILE 0100000u
 
 /* The guest's SIG_DFL and SIG_IGN handler values. */
@@ -552,6 +556,10 @@ procfs_gen_pid_maps(const struct pfs_ctx *c, struct sbuf *sb)
 int
 procfs_gen_pid_exe(const struct pfs_ctx *c, struct sbuf *sb)
 {
+	int r;
+
+	if ((r = procfs_may_read(c->p)) < 0)
+		return r;
 	if (c->p->exe == NULL || c->p->exe[0] == '\0')
 		return -ENOENT;
 	if (vfs_path_deep(c->p->exe))
@@ -563,6 +571,10 @@ procfs_gen_pid_exe(const struct pfs_ctx *c, struct sbuf *sb)
 int
 procfs_gen_pid_cwd(const struct pfs_ctx *c, struct sbuf *sb)
 {
+	int r;
+
+	if ((r = procfs_may_read(c->p)) < 0)
+		return r;
 	if (c->p->fs->cwd_path == NULL || c->p->fs->cwd_path[0] == '\0')
 		return -ENOENT;
 	if (vfs_path_deep(c->p->fs->cwd_path))
@@ -572,23 +584,39 @@ procfs_gen_pid_cwd(const struct pfs_ctx *c, struct sbuf *sb)
 }
 
 /*
- * The path the file was opened by.  A file without one (none exist yet)
- * gets a name in the style of Linux's anonymous inodes, because an empty
- * target would read as a missing file.
+ * The path the file was opened by, or the name Linux gives a file of
+ * its internal file systems (pipe:[INO], socket:[INO],
+ * anon_inode:[eventfd]), which each kind sets when it makes the file.
+ * A file without one gets a name in the style of Linux's anonymous
+ * inodes, because an empty target would read as a missing file.  A
+ * file no name is left to has " (deleted)" after it, as Linux's d_path()
+ * (a memfd's name says so already).
  */
 int
 procfs_gen_fd_link(const struct pfs_ctx *c, struct sbuf *sb)
 {
+	static const char deleted[] = " (deleted)";
 	struct file *fp = fd_get(c->p->fdt, c->arg);
+	struct vattr va;
+	size_t n;
+	int r;
 
 	if (fp == NULL)
 		return -ENOENT;
+	if ((r = procfs_may_read(c->p)) < 0)
+		return r;
 	if (fp->path != NULL && vfs_path_deep(fp->path))
 		return -ENAMETOOLONG;
-	if (fp->path != NULL && fp->path[0] != '\0')
-		sbuf_printf(sb, "%s", fp->path);
-	else
+	if (fp->path == NULL || fp->path[0] == '\0') {
 		sbuf_printf(sb, "anon_inode:[file]");
+		return 0;
+	}
+	sbuf_printf(sb, "%s", fp->path);
+	n = strlen(fp->path);
+	if (fp->vn != NULL && fp->vn->ops->getattr(fp->vn, &va) == 0 &&
+	    va.nlink == 0 && (n < sizeof(deleted) - 1 ||
+	    strcmp(fp->path + n - (sizeof(deleted) - 1), deleted) != 0))
+		sbuf_printf(sb, "%s", deleted);
 	return 0;
 }
 
@@ -604,7 +632,11 @@ fdinfo_attr(struct file *fp, struct vattr *va)
 		fp->ops->stat(fp, va);
 }
 
-/* As fs/proc/fd.c's seq_show: close-on-exec is the fd's, not the file's. */
+/*
+ * As fs/proc/fd.c's seq_show: close-on-exec is the fd's, not the file's.
+ * XXX: Linux refuses another process's fdinfo at open (EACCES, by the
+ * ptrace rule); here the read does.
+ */
 int
 procfs_gen_fdinfo(const struct pfs_ctx *c, struct sbuf *sb)
 {
@@ -612,12 +644,17 @@ procfs_gen_fdinfo(const struct pfs_ctx *c, struct sbuf *sb)
 	struct file *fp = fd_get(t, c->arg);
 	struct vattr va;
 	unsigned flags;
+	int r;
 
 	if (fp == NULL)
 		return -ENOENT;
+	if ((r = procfs_may_read(c->p)) < 0)
+		return r;
 	fdinfo_attr(fp, &va);
-	flags = (fp->flags & ~(unsigned)O_CLOEXEC) | PROCFS_O_LARGEFILE |
+	flags = (fp->flags & ~(unsigned)O_CLOEXEC) |
 	    (fd_cloexec(t, c->arg) ? (unsigned)O_CLOEXEC : 0);
+	if (fp->vn != NULL || fp->ops == &vn_fileops)
+		flags |= PROCFS_O_LARGEFILE;
 	sbuf_printf(sb, "pos:\t%llu\nflags:\t0%o\nmnt_id:\t%d\nino:\t%lu\n",
 	    (unsigned long long)fp->off, flags,
 	    procfs_mount_id(fp->vn != NULL ? fp->vn->mount : NULL),
