@@ -268,8 +268,11 @@ void proc_free(struct proc *p);
 bool proc_in_group(const struct proc *p, uint32_t gid);
 /* Whether gid is one of p's supplementary groups (access(2) with real ids). */
 bool proc_in_groups(const struct proc *p, uint32_t gid);
-/* Whether p may look into q's open files (PTRACE_MODE_READ_FSCREDS). */
-bool proc_may_read(const struct proc *p, const struct proc *q);
+/*
+ * Whether p may look into q as a tracer: with p's fs ids
+ * (PTRACE_MODE_READ_FSCREDS: q's open files) or its real ones.
+ */
+bool proc_may_trace(const struct proc *p, const struct proc *q, bool fscreds);
 
 /* The live thread tid, of any process, or NULL. */
 struct thread *thread_find(int tid);
@@ -408,13 +411,6 @@ void sig_flush(struct sigpend *sp);
  */
 uint8_t *sig_timer_queued(struct proc *p, int signo, int timerid);
 
-/*
- * Whether p may look into q as a tracer (Linux's ptrace access check in
- * its real-credentials mode): q is p, or p is root, or q's real,
- * effective and saved ids are all p's real ones and q is dumpable.
- * sys_proc.c.
- */
-bool proc_ptrace_may(const struct proc *p, const struct proc *q);
 
 /*
  * Handlers back to SIG_DFL, as exec and CLONE_CLEAR_SIGHAND leave them:

@@ -389,19 +389,21 @@ sys_capset(struct thread *td, const struct sys_capset_args *a)
 }
 
 /*
- * Linux's ptrace_may_access(q, PTRACE_MODE_READ_FSCREDS), which guards
- * another process's /proc fd, exe and cwd links: p's fs ids must be each
- * of q's real, effective and saved ids, and q dumpable; CAP_SYS_PTRACE
- * (root's) passes both.
+ * Linux's ptrace_may_access(q, PTRACE_MODE_READ_*): p's fs ids (fscreds,
+ * which guard another process's /proc fd, exe and cwd links) or real ids
+ * (get_robust_list) must be each of q's real, effective and saved ids,
+ * and q dumpable; CAP_SYS_PTRACE (root's) passes both.
  */
 bool
-proc_may_read(const struct proc *p, const struct proc *q)
+proc_may_trace(const struct proc *p, const struct proc *q, bool fscreds)
 {
 	const struct cred *c = &p->cred, *t = &q->cred;
+	uint32_t uid = fscreds ? c->fsuid : c->uid;
+	uint32_t gid = fscreds ? c->fsgid : c->gid;
 
 	if (p == q || c->euid == 0)
 		return true;
-	return c->fsuid == t->uid && c->fsuid == t->euid &&
-	    c->fsuid == t->suid && c->fsgid == t->gid &&
-	    c->fsgid == t->egid && c->fsgid == t->sgid && !q->undumpable;
+	return uid == t->uid && uid == t->euid && uid == t->suid &&
+	    gid == t->gid && gid == t->egid && gid == t->sgid &&
+	    !q->undumpable;
 }

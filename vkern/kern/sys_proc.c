@@ -80,18 +80,6 @@ sys_set_robust_list(struct thread *td, const struct sys_set_robust_list_args *a)
 	return 0;
 }
 
-bool
-proc_ptrace_may(const struct proc *p, const struct proc *q)
-{
-	const struct cred *c = &p->cred, *t = &q->cred;
-
-	if (p == q || c->euid == 0)
-		return true;
-	return c->uid == t->uid && c->uid == t->euid && c->uid == t->suid &&
-	    c->gid == t->gid && c->gid == t->egid && c->gid == t->sgid &&
-	    !q->undumpable;
-}
-
 long
 sys_get_robust_list(struct thread *td, const struct sys_get_robust_list_args *a)
 {
@@ -100,7 +88,7 @@ sys_get_robust_list(struct thread *td, const struct sys_get_robust_list_args *a)
 
 	if (t == NULL)
 		return -ESRCH;
-	if (!proc_ptrace_may(td->proc, t->proc))
+	if (!proc_may_trace(td->proc, t->proc, false))
 		return -EPERM;
 	len = sizeof(struct robust_list_head);
 	if (copyout(td, &t->robust_list, a->head, sizeof(uint64_t)) < 0 ||

@@ -337,7 +337,7 @@ procfs_may_read(const struct proc *q)
 {
 	struct proc *p = procfs_current();
 
-	return p == NULL || proc_may_read(p, q) ? 0 : -EACCES;
+	return p == NULL || proc_may_trace(p, q, true) ? 0 : -EACCES;
 }
 
 uint64_t
@@ -395,7 +395,7 @@ procfs_link_follow(const struct vnode *vn, struct proc *p,
 		return 0;
 	if ((q = proc_find(pid)) == NULL || q->exiting)
 		return -ENOENT;
-	if (!proc_may_read(p, q))
+	if (!proc_may_trace(p, q, true))
 		return -EACCES;
 	if (kind == PK_FD && (*fpp = pfs_fd_file(vn)) == NULL)
 		return -ENOENT;
