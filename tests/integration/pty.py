@@ -128,18 +128,30 @@ def tmux_case(vk, prefix):
                            capture_output=True)
 
 
+def pane_poll(tm, pattern):
+    """A shell loop that waits until pane t shows a line matching pattern."""
+    return ("for i in $(seq 150); do " + tm + " capture-pane -p -t t | "
+            "grep -q '" + pattern + "' && break; sleep 0.2; done")
+
+
 def tmux_drive(t, tm):
     t.expect(re.escape(ttycase.PROMPT))
     # sh in the pane: its prompt waited for, then typed at.
     t.run(tm + " new-session -d -x 80 -y 24 -s t sh")
     t.run("until " + tm + " capture-pane -p -t t | grep -q .; "
           "do sleep 0.2; done")
-    t.run(tm + " send-keys -t t 'echo $((6*7))' Enter; sleep 1; echo "
+    # The pane's sh answers in its own time: on a loaded machine a fixed
+    # sleep was not always enough, so the pane is polled (up to 30 s).
+    t.run(tm + " send-keys -t t 'echo $((6*7))' Enter; " +
+          pane_poll(tm, "^42$") + "; echo "
           "n=$(" + tm + " capture-pane -p -t t | grep -c '^42$')",
           r"n=1\r\n")
     # Attached: the keys typed go through the console, tmux and its pty.
+    # Typed once tmux has drawn its status line ("[t]"), so that it, not
+    # bash, has the console.
     t.send(tm + " attach -t t\r")
-    time.sleep(2)
+    t.expect(r"\[t\]")
+    time.sleep(0.5)
     t.send("echo $((7*8))x\r")
     t.expect(r"56x")
     # Apart: keys that come within assume-paste-time are not bindings.
