@@ -362,6 +362,13 @@ fz_syscall(struct plat_thread *pt, struct plat_event *ev)
 	}
 	r->rax = (uint64_t)-ENOSYS;
 	r->rip = FZ_SYSCALL_SITE + 2;
+	/*
+	 * The 64-bit syscall instruction, the one gate vkernel serves: it
+	 * runs in 64-bit user code and leaves rip in rcx, the flags in r11.
+	 */
+	r->cs = ARCH_USER_CS;
+	r->rcx = r->rip;
+	r->r11 = r->eflags;
 	fz.last = pt;
 	*ev = (struct plat_event){ .kind = PLAT_EV_SYSCALL, .cookie = td,
 	    .fd = -1 };
