@@ -141,6 +141,8 @@ fz_pick_thread(unsigned sel)
 			return t;
 }
 
+void (*fz_after_call)(struct thread *td, long r);
+
 /* What the last call returned, once its thread runs again. */
 static void
 fz_note_result(void)
@@ -152,6 +154,8 @@ fz_note_result(void)
 	if (pt == NULL || !fz_thread_alive(pt) || !pt->running)
 		return;
 	r = (long)pt->ctx->regs.rax;
+	if (fz_after_call != NULL)
+		fz_after_call(pt->cookie, r);
 	if (r >= 0 && r < (1L << 22))
 		fz.results[fz.nresults++ % FZ_NRESULTS] = r;
 	else if (r >= 0x10000 && (uint64_t)r < ARCH_TASK_SIZE)
