@@ -141,6 +141,8 @@ fz_pick_thread(unsigned sel)
 			return t;
 }
 
+void (*fz_after_call)(struct thread *td, long r);
+
 /* What the last call returned, once its thread runs again. */
 static void
 fz_note_result(void)
@@ -152,6 +154,8 @@ fz_note_result(void)
 	if (pt == NULL || !fz_thread_alive(pt) || !pt->running)
 		return;
 	r = (long)pt->ctx->regs.rax;
+	if (fz_after_call != NULL)
+		fz_after_call(pt->cookie, r);
 	if (r >= 0 && r < (1L << 22))
 		fz.results[fz.nresults++ % FZ_NRESULTS] = r;
 	else if (r >= 0x10000 && (uint64_t)r < ARCH_TASK_SIZE)
@@ -362,6 +366,13 @@ fz_syscall(struct plat_thread *pt, struct plat_event *ev)
 	}
 	r->rax = (uint64_t)-ENOSYS;
 	r->rip = FZ_SYSCALL_SITE + 2;
+	/*
+	 * The 64-bit syscall instruction, the one gate vkernel serves: it
+	 * runs in 64-bit user code and leaves rip in rcx, the flags in r11.
+	 */
+	r->cs = ARCH_USER_CS;
+	r->rcx = r->rip;
+	r->r11 = r->eflags;
 	fz.last = pt;
 	*ev = (struct plat_event){ .kind = PLAT_EV_SYSCALL, .cookie = td,
 	    .fd = -1 };

@@ -8,10 +8,17 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct thread;
 struct vnode;
 
 /* Boot the kernel and its file tree: once, before any run. */
 void fz_boot(void);
+
+/*
+ * If set, called once each call has returned, with its thread and
+ * result, before the next event: a harness looks at guest memory there.
+ */
+extern void (*fz_after_call)(struct thread *td, long r);
 
 /* Run pid 1 on a program in fuzz_prog.h's encoding, to its end. */
 void fz_run(const uint8_t *prog, size_t n);

@@ -4,7 +4,7 @@
   gencorpus.py CORPUS_DIR DICT_FILE
 
 CORPUS_DIR gets fuzz_syscalls' programs; CORPUS_DIR-NAME each other
-harness's seeds (elf, exec, stack, openhow, sigframe).
+harness's seeds (elf, exec, stack, openhow, sigframe, cmsg).
 
 Every call of vkern/kern/syscalls.tbl gets a program that opens a file and
 then makes that call with plausible arguments of the kinds its prototype
@@ -260,6 +260,13 @@ def frame(fpstate_ok=True):
     return (b'\x00' if fpstate_ok else b'\x01') + f[1:] + bytes(fpu)
 
 
+def cmsg(kind, *ints):
+    """A SOL_SOCKET control message: 1 SCM_RIGHTS, 2 SCM_CREDENTIALS."""
+    data = struct.pack('<%di' % len(ints), *ints)
+    b = struct.pack('<Qii', 16 + len(data), 1, kind) + data
+    return b + bytes(-len(b) % 8)
+
+
 PARSER_SEEDS = {
     'elf': {
         'exec': elf(), 'dyn': elf(etype=3),
@@ -288,6 +295,17 @@ PARSER_SEEDS = {
         'big': u8(PATHS.index('/tmp/d')) + b'\x05' + bytes(40),
     },
     'sigframe': {'frame': frame(), 'badfpu': frame(False)},
+    # how rsize ssize, then the control messages (fuzz_cmsg.c).
+    'cmsg': {
+        'rights': b'\x00\x0b\x00' + cmsg(1, 3, 5, 6, 7),
+        'rights_trunc': b'\x81\x04\x00' + cmsg(1, 5, 6, 7, 5),
+        'rights_peek_dgram': b'\x59\x0c\x00' + cmsg(1, 5) + cmsg(1, 6),
+        'creds': b'\x04\x0c\x00' + cmsg(2, 1, 0, 0),
+        'creds_unpriv': b'\x26\x0c\x00' + cmsg(2, 2, 65534, 65534) +
+                        cmsg(1, 7),
+        'badfd': b'\x02\x0c\x00' + cmsg(1, 5, 99),
+        'past_end': b'\x00\x0c\x01' + cmsg(1, 5),
+    },
 }
 
 

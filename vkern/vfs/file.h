@@ -135,6 +135,8 @@ struct file *file_alloc(const struct file_ops *ops, struct vnode *vn,
     unsigned flags, const char *path);
 void file_ref(struct file *fp);
 void file_rel(struct file *fp);
+/* How many files the sandbox holds: a leaked reference shows here. */
+uint64_t file_nlive(void);
 
 /* Whether the file may be read or written, from its open flags. */
 bool file_readable(const struct file *fp);

@@ -124,9 +124,14 @@ sock_write(struct file *fp, const void *buf, size_t len, uint64_t *offp)
 	struct socket *so = fp_sock(fp);
 	const uint8_t *pos = buf;
 	const void *chan;
+	struct scm scm;
+	long r;
 
-	return so->ops->send(NULL, so, len, copy_from_buf, &pos, NULL, NULL,
-	    0, &chan);
+	scm_init(&scm, curthread->proc);
+	r = so->ops->send(NULL, so, len, copy_from_buf, &pos, NULL, &scm, 0,
+	    &chan);
+	scm_release(&scm);
+	return r;
 }
 
 static int

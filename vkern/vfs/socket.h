@@ -68,6 +68,12 @@ struct scm {
 	bool has_cred;
 };
 
+/*
+ * What a message carries unless its sender says otherwise: no files, and
+ * the sender's pid and real ids as it sends (Linux's scm_send), not the
+ * socket's, which may be from before the sender dropped its privileges.
+ */
+void scm_init(struct scm *scm, const struct proc *p);
 void scm_release(struct scm *scm);
 
 /*

@@ -642,8 +642,8 @@ static long xfer_more(struct thread *td);
 static long
 xfer_step(struct thread *td, struct xfer *x)
 {
-	struct scm scm = { .nfds = 0 };
 	const void *chan = NULL;
+	struct scm scm;
 	struct iovwalk w;
 	struct file *fp;
 	struct socket *so;
@@ -653,15 +653,16 @@ xfer_step(struct thread *td, struct xfer *x)
 	while (x->done < x->total && sock_get(td, x->fd, &fp, &so) == 0) {
 		w = (struct iovwalk){ td, x->iov, x->niov, 0, 0 };
 		walk_skip(&w, x->done);
+		scm_init(&scm, td->proc);
 		if (x->send) {
 			r = so->ops->send(td->proc, so, x->total - x->done,
-			    walk_in, &w, NULL, NULL, x->flags, &chan);
+			    walk_in, &w, NULL, &scm, x->flags, &chan);
 		} else {
 			r = so->ops->recv(so, x->total - x->done, walk_out,
 			    &w, x->flags, &fl, NULL, &scm);
-			scm_release(&scm);
 			chan = so;
 		}
+		scm_release(&scm);
 		if (r == -EAGAIN) {
 			td->wait = (struct wait){ .cont = xfer_more,
 			    .cancel = xfer_cancel, .deadline = -1,
@@ -725,8 +726,8 @@ kern_sendmsg(struct thread *td, int fd, struct kmsg *km, int flags,
 {
 	struct guest_msghdr *m = &km->hdr;
 	struct sockname dest, *destp = NULL;
-	struct scm scm = { .nfds = 0 };
 	const void *chan = NULL;
+	struct scm scm;
 	struct iovwalk w;
 	struct file *fp;
 	struct socket *so;
@@ -736,6 +737,7 @@ kern_sendmsg(struct thread *td, int fd, struct kmsg *km, int flags,
 		return r;
 	if (flags & ~SEND_FLAGS)
 		return -EOPNOTSUPP;
+	scm_init(&scm, td->proc);
 	if (m->name != 0 && m->namelen != 0) {
 		if ((r = addr_in(td, so, UADDR(m->name), m->namelen,
 		    &dest)) < 0)

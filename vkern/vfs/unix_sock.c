@@ -60,6 +60,15 @@ usock_wake(struct usock *so)
 }
 
 void
+scm_init(struct scm *scm, const struct proc *p)
+{
+	scm->nfds = 0;
+	scm->cred = (struct ucred){ .pid = p->pid, .uid = p->cred.uid,
+	    .gid = p->cred.gid };
+	scm->has_cred = true;
+}
+
+void
 scm_release(struct scm *scm)
 {
 	for (int i = 0; i < scm->nfds; i++)

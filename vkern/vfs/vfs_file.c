@@ -84,6 +84,12 @@ file_rel(struct file *fp)
 	file_count--;
 }
 
+uint64_t
+file_nlive(void)
+{
+	return file_count;
+}
+
 bool
 file_readable(const struct file *fp)
 {
