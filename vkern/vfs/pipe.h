@@ -16,6 +16,8 @@ long fifo_open(struct thread *td, struct vnode *vn, unsigned flags,
     const char *path);
 
 #define PIPE_PACKET_MAX 4096    /* PIPE_BUF: an O_DIRECT packet's most */
+/* F_SETPIPE_SZ's most (/proc/sys/fs/pipe-max-size). */
+#define PIPE_MAX_SIZE   1048576
 
 bool file_is_pipe(const struct file *fp);
 /* Whether a write (or read) of fp moves packets, one per call. */
