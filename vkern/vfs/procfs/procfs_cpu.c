@@ -6,10 +6,11 @@
  * names and order (words 0, 1, 4, 6, 9, 16 and 18 of its capability
  * array), less the bits Linux never shows or clears as it sees fit (OS
  * support of a feature, security mitigations, features a kernel option
- * turns off): whatever is printed here is a bit of the CPU that Linux
- * would print too.  Linux's synthetic flags and other leaves are left
- * out.  The CPU's speed, caches and microcode are not to be had from
- * CPUID alone and read as a generic CPU's.
+ * or the firmware turns off, as MONITOR, VMX, SVM, TSX, PKU): whatever
+ * is printed here is a bit of the CPU that Linux would print too.
+ * Linux's synthetic flags and other leaves are left out.  The CPU's
+ * speed, caches and microcode are not to be had from CPUID alone and
+ * read as a generic CPU's.
  */
 #include <stdio.h>
 #include <string.h>
@@ -42,7 +43,7 @@ static const struct cpuinfo_word cpuinfo_words[] = {
 	    [29] = "lm", [30] = "3dnowext", [31] = "3dnow" } },
 	{ 1, CPUID_ECX, {
 	    [0] = "pni", [1] = "pclmulqdq", [2] = "dtes64",
-	    [4] = "ds_cpl", [5] = "vmx", [6] = "smx", [7] = "est",
+	    [4] = "ds_cpl", [7] = "est",
 	    [8] = "tm2", [9] = "ssse3", [10] = "cid", [11] = "sdbg",
 	    [12] = "fma", [13] = "cx16", [14] = "xtpr", [15] = "pdcm",
 	    [17] = "pcid", [18] = "dca", [19] = "sse4_1", [20] = "sse4_2",
@@ -50,14 +51,13 @@ static const struct cpuinfo_word cpuinfo_words[] = {
 	    [26] = "xsave", [28] = "avx", [29] = "f16c", [30] = "rdrand",
 	    [31] = "hypervisor" } },
 	{ 0x80000001, CPUID_ECX, {
-	    [0] = "lahf_lm", [1] = "cmp_legacy", [2] = "svm",
-	    [3] = "extapic", [4] = "cr8_legacy", [5] = "abm",
+	    [0] = "lahf_lm", [1] = "cmp_legacy", [3] = "extapic", [4] = "cr8_legacy", [5] = "abm",
 	    [6] = "sse4a", [7] = "misalignsse", [8] = "3dnowprefetch",
 	    [9] = "osvw", [10] = "ibs", [11] = "xop", [12] = "skinit",
 	    [13] = "wdt", [15] = "lwp", [16] = "fma4", [17] = "tce",
 	    [19] = "nodeid_msr", [21] = "tbm", [22] = "topoext",
 	    [23] = "perfctr_core", [24] = "perfctr_nb", [26] = "bpext",
-	    [27] = "ptsc", [28] = "perfctr_llc", [29] = "mwaitx" } },
+	    [27] = "ptsc", [28] = "perfctr_llc" } },
 	{ 7, CPUID_EBX, {
 	    [0] = "fsgsbase", [1] = "tsc_adjust", [3] = "bmi1",
 	    [5] = "avx2", [7] = "smep", [8] = "bmi2", [9] = "erms",
