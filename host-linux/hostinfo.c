@@ -4,6 +4,7 @@
  * and where diagnostics and --strace output go.  What can be read once is
  * read at start-up, before the lock-down.
  */
+#include <cpuid.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/membarrier.h>
@@ -208,6 +209,20 @@ plat_cpu_barrier(void)
 	    0) < 0)
 		return -errno;
 	return 0;
+}
+
+void
+plat_cpuid(uint32_t leaf, uint32_t subleaf, uint32_t out[4])
+{
+	unsigned a = 0, b = 0, c = 0, d = 0;
+
+	/* __get_cpuid_count refuses a leaf past the maximum of its range. */
+	if (__get_cpuid_count(leaf, subleaf, &a, &b, &c, &d) == 0)
+		a = b = c = d = 0;
+	out[0] = a;
+	out[1] = b;
+	out[2] = c;
+	out[3] = d;
 }
 
 const char *

@@ -279,6 +279,12 @@ int plat_ncpus(void);
  */
 int plat_cpu_barrier(void);
 
+/*
+ * The host CPU's answer to CPUID leaf, subleaf: eax, ebx, ecx, edx in
+ * out[0..3], for /proc/cpuinfo.  All zero where there is no CPUID.
+ */
+void plat_cpuid(uint32_t leaf, uint32_t subleaf, uint32_t out[4]);
+
 /* The host's uname release and version strings, for the guest's uname. */
 const char *plat_os_release(void);
 const char *plat_os_version(void);

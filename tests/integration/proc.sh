@@ -75,6 +75,38 @@ int main(void) {
 C
 	gcc -O1 "$work/spawn.c" -o "$work/spawn" || exit 1
 	same_script "$work/spawn" ;;
+cpuinfo)
+	# /proc/cpuinfo inside against the host's: the same CPU identity,
+	# and flags that the host shows too, in the host's order; with
+	# vkernel run by root and by an unprivileged host user.
+	grep -m1 '^flags' /proc/cpuinfo | cut -d: -f2 | tr ' ' '\n' |
+	    grep . > "$work/host" || { echo "no host flags"; exit 77; }
+	grep -m4 -E '^(vendor_id|cpu family|model|model name)[[:space:]]' \
+	    /proc/cpuinfo > "$work/host_id"
+	chmod 755 "$work"
+	for as in "" "$(dirname "$0")/asuser.sh"; do
+		$as "$vk" run -- /bin/cat /proc/cpuinfo > "$work/in" 2>/dev/null
+		grep -m1 '^flags' "$work/in" | cut -d: -f2 | tr ' ' '\n' |
+		    grep . > "$work/in_flags"
+		grep -m4 -E '^(vendor_id|cpu family|model|model name)[[:space:]]' \
+		    "$work/in" > "$work/in_id"
+		extra=$(grep -vxFf "$work/host" "$work/in_flags" | tr '\n' ' ')
+		if [ -n "$extra" ] || ! grep -qx sse2 "$work/in_flags"; then
+			echo "FAIL: cpuinfo${as:+ as user}: flags not the host's: '$extra'" >&2
+			exit 1
+		fi
+		if ! grep -xFf "$work/in_flags" "$work/host" |
+		    cmp -s - "$work/in_flags"; then
+			echo "FAIL: cpuinfo${as:+ as user}: flags not in Linux's order" >&2
+			exit 1
+		fi
+		if ! cmp -s "$work/host_id" "$work/in_id"; then
+			echo "FAIL: cpuinfo${as:+ as user}: identity differs:" >&2
+			diff "$work/host_id" "$work/in_id" >&2
+			exit 1
+		fi
+	done
+	echo "ok: cpuinfo: $(wc -l < "$work/in_flags") of the host's $(wc -l < "$work/host") flags" ;;
 *)
 	echo "unknown case $case_" >&2
 	exit 2 ;;

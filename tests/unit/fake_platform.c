@@ -384,6 +384,38 @@ plat_cpu_barrier(void)
 	return 0;
 }
 
+/*
+ * A small CPU: "GenuineIntel", family 6 model 158 stepping 10, with fpu,
+ * sse2, avx (and the hidden osxsave), avx2 and lm.
+ */
+void
+plat_cpuid(uint32_t leaf, uint32_t subleaf, uint32_t out[4])
+{
+	memset(out, 0, 4 * sizeof(out[0]));
+	switch (leaf) {
+	case 0:
+		out[0] = 7;
+		memcpy(&out[1], "Genu", 4);
+		memcpy(&out[3], "ineI", 4);
+		memcpy(&out[2], "ntel", 4);
+		break;
+	case 1:
+		out[0] = 0x906ea;
+		out[2] = 1U << 27 | 1U << 28;
+		out[3] = 1U << 0 | 1U << 26;
+		break;
+	case 7:
+		out[1] = subleaf == 0 ? 1U << 5 : 0;
+		break;
+	case 0x80000000:
+		out[0] = 0x80000001;
+		break;
+	case 0x80000001:
+		out[3] = 1U << 29;
+		break;
+	}
+}
+
 const char *
 plat_os_release(void)
 {

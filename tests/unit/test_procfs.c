@@ -566,14 +566,15 @@ Test(procfs, pid_dir_lists_its_files)
 	static const char *const want[] = {
 		"stat", "status", "statm", "cmdline", "environ", "comm",
 		"maps", "exe", "cwd", "root", "fd", "fdinfo", "mounts",
-		"mountinfo", "oom_score", "oom_score_adj", "task",
+		"mountinfo", "oom_score", "oom_score_adj", "task", "limits",
+		"cgroup",
 	};
 	struct dlist d;
 
 	list_dir("1", &d);
 	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
 		cr_assert_geq(dl_find(&d, want[i]), 0, "no %s", want[i]);
-	cr_assert_eq(d.n, 2 + 17);
+	cr_assert_eq(d.n, 2 + sizeof(want) / sizeof(want[0]));
 }
 
 /* --- the root directory --- */
@@ -891,7 +892,12 @@ Test(procfs, cpuinfo_has_a_block_per_cpu)
 	for (char *t = s; (t = strstr(t, "processor\t: ")) != NULL; t++)
 		n++;
 	cr_assert_eq(n, plat_ncpus());
-	cr_assert_not_null(strstr(s, "\nflags\t\t: "));
+	/* The fake CPU's identity and flags, in Linux's order and names. */
+	cr_assert_not_null(strstr(s, "\nvendor_id\t: GenuineIntel\n"
+	    "cpu family\t: 6\nmodel\t\t: 158\nmodel name\t: unknown\n"
+	    "stepping\t: 10\n"), "%s", s);
+	cr_assert_not_null(strstr(s, "\nflags\t\t: fpu sse2 lm avx avx2\n"),
+	    "%s", s);
 	free(s);
 }
 

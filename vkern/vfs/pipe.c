@@ -35,7 +35,6 @@
 
 #define PIPE_BUF_ATOMIC PIPE_PACKET_MAX
 #define PIPE_DEFAULT    65536
-#define PIPE_MAX_SIZE   1048576   /* /proc/sys/fs/pipe-max-size */
 
 /* A packet: where it starts in the stream of bytes ever written. */
 struct pkt {

@@ -26,6 +26,8 @@ int pipe_vnode(struct file *fp, struct vnode **vpp);
 #define PIPEFS_DEV 0x0c
 
 #define PIPE_PACKET_MAX 4096    /* PIPE_BUF: an O_DIRECT packet's most */
+/* F_SETPIPE_SZ's most (/proc/sys/fs/pipe-max-size). */
+#define PIPE_MAX_SIZE   1048576
 
 bool file_is_pipe(const struct file *fp);
 /* Whether a write (or read) of fp moves packets, one per call. */

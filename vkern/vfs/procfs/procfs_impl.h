@@ -39,15 +39,23 @@ int procfs_may_read(const struct proc *q);
 /* ns as clock ticks. */
 uint64_t procfs_ticks(int64_t ns);
 
+/* procfs_cpu.c */
+int procfs_gen_cpuinfo(const struct pfs_ctx *c, struct sbuf *sb);
+
 /* procfs_sys.c: the system-wide files. */
 int procfs_gen_meminfo(const struct pfs_ctx *c, struct sbuf *sb);
-int procfs_gen_cpuinfo(const struct pfs_ctx *c, struct sbuf *sb);
 int procfs_gen_stat(const struct pfs_ctx *c, struct sbuf *sb);
 int procfs_gen_uptime(const struct pfs_ctx *c, struct sbuf *sb);
 int procfs_gen_loadavg(const struct pfs_ctx *c, struct sbuf *sb);
 int procfs_gen_version(const struct pfs_ctx *c, struct sbuf *sb);
 int procfs_gen_osrelease(const struct pfs_ctx *c, struct sbuf *sb);
 int procfs_gen_mounts(const struct pfs_ctx *c, struct sbuf *sb);
+int procfs_gen_kversion(const struct pfs_ctx *c, struct sbuf *sb);
+int procfs_gen_threads_max(const struct pfs_ctx *c, struct sbuf *sb);
+int procfs_gen_file_max(const struct pfs_ctx *c, struct sbuf *sb);
+int procfs_gen_pipe_max_size(const struct pfs_ctx *c, struct sbuf *sb);
+int procfs_gen_boot_id(const struct pfs_ctx *c, struct sbuf *sb);
+int procfs_gen_uuid(const struct pfs_ctx *c, struct sbuf *sb);
 int procfs_gen_mountinfo(const struct pfs_ctx *c, struct sbuf *sb);
 int procfs_gen_hostname(const struct pfs_ctx *c, struct sbuf *sb);
 int procfs_gen_domainname(const struct pfs_ctx *c, struct sbuf *sb);
@@ -117,5 +125,6 @@ int procfs_gen_pid_exe(const struct pfs_ctx *c, struct sbuf *sb);
 int procfs_gen_pid_cwd(const struct pfs_ctx *c, struct sbuf *sb);
 int procfs_gen_fd_link(const struct pfs_ctx *c, struct sbuf *sb);
 int procfs_gen_fdinfo(const struct pfs_ctx *c, struct sbuf *sb);
+int procfs_gen_pid_limits(const struct pfs_ctx *c, struct sbuf *sb);
 
 #endif

@@ -661,3 +661,48 @@ procfs_gen_fdinfo(const struct pfs_ctx *c, struct sbuf *sb)
 	    (unsigned long)va.ino);
 	return 0;
 }
+
+/* Linux's table of the process's resource limits, in RLIMIT_* order. */
+int
+procfs_gen_pid_limits(const struct pfs_ctx *c, struct sbuf *sb)
+{
+	static const struct {
+		const char *name, *unit;
+	} rows[] = {
+		{ "Max cpu time", "seconds" }, { "Max file size", "bytes" },
+		{ "Max data size", "bytes" }, { "Max stack size", "bytes" },
+		{ "Max core file size", "bytes" },
+		{ "Max resident set", "bytes" },
+		{ "Max processes", "processes" },
+		{ "Max open files", "files" },
+		{ "Max locked memory", "bytes" },
+		{ "Max address space", "bytes" },
+		{ "Max file locks", "locks" },
+		{ "Max pending signals", "signals" },
+		{ "Max msgqueue size", "bytes" },
+		{ "Max nice priority", NULL },
+		{ "Max realtime priority", NULL },
+		{ "Max realtime timeout", "us" },
+	};
+	_Static_assert(VK_NELEM(rows) == VK_RLIM_NLIMITS, "a row a limit");
+
+	sbuf_printf(sb, "%-25s %-20s %-20s %-10s\n", "Limit", "Soft Limit",
+	    "Hard Limit", "Units");
+	for (size_t i = 0; i < VK_NELEM(rows); i++) {
+		const struct rlim64 *r = &c->p->rlim[i];
+		uint64_t v[2] = { r->cur, r->max };
+
+		sbuf_printf(sb, "%-25s ", rows[i].name);
+		for (int j = 0; j < 2; j++) {
+			if (v[j] == RLIM64_INFINITY)
+				sbuf_printf(sb, "%-20s ", "unlimited");
+			else
+				sbuf_printf(sb, "%-20llu ",
+				    (unsigned long long)v[j]);
+		}
+		if (rows[i].unit != NULL)
+			sbuf_printf(sb, "%-10s", rows[i].unit);
+		sbuf_printf(sb, "\n");
+	}
+	return 0;
+}

@@ -1,11 +1,12 @@
 /*
- * procfs's system-wide files: memory, CPUs, times, load, mounts, version.
+ * procfs's system-wide files: memory, times, load, mounts, version,
+ * limits (CPUs are procfs_cpu.c's).
  *
- * Formats are Linux's (fs/proc/meminfo.c, arch/x86/kernel/cpu/proc.c,
- * fs/proc/stat.c, uptime.c, loadavg.c, fs/proc_namespace.c), down to the
- * column widths, because procps and busybox parse them with scanf.  What
- * the vkernel does not track reads as 0: there is no swap, no page cache
- * apart from tmpfs (which is counted as guest memory), no interrupts.
+ * Formats are Linux's (fs/proc/meminfo.c, fs/proc/stat.c, uptime.c,
+ * loadavg.c, fs/proc_namespace.c), down to the column widths, because
+ * procps and busybox parse them with scanf.  What the vkernel does not
+ * track reads as 0: there is no swap, no page cache apart from tmpfs
+ * (which is counted as guest memory), no interrupts.
  * Memory is the RAM file's: its limit (--mem) is the machine's memory.
  */
 #include <stdio.h>
@@ -16,6 +17,8 @@
 #include "vkern/kern/kern.h"
 #include "vkern/kern/proc.h"
 #include "vkern/platform.h"
+#include "vkern/vfs/file.h"
+#include "vkern/vfs/pipe.h"
 #include "vkern/vfs/procfs/procfs_impl.h"
 #include "vkern/vfs/vfs.h"
 #include "vkern/vk.h"
@@ -113,45 +116,6 @@ procfs_gen_meminfo(const struct pfs_ctx *c, struct sbuf *sb)
 	meminfo_line(sb, "Hugepagesize", 2048, true);
 	meminfo_line(sb, "Hugetlb", 0, true);
 	meminfo_line(sb, "DirectMap4k", total, true);
-	return 0;
-}
-
-/*
- * What every x86-64 CPU has (the x86-64 baseline), in Linux's spelling
- * (arch/x86/include/asm/cpufeatures.h).  XXX: the host's own flags are
- * not to be had: platform.h has no CPUID hook, and AT_HWCAP is no help
- * because glibc replaces it on x86 with its own HWCAP_X86_* bits.
- */
-static const char cpuinfo_flags[] =
-    "fpu vme de pse tsc msr pae mce cx8 apic sep mtrr pge mca cmov pat "
-    "pse36 clflush mmx fxsr sse sse2 syscall nx lm";
-
-/*
- * XXX: platform.h has no hook for the host CPU's identity (vendor,
- * family, model, speed), so each CPU is a generic one; tools count the
- * "processor" lines and read the flags.
- */
-int
-procfs_gen_cpuinfo(const struct pfs_ctx *c, struct sbuf *sb)
-{
-	int n = plat_ncpus();
-
-	for (int i = 0; i < n; i++) {
-		sbuf_printf(sb, "processor\t: %d\nvendor_id\t: GenuineIntel\n"
-		    "cpu family\t: 6\nmodel\t\t: 0\n"
-		    "model name\t: vkernel virtual CPU\nstepping\t: 0\n"
-		    "cpu MHz\t\t: 2000.000\ncache size\t: 4096 KB\n", i);
-		sbuf_printf(sb, "physical id\t: 0\nsiblings\t: %d\n"
-		    "core id\t\t: %d\ncpu cores\t: %d\napicid\t\t: %d\n"
-		    "initial apicid\t: %d\nfpu\t\t: yes\n"
-		    "fpu_exception\t: yes\ncpuid level\t: 13\nwp\t\t: yes\n",
-		    n, i, n, i, i);
-		sbuf_printf(sb, "flags\t\t: %s\n", cpuinfo_flags);
-		sbuf_printf(sb, "bugs\t\t:\nbogomips\t: 4000.00\n"
-		    "clflush size\t: 64\ncache_alignment\t: 64\n"
-		    "address sizes\t: 46 bits physical, 48 bits virtual\n"
-		    "power management:\n\n");
-	}
 	return 0;
 }
 
@@ -322,5 +286,79 @@ procfs_gen_mountinfo(const struct pfs_ctx *c, struct sbuf *sb)
 		sbuf_escape(sb, m->source != NULL ? m->source : "none");
 		sbuf_printf(sb, " %s\n", ro);
 	}
+	return 0;
+}
+
+/* uname -v, as Linux's kernel.version. */
+int
+procfs_gen_kversion(const struct pfs_ctx *c, struct sbuf *sb)
+{
+	sbuf_printf(sb, "%s\n", plat_os_version());
+	return 0;
+}
+
+/* The sandbox's most tasks (--pids), which proc.c enforces. */
+int
+procfs_gen_threads_max(const struct pfs_ctx *c, struct sbuf *sb)
+{
+	sbuf_printf(sb, "%llu\n", (unsigned long long)kern_cfg()->pids);
+	return 0;
+}
+
+/* The sandbox's most open files (--fds), which fd_alloc enforces. */
+int
+procfs_gen_file_max(const struct pfs_ctx *c, struct sbuf *sb)
+{
+	sbuf_printf(sb, "%llu\n", (unsigned long long)file_max);
+	return 0;
+}
+
+int
+procfs_gen_pipe_max_size(const struct pfs_ctx *c, struct sbuf *sb)
+{
+	sbuf_printf(sb, "%d\n", PIPE_MAX_SIZE);
+	return 0;
+}
+
+/* 16 random bytes as a version 4 UUID, in its text form. */
+static void
+procfs_uuid(const uint8_t b[16], struct sbuf *sb)
+{
+	for (int i = 0; i < 16; i++) {
+		uint8_t v = b[i];
+
+		if (i == 6)
+			v = (v & 0x0f) | 0x40;  /* version 4: random */
+		else if (i == 8)
+			v = (v & 0x3f) | 0x80;  /* variant 1: RFC 4122 */
+		sbuf_printf(sb, "%s%02x", i == 4 || i == 6 || i == 8 ||
+		    i == 10 ? "-" : "", v);
+	}
+	sbuf_printf(sb, "\n");
+}
+
+/* Drawn at the first read and kept for the sandbox's life, as a boot's. */
+int
+procfs_gen_boot_id(const struct pfs_ctx *c, struct sbuf *sb)
+{
+	static uint8_t id[16];
+	static bool drawn;
+
+	if (!drawn) {
+		plat_random(id, sizeof(id));
+		drawn = true;
+	}
+	procfs_uuid(id, sb);
+	return 0;
+}
+
+/* A new one at every read. */
+int
+procfs_gen_uuid(const struct pfs_ctx *c, struct sbuf *sb)
+{
+	uint8_t id[16];
+
+	plat_random(id, sizeof(id));
+	procfs_uuid(id, sb);
 	return 0;
 }
