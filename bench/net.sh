@@ -8,21 +8,9 @@
 #   OUTFILE  if given, a dated section with the table is appended to it
 # Environment: BENCH_TARGET_MS=1000 (see micro/bench.h).
 set -u
-HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-VK=${1:-$HERE/../build/host-linux/vkernel}
-OUT=${2:-}
-work=$(mktemp -d /tmp/vk-bench-net.XXXXXX)
-trap 'rm -rf "$work"' EXIT
-
-die() { echo "net.sh: $*" >&2; exit 1; }
-[ -x "$VK" ] || die "no vkernel at $VK"
-
-CC=${BENCH_CC:-$(command -v musl-gcc || command -v gcc)}
-"$CC" -static -O2 -std=c17 -pthread -Wall -Wextra -Wno-unused-parameter \
-    -o "$work/netloop" "$HERE/micro/netloop.c" || die "cannot build netloop"
-
-# ns/op from a micro program's "NAME: N iters, X ns/op" line.
-nsop() { "$@" 2>/dev/null | sed -n 's/.* \([0-9.]*\) ns\/op.*/\1/p'; }
+NAME=net
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh" "$@"
+bench_build netloop
 
 declare -A n v
 for m in stream rr-tcp rr-pipe conn-tcp conn-unix; do
@@ -30,12 +18,8 @@ for m in stream rr-tcp rr-pipe conn-tcp conn-unix; do
 	v[$m]=$(nsop "$VK" run -- "$work/netloop" "$m")
 done
 
-# MB/s of 64 KiB per op, and microseconds per op.
+# MB/s of 64 KiB per op.
 mbs() { awk -v x="$1" 'BEGIN { if (x == "") print "FAILED"; else printf "%.0f MB/s", 65536 / x * 1000 }'; }
-us() { awk -v x="$1" 'BEGIN { if (x == "") print "FAILED"; else printf "%.1f us", x / 1000 }'; }
-# b/a, and whether it is within (le) or above (ge) target t.
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "" || b == "" || a == 0) print "–"; else printf "%.2fx", b / a }'; }
-met() { awk -v r="${1%x}" -v t="$2" -v ge="$3" 'BEGIN { if (r == "–") print "–"; else if (ge) print (r + 0 >= t ? "yes" : "**no**"); else print (r + 0 <= t ? "yes" : "**no**") }'; }
 
 r_st=$(ratio "${v[stream]}" "${n[stream]}")
 r_rr=$(ratio "${v[rr-pipe]}" "${v[rr-tcp]}")
@@ -48,14 +32,4 @@ table=$(cat <<T
 | connect + accept + close, TCP | $(us "${n[conn-tcp]}") | $(us "${v[conn-tcp]}") | vkernel TCP / vkernel AF_UNIX ($(us "${v[conn-unix]}"); native $(us "${n[conn-unix]}")) | $r_cn | ≤ 4x | $(met "$r_cn" 4 0) |
 T
 )
-echo "$table"
-if [ -n "$OUT" ]; then
-	{
-		echo
-		echo "## $(date -u '+%Y-%m-%d %H:%M:%S UTC'): loopback network"
-		echo
-		echo "Command: \`bench/net.sh $VK $OUT\` ($(nproc) CPUs, $(uname -r), load $(cut -d' ' -f1-3 /proc/loadavg))"
-		echo
-		echo "$table"
-	} >> "$OUT"
-fi
+bench_report "loopback network" "$table"
