@@ -16,30 +16,12 @@
  * fast.  Prints one line: "tmpfsread: write W MB/s, first R1 MB/s,
  * again R2 MB/s, 4k R3 MB/s, pread64 N ns" (MB = 10^6 bytes).
  */
-#include "bench.h"
+#include "benchfile.h"
 
-#include <fcntl.h>
 #include <stdint.h>
-#include <unistd.h>
 
-#define CHUNK		(64 * 1024)
-#define FILE_SIZE	(64LL << 20)
-#define CHUNKS		(FILE_SIZE / CHUNK)
 #define SMALL		64
 #define NSMALL		100000
-
-static char buf[CHUNK] __attribute__((aligned(4096)));
-static char path[4096];
-
-static void __attribute__((noreturn))
-die_unlink(const char *what)
-{
-	int e = errno;
-
-	unlink(path);
-	errno = e;
-	bench_die(what);
-}
 
 /* Chunk i: every 8-byte word holds i and its place in the chunk. */
 static void
@@ -108,10 +90,7 @@ main(int argc, char **argv)
 		bench_fprint(2, "usage: tmpfsread DIR [PASSES]\n");
 		return 2;
 	}
-	snprintf(path, sizeof(path), "%s/vk-tmpfsread.%d", argv[1],
-	    (int)getpid());
-	if ((fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600)) < 0)
-		bench_die(path);
+	fd = benchfile_create(argv[1], "vk-tmpfsread");
 	/* Only the writes are timed, not making their data. */
 	tw = 0;
 	for (uint64_t i = 0; i < CHUNKS; i++) {

@@ -16,29 +16,11 @@
  * writes cannot pass as fast.  Prints ns per pass, ns per chunk and MB/s
  * (10^6 bytes per second).
  */
-#include "bench.h"
+#include "benchfile.h"
 
-#include <fcntl.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
-#define CHUNK		(64 * 1024)
-#define FILE_SIZE	(64LL << 20)
-#define CHUNKS		(FILE_SIZE / CHUNK)
-
-static char buf[CHUNK] __attribute__((aligned(4096)));
 static char back[CHUNK] __attribute__((aligned(4096)));
-static char path[4096];
-
-static void __attribute__((noreturn))
-die_unlink(const char *what)
-{
-	int e = errno;
-
-	unlink(path);
-	errno = e;
-	bench_die(what);
-}
 
 static long long
 run(long n, void *arg)
@@ -84,10 +66,7 @@ main(int argc, char **argv)
 		bench_fprint(2, "usage: tmpfswrite DIR [ITERS|auto]\n");
 		return 2;
 	}
-	snprintf(path, sizeof(path), "%s/tmpfswrite.%ld", argv[1], (long)getpid());
-	fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-	if (fd < 0)
-		bench_die(path);
+	fd = benchfile_create(argv[1], "tmpfswrite");
 	/* Not zeros, so no layer can take the writes for holes. */
 	for (k = 0; k < sizeof(buf); k++)
 		buf[k] = (char)(k * 7 + 1);
