@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/sockios.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
@@ -212,6 +213,28 @@ ours(int fd)
 	return false;
 }
 
+/*
+ * An interface ioctl: the gets, unknown and private ones, and the sets
+ * only where they must fail (not as root: natively they would change the
+ * host's interfaces).
+ */
+static unsigned long
+rnd_ifioctl(void)
+{
+	static const unsigned long gets[] = { SIOCGIFNAME, SIOCGIFINDEX,
+	    SIOCGIFFLAGS, SIOCGIFADDR, SIOCGIFNETMASK, SIOCGIFBRDADDR,
+	    SIOCGIFDSTADDR, SIOCGIFMTU, SIOCGIFHWADDR, SIOCGIFTXQLEN,
+	    SIOCGIFMETRIC, SIOCGIFMAP, SIOCGIFCONF, SIOCGIFCOUNT,
+	    SIOCGIFPFLAGS, SIOCGIFSLAVE, SIOCDEVPRIVATE };
+	static const unsigned long sets[] = { SIOCSIFFLAGS, SIOCSIFMTU,
+	    SIOCSIFADDR, SIOCSIFNETMASK, SIOCSIFHWADDR, SIOCSIFNAME,
+	    SIOCADDMULTI, SIOCDIFADDR };
+
+	if (getuid() != 0 && rnd() % 3 == 0)
+		return sets[rnd() % (sizeof(sets) / sizeof(sets[0]))];
+	return gets[rnd() % (sizeof(gets) / sizeof(gets[0]))];
+}
+
 static bool
 errno_known(int e)
 {
@@ -308,8 +331,17 @@ one_call(void)
 		    rnd_ptr(), rnd_len() % 70000);
 		break;
 	default:
-		r = syscall(SYS_ioctl, rnd_fd(), rnd() % 2 ? FIONREAD :
-		    0x5411 /* TIOCOUTQ */, rnd_ptr());
+		/* The queue ioctls, or an interface one, with "lo" or
+		 * garbage for a name. */
+		if (rnd() % 2) {
+			r = syscall(SYS_ioctl, rnd_fd(), rnd() % 2 ?
+			    FIONREAD : 0x5411 /* TIOCOUTQ */, rnd_ptr());
+			break;
+		}
+		if (rnd() % 2)
+			memcpy(buf, "lo", 3);
+		r = syscall(SYS_ioctl, rnd_fd(), rnd_ifioctl(),
+		    rnd() % 4 ? (void *)buf : rnd_ptr());
 		break;
 	}
 	if (r < 0 && !errno_known(errno))

@@ -113,6 +113,14 @@ ip_link)
 	expect "1: lo: <LOOPBACK,UP,LOWER_UP> mtu 65536 qdisc noqueue state UNKNOWN mode DEFAULT group default qlen 1000
     link/loopback 00:00:00:00:00:00 brd 00:00:00:00:00:00" "$vk" run -- ip link
 	expect "lo" "$vk" run -- sh -c 'ip -o link | cut -d" " -f2 | tr -d :' ;;
+ifconfig)
+	# busybox ifconfig asks the interface ioctls (SIOCGIFCONF, flags,
+	# address, mask, MTU, hardware address) of an AF_INET socket.
+	expect "lo        Link encap:Local Loopback  
+          inet addr:127.0.0.1  Mask:255.0.0.0
+          inet6 addr: ::1/128 Scope:Host
+          UP LOOPBACK RUNNING  MTU:65536  Metric:1" \
+		"$vk" run -- sh -c 'busybox ifconfig | head -4' ;;
 ip_route)
 	# The main tables are empty; the local one holds lo's routes.
 	expect "" "$vk" run -- ip route

@@ -77,6 +77,16 @@ void netif_count_packet(int ifindex, size_t len);
 struct netif_stats netif_stats_of(int ifindex);
 
 /*
+ * An interface ioctl of netdevice(7) (SIOCGIFNAME to the end of the
+ * driver-private range) on a socket of family, with the guest's argument,
+ * as Linux answers it; -ENOTTY for one it does not know.
+ */
+struct thread;
+long netif_ioctl(struct thread *td, int family, unsigned cmd, uint64_t arg);
+#define NETIF_IOCTL_FIRST 0x8910   /* SIOCGIFNAME */
+#define NETIF_IOCTL_LAST  0x89ff   /* SIOCDEVPRIVATE + 15 */
+
+/*
  * net.ipv4.ip_local_port_range: the ports an unbound inet socket is
  * given (32768-60999 by default, as Linux).  netif_set_port_range takes
  * a new range from /proc/sys/net: 0, or -EINVAL unless

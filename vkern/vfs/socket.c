@@ -14,6 +14,7 @@
 #include "vkern/kern/kern.h"
 #include "vkern/kern/proc.h"
 #include "vkern/vfs/file.h"
+#include "vkern/net/net.h"
 #include "vkern/vfs/socket.h"
 #include "vkern/vfs/vfs.h"
 #include "vkern/vm/copyio.h"
@@ -413,6 +414,8 @@ sock_ioctl(struct thread *td, struct file *fp, unsigned cmd, uint64_t arg)
 		n = (int)r;
 		return copyout(td, &n, UADDR(arg), sizeof(n));
 	}
+	if (cmd >= NETIF_IOCTL_FIRST && cmd <= NETIF_IOCTL_LAST)
+		return netif_ioctl(td, so->family, cmd, arg);
 	if (so->ops->ioctl == NULL)
 		return -ENOTTY;
 	return so->ops->ioctl(td, so, cmd, arg);
