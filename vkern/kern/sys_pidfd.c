@@ -61,7 +61,8 @@ sys_pidfd_open(struct thread *td, const struct sys_pidfd_open_args *a)
 		return -EINVAL;
 	if (a->pid <= 0)
 		return -EINVAL;
-	if ((p = proc_find(a->pid)) == NULL || p->exiting)
+	/* A zombie has a pidfd too: it is readable at once. */
+	if ((p = proc_find(a->pid)) == NULL)
 		return -ESRCH;
 	fp = file_alloc(&pidfd_fileops, NULL, O_RDWR | (a->flags &
 	    PIDFD_NONBLOCK_), "anon_inode:[pidfd]");
@@ -110,10 +111,11 @@ sys_pidfd_send_signal(struct thread *td,
 		sig_info_user(info, a->sig, SI_USER, td->proc->pid,
 		    td->proc->cred.uid);
 	}
-	if ((to = proc_find(pid)) == NULL || to->exiting)
+	if ((to = proc_find(pid)) == NULL)
 		return -ESRCH;
+	/* A zombie may be signalled until it is reaped, to no effect. */
 	if ((r = sig_may_send(td->proc, to, a->sig)) < 0 ||
-	    sig_send_dropped(td->proc, to, a->sig))
+	    sig_send_dropped(td->proc, to, a->sig) || to->exiting)
 		return r;
 	return sig_post(to->main, a->sig, info, 0);
 }

@@ -178,15 +178,29 @@ sys_kill(struct thread *td, const struct sys_kill_args *a)
 	return sent > 0 ? 0 : r;
 }
 
-/* The live thread tid, in process tgid unless tgid is 0. */
+/*
+ * The thread tid, in process tgid unless tgid is 0, and its process.  A
+ * process's first thread is there to be signalled until the process is
+ * reaped, as Linux's zombie group leader: then *tp is NULL, for a signal
+ * that reaches no one.
+ */
 static long
-thread_arg(int tgid, int tid, struct thread **tp)
+thread_arg(int tgid, int tid, struct proc **pp, struct thread **tp)
 {
 	struct thread *t = thread_find(tid);
+	struct proc *p;
 
-	if (t == NULL || t->proc->exiting || (tgid != 0 && t->proc->pid != tgid))
+	if (t != NULL && !t->proc->exiting) {
+		if (tgid != 0 && t->proc->pid != tgid)
+			return -ESRCH;
+		*pp = t->proc;
+		*tp = t;
+		return 0;
+	}
+	if ((p = proc_find(tid)) == NULL || (tgid != 0 && tgid != tid))
 		return -ESRCH;
-	*tp = t;
+	*pp = p;
+	*tp = NULL;
 	return 0;
 }
 
@@ -196,13 +210,14 @@ send_thread(struct thread *td, int tgid, int tid, int sig)
 {
 	uint8_t info[128];
 	struct thread *t;
+	struct proc *p;
 	long r;
 
 	if (tid <= 0)
 		return -EINVAL;
-	if ((r = thread_arg(tgid, tid, &t)) < 0 ||
-	    (r = sig_may_send(td->proc, t->proc, sig)) < 0 ||
-	    sig_send_dropped(td->proc, t->proc, sig))
+	if ((r = thread_arg(tgid, tid, &p, &t)) < 0 ||
+	    (r = sig_may_send(td->proc, p, sig)) < 0 ||
+	    sig_send_dropped(td->proc, p, sig) || t == NULL)
 		return r;
 	sig_info_user(info, sig, SI_TKILL, td->proc->pid, td->proc->cred.uid);
 	sig_post(t, sig, info, SIGPOST_THREAD);
@@ -255,10 +270,11 @@ sys_rt_sigqueueinfo(struct thread *td,
 
 	if ((r = queue_info(td, a->info, a->sig, a->pid, info)) < 0)
 		return r;
-	if ((to = proc_find(a->pid)) == NULL || to->exiting)
+	if ((to = proc_find(a->pid)) == NULL)
 		return -ESRCH;
+	/* A zombie may be signalled, as with kill, to no effect. */
 	if ((r = sig_may_send(td->proc, to, a->sig)) < 0 ||
-	    sig_send_dropped(td->proc, to, a->sig))
+	    sig_send_dropped(td->proc, to, a->sig) || to->exiting)
 		return r;
 	return sig_post(to->main, a->sig, info, 0);
 }
@@ -269,14 +285,15 @@ sys_rt_tgsigqueueinfo(struct thread *td,
 {
 	uint8_t info[128];
 	struct thread *t;
+	struct proc *p;
 	long r;
 
 	if (a->tgid <= 0 || a->tid <= 0)
 		return -EINVAL;
 	if ((r = queue_info(td, a->info, a->sig, a->tid, info)) < 0 ||
-	    (r = thread_arg(a->tgid, a->tid, &t)) < 0 ||
-	    (r = sig_may_send(td->proc, t->proc, a->sig)) < 0 ||
-	    sig_send_dropped(td->proc, t->proc, a->sig))
+	    (r = thread_arg(a->tgid, a->tid, &p, &t)) < 0 ||
+	    (r = sig_may_send(td->proc, p, a->sig)) < 0 ||
+	    sig_send_dropped(td->proc, p, a->sig) || t == NULL)
 		return r;
 	return sig_post(t, a->sig, info, SIGPOST_THREAD);
 }
