@@ -130,7 +130,22 @@ local 127.0.0.1 dev lo proto kernel scope host src 127.0.0.1
 broadcast 127.255.255.255 dev lo proto kernel scope link src 127.0.0.1 " \
 		"$vk" run -- ip route show table local
 	expect "local ::1 dev lo proto kernel metric 0 pref medium" \
-		"$vk" run -- ip -6 route show table local ;;
+		"$vk" run -- ip -6 route show table local
+	# One lookup each (RTM_GETROUTE without a dump), as Linux answers
+	# them in a namespace with lo alone.
+	# The guest's uid is its caller's.
+	uid=$(id -u)
+	expect "local 127.1.2.3 dev lo src 127.0.0.1 uid $uid 
+    cache <local> 
+broadcast 127.255.255.255 dev lo src 127.0.0.1 uid $uid 
+    cache <local,brd> 
+local ::1 from :: dev lo table local proto kernel src ::1 metric 0 pref medium" \
+		"$vk" run -- sh -c 'ip route get 127.1.2.3 &&
+		ip route get 127.255.255.255 && ip route get ::1'
+	expect "RTNETLINK answers: Network is unreachable
+RTNETLINK answers: Network is unreachable" \
+		"$vk" run -- sh -c 'ip route get 192.0.2.1 2>&1;
+		ip route get 2001:db8::1 2>&1; true' ;;
 ss)
 	# ss over NETLINK_SOCK_DIAG: no inet socket yet, and a listening
 	# local socket, with nothing on stderr (no fallback to /proc/net).

@@ -226,6 +226,10 @@ addr_dump(struct nl_out *o, int family)
 
 /* --- Routes --- */
 
+/* A looked-up route's kind, in rtm_flags (Linux's RTCF_LOCAL...). */
+#define RTCF_BROADCAST_ 0x10000000u
+#define RTCF_LOCAL_     0x80000000u
+
 static void
 route_fill(struct nl_out *o, struct nl_msg *m, const struct netif_route *rt)
 {
@@ -268,6 +272,96 @@ route_dump(struct nl_out *o, int family)
 	return 0;
 }
 
+/* Whether the first len bits of a and b agree. */
+static bool
+prefix_match(const uint8_t *a, const uint8_t *b, unsigned len)
+{
+	unsigned whole = len / 8, rest = len % 8;
+
+	if (memcmp(a, b, whole) != 0)
+		return false;
+	return rest == 0 ||
+	    ((a[whole] ^ b[whole]) & (uint8_t)(0xff << (8 - rest))) == 0;
+}
+
+/*
+ * RTM_GETROUTE of one destination ("ip route get"): the route the
+ * longest prefix picks, as Linux reports the result of a lookup (IPv4's
+ * as a cached route of the main table, with the caller's uid; IPv6's as
+ * the local table's entry).  No route: ENETUNREACH.
+ */
+static int
+route_get(struct nl_out *o, const struct nlmsghdr *nlh)
+{
+	const struct netif_route *rt, *best = NULL;
+	struct rta_cacheinfo ci = { .rta_clntref = 1 };
+	const struct rtattr *dst;
+	uint8_t addr[16] = { 0 };
+	struct nl_msg m;
+	struct rtmsg r;
+	size_t alen;
+
+	if (nlh->nlmsg_len < NLMSG_LENGTH(sizeof(r)))
+		return -EINVAL;
+	memcpy(&r, NLMSG_DATA(nlh), sizeof(r));
+	if (r.rtm_family != AF_INET && r.rtm_family != AF_INET6)
+		return -EAFNOSUPPORT;
+	alen = r.rtm_family == AF_INET ? 4 : 16;
+	if ((dst = nla_find(nlh, sizeof(r), RTA_DST)) != NULL) {
+		if (RTA_PAYLOAD(dst) < alen)
+			return -EINVAL;
+		memcpy(addr, RTA_DATA(dst), alen);
+	}
+	for (size_t i = 0; (rt = netif_route_at(i)) != NULL; i++)
+		if (rt->family == r.rtm_family &&
+		    prefix_match(rt->dst, addr, rt->dst_len) &&
+		    (best == NULL || rt->dst_len > best->dst_len))
+			best = rt;
+	if (best == NULL)
+		return -ENETUNREACH;
+
+	r = (struct rtmsg){ .rtm_family = (uint8_t)best->family,
+	    .rtm_dst_len = (uint8_t)(alen * 8), .rtm_type = best->type };
+	nlm_start(o, &m, RTM_NEWROUTE, 0);
+	if (best->family == AF_INET) {
+		r.rtm_table = RT_TABLE_MAIN;
+		r.rtm_flags = RTM_F_CLONED | RTCF_LOCAL_ |
+		    (best->type == RTN_BROADCAST ? RTCF_BROADCAST_ : 0);
+		nlm_put(&m, &r, sizeof(r));
+		nla_u32(&m, RTA_TABLE, RT_TABLE_MAIN);
+		nla_put(&m, RTA_DST, addr, alen);
+		nla_u32(&m, RTA_OIF, (uint32_t)best->oif);
+		if (best->prefsrc_len > 0)
+			nla_put(&m, RTA_PREFSRC, best->prefsrc,
+			    best->prefsrc_len);
+		nla_u32(&m, RTA_UID, o->who->uid);
+		nla_put(&m, RTA_CACHEINFO, &ci, sizeof(ci));
+	} else {
+		static const uint8_t any[16];
+
+		r.rtm_src_len = 128;
+		r.rtm_table = best->table;
+		r.rtm_protocol = RTPROT_KERNEL;
+		nlm_put(&m, &r, sizeof(r));
+		nla_u32(&m, RTA_TABLE, best->table);
+		nla_put(&m, RTA_DST, addr, alen);
+		nla_put(&m, RTA_SRC, any, sizeof(any));
+		/* A host's own address is the source to reach it. */
+		if (best->prefsrc_len > 0)
+			nla_put(&m, RTA_PREFSRC, best->prefsrc,
+			    best->prefsrc_len);
+		else if (best->type == RTN_LOCAL)
+			nla_put(&m, RTA_PREFSRC, best->dst, alen);
+		nla_u32(&m, RTA_PRIORITY, best->priority);
+		nla_u32(&m, RTA_OIF, (uint32_t)best->oif);
+		nla_put(&m, RTA_CACHEINFO, &ci, sizeof(ci));
+		nla_u8(&m, RTA_PREF, 0);     /* ICMPV6_ROUTER_PREF_MEDIUM */
+	}
+	nl_add(o, &m);
+	nl_flush(o);
+	return 0;
+}
+
 /* --- Requests --- */
 
 /*
@@ -280,8 +374,11 @@ rtnl_get(struct nl_out *o, const struct nlmsghdr *nlh, int family)
 {
 	int type = nlh->nlmsg_type;
 
-	if (!(nlh->nlmsg_flags & NLM_F_DUMP))
-		return type == RTM_GETLINK ? link_get(o, nlh) : -EOPNOTSUPP;
+	if (!(nlh->nlmsg_flags & NLM_F_DUMP)) {
+		if (type == RTM_GETLINK)
+			return link_get(o, nlh);
+		return type == RTM_GETROUTE ? route_get(o, nlh) : -EOPNOTSUPP;
+	}
 	if (type == RTM_GETLINK)
 		link_dump(o);
 	else if (type == RTM_GETADDR)
