@@ -96,6 +96,36 @@ proc_net)
 	expect "1 1 1 1 1" "$vk" run -- sh -c 'for f in route tcp tcp6 udp udp6;
 		do wc -l </proc/net/$f; done | xargs'
 	expect "32768	60999" "$vk" run -- cat /proc/sys/net/ipv4/ip_local_port_range ;;
+sockstat)
+	# /proc/net/sockstat{,6} and snmp count the sandbox's sockets: a
+	# listener and a connection (TCP inuse 3), an unbound IPv6 TCP socket
+	# (alloc only), a bound UDP socket of each family; none after close.
+	expect "sockets: used 6
+TCP: inuse 3 orphan 0 tw 0 alloc 4
+UDP: inuse 1
+TCP6: inuse 0
+UDP6: inuse 1
+Tcp: 1 200 120000 -1 0 0 0 0 2 0 0 0 0 0 0
+sockets: used 0
+TCP: inuse 0 orphan 0 tw 0 alloc 0
+UDP6: inuse 0" "$vk" run -- python3 -c '
+import socket
+def show(files, rows):
+    for f in files:
+        for l in open("/proc/net/" + f):
+            if l.split(":")[0] in rows and not l.startswith("Tcp: Rto"):
+                print(" ".join(l.split()[:9] if l.startswith("TCP:") else l.split()[:3]
+                    if l.startswith(("UDP", "TCP6")) else l.split()))
+a = socket.socket(); a.bind(("127.0.0.1", 0)); a.listen()
+b = socket.create_connection(a.getsockname()); c, _ = a.accept()
+t6 = socket.socket(socket.AF_INET6)
+u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); u.bind(("127.0.0.1", 0))
+u6 = socket.socket(socket.AF_INET6, socket.SOCK_DGRAM); u6.bind(("::1", 0))
+show(["sockstat", "sockstat6", "snmp"], ["sockets", "TCP", "UDP", "TCP6", "UDP6", "Tcp"])
+for s in (a, b, c, t6, u, u6):
+    s.close()
+show(["sockstat", "sockstat6"], ["sockets", "TCP", "UDP6"])
+' ;;
 ip_addr)
 	# iproute2 over NETLINK_ROUTE: lo alone, up, with both addresses,
 	# as Linux shows a new network namespace once lo is up.
