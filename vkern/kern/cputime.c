@@ -321,7 +321,7 @@ rlimit_cpu_check(struct proc *p, int64_t cpu)
 	uint8_t info[128];
 
 	if (hard >= 0 && cpu >= hard) {
-		proc_kill_sig(p, SIGKILL, false);
+		proc_kill_sig(p, SIGKILL);
 		return -1;
 	}
 	if (soft >= 0 && cpu >= soft) {
@@ -375,7 +375,7 @@ rlimit_rttime_check(struct proc *p)
 			continue;
 		rt = cpu_thread_ns(t, NULL) - t->rt_base;
 		if (hard >= 0 && rt >= hard) {
-			proc_kill_sig(p, SIGKILL, false);
+			proc_kill_sig(p, SIGKILL);
 			return -1;
 		}
 		if (soft >= 0 && rt >= soft) {

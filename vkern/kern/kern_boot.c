@@ -233,7 +233,7 @@ kern_hostsig(int sig)
 
 	sig_info_user(info, sig, SI_KERNEL, 0, 0);
 	if (sig == SIGTERM && ++nterm > 1) {
-		proc_kill_sig(cmdproc, SIGKILL, false);
+		proc_kill_sig(cmdproc, SIGKILL);
 		return;
 	}
 	if (sig == SIGTERM || sig == SIGHUP) {
@@ -279,7 +279,7 @@ kern_handle(const struct plat_event *ev)
 		sig_fault(td, ev->signo, ev->code, ev->addr);
 		break;
 	case PLAT_EV_GONE:
-		proc_kill_sig(td->proc, SIGKILL, false);
+		proc_kill_sig(td->proc, SIGKILL);
 		break;
 	case PLAT_EV_CONSOLE:
 		sched_console_ready(ev->fd);
@@ -328,7 +328,7 @@ kern_run(void)
 			if (!sig_deliver(td))
 				continue;
 			if (plat_thread_run(td->pt) < 0)
-				proc_kill_sig(td->proc, SIGKILL, false);
+				proc_kill_sig(td->proc, SIGKILL);
 		}
 		if (cmdproc->exiting)
 			break;

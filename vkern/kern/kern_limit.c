@@ -65,7 +65,7 @@ limit_signal_all(int signo)
 		if (p->exiting || p->kproc)
 			continue;
 		if (signo == SIGKILL)
-			proc_kill_sig(p, SIGKILL, false);
+			proc_kill_sig(p, SIGKILL);
 		else
 			sig_post(p->main, signo, info, 0);
 	}

@@ -166,7 +166,7 @@ oom_kill(const struct vm_map *m)
 	    (unsigned long)oom_pgtables(victim) * (VK_PAGE_SIZE / 1024),
 	    victim->oom_score_adj);
 	if (victim->vm != m) {
-		proc_kill_sig(victim, SIGKILL, false);
+		proc_kill_sig(victim, SIGKILL);
 		return true;
 	}
 	sig_info_user(info, SIGKILL, SI_KERNEL, 0, 0);

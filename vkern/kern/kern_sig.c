@@ -536,13 +536,10 @@ sig_act(struct thread *td, int sig, const uint8_t info[128])
 			proc_stop(p, sig);
 			td->state = TD_STOPPED;
 			return false;
-		case DFL_CORE:
-			sig_trace(td, sig, "killed (core dumped)");
-			proc_kill_sig(p, sig, true);
-			return false;
+		case DFL_CORE:   /* no core is written: see proc_kill_sig */
 		case DFL_TERM:
 			sig_trace(td, sig, "killed");
-			proc_kill_sig(p, sig, false);
+			proc_kill_sig(p, sig);
 			return false;
 		}
 	}
@@ -553,7 +550,7 @@ sig_act(struct thread *td, int sig, const uint8_t info[128])
 	td->restarting = false;
 	if (!sig_frame(td, sig, sa, info)) {
 		/* As Linux's force_sigsegv: a frame that cannot be built. */
-		proc_kill_sig(p, SIGSEGV, true);
+		proc_kill_sig(p, SIGSEGV);
 		return false;
 	}
 	td->has_saved_mask = false;

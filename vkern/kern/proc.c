@@ -883,16 +883,15 @@ pgrp_orphaned(int pgid)
 }
 
 /*
- * Linux marks the status "core dumped" (0x80) only when it wrote a dump,
- * which RLIMIT_CORE 0, the default, forbids; the mark follows the limit
- * here.  XXX: no core file is written.
+ * The end of p by signal signo.  Linux marks the status "core dumped"
+ * (0x80) only when it wrote a core file; vkernel writes none, so even a
+ * signal whose default is to dump core, with RLIMIT_CORE above 0, ends
+ * the process as any other killing signal does.
  */
 void
-proc_kill_sig(struct proc *p, int signo, bool core)
+proc_kill_sig(struct proc *p, int signo)
 {
-	bool dumped = core && p->rlim[RLIMIT_CORE].cur != 0;
-
-	proc_exit(p, signo | (dumped ? 0x80 : 0));
+	proc_exit(p, signo);
 }
 
 /* --- threads --- */

@@ -334,7 +334,7 @@ int proc_vm_unshare(struct thread *td);
 void proc_reap_orphans(void);
 
 /* Terminate the process because of signal signo (a default action). */
-void proc_kill_sig(struct proc *p, int signo, bool core);
+void proc_kill_sig(struct proc *p, int signo);
 
 /*
  * Whether group pgid is orphaned: no member has a parent in another

@@ -193,7 +193,7 @@ kern_execve(struct thread *td, char *path, struct strvec *argv,
 	r = exec_commit(p, &prep, path, argv->v, envp->v);
 	exec_prep_release(&prep);
 	if (r < 0 && replace)
-		proc_kill_sig(p, SIGSEGV, false);
+		proc_kill_sig(p, SIGSEGV);
 	/* A vfork parent may go on once the child has its own image. */
 	p->vfork_done = true;
 	sched_wake_chan(p);
