@@ -10,7 +10,7 @@
 
 #include "guest.h"
 
-#define ROUNDS   20000
+#define ROUNDS   10000
 #define NTHREADS 3
 
 static __thread volatile long handled;
