@@ -755,8 +755,11 @@ boot(const struct run_opts *o, struct vk_error **err)
  * VKERNEL_TEST_FORBIDDEN=1: once locked down, make a host call the policy
  * does not allow; =attach, =seize or =traceme: a ptrace request it does
  * not allow (towards init); =kill: kill, which pidfd_send_signal replaced
- * (of no process).  The test expects the vkernel to die of SIGSYS here;
- * =panic: a vkernel panic, which must end it by SIGABRT.
+ * (of no process); =inet: the TCP socket --net=host makes (allowed only
+ * with it); =raw, =packet, =blocking: sockets --net=host never makes (a
+ * raw one, a packet one, and a TCP one that would block).  The test
+ * expects the vkernel to die of SIGSYS here; =panic: a vkernel panic,
+ * which must end it by SIGABRT.
  */
 static void
 test_forbidden_call(void)
@@ -775,6 +778,17 @@ test_forbidden_call(void)
 		(void)ptrace(PTRACE_TRACEME, 0, 0, 0);
 	else if (strcmp(v, "kill") == 0)
 		(void)kill(INT_MAX, SIGKILL);    /* no such process */
+	else if (strcmp(v, "inet") == 0)
+		close(socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK |
+		    SOCK_CLOEXEC, 0));
+	else if (strcmp(v, "raw") == 0)
+		(void)socket(AF_INET, SOCK_RAW | SOCK_NONBLOCK | SOCK_CLOEXEC,
+		    IPPROTO_ICMP);
+	else if (strcmp(v, "packet") == 0)
+		(void)socket(AF_PACKET, SOCK_DGRAM | SOCK_NONBLOCK |
+		    SOCK_CLOEXEC, 0);
+	else if (strcmp(v, "blocking") == 0)
+		(void)socket(AF_INET, SOCK_STREAM, 0);
 	else if (strcmp(v, "panic") == 0)
 		plat_abort();
 }
