@@ -1313,7 +1313,8 @@ wait_slow(struct plat_event *ev, int64_t deadline)
 		if (watched[fd])
 			pfd[n++] = (struct pollfd){ .fd = fd, .events = POLLIN };
 	ncons = n;
-	memcpy(&pfd[n], np, nnet * sizeof(*pfd));
+	if (nnet > 0)
+		memcpy(&pfd[n], np, nnet * sizeof(*pfd));
 	n += nnet;
 	if (deadline >= 0) {
 		int64_t left = deadline - plat_clock_ns(CLOCK_MONOTONIC);
