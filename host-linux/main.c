@@ -183,8 +183,9 @@ usage(FILE *f)
 	    "--mem only)\n"
 	    "\n"
 	    "policy prints the host system calls vkernel keeps after it "
-	    "locks itself\ndown (with --net=host: and the host network's).  The exit status is the guest's, or 128+N "
-	    "when signal N killed it.\n");
+	    "locks itself\ndown (with --net=host: the host network's too).  "
+	    "The exit status is the\nguest's, or 128+N when signal N killed "
+	    "it.\n");
 }
 
 static _Noreturn void
