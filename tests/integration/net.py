@@ -11,14 +11,14 @@
 # host's: curl gets a body from the test's own server on the host's
 # 127.0.0.1 or ::1, which sees the connection; a guest server listens on
 # a host port the test connects to; a UDP round trip and asyncio reach
-# host servers; the guest sees the host's /etc/resolv.conf.  The lock-down
+# host servers; poll, epoll and select wake when a host server answers; the guest sees the host's /etc/resolv.conf.  The lock-down
 # holds socket calls only with the option (hostpolicy).  glibc's resolver
 # asks the test's DNS server on the host's 127.0.0.1:53 (hostdns).
 #
 # usage: net.py VKERNEL CASE [WHO]
 #   CASE http4, http6, refused, unreach, asyncio, udpserver, nc, hosthttp4,
 #   hosthttp6, hostlisten, hostudp, hostasyncio, hostrefused, hostpolicy,
-#   hostraw, hostdns
+#   hostraw, hostdns, hostpoll
 #   WHO root (default): vkernel and the guest as the test's user;
 #   guestuser: the guest drops to uid 65534 itself; hostuser: vkernel
 #   runs as an unprivileged host user (asuser.sh).
@@ -327,6 +327,51 @@ def host_asyncio():
                 "async-body", ["--net=host"])
 
 
+POLLS = r"""
+import select, socket, time
+def wait(kind, s):
+    if kind == "select":
+        return select.select([s], [], [], 10)[0] == [s]
+    p = select.poll() if kind == "poll" else select.epoll()
+    p.register(s.fileno(), select.POLLIN if kind == "poll" else
+        select.EPOLLIN)
+    return len(p.poll(10 if kind == "epoll" else 10000)) == 1
+r = []
+for kind in ("poll", "epoll", "select"):
+    s = socket.create_connection(("127.0.0.1", PORT))
+    t = time.time()
+    ok = wait(kind, s)
+    took = time.time() - t
+    r.append(kind + ("=" + s.recv(10).decode() if ok and 0.3 < took < 5
+        else "=%s:%.1fs" % (ok, took)))
+print("result:", " ".join(r))
+"""
+
+
+def host_poll():
+    """poll, epoll and select wait for a host socket, and wake when the
+    host's server answers, half a second later (not at their 10 s
+    timeout)."""
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    s.listen(4)
+    s.settimeout(30)
+
+    def late():
+        try:
+            for _ in range(3):
+                c, _ = s.accept()
+                threading.Event().wait(0.5)
+                c.sendall(b"late")
+                c.close()
+        except OSError:
+            pass
+
+    threading.Thread(target=late, daemon=True).start()
+    python_case(POLLS.replace("PORT", str(s.getsockname()[1])),
+                "poll=late epoll=late select=late", ["--net=host"])
+
+
 NET_CALLS = ["socket", "connect", "bind", "listen", "accept4", "sendto",
              "recvfrom", "getsockopt", "setsockopt", "getsockname",
              "getpeername", "shutdown"]
@@ -418,6 +463,7 @@ def host_dns():
 
 
 HOST_CASES = {
+    "hostpoll": host_poll,
     "hostdns": host_dns,
     "hosthttp4": lambda: host_curl(socket.AF_INET, "127.0.0.1", "127.0.0.1"),
     "hosthttp6": lambda: host_curl(socket.AF_INET6, "::1", "[::1]"),
