@@ -106,6 +106,7 @@ void guest_log_quiet(void);
  * those hostfs acts with, more with read-write binds), be not dumpable,
  * and with Landlock reach host files only beneath the roots hostfs opened
  * (rw[i] for hostfs_root_fds' i-th: writes allowed there too) and /proc.
+ * With net_host, Landlock leaves TCP's bind and connect alone.
  */
 enum sandbox_landlock {
 	SANDBOX_LANDLOCK_AUTO,       /* where the host has it */
@@ -113,7 +114,7 @@ enum sandbox_landlock {
 	SANDBOX_LANDLOCK_OFF,
 };
 int sandbox_harden(enum sandbox_landlock ll, const bool *rw, unsigned nrw,
-    struct vk_error **err);
+    bool net_host, struct vk_error **err);
 /* The Landlock ABI applied, 0 for none. */
 int sandbox_landlock_abi(void);
 
@@ -147,7 +148,14 @@ bool sandbox_ns_host_root(void);
 #define SANDBOX_STUB_ID 65534
 int sandbox_ns_stub_creds(void);
 
-/* lockdown.c */
-int lockdown_install(struct vk_error **err);
+/* lockdown.c: with net_host, the host socket calls too. */
+int lockdown_install(bool net_host, struct vk_error **err);
+
+/*
+ * hostnet.c: the host sockets the event loop waits for, as pollfds
+ * (valid until the next plat_net_* call); their count.
+ */
+struct pollfd;
+unsigned hostnet_watched(const struct pollfd **pp);
 
 #endif

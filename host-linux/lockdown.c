@@ -1,7 +1,8 @@
 /*
  * Lock-down: the seccomp filter the vkernel puts on itself once start-up
  * is done, built from the allow-list in seccomp-policy/.  From then on a
- * guest that took over the vkernel reaches only those host calls.
+ * guest that took over the vkernel reaches only those host calls.  The
+ * host network's calls are in it only with --net=host.
  */
 #include <errno.h>
 #include <seccomp.h>
@@ -12,9 +13,10 @@
 #include "host-linux/host.h"
 #include "seccomp-policy/policy.h"
 
+/* r, and with POLICY_EQ the nalso checks of also[] besides (at most 2). */
 static int
 rule_add(scmp_filter_ctx ctx, const struct policy_rule *r,
-    struct vk_error **err)
+    const struct policy_eq *also, unsigned nalso, struct vk_error **err)
 {
 	int nr = seccomp_syscall_resolve_name(r->name);
 	int e;
@@ -27,8 +29,10 @@ rule_add(scmp_filter_ctx ctx, const struct policy_rule *r,
 		e = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, nr, 0);
 		break;
 	case POLICY_EQ:
-		e = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, nr, 1,
-		    SCMP_CMP64(r->arg, SCMP_CMP_EQ, r->value));
+		e = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, nr, 1 + nalso,
+		    SCMP_CMP64(r->arg, SCMP_CMP_EQ, r->value),
+		    SCMP_CMP64(also[0].arg, SCMP_CMP_EQ, also[0].value),
+		    SCMP_CMP64(also[1].arg, SCMP_CMP_EQ, also[1].value));
 		break;
 	case POLICY_SELF:
 		e = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, nr, 1,
@@ -44,8 +48,10 @@ rule_add(scmp_filter_ctx ctx, const struct policy_rule *r,
 	return 0;
 }
 
+static const struct policy_eq no_more[2];
+
 int
-lockdown_install(struct vk_error **err)
+lockdown_install(bool net_host, struct vk_error **err)
 {
 	scmp_filter_ctx ctx;
 	int e = 0;
@@ -56,7 +62,12 @@ lockdown_install(struct vk_error **err)
 	if (ctx == NULL)
 		return vk_error_make(err, ENOMEM, "lock-down: make the filter");
 	for (unsigned i = 0; i < policy_nrules && e == 0; i++)
-		e = rule_add(ctx, &policy_rules[i], err);
+		e = rule_add(ctx, &policy_rules[i], no_more, 0, err);
+	for (unsigned i = 0; net_host && i < policy_net_nrules && e == 0; i++) {
+		const struct policy_net_rule *n = &policy_net_rules[i];
+
+		e = rule_add(ctx, &n->r, n->also, n->nalso, err);
+	}
 	if (e == 0 && (e = seccomp_load(ctx)) < 0)
 		e = vk_error_make(err, -e, "lock-down: load the filter");
 	seccomp_release(ctx);

@@ -70,6 +70,7 @@ struct run_opts {
 	struct fs_size upper_size;
 	uint64_t upper_pages;           /* upper_size in pages; 0: none */
 	bool strace, stats, quiet, as_pid_1;
+	bool net_host;                  /* --net=host */
 	enum sandbox_landlock landlock;
 	enum sandbox_userns userns;
 	const char *strace_path;
@@ -87,7 +88,7 @@ usage(FILE *f)
 {
 	fprintf(f,
 	    "usage: vkernel run [OPTIONS] -- PROG [ARG...]\n"
-	    "       vkernel policy\n"
+	    "       vkernel policy [--net=host]\n"
 	    "       vkernel --help | --version\n"
 	    "\n"
 	    "Run PROG, an x86-64 Linux program, inside a Linux kernel that "
@@ -141,6 +142,11 @@ usage(FILE *f)
 	    "                     /etc/hostname and /etc/hosts\n"
 	    "  --preserve-fds N   pass host fds 3 to 2+N on to the guest "
 	    "(as runc)\n"
+	    "  --net=MODE         none (default): the guest's own loopback "
+	    "only, no\n"
+	    "                     host socket; host: every Internet socket "
+	    "is a host\n"
+	    "                     socket (127.0.0.1 is the host's)\n"
 	    "  --landlock=MODE    auto (default): restrict vkernel's own "
 	    "host file\n"
 	    "                     access with Landlock where the host has "
@@ -177,8 +183,9 @@ usage(FILE *f)
 	    "--mem only)\n"
 	    "\n"
 	    "policy prints the host system calls vkernel keeps after it "
-	    "locks itself\ndown.  The exit status is the guest's, or 128+N "
-	    "when signal N killed it.\n");
+	    "locks itself\ndown (with --net=host: the host network's too).  "
+	    "The exit status is the\nguest's, or 128+N when signal N killed "
+	    "it.\n");
 }
 
 static _Noreturn void
@@ -400,6 +407,17 @@ fs_sizes_resolve(struct run_opts *o)
  * A name that fits uname's nodename and reads as one word in
  * /etc/hosts: what RFC 1123 allows, and '_', which hosts files take.
  */
+/* --net's MODE: none false, host true. */
+static bool
+parse_net(const char *mode)
+{
+	if (strcmp(mode, "host") == 0)
+		return true;
+	if (strcmp(mode, "none") != 0)
+		bad_usage("invalid --net '%s' (none or host)", mode);
+	return false;
+}
+
 static bool
 valid_hostname(const char *s)
 {
@@ -457,6 +475,7 @@ parse_run(int argc, char **argv, struct run_opts *o)
 		{ "as-pid-1", no_argument, NULL, 'I' },
 		{ "hostname", required_argument, NULL, 'H' },
 		{ "preserve-fds", required_argument, NULL, 'X' },
+		{ "net", required_argument, NULL, 'N' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -559,6 +578,9 @@ parse_run(int argc, char **argv, struct run_opts *o)
 				    optarg);
 			o->hostname = optarg;
 			break;
+		case 'N':
+			o->net_host = parse_net(optarg);
+			break;
 		case 'b':
 		case 't':
 			parse_mount(o, c == 'b', optarg);
@@ -576,24 +598,42 @@ parse_run(int argc, char **argv, struct run_opts *o)
 	fs_sizes_resolve(o);
 }
 
-static int
-print_policy(void)
+static void
+print_rule(const struct policy_rule *r, const struct policy_eq *also,
+    unsigned nalso)
 {
-	for (unsigned i = 0; i < policy_nrules; i++) {
-		const struct policy_rule *r = &policy_rules[i];
+	if (r->op == POLICY_EQ)
+		printf("%-16s arg%u == %#lx  %s\n", r->name, r->arg,
+		    (unsigned long)r->value, r->why);
+	else if (r->op == POLICY_SELF)
+		printf("%-16s arg%u == vkernel's pid  %s\n", r->name, r->arg,
+		    r->why);
+	else if (r->op == POLICY_MASK0)
+		printf("%-16s arg%u & %#lx == 0  %s\n", r->name, r->arg,
+		    (unsigned long)r->value, r->why);
+	else
+		printf("%-16s %s\n", r->name, r->why);
+	for (unsigned j = 0; j < nalso; j++)
+		printf("%-16s   and arg%u == %#lx\n", "", also[j].arg,
+		    (unsigned long)also[j].value);
+}
 
-		if (r->op == POLICY_EQ)
-			printf("%-16s arg%u == %#lx  %s\n", r->name, r->arg,
-			    (unsigned long)r->value, r->why);
-		else if (r->op == POLICY_SELF)
-			printf("%-16s arg%u == vkernel's pid  %s\n", r->name,
-			    r->arg, r->why);
-		else if (r->op == POLICY_MASK0)
-			printf("%-16s arg%u & %#lx == 0  %s\n", r->name,
-			    r->arg, (unsigned long)r->value, r->why);
-		else
-			printf("%-16s %s\n", r->name, r->why);
+/* vkernel policy [--net=host] */
+static int
+print_policy(int argc, char **argv)
+{
+	bool net_host = false;
+
+	for (int i = 1; i < argc; i++) {
+		if (strncmp(argv[i], "--net=", 6) != 0)
+			bad_usage("policy: unknown option '%s'", argv[i]);
+		net_host = parse_net(argv[i] + 6);
 	}
+	for (unsigned i = 0; i < policy_nrules; i++)
+		print_rule(&policy_rules[i], NULL, 0);
+	for (unsigned i = 0; net_host && i < policy_net_nrules; i++)
+		print_rule(&policy_net_rules[i].r, policy_net_rules[i].also,
+		    policy_net_rules[i].nalso);
 	return 0;
 }
 
@@ -664,6 +704,7 @@ boot(const struct run_opts *o, struct vk_error **err)
 		.disk = o->disk,
 		.as_pid_1 = o->as_pid_1,
 		.hostname = o->hostname,
+		.net_host = o->net_host,
 		.console_fds = 3 + o->preserve_fds,
 	};
 	bool rw[MAX_MOUNTS + 1];
@@ -705,9 +746,9 @@ boot(const struct run_opts *o, struct vk_error **err)
 		return r;
 	}
 	if ((r = sandbox_harden(o->landlock, rw, host_roots_rw(o, rw),
-	    err)) < 0)
+	    o->net_host, err)) < 0)
 		return r;
-	return lockdown_install(err);
+	return lockdown_install(o->net_host, err);
 }
 
 #ifdef VK_TEST_HOOKS
@@ -715,8 +756,11 @@ boot(const struct run_opts *o, struct vk_error **err)
  * VKERNEL_TEST_FORBIDDEN=1: once locked down, make a host call the policy
  * does not allow; =attach, =seize or =traceme: a ptrace request it does
  * not allow (towards init); =kill: kill, which pidfd_send_signal replaced
- * (of no process).  The test expects the vkernel to die of SIGSYS here;
- * =panic: a vkernel panic, which must end it by SIGABRT.
+ * (of no process); =inet: the TCP socket --net=host makes (allowed only
+ * with it); =raw, =packet, =blocking: sockets --net=host never makes (a
+ * raw one, a packet one, and a TCP one that would block).  The test
+ * expects the vkernel to die of SIGSYS here; =panic: a vkernel panic,
+ * which must end it by SIGABRT.
  */
 static void
 test_forbidden_call(void)
@@ -735,6 +779,17 @@ test_forbidden_call(void)
 		(void)ptrace(PTRACE_TRACEME, 0, 0, 0);
 	else if (strcmp(v, "kill") == 0)
 		(void)kill(INT_MAX, SIGKILL);    /* no such process */
+	else if (strcmp(v, "inet") == 0)
+		close(socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK |
+		    SOCK_CLOEXEC, 0));
+	else if (strcmp(v, "raw") == 0)
+		(void)socket(AF_INET, SOCK_RAW | SOCK_NONBLOCK | SOCK_CLOEXEC,
+		    IPPROTO_ICMP);
+	else if (strcmp(v, "packet") == 0)
+		(void)socket(AF_PACKET, SOCK_DGRAM | SOCK_NONBLOCK |
+		    SOCK_CLOEXEC, 0);
+	else if (strcmp(v, "blocking") == 0)
+		(void)socket(AF_INET, SOCK_STREAM, 0);
 	else if (strcmp(v, "panic") == 0)
 		plat_abort();
 }
@@ -932,6 +987,6 @@ main(int argc, char **argv)
 	if (strcmp(argv[1], "run") == 0)
 		return run(argc - 1, argv + 1);
 	if (strcmp(argv[1], "policy") == 0)
-		return print_policy();
+		return print_policy(argc - 1, argv + 1);
 	bad_usage("unknown command '%s'", argv[1]);
 }

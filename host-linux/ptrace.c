@@ -38,6 +38,7 @@
 #include "host-linux/host.h"
 #include "host-linux/stub/stub.h"
 #include "vkern/platform.h"
+#include "vkern/vk.h"
 
 _Static_assert(sizeof(struct user_regs_struct) == sizeof(struct arch_regs),
     "arch_regs matches user_regs_struct");
@@ -1281,22 +1282,40 @@ plat_console_watch(int fd, int on)
 static bool
 any_watched(void)
 {
-	return watched[0] || watched[1] || watched[2];
+	const struct pollfd *np;
+
+	return watched[0] || watched[1] || watched[2] ||
+	    hostnet_watched(&np) > 0;
 }
 
-/* Sleep until a child changes state, a watched fd is ready or deadline. */
+/*
+ * Sleep until a child changes state, a watched fd or host socket is
+ * ready, or deadline.
+ */
 static int
 wait_slow(struct plat_event *ev, int64_t deadline)
 {
-	struct pollfd pfd[4];
+	static struct pollfd *pfd;
+	static unsigned cap;
+	const struct pollfd *np;
+	unsigned nnet = hostnet_watched(&np);
 	struct timespec ts, *tsp = NULL;
 	struct signalfd_siginfo ssi;
-	int n = 0, r;
+	unsigned n = 0, ncons;
+	int r;
 
+	if (cap < 4 + nnet) {
+		cap = 4 + nnet;
+		pfd = vk_xrealloc(pfd, cap * sizeof(*pfd));
+	}
 	pfd[n++] = (struct pollfd){ .fd = sigchld_fd, .events = POLLIN };
 	for (int fd = 0; fd < 3; fd++)
 		if (watched[fd])
 			pfd[n++] = (struct pollfd){ .fd = fd, .events = POLLIN };
+	ncons = n;
+	if (nnet > 0)
+		memcpy(&pfd[n], np, nnet * sizeof(*pfd));
+	n += nnet;
 	if (deadline >= 0) {
 		int64_t left = deadline - plat_clock_ns(CLOCK_MONOTONIC);
 
@@ -1315,9 +1334,9 @@ wait_slow(struct plat_event *ev, int64_t deadline)
 		ev->kind = PLAT_EV_TIMEOUT;
 		return 1;
 	}
-	for (int i = 1; i < n; i++) {
+	for (unsigned i = 1; i < n; i++) {
 		if (pfd[i].revents != 0) {
-			ev->kind = PLAT_EV_CONSOLE;
+			ev->kind = i < ncons ? PLAT_EV_CONSOLE : PLAT_EV_NET;
 			ev->fd = pfd[i].fd;
 			return 1;
 		}

@@ -204,7 +204,7 @@ ll_rules(int ruleset, uint64_t handled, const bool *rw, unsigned nrw)
 
 static int
 landlock_apply(enum sandbox_landlock mode, const bool *rw, unsigned nrw,
-    struct vk_error **err)
+    bool net_host, struct vk_error **err)
 {
 	struct ll_ruleset attr = { 0 };
 	size_t size = sizeof(attr.fs);
@@ -226,8 +226,9 @@ landlock_apply(enum sandbox_landlock mode, const bool *rw, unsigned nrw,
 		attr.fs &= ~LANDLOCK_ACCESS_FS_REFER;
 	if (abi < 3)
 		attr.fs &= ~LL_FS_TRUNCATE;
+	/* The host network's binds and connects are the guest's to make. */
 	if (abi >= 4) {
-		attr.net = LL_NET_BIND_TCP | LL_NET_CONNECT_TCP;
+		attr.net = net_host ? 0 : LL_NET_BIND_TCP | LL_NET_CONNECT_TCP;
 		size = offsetof(struct ll_ruleset, scoped);
 	}
 	if (abi >= 5)
@@ -252,7 +253,7 @@ landlock_apply(enum sandbox_landlock mode, const bool *rw, unsigned nrw,
 
 int
 sandbox_harden(enum sandbox_landlock ll, const bool *rw, unsigned nrw,
-    struct vk_error **err)
+    bool net_host, struct vk_error **err)
 {
 	bool rw_binds = false;
 	int r;
@@ -272,7 +273,7 @@ sandbox_harden(enum sandbox_landlock ll, const bool *rw, unsigned nrw,
 		return vk_error_make(err, errno, "sandbox: set no_new_privs");
 	/* Before Landlock, which forbids mounts. */
 	if ((r = sandbox_ns_chroot(err)) < 0 ||
-	    (r = landlock_apply(ll, rw, nrw, err)) < 0)
+	    (r = landlock_apply(ll, rw, nrw, net_host, err)) < 0)
 		return r;
 	return caps_drop(rw_binds, err);
 }

@@ -18,6 +18,12 @@ enum policy_op {
 	POLICY_SELF,     /* args[arg] == the vkernel's pid at the lock-down */
 };
 
+/* args[arg] == value, besides the rule's own check. */
+struct policy_eq {
+	unsigned arg;
+	uint64_t value;
+};
+
 struct policy_rule {
 	const char *name;     /* the host syscall, as libseccomp names it */
 	enum policy_op op;
@@ -29,5 +35,17 @@ struct policy_rule {
 /* The rules; a call may appear in several rules (any one allows it). */
 extern const struct policy_rule policy_rules[];
 extern const unsigned policy_nrules;
+
+/*
+ * The host network's rules (--net=host only): the guest's Internet
+ * sockets as host sockets, and nothing else of the host's network.
+ */
+struct policy_net_rule {
+	struct policy_rule r;
+	unsigned nalso;       /* also[0..nalso) must hold too */
+	struct policy_eq also[2];
+};
+extern const struct policy_net_rule policy_net_rules[];
+extern const unsigned policy_net_nrules;
 
 #endif

@@ -9,20 +9,34 @@ guest=$2
 # requests that would take a host process (only those on stubs already
 # traced are allowed; a sanitizer build's leak checker needs them all, and
 # its runtime kill).
-calls="1 kill attach seize traceme"
-"$vk" policy | grep -q 'leak checker' && calls=1
-for call in $calls; do
-	out=$(VKERNEL_TEST_FORBIDDEN=$call "$vk" run -- "$guest" 2>/dev/null)
+# inet: the host socket --net=host makes, without the option.  With it,
+# the sockets it never makes: AF_UNIX (1), raw, packet, and a blocking
+# TCP one; while its own TCP socket is allowed.
+calls="1 inet kill attach seize traceme"
+"$vk" policy | grep -q 'leak checker' && calls="1 inet"
+forbidden() {
+	out=$(VKERNEL_TEST_FORBIDDEN=$1 "$vk" run $2 -- "$guest" 2>/dev/null)
 	st=$?
 	if [ "$st" -ne 159 ]; then
-		echo "FAIL: $call: want exit 159 (killed by SIGSYS), got $st" >&2
+		echo "FAIL: $1 $2: want exit 159 (killed by SIGSYS), got $st" >&2
 		exit 1
 	fi
 	if [ -n "$out" ]; then
-		echo "FAIL: $call: the guest ran: $out" >&2
+		echo "FAIL: $1 $2: the guest ran: $out" >&2
 		exit 1
 	fi
+}
+for call in $calls; do
+	forbidden $call
 done
+for call in 1 raw packet blocking; do
+	forbidden $call --net=host
+done
+out=$(VKERNEL_TEST_FORBIDDEN=inet "$vk" run --net=host -- "$guest" 2>/dev/null)
+if [ "$?" -ne 0 ] || [ "$out" != "hello from guest" ]; then
+	echo "FAIL: --net=host: its own TCP socket is refused" >&2
+	exit 1
+fi
 # A panic once locked down ends vkernel by SIGABRT, as pid 1 of its pid
 # namespace too (where its own SIGABRT does nothing), and without one
 # (where tgkill, pinned to its own pid, sends it).

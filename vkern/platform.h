@@ -177,6 +177,7 @@ enum plat_event_kind {
 	PLAT_EV_TIMEOUT,   /* the deadline passed */
 	PLAT_EV_STOPPED,   /* stopped by plat_thread_interrupt; context loaded */
 	PLAT_EV_HOSTSIG,   /* the host sent the kernel a signal (signo) */
+	PLAT_EV_NET,       /* a watched network socket is ready (fd) */
 };
 
 struct plat_event {
@@ -185,7 +186,7 @@ struct plat_event {
 	uint64_t addr;     /* fault address (si_addr) */
 	int signo;         /* host signal number for FAULT and TRAP */
 	int code;          /* si_code as the host reported it */
-	int fd;            /* console fd, for CONSOLE */
+	int fd;            /* console fd, for CONSOLE; handle, for NET */
 };
 
 /*
@@ -291,6 +292,9 @@ const char *plat_os_version(void);
 
 /* Host directories for hostfs: see platform_hostfs.h. */
 #include "vkern/platform_hostfs.h"
+
+/* Sockets of a network outside the sandbox: see platform_net.h. */
+#include "vkern/platform_net.h"
 
 /*
  * --- Output of diagnostics and of --strace ---

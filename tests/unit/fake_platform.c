@@ -600,3 +600,94 @@ ram_fd(void)
 {
 	return -1;
 }
+
+/* No network outside: every host socket call is refused. */
+int
+plat_net_socket(int family, int type)
+{
+	return -EAFNOSUPPORT;
+}
+
+void
+plat_net_close(int h)
+{
+}
+
+int
+plat_net_bind(int h, const struct sockaddr *sa, socklen_t len)
+{
+	return -EBADF;
+}
+
+int
+plat_net_listen(int h, int backlog)
+{
+	return -EBADF;
+}
+
+int
+plat_net_connect(int h, const struct sockaddr *sa, socklen_t len)
+{
+	return -EBADF;
+}
+
+int
+plat_net_accept(int h, struct sockaddr *sa, socklen_t *len)
+{
+	return -EBADF;
+}
+
+int
+plat_net_shutdown(int h, int how)
+{
+	return -EBADF;
+}
+
+int
+plat_net_name(int h, bool peer, struct sockaddr *sa, socklen_t *len)
+{
+	return -EBADF;
+}
+
+long
+plat_net_send(int h, const void *buf, size_t len, int flags,
+    const struct sockaddr *sa, socklen_t salen)
+{
+	return -EBADF;
+}
+
+long
+plat_net_recv(int h, void *buf, size_t len, int flags, struct sockaddr *sa,
+    socklen_t *salen)
+{
+	return -EBADF;
+}
+
+int
+plat_net_getopt(int h, int level, int name, void *val, socklen_t *len)
+{
+	return -EBADF;
+}
+
+int
+plat_net_setopt(int h, int level, int name, const void *val, socklen_t len)
+{
+	return -EBADF;
+}
+
+long
+plat_net_nbytes(int h, bool out)
+{
+	return -EBADF;
+}
+
+short
+plat_net_poll(int h)
+{
+	return POLLNVAL;
+}
+
+void
+plat_net_watch(int h, short events)
+{
+}

@@ -37,6 +37,7 @@ struct kern_config {
 	uint64_t disk;         /* --disk: bytes of overlay and tmpfs data */
 	bool as_pid_1;         /* --as-pid-1: the command is init itself */
 	const char *hostname;  /* --hostname: uname's nodename; NULL: "vkernel" */
+	bool net_host;         /* --net=host: Internet sockets are the host's */
 	/* Host fds 0 to console_fds - 1 are pid 1's (3 + --preserve-fds). */
 	unsigned console_fds;
 };

@@ -284,6 +284,9 @@ kern_handle(const struct plat_event *ev)
 	case PLAT_EV_CONSOLE:
 		sched_console_ready(ev->fd);
 		break;
+	case PLAT_EV_NET:
+		hostnet_ready(ev->fd);
+		break;
 	case PLAT_EV_HOSTSIG:
 		curthread = NULL;
 		kern_hostsig(ev->signo);

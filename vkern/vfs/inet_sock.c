@@ -419,36 +419,42 @@ static const struct usock_proto udp_proto = {
 	.lossy = true,
 };
 
-static int
-inet_create(int family, int type, int protocol, const struct ucred *cred,
-    struct socket **sop)
+int
+inet_proto(int type, int *protocol, const struct ucred *cred)
 {
-	const struct usock_proto *pr;
-	struct isock *is;
-
 	switch (type) {
 	case SOCK_STREAM:
-		if (protocol != 0 && protocol != IPPROTO_TCP)
+		if (*protocol != 0 && *protocol != IPPROTO_TCP)
 			return -EPROTONOSUPPORT;
-		pr = &tcp_proto;
-		protocol = IPPROTO_TCP;
-		break;
+		*protocol = IPPROTO_TCP;
+		return 0;
 	case SOCK_DGRAM:
 		/* Ping sockets: net.ipv4.ping_group_range lets no one. */
-		if (protocol == IPPROTO_ICMP || protocol == IPPROTO_ICMPV6)
+		if (*protocol == IPPROTO_ICMP || *protocol == IPPROTO_ICMPV6)
 			return -EACCES;
-		if (protocol != 0 && protocol != IPPROTO_UDP)
+		if (*protocol != 0 && *protocol != IPPROTO_UDP)
 			return -EPROTONOSUPPORT;
-		pr = &udp_proto;
-		protocol = IPPROTO_UDP;
-		break;
+		*protocol = IPPROTO_UDP;
+		return 0;
 	case SOCK_RAW:
 		/* Raw sockets take CAP_NET_RAW, and there are none even so. */
 		return cred->uid != 0 ? -EPERM : -ESOCKTNOSUPPORT;
 	default:
 		return -ESOCKTNOSUPPORT;
 	}
-	is = (struct isock *)usock_new(pr, family, type, protocol, cred);
+}
+
+static int
+inet_create(int family, int type, int protocol, const struct ucred *cred,
+    struct socket **sop)
+{
+	struct isock *is;
+	int r;
+
+	if ((r = inet_proto(type, &protocol, cred)) < 0)
+		return r;
+	is = (struct isock *)usock_new(type == SOCK_STREAM ? &tcp_proto :
+	    &udp_proto, family, type, protocol, cred);
 	if (type == SOCK_STREAM) {
 		is->u.sk.sndbuf = TCP_WMEM;
 		is->u.sk.rcvbuf = TCP_RMEM;

@@ -61,6 +61,13 @@ void inet_unbind(struct usock *so);
 void inet_from(const struct usock *so, const struct usock *target,
     struct sockname *sn);
 
+/*
+ * inet_sock.c: the protocol of a socket(2) of base type type (0 taken as
+ * TCP's or UDP's): 0, or the errno Linux gives (raw sockets: EPERM
+ * without privilege, else there are none).
+ */
+int inet_proto(int type, int *protocol, const struct ucred *cred);
+
 /* inet_sock.c: an accepted socket takes its listener's options. */
 void inet_inherit(struct isock *is, const struct isock *lis);
 

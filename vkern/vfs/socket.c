@@ -21,6 +21,7 @@
 
 extern const struct sock_family unix_family, inet_family, inet6_family;
 extern const struct sock_family netlink_family;
+extern const struct sock_family hostnet_family, hostnet6_family;
 
 /* Every family there is, by number. */
 static const struct sock_family *const families[AF_MAX] = {
@@ -35,6 +36,11 @@ sock_family(int af)
 {
 	if (af < 0 || af >= AF_MAX)
 		return NULL;
+	/* --net=host: every Internet socket is a host socket. */
+	if (kern_cfg()->net_host && af == AF_INET)
+		return &hostnet_family;
+	if (kern_cfg()->net_host && af == AF_INET6)
+		return &hostnet6_family;
 	return families[af];
 }
 
@@ -320,6 +326,8 @@ sock_getopt(struct socket *so, int level, int name, void *val,
 {
 	int r;
 
+	if (level == SOL_SOCKET && so->ops->sync != NULL)
+		so->ops->sync(so);
 	if (level == SOL_SOCKET &&
 	    (r = common_getopt(so, name, val, len)) != OPT_FAMILY)
 		return r;
@@ -389,8 +397,11 @@ sock_setopt(struct socket *so, int level, int name, const void *val,
 	int r;
 
 	if (level == SOL_SOCKET &&
-	    (r = common_setopt(so, name, val, len)) != OPT_FAMILY)
+	    (r = common_setopt(so, name, val, len)) != OPT_FAMILY) {
+		if (r == 0 && so->ops->setopt_common != NULL)
+			r = so->ops->setopt_common(so, name, val, len);
 		return r;
+	}
 	if (so->ops->setopt == NULL)
 		return level == SOL_SOCKET ? -ENOPROTOOPT : -EOPNOTSUPP;
 	return so->ops->setopt(so, level, name, val, len);

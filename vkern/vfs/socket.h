@@ -131,6 +131,17 @@ struct sock_ops {
 	    socklen_t *len);
 	int (*setopt)(struct socket *so, int level, int name,
 	    const void *val, socklen_t len);
+	/*
+	 * A SOL_SOCKET option socket.c keeps was set: the family may pass
+	 * it on (a socket held elsewhere), 0 or -errno.  NULL: nothing.
+	 */
+	int (*setopt_common)(struct socket *so, int name, const void *val,
+	    socklen_t len);
+	/*
+	 * socket.c is about to read a SOL_SOCKET option it keeps: the
+	 * family brings so->error up to date.  NULL: it always is.
+	 */
+	void (*sync)(struct socket *so);
 	/* FIONREAD and TIOCOUTQ: bytes to read, bytes sent and unread. */
 	long (*nread)(struct socket *so);
 	long (*nwrite)(struct socket *so);
@@ -220,6 +231,12 @@ int sock_put_int(void *val, socklen_t *len, int v);
 /* ioctl(2) on a socket: FIONREAD, TIOCOUTQ, then the family's. */
 long sock_ioctl(struct thread *td, struct file *fp, unsigned cmd,
     uint64_t arg);
+
+/*
+ * Host network sockets (--net=host, hostnet.c): the event that handle h
+ * is ready.
+ */
+void hostnet_ready(int h);
 
 /*
  * Free local sockets that nothing but messages in queues nobody can read
