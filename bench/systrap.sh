@@ -1,0 +1,75 @@
+#!/bin/bash
+# systrap.sh - a getpid round trip natively, under vkernel's platforms and
+# through the bare mechanisms a systrap platform is built from, in one
+# run: each row the median of N runs, the rows taken in turn so that the
+# machine's drift touches them alike.
+#
+# Usage: bench/systrap.sh VKERNEL [N [ITERS]]
+#   native          bench/micro/getpid.c natively
+#   vkernel ptrace  the same under "vkernel run --platform=ptrace"
+#   trap            sigsys_floor trap: seccomp RET_TRAP, SIGSYS answered
+#                   in the thread, no tracer (the floor of a trap hand-off)
+#   trap, sibling   sigsys_floor sibling: the same in an untraced thread of
+#                   a process whose other thread a tracer holds
+#   trap, traced    sigsys_floor traced: the same while a tracer holds the
+#                   thread; every SIGSYS is then also a ptrace stop
+#   SYSEMU          sigsys_floor sysemu: a bare PTRACE_SYSEMU tracer
+# Prints a Markdown table: ns per getpid and the ratio to native.
+set -u
+VK=${1:?usage: systrap.sh VKERNEL [N [ITERS]]}
+N=${2:-5}
+ITERS=${3:-100000}
+here=$(dirname "$0")
+work=$(mktemp -d /tmp/vk-bench-systrap.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+
+cc=musl-gcc
+command -v musl-gcc >/dev/null || cc=cc
+$cc -static -O2 -o "$work/getpid" "$here/micro/getpid.c" || exit 1
+# seccomp's and ptrace's UAPI headers: musl-gcc does not see them.
+cc -static -O2 -o "$work/sf" "$here/micro/sigsys_floor.c" || exit 1
+
+declare -A label
+# One row per line: its name (a mode of sigsys_floor but native and
+# ptrace) and the label the table gives it.
+rows=(native ptrace trap sibling traced sysemu)
+while IFS='|' read -r name text; do
+	label[$name]=$text
+done <<'EOF2'
+native|native getpid
+ptrace|vkernel --platform=ptrace
+trap|seccomp trap, SIGSYS answered in the thread, untraced
+sibling|seccomp trap, untraced thread of a traced process
+traced|seccomp trap, SIGSYS answered in the thread, traced
+sysemu|bare PTRACE_SYSEMU tracer
+EOF2
+
+cmd() {
+	case $1 in
+	native) echo "$work/getpid $ITERS" ;;
+	ptrace) echo "$VK run --platform=ptrace -- $work/getpid $ITERS" ;;
+	*) echo "$work/sf $1 $ITERS" ;;
+	esac
+}
+
+# ns/op of one run, from the "NAME: N iters, X ns/op" line; FAILED if none.
+one() {
+	$1 2>/dev/null | sed -n 's/.* iters, \([0-9.]*\) ns\/op.*/\1/p' |
+		grep . || echo FAILED
+}
+med() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+
+for _ in $(seq "$N"); do
+	for r in "${rows[@]}"; do
+		one "$(cmd "$r")" >> "$work/$r"
+	done
+done
+base=$(med < "$work/native")
+echo "| getpid through | ns per call | x native |"
+echo "|---|---:|---:|"
+for r in "${rows[@]}"; do
+	m=$(med < "$work/$r")
+	x=$(awk -v m="$m" -v b="$base" 'BEGIN { if (m + 0 > 0 && b + 0 > 0)
+		printf "%.1f", m / b; else print "-" }')
+	echo "| ${label[$r]} | $m | $x |"
+done
