@@ -121,6 +121,28 @@ broadcast 127.255.255.255 dev lo proto kernel scope link src 127.0.0.1 " \
 		"$vk" run -- ip route show table local
 	expect "local ::1 dev lo proto kernel metric 0 pref medium" \
 		"$vk" run -- ip -6 route show table local ;;
+ifioctl)
+	# Python's socket.if_nameindex() (SIOCGIFCONF's successor over
+	# netlink in glibc) and fcntl.ioctl's SIOCGIFADDR, SIOCGIFFLAGS and
+	# SIOCGIFCONF with a NULL buffer, by root and by an unprivileged host
+	# user; the set is refused to the guest user.
+	script='import fcntl, os, socket, struct
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+req = struct.pack("16s24x", b"lo")
+addr = fcntl.ioctl(s, 0x8915, req)[20:24]
+flags = struct.unpack("H", fcntl.ioctl(s, 0x8913, req)[16:18])[0]
+n = struct.unpack("i", fcntl.ioctl(s, 0x8912, struct.pack("iiQ", 0, 0, 0))[:4])[0]
+print(socket.if_nameindex(), socket.inet_ntoa(addr), hex(flags), n)
+if os.getuid() == 0:
+    os.setresuid(65534, 65534, 65534)
+try:
+    fcntl.ioctl(s, 0x8914, struct.pack("16sH22x", b"lo", flags))
+except PermissionError:
+    print("EPERM")'
+	want="[(1, 'lo')] 127.0.0.1 0x49 40
+EPERM"
+	expect "$want" "$vk" run -- python3 -c "$script"
+	expect "$want" "$here/asuser.sh" "$vk" run -- python3 -c "$script" ;;
 ss)
 	# ss over NETLINK_SOCK_DIAG: no inet socket yet, and a listening
 	# local socket, with nothing on stderr (no fallback to /proc/net).

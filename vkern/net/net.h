@@ -69,6 +69,13 @@ const struct netif_addr *netif_addr_at(size_t i);
 const struct netif_route *netif_route_at(size_t i);
 
 /*
+ * The interface ioctls of netdevice(7) (SIOCGIFCONF, SIOCGIFFLAGS...) on
+ * a socket of family, with the guest's argument: -ENOTTY for any other.
+ */
+struct thread;
+long netif_ioctl(struct thread *td, int family, unsigned cmd, uint64_t arg);
+
+/*
  * Traffic through interface ifindex: a packet of len bytes sent on lo,
  * which lo also receives.  For the socket families that carry data over
  * the loopback; unknown indexes are ignored.

@@ -13,6 +13,7 @@
 
 #include "vkern/kern/kern.h"
 #include "vkern/kern/proc.h"
+#include "vkern/net/net.h"
 #include "vkern/vfs/file.h"
 #include "vkern/vfs/socket.h"
 #include "vkern/vfs/vfs.h"
@@ -413,7 +414,9 @@ sock_ioctl(struct thread *td, struct file *fp, unsigned cmd, uint64_t arg)
 		n = (int)r;
 		return copyout(td, &n, UADDR(arg), sizeof(n));
 	}
-	if (so->ops->ioctl == NULL)
-		return -ENOTTY;
-	return so->ops->ioctl(td, so, cmd, arg);
+	/* What the family does not know may be an interface's, as Linux. */
+	r = so->ops->ioctl != NULL ? so->ops->ioctl(td, so, cmd, arg) : -ENOTTY;
+	if (r != -ENOTTY)
+		return r;
+	return netif_ioctl(td, so->family, cmd, arg);
 }
