@@ -315,6 +315,7 @@ inet_send(struct proc *p, struct socket *sk, size_t len, sock_copy_fn fill,
     const void **chanp)
 {
 	struct isock *is = isk(sk);
+	long r;
 
 	/* Only a local socket carries descriptors: they are let go. */
 	if (scm != NULL)
@@ -322,6 +323,9 @@ inet_send(struct proc *p, struct socket *sk, size_t len, sock_copy_fn fill,
 	if (sk->type == SOCK_STREAM) {
 		if (is->u.state != US_CONNECTED)
 			return sk->error != 0 ? sock_take_error(sk) : -EPIPE;
+		/* Nothing to send is no segment: the peer sees nothing. */
+		if (len == 0)
+			return 0;
 		/*
 		 * The first bytes after the peer closed still go, and are
 		 * answered by a reset: only what comes after fails.
@@ -333,12 +337,20 @@ inet_send(struct proc *p, struct socket *sk, size_t len, sock_copy_fn fill,
 			return (long)len;
 		}
 		/* TCP does without the address a datagram would take. */
-		return usock_send(p, sk, len, fill, arg, NULL, scm, flags,
-		    chanp);
+		r = usock_send(p, sk, len, fill, arg, NULL, scm,
+		    flags & ~MSG_OOB, chanp);
+		/* The byte that ends an urgent send (all of it) is urgent. */
+		if ((flags & MSG_OOB) && r > 0 && (size_t)r == len)
+			urg_sent(is);
+		return r;
 	}
 	if (len > (sk->family == AF_INET ? UDP_MAX4 : UDP_MAX6))
 		return -EMSGSIZE;
-	return usock_send(p, sk, len, fill, arg, dest, scm, flags, chanp);
+	/* IPv4's UDP refuses urgent data as BSD does; IPv6's ignores it. */
+	if ((flags & MSG_OOB) && sk->family == AF_INET)
+		return -EOPNOTSUPP;
+	return usock_send(p, sk, len, fill, arg, dest, scm, flags & ~MSG_OOB,
+	    chanp);
 }
 
 static long
@@ -347,14 +359,29 @@ inet_recv(struct socket *sk, size_t len, sock_copy_fn drain, void *arg,
 {
 	struct isock *is = isk(sk);
 
+	/* UDP has no urgent data, and takes MSG_OOB for a plain receive. */
 	if (sk->type == SOCK_DGRAM)
-		return usock_recv(sk, len, drain, arg, flags, flagsp, from,
-		    scm);
+		return usock_recv(sk, len, drain, arg, flags & ~MSG_OOB, flagsp,
+		    from, scm);
+	if (flags & MSG_OOB)
+		return urg_recv_oob(is, len, drain, arg, flags, flagsp);
 	if (is->u.state != US_CONNECTED)
 		return sk->error != 0 ? sock_take_error(sk) : -ENOTCONN;
 	/* A stream's MSG_TRUNC throws the bytes away. */
-	return usock_recv(sk, len, (flags & MSG_TRUNC) ? discard : drain,
-	    arg, flags, flagsp, NULL, scm);
+	return urg_recv(is, len, (flags & MSG_TRUNC) ? discard : drain, arg,
+	    flags, flagsp, scm);
+}
+
+static short
+inet_poll(struct socket *sk)
+{
+	return urg_poll(isk(sk), usock_poll(sk));
+}
+
+static long
+inet_nread(struct socket *sk)
+{
+	return urg_nread(isk(sk));
 }
 
 static void
@@ -396,9 +423,10 @@ static const struct sock_ops inet_ops = {
 	.recv = inet_recv,
 	.getopt = inet_getopt,
 	.setopt = inet_setopt,
-	.nread = usock_nread,
+	.nread = inet_nread,
 	.nwrite = usock_nwrite,
-	.poll = usock_poll,
+	.ioctl = inet_ioctl,
+	.poll = inet_poll,
 	.release = inet_release,
 };
 

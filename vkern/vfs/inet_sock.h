@@ -38,6 +38,13 @@ struct isock {
 	bool v6only;              /* IPV6_V6ONLY */
 	int opt[INET_NOPTS];
 	struct isock *bound_next;
+	struct {                  /* urgent data received (inet_urg.c) */
+		bool mark;        /* a mark is in the stream, left bytes on */
+		bool valid;       /* its byte is there for MSG_OOB */
+		bool skipped;     /* its byte left the queue already */
+		uint8_t byte;
+		size_t left;
+	} urg;
 };
 
 /*
@@ -60,6 +67,22 @@ int inet_dgram_target(struct proc *p, struct usock *so,
 void inet_unbind(struct usock *so);
 void inet_from(const struct usock *so, const struct usock *target,
     struct sockname *sn);
+
+/*
+ * inet_urg.c: TCP's urgent byte.  urg_sent: is sent its peer data with
+ * MSG_OOB, whose last byte is urgent.  The rest serve the socket ops of
+ * a connected stream: recv with MSG_OOB and without, poll (given what
+ * the local socket reports), FIONREAD, and ioctl (SIOCATMARK).
+ */
+void urg_sent(struct isock *is);
+long urg_recv_oob(struct isock *is, size_t len, sock_copy_fn drain,
+    void *arg, int flags, int *flagsp);
+long urg_recv(struct isock *is, size_t len, sock_copy_fn drain, void *arg,
+    int flags, int *flagsp, struct scm *scm);
+short urg_poll(struct isock *is, short r);
+long urg_nread(struct isock *is);
+long inet_ioctl(struct thread *td, struct socket *sk, unsigned cmd,
+    uint64_t arg);
 
 /* inet_sock.c: an accepted socket takes its listener's options. */
 void inet_inherit(struct isock *is, const struct isock *lis);
