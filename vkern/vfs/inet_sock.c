@@ -213,13 +213,22 @@ inet_getopt(struct socket *sk, int level, int name, void *val,
 {
 	struct isock *is = isk(sk);
 	const struct iopt *o;
-	int r;
+	int r, v;
 
-	if ((r = special_get(is, level, name, val, len)) != 1)
+	if ((r = special_get(is, level, name, val, len)) != 1 ||
+	    (r = mcast_getopt(is, level, name, val, len)) != 1)
 		return r;
 	if ((o = iopt_find(is, level, name, &r)) == NULL)
 		return r == 1 ? -ENOPROTOOPT : r;
-	return sock_put_int(val, len, is->opt[o - iopts]);
+	v = is->opt[o - iopts];
+	/* IPv4's options answer a shorter buffer with one byte. */
+	if (level == IPPROTO_IP && *len > 0 && *len < sizeof(int) &&
+	    v >= 0 && v <= 255) {
+		*len = 1;
+		*(uint8_t *)val = (uint8_t)v;
+		return 0;
+	}
+	return sock_put_int(val, len, v);
 }
 
 /* The options that are not plain values, at setsockopt. */
@@ -245,18 +254,7 @@ special_set(struct isock *is, int level, int name, const void *val,
 			return -ENOENT;
 		}
 	}
-	if ((level == IPPROTO_IP && (name == IP_ADD_MEMBERSHIP ||
-	    name == IP_DROP_MEMBERSHIP)) || (level == IPPROTO_IPV6 &&
-	    is->u.sk.family == AF_INET6 && (name == IPV6_ADD_MEMBERSHIP ||
-	    name == IPV6_DROP_MEMBERSHIP))) {
-		if (is->u.sk.type == SOCK_STREAM)
-			return -EPROTO;
-		if (len < (level == IPPROTO_IP ? sizeof(struct ip_mreq) :
-		    sizeof(struct ipv6_mreq)))
-			return -EINVAL;
-		/* The loopback is the only device, and takes no multicast. */
-		return -ENODEV;
-	}
+	return mcast_setopt(is, level, name, val, len);
 	return 1;
 }
 
@@ -272,9 +270,17 @@ inet_setopt(struct socket *sk, int level, int name, const void *val,
 		return r;
 	if ((o = iopt_find(is, level, name, &r)) == NULL)
 		return r == 1 ? -ENOPROTOOPT : r;
-	if (len < sizeof(int))
+	/* IPv4's options take one byte as well as an int. */
+	if (len >= sizeof(int))
+		memcpy(&v, val, sizeof(v));
+	else if (len > 0 && level == IPPROTO_IP)
+		v = *(const uint8_t *)val;
+	else
 		return -EINVAL;
-	memcpy(&v, val, sizeof(v));
+	/* Multicast TTLs are a datagram's. */
+	if (level == IPPROTO_IP && name == IP_MULTICAST_TTL &&
+	    sk->type == SOCK_STREAM)
+		return -EINVAL;
 	if ((o->on & PRE_BIND) && is->bound)
 		return -EINVAL;
 	if (o->kind == OPT_BOOL)
