@@ -120,7 +120,18 @@ local 127.0.0.1 dev lo proto kernel scope host src 127.0.0.1
 broadcast 127.255.255.255 dev lo proto kernel scope link src 127.0.0.1 " \
 		"$vk" run -- ip route show table local
 	expect "local ::1 dev lo proto kernel metric 0 pref medium" \
-		"$vk" run -- ip -6 route show table local ;;
+		"$vk" run -- ip -6 route show table local
+	# ip route get: lo's addresses are local; off the loopback, no
+	# route (ip exits 2).
+	expect "local 127.0.0.1 dev lo src 127.0.0.1 uid 0 
+    cache <local> " "$vk" run -- ip route get 127.0.0.1
+	expect "local ::1 from :: dev lo table local proto kernel src ::1 metric 0 pref medium" \
+		"$vk" run -- ip -6 route get ::1
+	expect "local 127.0.0.1 dev lo proto kernel scope host src 127.0.0.1 " \
+		"$vk" run -- ip route get fibmatch 127.0.0.1
+	expect "2" "$vk" run -- sh -c 'ip route get 192.0.2.1 2>/dev/null; echo $?'
+	expect "local 127.0.0.1 dev lo src 127.0.0.1 uid 65534 
+    cache <local> " "$here/asuser.sh" "$vk" run -- ip route get 127.0.0.1 ;;
 ifioctl)
 	# Python's socket.if_nameindex() (SIOCGIFCONF's successor over
 	# netlink in glibc) and fcntl.ioctl's SIOCGIFADDR, SIOCGIFFLAGS and

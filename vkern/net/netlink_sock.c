@@ -256,7 +256,8 @@ nl_deliver(struct proc *p, struct nlsock *n, const void *buf, size_t len,
     uint32_t portid, uint32_t group, const void **chanp)
 {
 	struct nl_sender who = { .portid = n->portid,
-	    .admin = nl_admin(p, n), .cap_ack = n->cap_ack };
+	    .admin = nl_admin(p, n), .cap_ack = n->cap_ack,
+	    .uid = n->sk.cred.uid };
 	struct nlsock *to;
 
 	if (group != 0)
