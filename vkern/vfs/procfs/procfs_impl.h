@@ -76,6 +76,8 @@ int procfs_gen_net_tcp6(const struct pfs_ctx *c, struct sbuf *sb);
 int procfs_gen_net_udp(const struct pfs_ctx *c, struct sbuf *sb);
 int procfs_gen_net_udp6(const struct pfs_ctx *c, struct sbuf *sb);
 int procfs_gen_net_unix(const struct pfs_ctx *c, struct sbuf *sb);
+int procfs_gen_net_sockstat(const struct pfs_ctx *c, struct sbuf *sb);
+int procfs_gen_net_sockstat6(const struct pfs_ctx *c, struct sbuf *sb);
 int procfs_gen_port_range(const struct pfs_ctx *c, struct sbuf *sb);
 long procfs_write_port_range(const struct pfs_ctx *c, const char *buf,
     size_t len);

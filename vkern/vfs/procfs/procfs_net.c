@@ -1,6 +1,6 @@
 /*
  * procfs's network files: /proc/net/{dev,if_inet6,route,tcp,tcp6,udp,
- * udp6,unix} and /proc/sys/net/ipv4/ip_local_port_range.
+ * udp6,unix,sockstat,sockstat6} and /proc/sys/net/ipv4/ip_local_port_range.
  *
  * Formats are Linux's (net/core/net-procfs.c, net/ipv6/addrconf.c,
  * net/ipv4/fib_trie.c, tcp_ipv4.c, tcp_ipv6.c, udp.c, ipv6/datagram.c,
@@ -202,6 +202,79 @@ int
 procfs_gen_net_udp6(const struct pfs_ctx *c, struct sbuf *sb)
 {
 	return procfs_gen_inet(sb, AF_INET6, SOCK_DGRAM);
+}
+
+/*
+ * The counts of sockstat and sockstat6, as Linux keeps them: a TCP
+ * socket is in use once in a table (listening or connected), a UDP one
+ * once bound; "alloc" counts every TCP socket of both families, "mem" the
+ * pages their queued data takes.
+ */
+struct procfs_sockstat {
+	int used, tcp, udp, tcp_alloc;
+	uint64_t tcp_bytes, udp_bytes;
+};
+
+static int
+procfs_sockstat_count(void *arg, const struct net_sockinfo *si)
+{
+	struct procfs_sockstat *st = arg;
+
+	st->used++;
+	if (si->protocol == IPPROTO_TCP) {
+		st->tcp_alloc++;
+		st->tcp += si->state != TCP_CLOSE;
+		st->tcp_bytes += si->state == TCP_LISTEN ? 0 : si->rxq;
+	} else if (si->protocol == IPPROTO_UDP) {
+		st->udp += (si->family == AF_INET ? si->local.in.sin_port :
+		    si->local.in6.sin6_port) != 0;
+		st->udp_bytes += si->rxq;
+	}
+	return 0;
+}
+
+/* Counts of family's inet sockets; tcp_alloc over both families. */
+static struct procfs_sockstat
+procfs_sockstat(int family)
+{
+	struct procfs_sockstat st = { 0 }, other = { 0 };
+
+	net_sock_walk(family, procfs_sockstat_count, &st);
+	net_sock_walk(family == AF_INET ? AF_INET6 : AF_INET,
+	    procfs_sockstat_count, &other);
+	st.tcp_alloc += other.tcp_alloc;
+	return st;
+}
+
+#define PROCFS_PAGES(b) (((b) + 4095) / 4096)
+
+int
+procfs_gen_net_sockstat(const struct pfs_ctx *c, struct sbuf *sb)
+{
+	struct procfs_sockstat st = procfs_sockstat(AF_INET), un = { 0 };
+	struct procfs_sockstat st6 = procfs_sockstat(AF_INET6);
+
+	/* Every socket of the families that are walked. */
+	net_sock_walk(AF_UNIX, procfs_sockstat_count, &un);
+	sbuf_printf(sb, "sockets: used %d\n", st.used + st6.used + un.used);
+	sbuf_printf(sb, "TCP: inuse %d orphan 0 tw 0 alloc %d mem %llu\n",
+	    st.tcp, st.tcp_alloc, (unsigned long long)PROCFS_PAGES(
+	    st.tcp_bytes + st6.tcp_bytes));
+	sbuf_printf(sb, "UDP: inuse %d mem %llu\n", st.udp,
+	    (unsigned long long)PROCFS_PAGES(st.udp_bytes + st6.udp_bytes));
+	sbuf_printf(sb, "UDPLITE: inuse 0\nRAW: inuse 0\n"
+	    "FRAG: inuse 0 memory 0\n");
+	return 0;
+}
+
+int
+procfs_gen_net_sockstat6(const struct pfs_ctx *c, struct sbuf *sb)
+{
+	struct procfs_sockstat st6 = procfs_sockstat(AF_INET6);
+
+	sbuf_printf(sb, "TCP6: inuse %d\nUDP6: inuse %d\nUDPLITE6: inuse 0\n"
+	    "RAW6: inuse 0\nFRAG6: inuse 0 memory 0\n", st6.tcp, st6.udp);
+	return 0;
 }
 
 /* Linux's __SO_ACCEPTCON and socket states (SS_*), not in the UAPI. */
