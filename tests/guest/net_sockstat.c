@@ -2,7 +2,8 @@
  * /proc/net/sockstat and sockstat6 count the sockets that exist: every
  * socket in "sockets: used", a TCP socket in "inuse" once it listens or
  * is connected (not when merely made), a UDP one once bound, IPv6 ones
- * in sockstat6's lines, and every TCP socket in "alloc".  Natively the
+ * in sockstat6's lines, and every TCP socket in "alloc"; /proc/net/snmp
+ * has Linux's lines, and CurrEstab the connections established.  Natively the
  * counts are the network namespace's, so the program makes one of its
  * own first (with lo up) where it may; inside vkernel the sandbox's
  * network is its own already.  Run as root and as uid 65534.
@@ -15,7 +16,7 @@
 #include "inet_common.h"
 
 struct stat_counts {
-	int used, tcp, alloc, udp, tcp6, udp6;
+	int used, tcp, alloc, udp, tcp6, udp6, estab;
 };
 
 static int
@@ -41,6 +42,26 @@ read_all(const char *path, char *buf, size_t size)
 		close(fd);
 }
 
+/* /proc/net/snmp's CurrEstab: the ninth number of the second Tcp line. */
+static int
+snmp_estab(void)
+{
+	char text[4096];
+	const char *p;
+	int v[9] = { 0 };
+
+	read_all("/proc/net/snmp", text, sizeof(text));
+	CHECK(strncmp(text, "Ip: Forwarding DefaultTTL ", 26) == 0, "Ip");
+	p = strstr(text, "\nTcp: 1 ");
+	if (!CHECK(p != NULL && strstr(text, "CurrEstab InSegs") != NULL,
+	    "Tcp lines: %s", text))
+		return -1;
+	CHECK_EQ(sscanf(p + 6, "%d %d %d %d %d %d %d %d %d", &v[0], &v[1],
+	    &v[2], &v[3], &v[4], &v[5], &v[6], &v[7], &v[8]), 9);
+	CHECK(strstr(text, "\nUdp: InDatagrams NoPorts ") != NULL, "Udp");
+	return v[8];
+}
+
 static struct stat_counts
 counts(void)
 {
@@ -55,6 +76,7 @@ counts(void)
 	c.udp = field(s4, "UDP: inuse ");
 	c.tcp6 = field(s6, "TCP6: inuse ");
 	c.udp6 = field(s6, "UDP6: inuse ");
+	c.estab = snmp_estab();
 	CHECK(strncmp(s4, "sockets: used ", 14) == 0, "first line");
 	CHECK(strstr(s4, "\nUDPLITE: inuse 0\nRAW: inuse 0\nFRAG: inuse 0 "
 	    "memory 0\n") != NULL, "sockstat's last lines: %s", s4);
@@ -105,6 +127,7 @@ tests(void)
 	c = counts();
 	CHECK_EQ(c.used, b.used + 4);
 	CHECK_EQ(c.tcp, b.tcp + 3);
+	CHECK_EQ(c.estab, b.estab + 2);
 	CHECK(c.alloc >= c.tcp + 1, "alloc %d inuse %d", c.alloc, c.tcp);
 
 	u = CHECK_OK(socket(AF_INET, SOCK_DGRAM, 0));

@@ -78,6 +78,7 @@ int procfs_gen_net_udp6(const struct pfs_ctx *c, struct sbuf *sb);
 int procfs_gen_net_unix(const struct pfs_ctx *c, struct sbuf *sb);
 int procfs_gen_net_sockstat(const struct pfs_ctx *c, struct sbuf *sb);
 int procfs_gen_net_sockstat6(const struct pfs_ctx *c, struct sbuf *sb);
+int procfs_gen_net_snmp(const struct pfs_ctx *c, struct sbuf *sb);
 int procfs_gen_port_range(const struct pfs_ctx *c, struct sbuf *sb);
 long procfs_write_port_range(const struct pfs_ctx *c, const char *buf,
     size_t len);

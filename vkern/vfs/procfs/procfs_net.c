@@ -1,6 +1,7 @@
 /*
  * procfs's network files: /proc/net/{dev,if_inet6,route,tcp,tcp6,udp,
- * udp6,unix,sockstat,sockstat6} and /proc/sys/net/ipv4/ip_local_port_range.
+ * udp6,unix,sockstat,sockstat6,snmp} and
+ * /proc/sys/net/ipv4/ip_local_port_range.
  *
  * Formats are Linux's (net/core/net-procfs.c, net/ipv6/addrconf.c,
  * net/ipv4/fib_trie.c, tcp_ipv4.c, tcp_ipv6.c, udp.c, ipv6/datagram.c,
@@ -274,6 +275,53 @@ procfs_gen_net_sockstat6(const struct pfs_ctx *c, struct sbuf *sb)
 
 	sbuf_printf(sb, "TCP6: inuse %d\nUDP6: inuse %d\nUDPLITE6: inuse 0\n"
 	    "RAW6: inuse 0\nFRAG6: inuse 0 memory 0\n", st6.tcp, st6.udp);
+	return 0;
+}
+
+static int
+procfs_count_estab(void *arg, const struct net_sockinfo *si)
+{
+	*(int *)arg += si->protocol == IPPROTO_TCP &&
+	    si->state == TCP_ESTABLISHED;
+	return 0;
+}
+
+/*
+ * The SNMP counters, in Linux's lines (a new namespace's: forwarding
+ * off, TTL 64, TCP's RTO bounds in ms, no connection limit).  vkernel
+ * keeps no packet counters: they read 0, but for TCP's CurrEstab, the
+ * connections established now (IPv4's and IPv6's, as Linux's one MIB).
+ */
+int
+procfs_gen_net_snmp(const struct pfs_ctx *c, struct sbuf *sb)
+{
+	int estab = 0;
+
+	net_sock_walk(AF_INET, procfs_count_estab, &estab);
+	net_sock_walk(AF_INET6, procfs_count_estab, &estab);
+	sbuf_printf(sb, "Ip: Forwarding DefaultTTL InReceives InHdrErrors "
+	    "InAddrErrors ForwDatagrams InUnknownProtos InDiscards InDelivers "
+	    "OutRequests OutDiscards OutNoRoutes ReasmTimeout ReasmReqds "
+	    "ReasmOKs ReasmFails FragOKs FragFails FragCreates OutTransmits\n"
+	    "Ip: 2 64 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n");
+	sbuf_printf(sb, "Icmp: InMsgs InErrors InCsumErrors InDestUnreachs "
+	    "InTimeExcds InParmProbs InSrcQuenchs InRedirects InEchos "
+	    "InEchoReps InTimestamps InTimestampReps InAddrMasks "
+	    "InAddrMaskReps OutMsgs OutErrors OutRateLimitGlobal "
+	    "OutRateLimitHost OutDestUnreachs OutTimeExcds OutParmProbs "
+	    "OutSrcQuenchs OutRedirects OutEchos OutEchoReps OutTimestamps "
+	    "OutTimestampReps OutAddrMasks OutAddrMaskReps\n"
+	    "Icmp: 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 "
+	    "0\n");
+	sbuf_printf(sb, "Tcp: RtoAlgorithm RtoMin RtoMax MaxConn ActiveOpens "
+	    "PassiveOpens AttemptFails EstabResets CurrEstab InSegs OutSegs "
+	    "RetransSegs InErrs OutRsts InCsumErrors\n"
+	    "Tcp: 1 200 120000 -1 0 0 0 0 %d 0 0 0 0 0 0\n", estab);
+	for (int lite = 0; lite < 2; lite++)
+		sbuf_printf(sb, "%s: InDatagrams NoPorts InErrors OutDatagrams "
+		    "RcvbufErrors SndbufErrors InCsumErrors IgnoredMulti "
+		    "MemErrors\n%s: 0 0 0 0 0 0 0 0 0\n",
+		    lite ? "UdpLite" : "Udp", lite ? "UdpLite" : "Udp");
 	return 0;
 }
 
