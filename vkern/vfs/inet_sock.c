@@ -390,6 +390,24 @@ inet_nread(struct socket *sk)
 	return urg_nread(isk(sk));
 }
 
+/*
+ * What a TCP close with SO_LINGER waits for: the bytes queued at the
+ * peer beyond its receive buffer, which Linux would still hold unsent
+ * for want of a window.  None when unread data makes the close a reset.
+ */
+static long
+inet_unsent(struct socket *sk)
+{
+	struct isock *is = isk(sk);
+	struct usock *peer = is->u.peer;
+	long queued;
+
+	if (sk->type != SOCK_STREAM || peer == NULL || is->u.rq != NULL)
+		return 0;
+	queued = usock_nwrite(sk);
+	return queued > peer->sk.rcvbuf ? queued - peer->sk.rcvbuf : 0;
+}
+
 static void
 inet_release(struct socket *sk)
 {
@@ -432,6 +450,7 @@ static const struct sock_ops inet_ops = {
 	.nread = inet_nread,
 	.nwrite = usock_nwrite,
 	.ioctl = inet_ioctl,
+	.unsent = inet_unsent,
 	.poll = inet_poll,
 	.release = inet_release,
 };
