@@ -3,7 +3,8 @@
  * links and addresses that show lo with 127.0.0.1/8 (and ::1/128 where
  * the host has IPv6), the libc functions built on them (getifaddrs,
  * if_nameindex, getaddrinfo with AI_ADDRCONFIG), and Linux's answers to
- * broken and refused requests: errors, acks, truncation, no reply at all.
+ * broken and refused requests: errors, acks, truncation, no reply at all;
+ * RTM_GETROUTE of one address (ip route get) for lo's.
  * Run as root and as uid 65534; only what holds on any host is checked
  * (other interfaces may exist), and nothing here changes the network.
  */
@@ -335,6 +336,73 @@ check_errors(void)
 	close(fd);
 }
 
+/*
+ * An RTM_GETROUTE request of family for dst (alen bytes): the reply's
+ * route type, or -errno.  rtm_src_len goes to *src_len, RTA_OIF to *oif.
+ */
+static int
+route_get(int fd, int family, const void *dst, size_t alen, int *oif)
+{
+	struct {
+		struct rtmsg r;
+		struct rtattr a;
+		uint8_t addr[16];
+	} req = { .r = { .rtm_family = (uint8_t)family,
+	    .rtm_dst_len = (uint8_t)(alen * 8) },
+	    .a = { .rta_len = (unsigned short)RTA_LENGTH(alen),
+	    .rta_type = RTA_DST } };
+	struct nlmsghdr *h = (struct nlmsghdr *)buf;
+	struct rtmsg *rm = NLMSG_DATA(h);
+	long n, left;
+
+	memcpy(req.addr, dst, alen);
+	if (!CHECK_OK(nl_send(fd, RTM_GETROUTE, NLM_F_REQUEST, &req,
+	    sizeof(req.r) + RTA_ALIGN(RTA_LENGTH(alen)))))
+		return 1;
+	n = nl_recv(fd, 0);
+	if (!CHECK(n >= (long)NLMSG_LENGTH(sizeof(*rm)), "reply %ld", n))
+		return 1;
+	CHECK_EQ(h->nlmsg_seq, seq);
+	if (h->nlmsg_type == NLMSG_ERROR)
+		return ((struct nlmsgerr *)rm)->error;
+	CHECK_EQ(h->nlmsg_type, RTM_NEWROUTE);
+	CHECK_EQ(rm->rtm_family, family);
+	CHECK_EQ(rm->rtm_dst_len, alen * 8);
+	*oif = 0;
+	left = (long)RTM_PAYLOAD(h);
+	for (struct rtattr *a = RTM_RTA(rm); RTA_OK(a, left);
+	    a = RTA_NEXT(a, left))
+		if (a->rta_type == RTA_OIF)
+			memcpy(oif, RTA_DATA(a), sizeof(*oif));
+	return rm->rtm_type;
+}
+
+/* ip route get: the loopback's addresses are lo's own. */
+static void
+check_route_get(void)
+{
+	struct in_addr lo4 = { htonl(INADDR_LOOPBACK) };
+	struct in_addr bc = { htonl(0x7fffffff) };
+	struct rtmsg r = { .rtm_family = AF_UNIX };
+	int fd = nl_open(), oif = -1;
+
+	CHECK_EQ(route_get(fd, AF_INET, &lo4, 4, &oif), RTN_LOCAL);
+	CHECK_EQ(oif, 1);
+	CHECK_EQ(route_get(fd, AF_INET, &bc, 4, &oif), RTN_BROADCAST);
+	CHECK_EQ(route_get(fd, AF_INET6, &in6addr_loopback, 16, &oif),
+	    RTN_LOCAL);
+	CHECK_EQ(oif, 1);
+	/* An address too short for its family. */
+	CHECK_EQ(route_get(fd, AF_INET6, &lo4, 4, &oif), -EINVAL);
+	/* The family first: one without routes, then a short header. */
+	CHECK_OK(nl_send(fd, RTM_GETROUTE, NLM_F_REQUEST, &r, sizeof(r)));
+	CHECK_EQ(nl_error(fd), -EOPNOTSUPP);
+	r.rtm_family = AF_INET;
+	CHECK_OK(nl_send(fd, RTM_GETROUTE, NLM_F_REQUEST, &r, 4));
+	CHECK_EQ(nl_error(fd), -EINVAL);
+	close(fd);
+}
+
 /* A datagram bigger than the buffer: MSG_TRUNC, and MSG_PEEK keeps it. */
 static void
 check_truncation(void)
@@ -375,6 +443,7 @@ tests(void)
 	check_dumps();
 	check_libc();
 	check_errors();
+	check_route_get();
 	check_truncation();
 }
 

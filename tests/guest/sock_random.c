@@ -1,6 +1,7 @@
 /*
  * Sockets under random calls: a fixed-seed stream of socket calls with
- * random descriptors, pointers, lengths, names, options and flags, on
+ * random descriptors, pointers, lengths, names, options, flags (MSG_OOB
+ * among them) and interface ioctls, on
  * local and loopback TCP and UDP sockets, non-blocking so that nothing
  * waits.  Names sent to are local ones or the loopback's (to ports the
  * program's own sockets hold, so that natively nothing else is reached).  Every call must come back with a count
@@ -14,8 +15,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <linux/sockios.h>
 #include <sys/ioctl.h>
+#include <net/if.h>
+#include <linux/sockios.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/un.h>
@@ -213,28 +215,6 @@ ours(int fd)
 	return false;
 }
 
-/*
- * An interface ioctl: the gets, unknown and private ones, and the sets
- * only where they must fail (not as root: natively they would change the
- * host's interfaces).
- */
-static unsigned long
-rnd_ifioctl(void)
-{
-	static const unsigned long gets[] = { SIOCGIFNAME, SIOCGIFINDEX,
-	    SIOCGIFFLAGS, SIOCGIFADDR, SIOCGIFNETMASK, SIOCGIFBRDADDR,
-	    SIOCGIFDSTADDR, SIOCGIFMTU, SIOCGIFHWADDR, SIOCGIFTXQLEN,
-	    SIOCGIFMETRIC, SIOCGIFMAP, SIOCGIFCONF, SIOCGIFCOUNT,
-	    SIOCGIFPFLAGS, SIOCGIFSLAVE, SIOCDEVPRIVATE };
-	static const unsigned long sets[] = { SIOCSIFFLAGS, SIOCSIFMTU,
-	    SIOCSIFADDR, SIOCSIFNETMASK, SIOCSIFHWADDR, SIOCSIFNAME,
-	    SIOCADDMULTI, SIOCDIFADDR };
-
-	if (getuid() != 0 && rnd() % 3 == 0)
-		return sets[rnd() % (sizeof(sets) / sizeof(sets[0]))];
-	return gets[rnd() % (sizeof(gets) / sizeof(gets[0]))];
-}
-
 static bool
 errno_known(int e)
 {
@@ -244,11 +224,56 @@ errno_known(int e)
 	return false;
 }
 
+/*
+ * A socket ioctl: the queue counts, SIOCATMARK, and the interface ones
+ * on a random ifreq or ifconf (or pointer).  A set names an interface
+ * no host has, so that natively, as root, nothing changes.
+ */
+static long
+rnd_ioctl(void)
+{
+	static const unsigned long gets[] = { FIONREAD, 0x5411 /* TIOCOUTQ */,
+	    SIOCATMARK, SIOCGIFCONF, SIOCGIFFLAGS, SIOCGIFINDEX, SIOCGIFNAME,
+	    SIOCGIFADDR, SIOCGIFNETMASK, SIOCGIFBRDADDR, SIOCGIFDSTADDR,
+	    SIOCGIFMTU, SIOCGIFHWADDR, SIOCGIFTXQLEN, SIOCGIFMETRIC,
+	    SIOCGIFMAP, SIOCDEVPRIVATE, 0x89ff, 0x8900 };
+	static const unsigned long sets[] = { SIOCSIFFLAGS, SIOCSIFMTU,
+	    SIOCSIFMETRIC, SIOCSIFNAME, SIOCSIFTXQLEN, SIOCSIFADDR,
+	    SIOCSIFNETMASK, SIOCSIFHWADDR, SIOCADDMULTI, SIOCDIFADDR };
+	static const char *const names[] = { "lo", "", "nosuch0", "lo:1",
+	    "lolololololololo" };
+	struct ifreq *ifr = (void *)(buf + 7424);
+	struct ifconf *ifc = (void *)(buf + 7488);
+	bool set = rnd() % 4 == 0;
+	unsigned long cmd = set ? sets[rnd() % (sizeof(sets) / sizeof(sets[0]))]
+	    : gets[rnd() % (sizeof(gets) / sizeof(gets[0]))];
+	void *arg = ifr;
+
+	for (size_t i = 0; i < sizeof(*ifr); i++)
+		((uint8_t *)ifr)[i] = (uint8_t)rnd();
+	memcpy(ifr->ifr_name, set ? "vkrnd0" : names[rnd() % 5], IFNAMSIZ);
+	if (rnd() % 2)
+		ifr->ifr_ifindex = (int)(rnd() % 4) - 1;
+	/* An IPv6 address set's in6_ifreq names no interface either. */
+	if (set)
+		memcpy(buf + 7424 + 20, &(int){ 0x7fffffff }, sizeof(int));
+	if (cmd == SIOCGIFCONF) {
+		ifc->ifc_len = (int)rnd_len();
+		ifc->ifc_buf = rnd() % 3 == 0 ? NULL : rnd_ptr();
+		arg = ifc;
+	}
+	/* A bad pointer: never one into buf, for a set. */
+	if (rnd() % 6 == 0)
+		arg = set ? (void *)16 : rnd_ptr();
+	return syscall(SYS_ioctl, rnd_fd(), cmd, arg);
+}
+
 static void
 one_call(void)
 {
 	int flags = (int)(rnd() & (MSG_PEEK | MSG_TRUNC | MSG_WAITALL |
-	    MSG_NOSIGNAL | MSG_CMSG_CLOEXEC | MSG_EOR)) | MSG_DONTWAIT;
+	    MSG_NOSIGNAL | MSG_CMSG_CLOEXEC | MSG_EOR | MSG_OOB)) |
+	    MSG_DONTWAIT;
 	socklen_t *lenp = (void *)(buf + 7168);
 	long r;
 
@@ -331,17 +356,7 @@ one_call(void)
 		    rnd_ptr(), rnd_len() % 70000);
 		break;
 	default:
-		/* The queue ioctls, or an interface one, with "lo" or
-		 * garbage for a name. */
-		if (rnd() % 2) {
-			r = syscall(SYS_ioctl, rnd_fd(), rnd() % 2 ?
-			    FIONREAD : 0x5411 /* TIOCOUTQ */, rnd_ptr());
-			break;
-		}
-		if (rnd() % 2)
-			memcpy(buf, "lo", 3);
-		r = syscall(SYS_ioctl, rnd_fd(), rnd_ifioctl(),
-		    rnd() % 4 ? (void *)buf : rnd_ptr());
+		r = rnd_ioctl();
 		break;
 	}
 	if (r < 0 && !errno_known(errno))

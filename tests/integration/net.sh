@@ -162,8 +162,7 @@ broadcast 127.255.255.255 dev lo proto kernel scope link src 127.0.0.1 " \
 	expect "local ::1 dev lo proto kernel metric 0 pref medium" \
 		"$vk" run -- ip -6 route show table local
 	# One lookup each (RTM_GETROUTE without a dump), as Linux answers
-	# them in a namespace with lo alone.
-	# The guest's uid is its caller's.
+	# them in a namespace with lo alone; the guest's uid is its caller's.
 	uid=$(id -u)
 	expect "local 127.1.2.3 dev lo src 127.0.0.1 uid $uid 
     cache <local> 
@@ -171,11 +170,39 @@ broadcast 127.255.255.255 dev lo src 127.0.0.1 uid $uid
     cache <local,brd> 
 local ::1 from :: dev lo table local proto kernel src ::1 metric 0 pref medium" \
 		"$vk" run -- sh -c 'ip route get 127.1.2.3 &&
-		ip route get 127.255.255.255 && ip route get ::1'
+		ip route get 127.255.255.255 && ip -6 route get ::1'
+	expect "local 127.0.0.1 dev lo proto kernel scope host src 127.0.0.1 " \
+		"$vk" run -- ip route get fibmatch 127.0.0.1
+	# Off the loopback, no route (ip exits 2).
 	expect "RTNETLINK answers: Network is unreachable
 RTNETLINK answers: Network is unreachable" \
 		"$vk" run -- sh -c 'ip route get 192.0.2.1 2>&1;
-		ip route get 2001:db8::1 2>&1; true' ;;
+		ip route get 2001:db8::1 2>&1; true'
+	expect "2" "$vk" run -- sh -c 'ip route get 192.0.2.1 2>/dev/null; echo $?'
+	expect "local 127.0.0.1 dev lo src 127.0.0.1 uid $("$here/asuser.sh" id -u) 
+    cache <local> " "$here/asuser.sh" "$vk" run -- ip route get 127.0.0.1 ;;
+ifioctl)
+	# Python's socket.if_nameindex() (SIOCGIFCONF's successor over
+	# netlink in glibc) and fcntl.ioctl's SIOCGIFADDR, SIOCGIFFLAGS and
+	# SIOCGIFCONF with a NULL buffer, by root and by an unprivileged host
+	# user; the set is refused to the guest user.
+	script='import fcntl, os, socket, struct
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+req = struct.pack("16s24x", b"lo")
+addr = fcntl.ioctl(s, 0x8915, req)[20:24]
+flags = struct.unpack("H", fcntl.ioctl(s, 0x8913, req)[16:18])[0]
+n = struct.unpack("i", fcntl.ioctl(s, 0x8912, struct.pack("iiQ", 0, 0, 0))[:4])[0]
+print(socket.if_nameindex(), socket.inet_ntoa(addr), hex(flags), n)
+if os.getuid() == 0:
+    os.setresuid(65534, 65534, 65534)
+try:
+    fcntl.ioctl(s, 0x8914, struct.pack("16sH22x", b"lo", flags))
+except PermissionError:
+    print("EPERM")'
+	want="[(1, 'lo')] 127.0.0.1 0x49 40
+EPERM"
+	expect "$want" "$vk" run -- python3 -c "$script"
+	expect "$want" "$here/asuser.sh" "$vk" run -- python3 -c "$script" ;;
 ss)
 	# ss over NETLINK_SOCK_DIAG: no inet socket yet, and a listening
 	# local socket, with nothing on stderr (no fallback to /proc/net).

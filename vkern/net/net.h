@@ -69,22 +69,19 @@ const struct netif_addr *netif_addr_at(size_t i);
 const struct netif_route *netif_route_at(size_t i);
 
 /*
+ * The interface ioctls of netdevice(7) (SIOCGIFCONF, SIOCGIFFLAGS...) on
+ * a socket of family, with the guest's argument: -ENOTTY for any other.
+ */
+struct thread;
+long netif_ioctl(struct thread *td, int family, unsigned cmd, uint64_t arg);
+
+/*
  * Traffic through interface ifindex: a packet of len bytes sent on lo,
  * which lo also receives.  For the socket families that carry data over
  * the loopback; unknown indexes are ignored.
  */
 void netif_count_packet(int ifindex, size_t len);
 struct netif_stats netif_stats_of(int ifindex);
-
-/*
- * An interface ioctl of netdevice(7) (SIOCGIFNAME to the end of the
- * driver-private range) on a socket of family, with the guest's argument,
- * as Linux answers it; -ENOTTY for one it does not know.
- */
-struct thread;
-long netif_ioctl(struct thread *td, int family, unsigned cmd, uint64_t arg);
-#define NETIF_IOCTL_FIRST 0x8910   /* SIOCGIFNAME */
-#define NETIF_IOCTL_LAST  0x89ff   /* SIOCDEVPRIVATE + 15 */
 
 /*
  * net.ipv4.ip_local_port_range: the ports an unbound inet socket is

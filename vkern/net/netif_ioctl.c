@@ -1,273 +1,296 @@
 /*
- * The interface ioctls of netdevice(7) on any socket: see net.h.
+ * The interface ioctls of netdevice(7), on a socket of any family: what
+ * the guest's interfaces (netif.c's table) are called, their flags, MTU,
+ * hardware and IPv4 addresses.
  *
- * Linux answers them in two places, and the errnos show it: what a
- * socket family keeps (the IPv4 address ioctls, on AF_INET sockets only)
- * and, for every family, the device layer (names, indexes, flags, MTU,
- * hardware address, queue length, SIOCGIFCONF).  Others fall through to
- * ENOTTY, the driver-private range to EOPNOTSUPP.  The guest's network is
- * fixed: a set ioctl needs CAP_NET_ADMIN (EPERM), and even then only one
- * that changes nothing succeeds (as "ifconfig lo up" on a lo that is up).
+ * As Linux: every family answers the device ones (SIOCGIFCONF,
+ * SIOCGIFFLAGS, SIOCGIFINDEX, SIOCGIFNAME, SIOCGIFMTU, SIOCGIFHWADDR...),
+ * only an AF_INET socket the IPv4 address ones (SIOCGIFADDR and the
+ * netmask, broadcast and destination; another family's is ENOTTY).  A
+ * name is cut at IFNAMSIZ - 1; an unknown one is ENODEV, an interface
+ * without an IPv4 address EADDRNOTAVAIL.  The set ioctls need
+ * CAP_NET_ADMIN (a guest's euid 0; else EPERM, before anything else but
+ * the copy).  The interfaces are fixed, so root's set is refused with
+ * EPERM too, after Linux's own checks, unless it sets what is already
+ * there (as "ip link set lo up" on an up lo), which succeeds.
  */
 #include <errno.h>
-#include <linux/if.h>
-#include <linux/if_arp.h>
-#include <linux/sockios.h>
-#include <netinet/in.h>
 #include <string.h>
+#include <linux/if.h>
+#include <linux/ioctl.h>
+#include <linux/ipv6.h>
+#include <linux/sockios.h>
 
 #include "vkern/kern/proc.h"
 #include "vkern/net/net.h"
-#include "vkern/vk.h"
 #include "vkern/vm/copyio.h"
 
-/* The first IPv4 address of interface ifindex, or NULL. */
-static const struct netif_addr *
-inet_addr_of(int ifindex)
+/* The interface named name (up to any ':' of an alias label), or NULL. */
+static const struct netif *
+netif_by_name(const char *name, size_t len)
 {
-	const struct netif_addr *a;
+	const struct netif *ifp;
 
-	for (size_t i = 0; (a = netif_addr_at(i)) != NULL; i++)
-		if (a->ifindex == ifindex && a->family == AF_INET)
-			return a;
+	for (size_t i = 0; (ifp = netif_at(i)) != NULL; i++)
+		if (strlen(ifp->name) == len &&
+		    memcmp(ifp->name, name, len) == 0)
+			return ifp;
 	return NULL;
 }
 
-/* The interface the request names, its name made a string first. */
-static const struct netif *
-netif_named(struct ifreq *ifr)
+/* The first IPv4 address of interface ifindex, or NULL. */
+static const struct netif_addr *
+netif_addr4(int ifindex)
 {
-	const struct netif *nif;
+	const struct netif_addr *ia;
 
-	ifr->ifr_name[IFNAMSIZ - 1] = '\0';
-	for (size_t i = 0; (nif = netif_at(i)) != NULL; i++)
-		if (strcmp(nif->name, ifr->ifr_name) == 0)
-			return nif;
+	for (size_t i = 0; (ia = netif_addr_at(i)) != NULL; i++)
+		if (ia->ifindex == ifindex && ia->family == AF_INET)
+			return ia;
 	return NULL;
 }
 
 static void
-put_inet(struct sockaddr *sa, uint32_t addr_be)
+netif_put_sin(struct sockaddr *sa, const void *addr4)
 {
 	struct sockaddr_in sin = { .sin_family = AF_INET };
 
-	sin.sin_addr.s_addr = addr_be;
+	memcpy(&sin.sin_addr, addr4, 4);
 	memcpy(sa, &sin, sizeof(sin));
 }
 
-/* SIOCGIFCONF: an ifreq for each IPv4 address, as many as fit whole. */
+/*
+ * SIOCGIFCONF: an ifreq per IPv4 address, as many as ifc_len holds whole;
+ * with a NULL buffer, the length they all need.
+ */
 static long
-ifconf(struct thread *td, uaddr_t arg)
+netif_ifconf(struct thread *td, uaddr_t uarg)
 {
-	const struct netif_addr *a;
-	const struct netif *nif;
+	const struct netif_addr *ia;
 	struct ifconf ifc;
 	struct ifreq ifr;
 	int len = 0;
-	long r;
+	int r;
 
-	if ((r = copyin(td, arg, &ifc, sizeof(ifc))) < 0)
+	if ((r = copyin(td, uarg, &ifc, sizeof(ifc))) != 0)
 		return r;
-	for (size_t i = 0; (a = netif_addr_at(i)) != NULL; i++) {
-		if (a->family != AF_INET ||
-		    (nif = netif_by_index(a->ifindex)) == NULL)
+	for (size_t i = 0; (ia = netif_addr_at(i)) != NULL; i++) {
+		if (ia->family != AF_INET)
 			continue;
-		if (ifc.ifc_req != NULL) {
-			if (ifc.ifc_len < 0 ||
-			    (size_t)ifc.ifc_len - (size_t)len < sizeof(ifr))
+		if (ifc.ifc_buf != NULL) {
+			if (ifc.ifc_len - len < (int)sizeof(ifr))
 				break;
 			memset(&ifr, 0, sizeof(ifr));
-			strncpy(ifr.ifr_name, nif->name, IFNAMSIZ - 1);
-			put_inet(&ifr.ifr_addr, *(const uint32_t *)a->addr);
-			r = copyout(td, &ifr, UADDR((uintptr_t)ifc.ifc_req +
-			    (size_t)len), sizeof(ifr));
-			if (r < 0)
+			strcpy(ifr.ifr_name, netif_by_index(ia->ifindex)->name);
+			netif_put_sin(&ifr.ifr_addr, ia->addr);
+			r = copyout(td, &ifr, UADDR((uintptr_t)ifc.ifc_buf + (size_t)len),
+			    sizeof(ifr));
+			if (r != 0)
 				return r;
 		}
 		len += (int)sizeof(ifr);
 	}
 	ifc.ifc_len = len;
-	return copyout(td, &ifc, arg, sizeof(ifc));
+	return copyout(td, &ifc.ifc_len, uarg, sizeof(ifc.ifc_len));
 }
 
-/* What an interface ioctl is, on a socket of family. */
-enum ifcmd {
-	IFC_NONE,        /* not one: ENOTTY */
-	IFC_DEV_GET,     /* the device layer's, for every family */
-	IFC_DEV_SET,
-	IFC_INET_GET,    /* the IPv4 address ones, AF_INET only */
-	IFC_INET_SET,
-	IFC_INET6_SET,   /* adding or removing an IPv6 address */
-};
-
-/* An AF_INET6 socket's SIOCSIFADDR and SIOCDIFADDR take this. */
-struct in6_ifreq_abi {
-	struct in6_addr addr;
-	uint32_t prefixlen;
-	int ifindex;
-};
-
-static enum ifcmd
-ifcmd_of(int family, unsigned cmd)
-{
-	switch (cmd) {
-	case SIOCGIFINDEX:
-	case SIOCGIFFLAGS:
-	case SIOCGIFMTU:
-	case SIOCGIFMETRIC:
-	case SIOCGIFMAP:
-	case SIOCGIFTXQLEN:
-	case SIOCGIFHWADDR:
-		return IFC_DEV_GET;
-	case SIOCSIFFLAGS:
-	case SIOCSIFMTU:
-	case SIOCSIFTXQLEN:
-	case SIOCSIFMETRIC:
-	case SIOCSIFHWADDR:
-	case SIOCSIFMAP:
-	case SIOCSIFNAME:
-	case SIOCSIFHWBROADCAST:
-	case SIOCADDMULTI:
-	case SIOCDELMULTI:
-		return IFC_DEV_SET;
-	case SIOCGIFADDR:
-	case SIOCGIFDSTADDR:
-	case SIOCGIFNETMASK:
-	case SIOCGIFBRDADDR:
-		return family == AF_INET ? IFC_INET_GET : IFC_NONE;
-	case SIOCSIFADDR:
-		if (family == AF_INET6)
-			return IFC_INET6_SET;
-		/* FALLTHROUGH */
-	case SIOCSIFDSTADDR:
-	case SIOCSIFNETMASK:
-	case SIOCSIFBRDADDR:
-		return family == AF_INET ? IFC_INET_SET : IFC_NONE;
-	case SIOCDIFADDR:
-		return family == AF_INET6 ? IFC_INET6_SET : IFC_NONE;
-	}
-	return IFC_NONE;
-}
-
+/* The IPv4 address ioctls of an AF_INET socket, on an ifreq copied in. */
 static long
-inet_addr_get(unsigned cmd, const struct netif *nif, struct ifreq *ifr)
+netif_inet(struct thread *td, unsigned cmd, bool set, struct ifreq *ifr)
 {
-	const struct netif_addr *a = inet_addr_of(nif->index);
+	const char *colon = strchr(ifr->ifr_name, ':');
+	size_t len = colon != NULL ? (size_t)(colon - ifr->ifr_name) :
+	    strlen(ifr->ifr_name);
+	const struct netif *ifp;
+	const struct netif_addr *ia;
 	uint32_t mask;
 
-	if (a == NULL || !(nif->flags & IFF_UP))
+	if (set) {
+		if (td->proc->cred.euid != 0)
+			return -EPERM;
+		if (ifr->ifr_addr.sa_family != AF_INET)
+			return -EINVAL;
+	}
+	if ((ifp = netif_by_name(ifr->ifr_name, len)) == NULL)
+		return -ENODEV;
+	if (set)
+		return -EPERM;
+	/* An alias label ("lo:1") names an address lo does not have. */
+	if (colon != NULL || (ia = netif_addr4(ifp->index)) == NULL)
 		return -EADDRNOTAVAIL;
-	memset(&ifr->ifr_ifru, 0, sizeof(ifr->ifr_ifru));
 	switch (cmd) {
+	case SIOCGIFADDR:
+	case SIOCGIFDSTADDR:    /* lo is no point-to-point link */
+		netif_put_sin(&ifr->ifr_addr, ia->addr);
+		return 0;
 	case SIOCGIFNETMASK:
-		mask = a->prefixlen == 0 ? 0 : ~0u << (32 - a->prefixlen);
-		put_inet(&ifr->ifr_addr, htonl(mask));
-		break;
-	case SIOCGIFBRDADDR:   /* none on lo */
-		put_inet(&ifr->ifr_addr, 0);
-		break;
-	default:   /* the address; a point-to-point peer's is lo's own */
-		put_inet(&ifr->ifr_addr, *(const uint32_t *)a->addr);
-		break;
+		mask = ia->prefixlen == 0 ? 0 :
+		    __builtin_bswap32(~0u << (32 - ia->prefixlen));
+		netif_put_sin(&ifr->ifr_addr, &mask);
+		return 0;
+	case SIOCGIFBRDADDR:    /* none: lo broadcasts nothing */
+		mask = 0;
+		netif_put_sin(&ifr->ifr_addr, &mask);
+		return 0;
 	}
-	return 0;
+	return -ENOTTY;
 }
 
-static void
-dev_get(unsigned cmd, const struct netif *nif, struct ifreq *ifr)
-{
-	memset(&ifr->ifr_ifru, 0, sizeof(ifr->ifr_ifru));
-	switch (cmd) {
-	case SIOCGIFINDEX:
-		ifr->ifr_ifindex = nif->index;
-		break;
-	case SIOCGIFFLAGS:   /* the low 16 bits, as the field holds */
-		ifr->ifr_flags = (short)nif->flags;
-		break;
-	case SIOCGIFMTU:
-		ifr->ifr_mtu = (int)nif->mtu;
-		break;
-	case SIOCGIFTXQLEN:
-		ifr->ifr_qlen = (int)nif->txqlen;
-		break;
-	case SIOCGIFHWADDR:
-		ifr->ifr_hwaddr.sa_family = nif->type;
-		memcpy(ifr->ifr_hwaddr.sa_data, nif->hwaddr,
-		    sizeof(nif->hwaddr));
-		break;
-	}
-}
-
-/* Whether the interface already has what a device-layer set asks for. */
-static bool
-dev_set_same(unsigned cmd, const struct netif *nif, const struct ifreq *ifr)
+/* A device set ioctl on ifp, by root: what Linux checks, then refused. */
+static long
+netif_set(unsigned cmd, const struct netif *ifp, const struct ifreq *ifr)
 {
 	switch (cmd) {
+	case SIOCSIFMETRIC:
+		return -EOPNOTSUPP;
 	case SIOCSIFFLAGS:
-		return (unsigned short)ifr->ifr_flags ==
-		    (unsigned short)(nif->flags & 0xffff);
+		/* Linux keeps the bits it computes itself, as RUNNING. */
+		if ((unsigned short)ifr->ifr_flags ==
+		    (unsigned short)(ifp->flags & ~(unsigned)IFF_RUNNING) ||
+		    (unsigned short)ifr->ifr_flags == (unsigned short)ifp->flags)
+			return 0;
+		return -EPERM;
 	case SIOCSIFMTU:
-		return ifr->ifr_mtu == (int)nif->mtu;
+		if (ifr->ifr_mtu < 0)
+			return -EINVAL;
+		return (unsigned)ifr->ifr_mtu == ifp->mtu ? 0 : -EPERM;
 	case SIOCSIFTXQLEN:
-		return ifr->ifr_qlen == (int)nif->txqlen;
+		if (ifr->ifr_qlen < 0)
+			return -EINVAL;
+		return (unsigned)ifr->ifr_qlen == ifp->txqlen ? 0 : -EPERM;
+	case SIOCSIFNAME:
+		if (ifr->ifr_newname[0] == '\0')
+			return -EINVAL;
+		return -EPERM;
 	}
-	return false;
+	return -EPERM;
+}
+
+/* A device ioctl on an ifreq copied in: 0 when ifr is to go back out. */
+static long
+netif_dev(struct thread *td, unsigned cmd, bool set, struct ifreq *ifr)
+{
+	const struct netif *ifp;
+
+	if (cmd == SIOCGIFNAME) {
+		if ((ifp = netif_by_index(ifr->ifr_ifindex)) == NULL)
+			return -ENODEV;
+		strcpy(ifr->ifr_name, ifp->name);
+		return 0;
+	}
+	if (set && td->proc->cred.euid != 0)
+		return -EPERM;
+	if ((ifp = netif_by_name(ifr->ifr_name, strlen(ifr->ifr_name))) == NULL)
+		return -ENODEV;
+	switch (cmd) {
+	case SIOCGIFFLAGS:
+		ifr->ifr_flags = (short)ifp->flags;
+		return 0;
+	case SIOCGIFINDEX:
+		ifr->ifr_ifindex = ifp->index;
+		return 0;
+	case SIOCGIFMTU:
+		ifr->ifr_mtu = (int)ifp->mtu;
+		return 0;
+	case SIOCGIFHWADDR:
+		ifr->ifr_hwaddr.sa_family = ifp->type;
+		memcpy(ifr->ifr_hwaddr.sa_data, ifp->hwaddr, sizeof(ifp->hwaddr));
+		return 0;
+	case SIOCGIFTXQLEN:
+		ifr->ifr_qlen = (int)ifp->txqlen;
+		return 0;
+	case SIOCGIFMETRIC:
+		ifr->ifr_metric = 0;
+		return 0;
+	case SIOCGIFMAP:
+		memset(&ifr->ifr_map, 0, sizeof(ifr->ifr_map));
+		return 0;
+	}
+	return netif_set(cmd, ifp, ifr);
+}
+
+/*
+ * SIOCSIFADDR and SIOCDIFADDR of an AF_INET6 socket take an in6_ifreq
+ * naming the interface by index.
+ */
+static long
+netif_inet6_set(struct thread *td, uaddr_t uarg)
+{
+	struct in6_ifreq ireq;
+	int r;
+
+	if (td->proc->cred.euid != 0)
+		return -EPERM;
+	if ((r = copyin(td, uarg, &ireq, sizeof(ireq))) != 0)
+		return r;
+	if (netif_by_index(ireq.ifr6_ifindex) == NULL)
+		return -ENODEV;
+	return -EPERM;
+}
+
+/* The ifreq ioctls: a get copies the ifreq back out, a set does not. */
+#define NC_SET  1
+#define NC_INET 2     /* only an AF_INET socket's */
+
+static const struct {
+	unsigned cmd, kind;
+} netif_cmds[] = {
+	{ SIOCGIFFLAGS, 0 }, { SIOCGIFINDEX, 0 }, { SIOCGIFNAME, 0 },
+	{ SIOCGIFMTU, 0 }, { SIOCGIFHWADDR, 0 }, { SIOCGIFTXQLEN, 0 },
+	{ SIOCGIFMETRIC, 0 }, { SIOCGIFMAP, 0 },
+	{ SIOCSIFFLAGS, NC_SET }, { SIOCSIFMETRIC, NC_SET },
+	{ SIOCSIFMTU, NC_SET }, { SIOCSIFHWADDR, NC_SET },
+	{ SIOCSIFSLAVE, NC_SET }, { SIOCSIFMAP, NC_SET },
+	{ SIOCSIFTXQLEN, NC_SET }, { SIOCSIFNAME, NC_SET },
+	{ SIOCADDMULTI, NC_SET }, { SIOCDELMULTI, NC_SET },
+	{ SIOCSIFHWBROADCAST, NC_SET },
+	{ SIOCGIFADDR, NC_INET }, { SIOCGIFNETMASK, NC_INET },
+	{ SIOCGIFBRDADDR, NC_INET }, { SIOCGIFDSTADDR, NC_INET },
+	{ SIOCSIFADDR, NC_INET | NC_SET }, { SIOCSIFNETMASK, NC_INET | NC_SET },
+	{ SIOCSIFBRDADDR, NC_INET | NC_SET },
+	{ SIOCSIFDSTADDR, NC_INET | NC_SET },
+};
+
+/* cmd's kind, or -1 for an ioctl that is none of these. */
+static int
+netif_cmd_kind(unsigned cmd)
+{
+	for (size_t i = 0; i < sizeof(netif_cmds) / sizeof(netif_cmds[0]); i++)
+		if (netif_cmds[i].cmd == cmd)
+			return (int)netif_cmds[i].kind;
+	return -1;
 }
 
 long
 netif_ioctl(struct thread *td, int family, unsigned cmd, uint64_t arg)
 {
-	enum ifcmd kind = ifcmd_of(family, cmd);
-	uaddr_t ua = UADDR(arg);
-	const struct netif *nif;
 	struct ifreq ifr;
+	int kind = netif_cmd_kind(cmd);
+	bool set = kind > 0 && (kind & NC_SET) != 0;
 	long r;
 
 	if (cmd == SIOCGIFCONF)
-		return ifconf(td, ua);
-	if (cmd >= SIOCDEVPRIVATE && cmd <= SIOCDEVPRIVATE + 15)
-		return -EOPNOTSUPP;
-	if (cmd == SIOCGIFSLAVE || cmd == SIOCSIFSLAVE ||
-	    (family == AF_INET && cmd == SIOCGIFPFLAGS))
-		return -EINVAL;   /* no bonding; no private flags */
-	if (kind == IFC_NONE && cmd != SIOCGIFNAME)
+		return netif_ifconf(td, UADDR(arg));
+	if (family == AF_INET6 && (cmd == SIOCSIFADDR || cmd == SIOCDIFADDR))
+		return netif_inet6_set(td, UADDR(arg));
+	/* Every socket ioctl (type 0x89) a family leaves takes an ifreq. */
+	if (_IOC_TYPE(cmd) != 0x89)
 		return -ENOTTY;
-	/* A set asks for the capability before it looks at anything. */
-	if ((kind == IFC_DEV_SET || kind == IFC_INET_SET ||
-	    kind == IFC_INET6_SET) && td->proc->cred.euid != 0)
-		return -EPERM;
-	if (kind == IFC_INET6_SET) {
-		struct in6_ifreq_abi req;
-
-		if ((r = copyin(td, ua, &req, sizeof(req))) < 0)
-			return r;
-		return netif_by_index(req.ifindex) == NULL ? -ENODEV : -EPERM;
-	}
-	if ((r = copyin(td, ua, &ifr, sizeof(ifr))) < 0)
+	if ((r = copyin(td, UADDR(arg), &ifr, sizeof(ifr))) != 0)
 		return r;
-	if (cmd == SIOCGIFNAME) {
-		if ((nif = netif_by_index(ifr.ifr_ifindex)) == NULL)
+	if (cmd >= SIOCDEVPRIVATE && cmd <= SIOCDEVPRIVATE + 15) {
+		/* No driver of a guest's interface has private ioctls. */
+		ifr.ifr_name[IFNAMSIZ - 1] = '\0';
+		if (netif_by_name(ifr.ifr_name, strlen(ifr.ifr_name)) == NULL)
 			return -ENODEV;
-		memset(ifr.ifr_name, 0, sizeof(ifr.ifr_name));
-		strncpy(ifr.ifr_name, nif->name, IFNAMSIZ - 1);
-		return copyout(td, &ifr, ua, sizeof(ifr));
+		return -EOPNOTSUPP;
 	}
-	if (kind == IFC_INET_SET && ifr.ifr_addr.sa_family != AF_INET)
-		return -EINVAL;
-	if ((nif = netif_named(&ifr)) == NULL)
-		return -ENODEV;
-	switch (kind) {
-	case IFC_DEV_SET:
-		return dev_set_same(cmd, nif, &ifr) ? 0 : -EPERM;
-	case IFC_INET_SET:
-		return -EPERM;
-	case IFC_INET_GET:
-		if ((r = inet_addr_get(cmd, nif, &ifr)) < 0)
-			return r;
-		break;
-	default:
-		dev_get(cmd, nif, &ifr);
-		break;
-	}
-	return copyout(td, &ifr, ua, sizeof(ifr));
+	if (kind < 0 || ((kind & NC_INET) != 0 && family != AF_INET))
+		return -ENOTTY;
+	ifr.ifr_name[IFNAMSIZ - 1] = '\0';
+	r = (kind & NC_INET) != 0 ? netif_inet(td, cmd, set, &ifr) :
+	    netif_dev(td, cmd, set, &ifr);
+	if (r != 0 || set)
+		return r;
+	return copyout(td, &ifr, UADDR(arg), sizeof(ifr));
 }

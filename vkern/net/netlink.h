@@ -28,7 +28,7 @@ struct nl_sender {
 	uint32_t portid;         /* its socket's port id: the replies' pid */
 	bool admin;              /* may change the network (CAP_NET_ADMIN) */
 	bool cap_ack;            /* NETLINK_CAP_ACK: errors leave out the request */
-	uint32_t uid;            /* its process's, for a route lookup */
+	uint32_t uid;            /* its socket's owner, as RTA_UID shows it */
 };
 
 /*

@@ -226,12 +226,9 @@ addr_dump(struct nl_out *o, int family)
 
 /* --- Routes --- */
 
-/* A looked-up route's kind, in rtm_flags (Linux's RTCF_LOCAL...). */
-#define RTCF_BROADCAST_ 0x10000000u
-#define RTCF_LOCAL_     0x80000000u
-
 static void
-route_fill(struct nl_out *o, struct nl_msg *m, const struct netif_route *rt)
+route_fill(struct nl_out *o, struct nl_msg *m, const struct netif_route *rt,
+    int flags)
 {
 	size_t alen = rt->family == AF_INET ? 4 : 16;
 	struct rtmsg r = {
@@ -243,7 +240,7 @@ route_fill(struct nl_out *o, struct nl_msg *m, const struct netif_route *rt)
 		.rtm_type = rt->type,
 	};
 
-	nlm_start(o, m, RTM_NEWROUTE, NLM_F_MULTI);
+	nlm_start(o, m, RTM_NEWROUTE, flags);
 	nlm_put(m, &r, sizeof(r));
 	nla_u32(m, RTA_TABLE, rt->table);
 	if (rt->dst_len > 0)
@@ -266,98 +263,132 @@ route_dump(struct nl_out *o, int family)
 	for (size_t i = 0; (rt = netif_route_at(i)) != NULL; i++) {
 		if (!family_match(family, rt->family))
 			continue;
-		route_fill(o, &m, rt);
+		route_fill(o, &m, rt, NLM_F_MULTI);
 		nl_add(o, &m);
 	}
 	return 0;
 }
 
-/* Whether the first len bits of a and b agree. */
-static bool
-prefix_match(const uint8_t *a, const uint8_t *b, unsigned len)
+/* The most specific route of family to dst, or NULL. */
+static const struct netif_route *
+route_lookup(int family, const uint8_t *dst)
 {
-	unsigned whole = len / 8, rest = len % 8;
+	const struct netif_route *rt, *best = NULL;
 
-	if (memcmp(a, b, whole) != 0)
-		return false;
-	return rest == 0 ||
-	    ((a[whole] ^ b[whole]) & (uint8_t)(0xff << (8 - rest))) == 0;
+	for (size_t i = 0; (rt = netif_route_at(i)) != NULL; i++) {
+		unsigned bits = rt->dst_len;
+
+		if (rt->family != family || (best != NULL &&
+		    best->dst_len >= bits))
+			continue;
+		if (memcmp(rt->dst, dst, bits / 8) != 0 || (bits % 8 != 0 &&
+		    ((rt->dst[bits / 8] ^ dst[bits / 8]) &
+		    (0xff00 >> (bits % 8))) != 0))
+			continue;
+		best = rt;
+	}
+	return best;
+}
+
+/* Linux's RTCF_ flags of a cached IPv4 route, which ip shows as cache <>. */
+#define RTCF_BROADCAST 0x10000000
+#define RTCF_LOCAL     0x80000000
+
+/*
+ * The route a packet to dst takes, as Linux's inet_rtm_getroute() and
+ * inet6_rtm_getroute() answer it: an IPv4 one as the cached route (table
+ * main, the requester's uid), an IPv6 one as the route with its source;
+ * with RTM_F_FIB_MATCH, the table's entry itself.
+ */
+static void
+route_answer(struct nl_out *o, const struct rtmsg *req,
+    const struct netif_route *rt, const uint8_t *dst, const uint8_t *src)
+{
+	size_t alen = rt->family == AF_INET ? 4 : 16;
+	static const uint8_t any[16];
+	struct rta_cacheinfo ci = { .rta_clntref = 2 };
+	struct rtmsg r = {
+		.rtm_family = (uint8_t)rt->family,
+		.rtm_dst_len = (uint8_t)(alen * 8),
+		.rtm_type = rt->type,
+	};
+	struct nl_msg m;
+
+	if (req->rtm_flags & RTM_F_FIB_MATCH) {
+		struct netif_route fib = *rt;
+
+		/* Linux looks IPv4 up in main and local merged, as main. */
+		if (rt->family == AF_INET)
+			fib.table = RT_TABLE_MAIN;
+		route_fill(o, &m, &fib, 0);
+		nl_add(o, &m);
+		return;
+	}
+	if (rt->family == AF_INET) {
+		r.rtm_table = RT_TABLE_MAIN;
+		r.rtm_src_len = src != NULL ? 32 : 0;
+		r.rtm_flags = RTM_F_CLONED | RTCF_LOCAL |
+		    (rt->type == RTN_BROADCAST ? RTCF_BROADCAST : 0);
+	} else {
+		r.rtm_table = rt->table;
+		r.rtm_protocol = RTPROT_KERNEL;
+		r.rtm_src_len = 128;
+	}
+	nlm_start(o, &m, RTM_NEWROUTE, 0);
+	nlm_put(&m, &r, sizeof(r));
+	nla_u32(&m, RTA_TABLE, r.rtm_table);
+	nla_put(&m, RTA_DST, dst, alen);
+	if (rt->family == AF_INET6 || src != NULL)
+		nla_put(&m, RTA_SRC, src != NULL ? src : any, alen);
+	if (rt->family == AF_INET)
+		nla_u32(&m, RTA_OIF, (uint32_t)rt->oif);
+	if (src == NULL)
+		nla_put(&m, RTA_PREFSRC, rt->family == AF_INET ? rt->prefsrc :
+		    dst, alen);
+	if (rt->family == AF_INET) {
+		nla_u32(&m, RTA_UID, o->who->uid);
+	} else {
+		nla_u32(&m, RTA_PRIORITY, rt->priority);
+		nla_u32(&m, RTA_OIF, (uint32_t)rt->oif);
+	}
+	nla_put(&m, RTA_CACHEINFO, &ci, sizeof(ci));
+	if (rt->family == AF_INET6)
+		nla_u8(&m, RTA_PREF, 0);
+	nl_add(o, &m);
 }
 
 /*
- * RTM_GETROUTE of one destination ("ip route get"): the route the
- * longest prefix picks, as Linux reports the result of a lookup (IPv4's
- * as a cached route of the main table, with the caller's uid; IPv6's as
- * the local table's entry).  No route: ENETUNREACH.
+ * RTM_GETROUTE of one destination (ip route get): EOPNOTSUPP for a
+ * family without routes, EINVAL for a short header or address,
+ * ENETUNREACH where no route goes (anywhere off the loopback).
  */
 static int
-route_get(struct nl_out *o, const struct nlmsghdr *nlh)
+route_get(struct nl_out *o, const struct nlmsghdr *nlh, int family)
 {
-	const struct netif_route *rt, *best = NULL;
-	struct rta_cacheinfo ci = { .rta_clntref = 1 };
-	const struct rtattr *dst;
-	uint8_t addr[16] = { 0 };
-	struct nl_msg m;
-	struct rtmsg r;
+	const struct rtattr *dsta, *srca;
+	const struct netif_route *rt;
+	uint8_t dst[16] = { 0 }, src[16] = { 0 };
+	struct rtmsg req;
 	size_t alen;
 
-	if (nlh->nlmsg_len < NLMSG_LENGTH(sizeof(r)))
+	if (family != AF_INET && family != AF_INET6)
+		return -EOPNOTSUPP;
+	if (nlh->nlmsg_len < NLMSG_LENGTH(sizeof(req)))
 		return -EINVAL;
-	memcpy(&r, NLMSG_DATA(nlh), sizeof(r));
-	if (r.rtm_family != AF_INET && r.rtm_family != AF_INET6)
-		return -EAFNOSUPPORT;
-	alen = r.rtm_family == AF_INET ? 4 : 16;
-	if ((dst = nla_find(nlh, sizeof(r), RTA_DST)) != NULL) {
-		if (RTA_PAYLOAD(dst) < alen)
-			return -EINVAL;
-		memcpy(addr, RTA_DATA(dst), alen);
-	}
-	for (size_t i = 0; (rt = netif_route_at(i)) != NULL; i++)
-		if (rt->family == r.rtm_family &&
-		    prefix_match(rt->dst, addr, rt->dst_len) &&
-		    (best == NULL || rt->dst_len > best->dst_len))
-			best = rt;
-	if (best == NULL)
+	memcpy(&req, NLMSG_DATA(nlh), sizeof(req));
+	alen = req.rtm_family == AF_INET ? 4 : 16;
+	dsta = nla_find(nlh, sizeof(req), RTA_DST);
+	srca = nla_find(nlh, sizeof(req), RTA_SRC);
+	if ((dsta != NULL && RTA_PAYLOAD(dsta) < alen) ||
+	    (srca != NULL && RTA_PAYLOAD(srca) < alen))
+		return -EINVAL;
+	if (dsta != NULL)
+		memcpy(dst, RTA_DATA(dsta), alen);
+	if (srca != NULL)
+		memcpy(src, RTA_DATA(srca), alen);
+	if ((rt = route_lookup(req.rtm_family, dst)) == NULL)
 		return -ENETUNREACH;
-
-	r = (struct rtmsg){ .rtm_family = (uint8_t)best->family,
-	    .rtm_dst_len = (uint8_t)(alen * 8), .rtm_type = best->type };
-	nlm_start(o, &m, RTM_NEWROUTE, 0);
-	if (best->family == AF_INET) {
-		r.rtm_table = RT_TABLE_MAIN;
-		r.rtm_flags = RTM_F_CLONED | RTCF_LOCAL_ |
-		    (best->type == RTN_BROADCAST ? RTCF_BROADCAST_ : 0);
-		nlm_put(&m, &r, sizeof(r));
-		nla_u32(&m, RTA_TABLE, RT_TABLE_MAIN);
-		nla_put(&m, RTA_DST, addr, alen);
-		nla_u32(&m, RTA_OIF, (uint32_t)best->oif);
-		if (best->prefsrc_len > 0)
-			nla_put(&m, RTA_PREFSRC, best->prefsrc,
-			    best->prefsrc_len);
-		nla_u32(&m, RTA_UID, o->who->uid);
-		nla_put(&m, RTA_CACHEINFO, &ci, sizeof(ci));
-	} else {
-		static const uint8_t any[16];
-
-		r.rtm_src_len = 128;
-		r.rtm_table = best->table;
-		r.rtm_protocol = RTPROT_KERNEL;
-		nlm_put(&m, &r, sizeof(r));
-		nla_u32(&m, RTA_TABLE, best->table);
-		nla_put(&m, RTA_DST, addr, alen);
-		nla_put(&m, RTA_SRC, any, sizeof(any));
-		/* A host's own address is the source to reach it. */
-		if (best->prefsrc_len > 0)
-			nla_put(&m, RTA_PREFSRC, best->prefsrc,
-			    best->prefsrc_len);
-		else if (best->type == RTN_LOCAL)
-			nla_put(&m, RTA_PREFSRC, best->dst, alen);
-		nla_u32(&m, RTA_PRIORITY, best->priority);
-		nla_u32(&m, RTA_OIF, (uint32_t)best->oif);
-		nla_put(&m, RTA_CACHEINFO, &ci, sizeof(ci));
-		nla_u8(&m, RTA_PREF, 0);     /* ICMPV6_ROUTER_PREF_MEDIUM */
-	}
-	nl_add(o, &m);
+	route_answer(o, &req, rt, dst, srca != NULL ? src : NULL);
 	nl_flush(o);
 	return 0;
 }
@@ -366,7 +397,7 @@ route_get(struct nl_out *o, const struct nlmsghdr *nlh)
 
 /*
  * A get: a dump of links, addresses or routes, an empty dump of the
- * other kinds, or one link.  Returns -errno, or 1 when the answer went
+ * other kinds, one link, or the route to one address.  Returns -errno, or 1 when the answer went
  * out and no ack is due for a dump.
  */
 static int
@@ -377,7 +408,8 @@ rtnl_get(struct nl_out *o, const struct nlmsghdr *nlh, int family)
 	if (!(nlh->nlmsg_flags & NLM_F_DUMP)) {
 		if (type == RTM_GETLINK)
 			return link_get(o, nlh);
-		return type == RTM_GETROUTE ? route_get(o, nlh) : -EOPNOTSUPP;
+		return type == RTM_GETROUTE ? route_get(o, nlh, family) :
+		    -EOPNOTSUPP;
 	}
 	if (type == RTM_GETLINK)
 		link_dump(o);

@@ -257,7 +257,7 @@ nl_deliver(struct proc *p, struct nlsock *n, const void *buf, size_t len,
 {
 	struct nl_sender who = { .portid = n->portid,
 	    .admin = nl_admin(p, n), .cap_ack = n->cap_ack,
-	    .uid = p != NULL ? p->cred.uid : n->sk.cred.uid };
+	    .uid = n->sk.cred.uid };
 	struct nlsock *to;
 
 	if (group != 0)

@@ -170,6 +170,8 @@ int fd_next(const struct fdtable *t, int from);
 bool fd_cloexec(const struct fdtable *t, int fd);
 int fd_set_cloexec(struct fdtable *t, int fd, bool on);
 int fd_close(struct fdtable *t, int fd);
+/* Close fd but hand its file's reference to the caller; NULL: EBADF. */
+struct file *fd_take(struct fdtable *t, int fd);
 /* Close, or with cloexec mark close-on-exec, the open fds first..last. */
 void fd_close_range(struct fdtable *t, unsigned first, unsigned last,
     bool cloexec);

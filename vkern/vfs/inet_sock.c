@@ -213,13 +213,22 @@ inet_getopt(struct socket *sk, int level, int name, void *val,
 {
 	struct isock *is = isk(sk);
 	const struct iopt *o;
-	int r;
+	int r, v;
 
-	if ((r = special_get(is, level, name, val, len)) != 1)
+	if ((r = special_get(is, level, name, val, len)) != 1 ||
+	    (r = mcast_getopt(is, level, name, val, len)) != 1)
 		return r;
 	if ((o = iopt_find(is, level, name, &r)) == NULL)
 		return r == 1 ? -ENOPROTOOPT : r;
-	return sock_put_int(val, len, is->opt[o - iopts]);
+	v = is->opt[o - iopts];
+	/* IPv4's options answer a shorter buffer with one byte. */
+	if (level == IPPROTO_IP && *len > 0 && *len < sizeof(int) &&
+	    v >= 0 && v <= 255) {
+		*len = 1;
+		*(uint8_t *)val = (uint8_t)v;
+		return 0;
+	}
+	return sock_put_int(val, len, v);
 }
 
 /* The options that are not plain values, at setsockopt. */
@@ -245,18 +254,7 @@ special_set(struct isock *is, int level, int name, const void *val,
 			return -ENOENT;
 		}
 	}
-	if ((level == IPPROTO_IP && (name == IP_ADD_MEMBERSHIP ||
-	    name == IP_DROP_MEMBERSHIP)) || (level == IPPROTO_IPV6 &&
-	    is->u.sk.family == AF_INET6 && (name == IPV6_ADD_MEMBERSHIP ||
-	    name == IPV6_DROP_MEMBERSHIP))) {
-		if (is->u.sk.type == SOCK_STREAM)
-			return -EPROTO;
-		if (len < (level == IPPROTO_IP ? sizeof(struct ip_mreq) :
-		    sizeof(struct ipv6_mreq)))
-			return -EINVAL;
-		/* The loopback is the only device, and takes no multicast. */
-		return -ENODEV;
-	}
+	return mcast_setopt(is, level, name, val, len);
 	return 1;
 }
 
@@ -272,9 +270,17 @@ inet_setopt(struct socket *sk, int level, int name, const void *val,
 		return r;
 	if ((o = iopt_find(is, level, name, &r)) == NULL)
 		return r == 1 ? -ENOPROTOOPT : r;
-	if (len < sizeof(int))
+	/* IPv4's options take one byte as well as an int. */
+	if (len >= sizeof(int))
+		memcpy(&v, val, sizeof(v));
+	else if (len > 0 && level == IPPROTO_IP)
+		v = *(const uint8_t *)val;
+	else
 		return -EINVAL;
-	memcpy(&v, val, sizeof(v));
+	/* Multicast TTLs are a datagram's. */
+	if (level == IPPROTO_IP && name == IP_MULTICAST_TTL &&
+	    sk->type == SOCK_STREAM)
+		return -EINVAL;
 	if ((o->on & PRE_BIND) && is->bound)
 		return -EINVAL;
 	if (o->kind == OPT_BOOL)
@@ -315,6 +321,7 @@ inet_send(struct proc *p, struct socket *sk, size_t len, sock_copy_fn fill,
     const void **chanp)
 {
 	struct isock *is = isk(sk);
+	long r;
 
 	/* Only a local socket carries descriptors: they are let go. */
 	if (scm != NULL)
@@ -322,6 +329,9 @@ inet_send(struct proc *p, struct socket *sk, size_t len, sock_copy_fn fill,
 	if (sk->type == SOCK_STREAM) {
 		if (is->u.state != US_CONNECTED)
 			return sk->error != 0 ? sock_take_error(sk) : -EPIPE;
+		/* Nothing to send is no segment: the peer sees nothing. */
+		if (len == 0)
+			return 0;
 		/*
 		 * The first bytes after the peer closed still go, and are
 		 * answered by a reset: only what comes after fails.
@@ -333,12 +343,20 @@ inet_send(struct proc *p, struct socket *sk, size_t len, sock_copy_fn fill,
 			return (long)len;
 		}
 		/* TCP does without the address a datagram would take. */
-		return usock_send(p, sk, len, fill, arg, NULL, scm, flags,
-		    chanp);
+		r = usock_send(p, sk, len, fill, arg, NULL, scm,
+		    flags & ~MSG_OOB, chanp);
+		/* The byte that ends an urgent send (all of it) is urgent. */
+		if ((flags & MSG_OOB) && r > 0 && (size_t)r == len)
+			urg_sent(is);
+		return r;
 	}
 	if (len > (sk->family == AF_INET ? UDP_MAX4 : UDP_MAX6))
 		return -EMSGSIZE;
-	return usock_send(p, sk, len, fill, arg, dest, scm, flags, chanp);
+	/* IPv4's UDP refuses urgent data as BSD does; IPv6's ignores it. */
+	if ((flags & MSG_OOB) && sk->family == AF_INET)
+		return -EOPNOTSUPP;
+	return usock_send(p, sk, len, fill, arg, dest, scm, flags & ~MSG_OOB,
+	    chanp);
 }
 
 static long
@@ -347,14 +365,47 @@ inet_recv(struct socket *sk, size_t len, sock_copy_fn drain, void *arg,
 {
 	struct isock *is = isk(sk);
 
+	/* UDP has no urgent data, and takes MSG_OOB for a plain receive. */
 	if (sk->type == SOCK_DGRAM)
-		return usock_recv(sk, len, drain, arg, flags, flagsp, from,
-		    scm);
+		return usock_recv(sk, len, drain, arg, flags & ~MSG_OOB, flagsp,
+		    from, scm);
+	if (flags & MSG_OOB)
+		return urg_recv_oob(is, len, drain, arg, flags, flagsp);
 	if (is->u.state != US_CONNECTED)
 		return sk->error != 0 ? sock_take_error(sk) : -ENOTCONN;
 	/* A stream's MSG_TRUNC throws the bytes away. */
-	return usock_recv(sk, len, (flags & MSG_TRUNC) ? discard : drain,
-	    arg, flags, flagsp, NULL, scm);
+	return urg_recv(is, len, (flags & MSG_TRUNC) ? discard : drain, arg,
+	    flags, flagsp, scm);
+}
+
+static short
+inet_poll(struct socket *sk)
+{
+	return urg_poll(isk(sk), usock_poll(sk));
+}
+
+static long
+inet_nread(struct socket *sk)
+{
+	return urg_nread(isk(sk));
+}
+
+/*
+ * What a TCP close with SO_LINGER waits for: the bytes queued at the
+ * peer beyond its receive buffer, which Linux would still hold unsent
+ * for want of a window.  None when unread data makes the close a reset.
+ */
+static long
+inet_unsent(struct socket *sk)
+{
+	struct isock *is = isk(sk);
+	struct usock *peer = is->u.peer;
+	long queued;
+
+	if (sk->type != SOCK_STREAM || peer == NULL || is->u.rq != NULL)
+		return 0;
+	queued = usock_nwrite(sk);
+	return queued > peer->sk.rcvbuf ? queued - peer->sk.rcvbuf : 0;
 }
 
 static void
@@ -396,9 +447,11 @@ static const struct sock_ops inet_ops = {
 	.recv = inet_recv,
 	.getopt = inet_getopt,
 	.setopt = inet_setopt,
-	.nread = usock_nread,
+	.nread = inet_nread,
 	.nwrite = usock_nwrite,
-	.poll = usock_poll,
+	.ioctl = inet_ioctl,
+	.unsent = inet_unsent,
+	.poll = inet_poll,
 	.release = inet_release,
 };
 

@@ -22,6 +22,8 @@
 
 /* The kept options (inet_sock.c's table): their slots. */
 #define INET_NOPTS 40
+/* Groups a socket may join, per family: IP_MAX_MEMBERSHIPS. */
+#define INET_MC_MAX 20
 
 struct isock {
 	struct usock u;           /* first: a local socket */
@@ -38,6 +40,21 @@ struct isock {
 	bool v6only;              /* IPV6_V6ONLY */
 	int opt[INET_NOPTS];
 	struct isock *bound_next;
+	struct {                  /* the groups joined (inet_mcast.c) */
+		int family, ifindex;
+		uint8_t group[16];
+	} mc[2 * INET_MC_MAX];
+	int nmc;
+	uint32_t mc_addr;         /* IP_MULTICAST_IF's address */
+	int mc_index;             /* and interface */
+	int mc6_index;            /* IPV6_MULTICAST_IF */
+	struct {                  /* urgent data received (inet_urg.c) */
+		bool mark;        /* a mark is in the stream, left bytes on */
+		bool valid;       /* its byte is there for MSG_OOB */
+		bool skipped;     /* its byte left the queue already */
+		uint8_t byte;
+		size_t left;
+	} urg;
 };
 
 /*
@@ -67,6 +84,31 @@ void inet_from(const struct usock *so, const struct usock *target,
  * without privilege, else there are none).
  */
 int inet_proto(int type, int *protocol, const struct ucred *cred);
+
+/*
+ * inet_urg.c: TCP's urgent byte.  urg_sent: is sent its peer data with
+ * MSG_OOB, whose last byte is urgent.  The rest serve the socket ops of
+ * a connected stream: recv with MSG_OOB and without, poll (given what
+ * the local socket reports), FIONREAD, and ioctl (SIOCATMARK).
+ */
+void urg_sent(struct isock *is);
+long urg_recv_oob(struct isock *is, size_t len, sock_copy_fn drain,
+    void *arg, int flags, int *flagsp);
+long urg_recv(struct isock *is, size_t len, sock_copy_fn drain, void *arg,
+    int flags, int *flagsp, struct scm *scm);
+short urg_poll(struct isock *is, short r);
+long urg_nread(struct isock *is);
+long inet_ioctl(struct thread *td, struct socket *sk, unsigned cmd,
+    uint64_t arg);
+
+/*
+ * inet_mcast.c: the multicast options at set and getsockopt; 1 for one
+ * they are not.
+ */
+int mcast_setopt(struct isock *is, int level, int name, const void *val,
+    socklen_t len);
+int mcast_getopt(struct isock *is, int level, int name, void *val,
+    socklen_t *len);
 
 /* inet_sock.c: an accepted socket takes its listener's options. */
 void inet_inherit(struct isock *is, const struct isock *lis);

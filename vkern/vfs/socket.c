@@ -13,6 +13,8 @@
 
 #include "vkern/kern/kern.h"
 #include "vkern/kern/proc.h"
+#include "vkern/net/net.h"
+#include "vkern/platform.h"
 #include "vkern/vfs/file.h"
 #include "vkern/net/net.h"
 #include "vkern/vfs/socket.h"
@@ -409,6 +411,56 @@ sock_setopt(struct socket *so, int level, int name, const void *val,
 
 /* --- ioctls --- */
 
+/* The lingering close's file: released when the wait ends, however. */
+static struct file *
+linger_file(const struct thread *td)
+{
+	return (struct file *)(uintptr_t)td->wait.arg[0];
+}
+
+static long
+linger_cont(struct thread *td)
+{
+	struct file *fp = linger_file(td);
+	struct socket *so = fp_sock(fp);
+
+	if (plat_clock_ns(1) < td->wait.timeout && so->ops->unsent(so) > 0) {
+		td->wait.deadline = td->wait.timeout;
+		return -EPARKED;
+	}
+	file_rel(fp);
+	return 0;
+}
+
+/* A signal: the socket is closed all the same (the call says EINTR). */
+static void
+linger_cancel(struct thread *td)
+{
+	file_rel(linger_file(td));
+}
+
+long
+sock_close_linger(struct thread *td, int fd)
+{
+	struct file *fp = fd_get(td->proc->fdt, fd);
+	struct socket *so;
+	int64_t end;
+
+	if (fp == NULL || !file_is_socket(fp) || fp->refs > 1)
+		return 0;
+	so = fp_sock(fp);
+	if (!so->linger.l_onoff || so->linger.l_linger <= 0 ||
+	    so->ops->unsent == NULL || so->ops->unsent(so) == 0)
+		return 0;
+	end = plat_clock_ns(1) + (int64_t)so->linger.l_linger * 1000000000;
+	fp = fd_take(td->proc->fdt, fd);
+	td->wait = (struct wait){ .cont = linger_cont,
+	    .cancel = linger_cancel, .deadline = end, .timeout = end,
+	    .console_fd = -1, .chan = so };
+	td->wait.arg[0] = (uintptr_t)fp;
+	return -EPARKED;
+}
+
 long
 sock_ioctl(struct thread *td, struct file *fp, unsigned cmd, uint64_t arg)
 {
@@ -425,9 +477,9 @@ sock_ioctl(struct thread *td, struct file *fp, unsigned cmd, uint64_t arg)
 		n = (int)r;
 		return copyout(td, &n, UADDR(arg), sizeof(n));
 	}
-	if (cmd >= NETIF_IOCTL_FIRST && cmd <= NETIF_IOCTL_LAST)
-		return netif_ioctl(td, so->family, cmd, arg);
-	if (so->ops->ioctl == NULL)
-		return -ENOTTY;
-	return so->ops->ioctl(td, so, cmd, arg);
+	/* What the family does not know may be an interface's, as Linux. */
+	r = so->ops->ioctl != NULL ? so->ops->ioctl(td, so, cmd, arg) : -ENOTTY;
+	if (r != -ENOTTY)
+		return r;
+	return netif_ioctl(td, so->family, cmd, arg);
 }

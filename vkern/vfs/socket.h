@@ -151,6 +151,12 @@ struct sock_ops {
 	 */
 	long (*ioctl)(struct thread *td, struct socket *so, unsigned cmd,
 	    uint64_t arg);
+	/*
+	 * Bytes sent that the peer has not taken in yet, for SO_LINGER's
+	 * close to wait for (0 when there is no point: nothing sent, or the
+	 * close resets the connection).  NULL: never any.
+	 */
+	long (*unsent)(struct socket *so);
 	/* Readiness now, as poll(2)'s revents. */
 	short (*poll)(struct socket *so);
 	/* Its file is closed: the family drops the file's reference. */
@@ -228,6 +234,15 @@ int sock_setopt(struct socket *so, int level, int name, const void *val,
     socklen_t len);
 /* An int option's value, cut to *len bytes (which it may lower). */
 int sock_put_int(void *val, socklen_t *len, int v);
+/*
+ * close(2) of fd when it is the last descriptor of a socket whose
+ * SO_LINGER has a time and which has data the peer has not taken in:
+ * takes fd out of the table and parks td until the data is in or the
+ * time is up (-EPARKED), then closes it (0).  0 at once when there is
+ * nothing to wait for: the caller closes fd as any other.
+ */
+long sock_close_linger(struct thread *td, int fd);
+
 /* ioctl(2) on a socket: FIONREAD, TIOCOUTQ, then the family's. */
 long sock_ioctl(struct thread *td, struct file *fp, unsigned cmd,
     uint64_t arg);

@@ -27,6 +27,7 @@
 #include "vkern/vfs/fdlink.h"
 #include "vkern/vfs/file.h"
 #include "vkern/vfs/pipe.h"
+#include "vkern/vfs/socket.h"
 #include "vkern/vfs/pty.h"
 #include "vkern/vfs/tty.h"
 #include "vkern/vfs/namei.h"
@@ -344,6 +345,11 @@ sys_openat2(struct thread *td, const struct sys_openat2_args *a)
 long
 sys_close(struct thread *td, const struct sys_close_args *a)
 {
+	long r;
+
+	/* A socket's SO_LINGER may make the last close wait. */
+	if ((r = sock_close_linger(td, a->fd)) != 0)
+		return r;
 	return fd_close(td->proc->fdt, a->fd);
 }
 

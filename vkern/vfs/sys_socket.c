@@ -50,7 +50,8 @@ struct guest_cmsghdr {
 #define CMSG_ALIGN8(n) (((n) + 7) & ~(uint64_t)7)
 #define CMSG_HDR       sizeof(struct guest_cmsghdr)
 #define SEND_FLAGS (MSG_DONTWAIT | MSG_NOSIGNAL | MSG_EOR | MSG_MORE | \
-    MSG_CONFIRM | MSG_DONTROUTE | MSG_BATCH | MSG_ZEROCOPY | MSG_FASTOPEN)
+    MSG_CONFIRM | MSG_DONTROUTE | MSG_BATCH | MSG_ZEROCOPY | MSG_FASTOPEN | \
+    MSG_OOB)
 #define UIO_MAX 1024
 
 /* Guest buffers, walked as the socket takes or gives bytes. */
@@ -788,7 +789,7 @@ sys_sendto(struct thread *td, const struct sys_sendto_args *a)
 }
 
 #define RECV_FLAGS (MSG_DONTWAIT | MSG_PEEK | MSG_TRUNC | MSG_WAITALL | \
-    MSG_CMSG_CLOEXEC | MSG_ERRQUEUE)
+    MSG_CMSG_CLOEXEC | MSG_ERRQUEUE | MSG_OOB)
 
 /* whole: MSG_WAITALL may go on receiving after the first part. */
 static long
@@ -837,8 +838,9 @@ kern_recvmsg(struct thread *td, int fd, struct kmsg *km, int flags,
 		    uaddrlen)) < 0)
 			return e;
 	}
-	if (whole && (flags & MSG_WAITALL) && so->type == SOCK_STREAM &&
-	    r > 0 && (uint64_t)r < km->total && may_wait(fp, flags))
+	/* An urgent byte comes alone. */
+	if (whole && (flags & MSG_WAITALL) && !(flags & MSG_OOB) &&
+	    so->type == SOCK_STREAM && r > 0 && (uint64_t)r < km->total && may_wait(fp, flags))
 		return xfer_rest(td, fd, flags & ~MSG_PEEK, false, km->iov,
 		    (int)m->iovlen, km->total, (uint64_t)r);
 	return r;

@@ -408,6 +408,9 @@ usock_send(struct proc *p, struct socket *sk, size_t len, sock_copy_fn fill,
 {
 	struct usock *so = usk(sk);
 
+	/* Local sockets have no urgent data. */
+	if (flags & MSG_OOB)
+		return -EOPNOTSUPP;
 	if (so->sk.error != 0)
 		return sock_take_error(&so->sk);
 	if (so->sk.type == SOCK_STREAM)
@@ -511,6 +514,8 @@ usock_recv(struct socket *sk, size_t len, sock_copy_fn drain, void *arg,
 	size_t whole;
 	long r;
 
+	if (flags & MSG_OOB)
+		return -EOPNOTSUPP;
 	if (connection_based(so) && so->state != US_CONNECTED)
 		return -EINVAL;
 	if (so->rq == NULL) {

@@ -403,15 +403,25 @@ fd_set_cloexec(struct fdtable *t, int fd, bool on)
 	return 0;
 }
 
-int
-fd_close(struct fdtable *t, int fd)
+struct file *
+fd_take(struct fdtable *t, int fd)
 {
 	struct file *fp;
 
 	if (fd_get(t, fd) == NULL)
-		return -EBADF;
+		return NULL;
 	fp = fd_clear(t, fd);
 	lf_fd_close(t, fp);
+	return fp;
+}
+
+int
+fd_close(struct fdtable *t, int fd)
+{
+	struct file *fp = fd_take(t, fd);
+
+	if (fp == NULL)
+		return -EBADF;
 	file_rel(fp);
 	return 0;
 }

@@ -1,6 +1,7 @@
 /*
  * procfs's network files: /proc/net/{dev,if_inet6,route,tcp,tcp6,udp,
- * udp6,unix,sockstat,sockstat6,snmp} and /proc/sys/net/ipv4/ip_local_port_range.
+ * udp6,unix,sockstat,sockstat6,snmp} and
+ * /proc/sys/net/ipv4/ip_local_port_range.
  *
  * Formats are Linux's (net/core/net-procfs.c, net/ipv6/addrconf.c,
  * net/ipv4/fib_trie.c, tcp_ipv4.c, tcp_ipv6.c, udp.c, ipv6/datagram.c,
@@ -204,6 +205,126 @@ procfs_gen_net_udp6(const struct pfs_ctx *c, struct sbuf *sb)
 	return procfs_gen_inet(sb, AF_INET6, SOCK_DGRAM);
 }
 
+/*
+ * The counts of sockstat and sockstat6, as Linux keeps them: a TCP
+ * socket is in use once in a table (listening or connected), a UDP one
+ * once bound; "alloc" counts every TCP socket of both families, "mem" the
+ * pages their queued data takes.
+ */
+struct procfs_sockstat {
+	int used, tcp, udp, tcp_alloc;
+	uint64_t tcp_bytes, udp_bytes;
+};
+
+static int
+procfs_sockstat_count(void *arg, const struct net_sockinfo *si)
+{
+	struct procfs_sockstat *st = arg;
+
+	st->used++;
+	if (si->protocol == IPPROTO_TCP) {
+		st->tcp_alloc++;
+		st->tcp += si->state != TCP_CLOSE;
+		st->tcp_bytes += si->state == TCP_LISTEN ? 0 : si->rxq;
+	} else if (si->protocol == IPPROTO_UDP) {
+		st->udp += (si->family == AF_INET ? si->local.in.sin_port :
+		    si->local.in6.sin6_port) != 0;
+		st->udp_bytes += si->rxq;
+	}
+	return 0;
+}
+
+/* Counts of family's inet sockets; tcp_alloc over both families. */
+static struct procfs_sockstat
+procfs_sockstat(int family)
+{
+	struct procfs_sockstat st = { 0 }, other = { 0 };
+
+	net_sock_walk(family, procfs_sockstat_count, &st);
+	net_sock_walk(family == AF_INET ? AF_INET6 : AF_INET,
+	    procfs_sockstat_count, &other);
+	st.tcp_alloc += other.tcp_alloc;
+	return st;
+}
+
+#define PROCFS_PAGES(b) (((b) + 4095) / 4096)
+
+int
+procfs_gen_net_sockstat(const struct pfs_ctx *c, struct sbuf *sb)
+{
+	struct procfs_sockstat st = procfs_sockstat(AF_INET), un = { 0 };
+	struct procfs_sockstat st6 = procfs_sockstat(AF_INET6);
+
+	/* Every socket of the families that are walked. */
+	net_sock_walk(AF_UNIX, procfs_sockstat_count, &un);
+	sbuf_printf(sb, "sockets: used %d\n", st.used + st6.used + un.used);
+	sbuf_printf(sb, "TCP: inuse %d orphan 0 tw 0 alloc %d mem %llu\n",
+	    st.tcp, st.tcp_alloc, (unsigned long long)PROCFS_PAGES(
+	    st.tcp_bytes + st6.tcp_bytes));
+	sbuf_printf(sb, "UDP: inuse %d mem %llu\n", st.udp,
+	    (unsigned long long)PROCFS_PAGES(st.udp_bytes + st6.udp_bytes));
+	sbuf_printf(sb, "UDPLITE: inuse 0\nRAW: inuse 0\n"
+	    "FRAG: inuse 0 memory 0\n");
+	return 0;
+}
+
+int
+procfs_gen_net_sockstat6(const struct pfs_ctx *c, struct sbuf *sb)
+{
+	struct procfs_sockstat st6 = procfs_sockstat(AF_INET6);
+
+	sbuf_printf(sb, "TCP6: inuse %d\nUDP6: inuse %d\nUDPLITE6: inuse 0\n"
+	    "RAW6: inuse 0\nFRAG6: inuse 0 memory 0\n", st6.tcp, st6.udp);
+	return 0;
+}
+
+static int
+procfs_count_estab(void *arg, const struct net_sockinfo *si)
+{
+	*(int *)arg += si->protocol == IPPROTO_TCP &&
+	    si->state == TCP_ESTABLISHED;
+	return 0;
+}
+
+/*
+ * The SNMP counters, in Linux's lines (a new namespace's: forwarding
+ * off, TTL 64, TCP's RTO bounds in ms, no connection limit).  vkernel
+ * keeps no packet counters: they read 0, but for TCP's CurrEstab, the
+ * connections established now (IPv4's and IPv6's, as Linux's one MIB).
+ */
+int
+procfs_gen_net_snmp(const struct pfs_ctx *c, struct sbuf *sb)
+{
+	int estab = 0;
+
+	net_sock_walk(AF_INET, procfs_count_estab, &estab);
+	net_sock_walk(AF_INET6, procfs_count_estab, &estab);
+	sbuf_printf(sb, "Ip: Forwarding DefaultTTL InReceives InHdrErrors "
+	    "InAddrErrors ForwDatagrams InUnknownProtos InDiscards InDelivers "
+	    "OutRequests OutDiscards OutNoRoutes ReasmTimeout ReasmReqds "
+	    "ReasmOKs ReasmFails FragOKs FragFails FragCreates OutTransmits\n"
+	    "Ip: 2 64 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n");
+	sbuf_printf(sb, "Icmp: InMsgs InErrors InCsumErrors InDestUnreachs "
+	    "InTimeExcds InParmProbs InSrcQuenchs InRedirects InEchos "
+	    "InEchoReps InTimestamps InTimestampReps InAddrMasks "
+	    "InAddrMaskReps OutMsgs OutErrors OutRateLimitGlobal "
+	    "OutRateLimitHost OutDestUnreachs OutTimeExcds OutParmProbs "
+	    "OutSrcQuenchs OutRedirects OutEchos OutEchoReps OutTimestamps "
+	    "OutTimestampReps OutAddrMasks OutAddrMaskReps\n"
+	    "Icmp: 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 "
+	    "0\n");
+	sbuf_printf(sb, "Tcp: RtoAlgorithm RtoMin RtoMax MaxConn ActiveOpens "
+	    "PassiveOpens AttemptFails EstabResets CurrEstab InSegs OutSegs "
+	    "RetransSegs InErrs OutRsts InCsumErrors\n"
+	    "Tcp: 1 200 120000 -1 0 0 0 0 %d 0 0 0 0 0 0\n", estab);
+	for (int lite = 0; lite < 2; lite++)
+		sbuf_printf(sb, "%s: InDatagrams NoPorts InErrors OutDatagrams "
+		    "RcvbufErrors SndbufErrors InCsumErrors IgnoredMulti "
+		    "MemErrors\n%s: 0 0 0 0 0 0 0 0 0\n",
+		    lite ? "UdpLite" : "Udp", lite ? "UdpLite" : "Udp");
+	return 0;
+}
+
 /* Linux's __SO_ACCEPTCON and socket states (SS_*), not in the UAPI. */
 #define PROCFS_SO_ACCEPTCON (1 << 16)
 #define PROCFS_SS_UNCONNECTED 1
@@ -287,122 +408,4 @@ procfs_write_port_range(const struct pfs_ctx *c, const char *buf,
 	if ((r = netif_set_port_range((int)lo, (int)hi)) < 0)
 		return r;
 	return (long)len;
-}
-
-/*
- * /proc/net/sockstat{,6}: "inuse" counts the sockets a port is hashed for
- * (TCP's listening and connected ones, UDP's bound ones), "alloc" every
- * TCP socket of both families, "mem" the pages their queued bytes take.
- * Nothing lingers after close here, so no orphans and no TIME-WAIT.
- */
-struct procfs_sockstat {
-	unsigned used, tcp_alloc, inuse[2][2];   /* [v6][udp] */
-	unsigned tcp_estab;                      /* both families */
-	uint64_t bytes[2];                       /* [udp] */
-};
-
-static int
-procfs_sockstat_count(void *arg, const struct net_sockinfo *si)
-{
-	struct procfs_sockstat *st = arg;
-	bool v6 = si->family == AF_INET6, udp = si->type == SOCK_DGRAM;
-
-	st->used++;
-	if (si->family != AF_INET && si->family != AF_INET6)
-		return 0;
-	if (!udp) {
-		st->tcp_alloc++;
-		st->tcp_estab += si->state == TCP_ESTABLISHED ||
-		    si->state == TCP_CLOSE_WAIT;
-	}
-	if (udp ? si->local.in.sin_port != 0 : si->state != TCP_CLOSE)
-		st->inuse[v6][udp]++;
-	st->bytes[udp] += (uint64_t)si->txq + si->rxq;
-	return 0;
-}
-
-static void
-procfs_sockstat(struct procfs_sockstat *st)
-{
-	static const int families[] = { AF_UNIX, AF_INET, AF_INET6 };
-
-	memset(st, 0, sizeof(*st));
-	for (size_t i = 0; i < VK_NELEM(families); i++)
-		net_sock_walk(families[i], procfs_sockstat_count, st);
-}
-
-int
-procfs_gen_net_sockstat(const struct pfs_ctx *c, struct sbuf *sb)
-{
-	struct procfs_sockstat st;
-
-	procfs_sockstat(&st);
-	sbuf_printf(sb, "sockets: used %u\n"
-	    "TCP: inuse %u orphan 0 tw 0 alloc %u mem %llu\n"
-	    "UDP: inuse %u mem %llu\n"
-	    "UDPLITE: inuse 0\nRAW: inuse 0\nFRAG: inuse 0 memory 0\n",
-	    st.used, st.inuse[0][0], st.tcp_alloc,
-	    (unsigned long long)(VK_ROUND_UP(st.bytes[0], VK_PAGE_SIZE) / VK_PAGE_SIZE), st.inuse[0][1],
-	    (unsigned long long)(VK_ROUND_UP(st.bytes[1], VK_PAGE_SIZE) / VK_PAGE_SIZE));
-	return 0;
-}
-
-int
-procfs_gen_net_sockstat6(const struct pfs_ctx *c, struct sbuf *sb)
-{
-	struct procfs_sockstat st;
-
-	procfs_sockstat(&st);
-	sbuf_printf(sb, "TCP6: inuse %u\nUDP6: inuse %u\nUDPLITE6: inuse 0\n"
-	    "RAW6: inuse 0\nFRAG6: inuse 0 memory 0\n", st.inuse[1][0],
-	    st.inuse[1][1]);
-	return 0;
-}
-
-/*
- * /proc/net/snmp, which "ss -s" and netstat -s read: Linux's rows, with
- * what vkernel counts (lo's packets for IP, TCP's current connections)
- * and zeros for the protocol events it does not count.
- */
-int
-procfs_gen_net_snmp(const struct pfs_ctx *c, struct sbuf *sb)
-{
-	static const char udp_head[] = "InDatagrams NoPorts InErrors "
-	    "OutDatagrams RcvbufErrors SndbufErrors InCsumErrors IgnoredMulti "
-	    "MemErrors\n";
-	struct netif_stats lo = { 0 };
-	struct procfs_sockstat st;
-	const struct netif *nif;
-
-	for (size_t i = 0; (nif = netif_at(i)) != NULL; i++) {
-		struct netif_stats n = netif_stats_of(nif->index);
-
-		lo.rx_packets += n.rx_packets;
-		lo.tx_packets += n.tx_packets;
-	}
-	procfs_sockstat(&st);
-	sbuf_printf(sb, "Ip: Forwarding DefaultTTL InReceives InHdrErrors "
-	    "InAddrErrors ForwDatagrams InUnknownProtos InDiscards InDelivers "
-	    "OutRequests OutDiscards OutNoRoutes ReasmTimeout ReasmReqds "
-	    "ReasmOKs ReasmFails FragOKs FragFails FragCreates OutTransmits\n"
-	    "Ip: 2 64 %llu 0 0 0 0 0 %llu %llu 0 0 0 0 0 0 0 0 0 %llu\n",
-	    (unsigned long long)lo.rx_packets,
-	    (unsigned long long)lo.rx_packets,
-	    (unsigned long long)lo.tx_packets,
-	    (unsigned long long)lo.tx_packets);
-	sbuf_printf(sb, "Icmp: InMsgs InErrors InCsumErrors InDestUnreachs "
-	    "InTimeExcds InParmProbs InSrcQuenchs InRedirects InEchos "
-	    "InEchoReps InTimestamps InTimestampReps InAddrMasks "
-	    "InAddrMaskReps OutMsgs OutErrors OutRateLimitGlobal "
-	    "OutRateLimitHost OutDestUnreachs OutTimeExcds OutParmProbs "
-	    "OutSrcQuenchs OutRedirects OutEchos OutEchoReps OutTimestamps "
-	    "OutTimestampReps OutAddrMasks OutAddrMaskReps\n"
-	    "Icmp: 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n");
-	sbuf_printf(sb, "Tcp: RtoAlgorithm RtoMin RtoMax MaxConn ActiveOpens "
-	    "PassiveOpens AttemptFails EstabResets CurrEstab InSegs OutSegs "
-	    "RetransSegs InErrs OutRsts InCsumErrors\n"
-	    "Tcp: 1 200 120000 -1 0 0 0 0 %u 0 0 0 0 0 0\n", st.tcp_estab);
-	sbuf_printf(sb, "Udp: %sUdp: 0 0 0 0 0 0 0 0 0\n", udp_head);
-	sbuf_printf(sb, "UdpLite: %sUdpLite: 0 0 0 0 0 0 0 0 0\n", udp_head);
-	return 0;
 }
