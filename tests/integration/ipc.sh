@@ -2,8 +2,9 @@
 # System V IPC through util-linux's ipcmk, ipcs and ipcrm inside vkernel:
 # what each makes shows in ipcs (which reads /proc/sysvipc) with the ids
 # and fields Linux gives a fresh namespace, ipcrm removes it, the limits
-# in /proc/sys/kernel are guest root's to change and no one else's, and
-# nothing reaches the host's own IPC objects.  Usage: ipc.sh VKERNEL CASE
+# in /proc/sys/kernel and POSIX message queues' in /proc/sys/fs/mqueue
+# are guest root's to change and no one else's, and nothing reaches the
+# host's own IPC objects.  Usage: ipc.sh VKERNEL CASE
 set -u
 vk=$1
 case_=$2
@@ -74,6 +75,35 @@ limits_user)
 	[ "$got" = "8192
 refused
 8192" ] || fail "got:
+$got"
+	;;
+mq_limits)
+	host=$(cat /proc/sys/fs/mqueue/msg_max)
+	got=$("$vk" run -- sh -c 'cd /proc/sys/fs/mqueue && cat msg_max \
+		msgsize_max queues_max msg_default msgsize_default &&
+		echo 20 > msg_max && echo 4096 > msgsize_default &&
+		{ (echo 0 > msg_max) 2>/dev/null || echo refused; } &&
+		{ (echo 127 > msgsize_max) 2>/dev/null || echo refused; } &&
+		cat msg_max msgsize_default' 2>&1) || fail "status $?: $got"
+	want='10
+8192
+256
+10
+8192
+refused
+refused
+20
+4096'
+	[ "$got" = "$want" ] || fail "got:
+$got"
+	[ "$(cat /proc/sys/fs/mqueue/msg_max)" = "$host" ] ||
+		fail "host msg_max changed"
+	;;
+mq_limits_user)
+	got=$("$asuser" "$vk" run -- sh -c 'cd /proc/sys/fs/mqueue;
+		echo 1 > queues_max || echo refused; cat queues_max' 2>/dev/null)
+	[ "$got" = "refused
+256" ] || fail "got:
 $got"
 	;;
 *)

@@ -70,6 +70,14 @@ void kern_init(const struct kern_config *cfg);
  * /proc alike.  sys_time.c.
  */
 int64_t kern_boot_ns(void);
+/*
+ * A guest timespec as a CLOCK_MONOTONIC deadline: relative, or absolute
+ * on clock.  A deadline already past is "now" (0); one beyond what the
+ * clock can count is none (-1).  Returns 0, -EFAULT or -EINVAL.
+ * sys_time.c.
+ */
+int ts_clock_deadline(struct thread *td, uaddr_t uts, bool abs, int clock,
+    int64_t *dl);
 const struct kern_config *kern_cfg(void);
 
 /*

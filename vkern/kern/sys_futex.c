@@ -126,36 +126,6 @@ futex_waiting(const struct futex_waiter *w, const struct futex_key *k)
 	return !w->sl->done && futex_key_eq(&w->key, k);
 }
 
-/*
- * A guest timespec as a CLOCK_MONOTONIC deadline: relative, or absolute
- * on clock.  A deadline already past is "now" (0); one beyond what the
- * clock can count is none (-1).  Returns 0, -EFAULT or -EINVAL.
- */
-static int
-futex_deadline(struct thread *td, uaddr_t uts, bool abs, int clock,
-    int64_t *dl)
-{
-	struct { int64_t sec, nsec; } ts;
-	int r;
-
-	if ((r = copyin(td, uts, &ts, sizeof(ts))) < 0)
-		return r;
-	if (ts.sec < 0 || ts.nsec < 0 || ts.nsec >= 1000000000)
-		return -EINVAL;
-	if (ts.sec > INT64_MAX / 4000000000LL) {
-		*dl = -1;
-		return 0;
-	}
-	*dl = ts.sec * 1000000000LL + ts.nsec;
-	if (abs)
-		*dl += plat_clock_ns(CLOCK_MONOTONIC) - plat_clock_ns(clock);
-	else
-		*dl += plat_clock_ns(CLOCK_MONOTONIC);
-	if (*dl < 0)
-		*dl = 0;
-	return 0;
-}
-
 static struct futex_sleep *
 futex_sleep_alloc(struct thread *td, int nw)
 {
@@ -714,7 +684,7 @@ sys_futex(struct thread *td, const struct sys_futex_args *a)
 		return -ENOSYS;
 	if (op == FUTEX_LOCK_PI)
 		clock = CLOCK_REALTIME;
-	if (futex_timed(op) && a->utime.va != 0 && (r = futex_deadline(td,
+	if (futex_timed(op) && a->utime.va != 0 && (r = ts_clock_deadline(td,
 	    a->utime, op != FUTEX_WAIT, clock, &dl)) < 0)
 		return r;
 	if ((u & 3) != 0)
@@ -802,7 +772,7 @@ sys_futex_waitv(struct thread *td, const struct sys_futex_waitv_args *a)
 		if (a->clockid != CLOCK_MONOTONIC &&
 		    a->clockid != CLOCK_REALTIME)
 			return -EINVAL;
-		if ((r = futex_deadline(td, a->timeout, true, a->clockid,
+		if ((r = ts_clock_deadline(td, a->timeout, true, a->clockid,
 		    &dl)) < 0)
 			return r;
 	}

@@ -52,6 +52,31 @@ ns_to_ts(int64_t ns)
 	return (struct ktimespec){ ns / NSEC_PER_SEC, ns % NSEC_PER_SEC };
 }
 
+int
+ts_clock_deadline(struct thread *td, uaddr_t uts, bool abs, int clock,
+    int64_t *dl)
+{
+	struct { int64_t sec, nsec; } ts;
+	int r;
+
+	if ((r = copyin(td, uts, &ts, sizeof(ts))) < 0)
+		return r;
+	if (ts.sec < 0 || ts.nsec < 0 || ts.nsec >= 1000000000)
+		return -EINVAL;
+	if (ts.sec > INT64_MAX / 4000000000LL) {
+		*dl = -1;
+		return 0;
+	}
+	*dl = ts.sec * 1000000000LL + ts.nsec;
+	if (abs)
+		*dl += plat_clock_ns(CLOCK_MONOTONIC) - plat_clock_ns(clock);
+	else
+		*dl += plat_clock_ns(CLOCK_MONOTONIC);
+	if (*dl < 0)
+		*dl = 0;
+	return 0;
+}
+
 /* The CPU clocks are cputime.c's. */
 long
 sys_clock_gettime(struct thread *td, const struct sys_clock_gettime_args *a)

@@ -55,4 +55,16 @@ int nlroute_input(const void *buf, size_t len, const struct nl_sender *who,
 int nldiag_input(const void *buf, size_t len, const struct nl_sender *who,
     nl_emit_fn emit, void *arg);
 
+/*
+ * netlink_sock.c, for the kernel's own messages to a socket (mq_notify's
+ * SIGEV_THREAD).  nl_check: whether fp is a netlink socket (0), no socket
+ * (-ENOTSOCK) or another kind (-EINVAL), as Linux's
+ * netlink_getsockbyfilp().  nl_post: queue a datagram from the kernel
+ * (port id 0) on the netlink socket fp: 0, or -ENOBUFS when it does not
+ * fit in the receive buffer.
+ */
+struct file;
+int nl_check(struct file *fp);
+int nl_post(struct file *fp, const void *data, size_t len);
+
 #endif

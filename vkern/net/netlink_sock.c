@@ -494,6 +494,23 @@ static const struct sock_ops nl_ops = {
 	.release = nl_release,
 };
 
+int
+nl_check(struct file *fp)
+{
+	struct socket *sk = sock_of(fp);
+
+	if (sk == NULL)
+		return -ENOTSOCK;
+	return sk->ops == &nl_ops ? 0 : -EINVAL;
+}
+
+int
+nl_post(struct file *fp, const void *data, size_t len)
+{
+	VK_ASSERT(nl_check(fp) == 0);
+	return nl_queue(nlk(sock_of(fp)), data, len, 0);
+}
+
 /*
  * Raw and datagram sockets are the same, as in Linux; protocols other
  * than NETLINK_ROUTE and NETLINK_SOCK_DIAG are as on a kernel built

@@ -788,8 +788,9 @@ sys_sendto(struct thread *td, const struct sys_sendto_args *a)
 	return kern_sendmsg(td, a->fd, &km, (int)a->flags, true);
 }
 
+/* MSG_NOSIGNAL means nothing to a receive; glibc's mq_notify passes it. */
 #define RECV_FLAGS (MSG_DONTWAIT | MSG_PEEK | MSG_TRUNC | MSG_WAITALL | \
-    MSG_CMSG_CLOEXEC | MSG_ERRQUEUE | MSG_OOB)
+    MSG_CMSG_CLOEXEC | MSG_ERRQUEUE | MSG_OOB | MSG_NOSIGNAL)
 
 /* whole: MSG_WAITALL may go on receiving after the first part. */
 static long

@@ -103,6 +103,21 @@ long procfs_write_msgmnb(const struct pfs_ctx *c, const char *buf,
     size_t len);
 long procfs_write_msgmni(const struct pfs_ctx *c, const char *buf,
     size_t len);
+int procfs_gen_mq_msg_max(const struct pfs_ctx *c, struct sbuf *sb);
+long procfs_write_mq_msg_max(const struct pfs_ctx *c, const char *buf,
+    size_t len);
+int procfs_gen_mq_msgsize_max(const struct pfs_ctx *c, struct sbuf *sb);
+long procfs_write_mq_msgsize_max(const struct pfs_ctx *c, const char *buf,
+    size_t len);
+int procfs_gen_mq_msg_default(const struct pfs_ctx *c, struct sbuf *sb);
+long procfs_write_mq_msg_default(const struct pfs_ctx *c, const char *buf,
+    size_t len);
+int procfs_gen_mq_msgsize_default(const struct pfs_ctx *c, struct sbuf *sb);
+long procfs_write_mq_msgsize_default(const struct pfs_ctx *c, const char *buf,
+    size_t len);
+int procfs_gen_mq_queues_max(const struct pfs_ctx *c, struct sbuf *sb);
+long procfs_write_mq_queues_max(const struct pfs_ctx *c, const char *buf,
+    size_t len);
 int procfs_gen_sysvipc_shm(const struct pfs_ctx *c, struct sbuf *sb);
 int procfs_gen_sysvipc_sem(const struct pfs_ctx *c, struct sbuf *sb);
 int procfs_gen_sysvipc_msg(const struct pfs_ctx *c, struct sbuf *sb);

@@ -1,12 +1,13 @@
 /*
- * procfs's System V IPC files: the limits in /proc/sys/kernel (shmmax,
- * shmall, shmmni, sem, msgmax, msgmnb, msgmni), which guest root may
- * write, and the tables of /proc/sysvipc, which ipcs(1) reads.
+ * procfs's IPC files: System V's limits in /proc/sys/kernel (shmmax,
+ * shmall, shmmni, sem, msgmax, msgmnb, msgmni) and POSIX message queues'
+ * in /proc/sys/fs/mqueue, which guest root may write, and the tables of
+ * /proc/sysvipc, which ipcs(1) reads.
  *
  * Formats are Linux's (ipc/shm.c, sem.c and msg.c's sysvipc_*_proc_show,
- * ipc/ipc_sysctl.c): the limits are numbers, sem's four separated by
- * tabs; a write takes as many numbers as the file shows, each within
- * its bounds, or fails with EINVAL and changes nothing.
+ * ipc/ipc_sysctl.c, ipc/mq_sysctl.c): the limits are numbers, sem's four
+ * separated by tabs; a write takes as many numbers as the file shows,
+ * each within its bounds, or fails with EINVAL and changes nothing.
  */
 #include <errno.h>
 #include <linux/msg.h>
@@ -15,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "vkern/kern/mqueue.h"
 #include "vkern/kern/sysv_ipc.h"
 #include "vkern/vfs/procfs/procfs_impl.h"
 #include "vkern/vk.h"
@@ -31,10 +33,10 @@ ipc_sysctl_show(const uint64_t *v, int n, struct sbuf *sb)
 	return 0;
 }
 
-/* Parse n numbers from buf, each within [0, max], into v. */
+/* Parse n numbers from buf, each within [min, max], into v. */
 static long
-ipc_sysctl_store(uint64_t *v, int n, uint64_t max, const char *buf,
-    size_t len)
+ipc_sysctl_store(uint64_t *v, int n, uint64_t min, uint64_t max,
+    const char *buf, size_t len)
 {
 	char text[IPC_SYSCTL_MAX + 1], *p = text, *end;
 	uint64_t nv[4];
@@ -50,7 +52,7 @@ ipc_sysctl_store(uint64_t *v, int n, uint64_t max, const char *buf,
 			return -EINVAL;
 		errno = 0;
 		nv[i] = strtoull(p, &end, 10);
-		if (errno != 0 || nv[i] > max)
+		if (errno != 0 || nv[i] < min || nv[i] > max)
 			return -EINVAL;
 		p = end;
 	}
@@ -63,7 +65,7 @@ ipc_sysctl_store(uint64_t *v, int n, uint64_t max, const char *buf,
 }
 
 /* A limit file: its generator and its writer, over n values at v. */
-#define IPC_SYSCTL(name, v, n, max)					\
+#define IPC_SYSCTL(name, v, n, min, max)				\
 int									\
 procfs_gen_##name(const struct pfs_ctx *c, struct sbuf *sb)		\
 {									\
@@ -73,15 +75,22 @@ long									\
 procfs_write_##name(const struct pfs_ctx *c, const char *buf,		\
     size_t len)								\
 {									\
-	return ipc_sysctl_store(v, n, max, buf, len);			\
+	return ipc_sysctl_store(v, n, min, max, buf, len);		\
 }
 
-IPC_SYSCTL(shmmax, &ipc_lim.shmmax, 1, UINT64_MAX)
-IPC_SYSCTL(shmall, &ipc_lim.shmall, 1, UINT64_MAX)
-IPC_SYSCTL(shmmni, &ipc_lim.shmmni, 1, IPC_ID_SLOTS)
-IPC_SYSCTL(msgmax, &ipc_lim.msgmax, 1, INT32_MAX)
-IPC_SYSCTL(msgmnb, &ipc_lim.msgmnb, 1, INT32_MAX)
-IPC_SYSCTL(msgmni, &ipc_lim.msgmni, 1, IPC_ID_SLOTS)
+IPC_SYSCTL(shmmax, &ipc_lim.shmmax, 1, 0, UINT64_MAX)
+IPC_SYSCTL(shmall, &ipc_lim.shmall, 1, 0, UINT64_MAX)
+IPC_SYSCTL(shmmni, &ipc_lim.shmmni, 1, 0, IPC_ID_SLOTS)
+IPC_SYSCTL(msgmax, &ipc_lim.msgmax, 1, 0, INT32_MAX)
+IPC_SYSCTL(msgmnb, &ipc_lim.msgmnb, 1, 0, INT32_MAX)
+IPC_SYSCTL(msgmni, &ipc_lim.msgmni, 1, 0, IPC_ID_SLOTS)
+/* ipc/mq_sysctl.c's bounds. */
+IPC_SYSCTL(mq_msg_max, &mq_lim.msg_max, 1, 1, MQ_HARD_MSGMAX)
+IPC_SYSCTL(mq_msgsize_max, &mq_lim.msgsize_max, 1, 128, MQ_HARD_MSGSIZEMAX)
+IPC_SYSCTL(mq_msg_default, &mq_lim.msg_default, 1, 1, MQ_HARD_MSGMAX)
+IPC_SYSCTL(mq_msgsize_default, &mq_lim.msgsize_default, 1, 128,
+    MQ_HARD_MSGSIZEMAX)
+IPC_SYSCTL(mq_queues_max, &mq_lim.queues_max, 1, 0, INT32_MAX)
 
 int
 procfs_gen_sem(const struct pfs_ctx *c, struct sbuf *sb)
@@ -97,7 +106,7 @@ procfs_write_sem(const struct pfs_ctx *c, const char *buf, size_t len)
 	long r;
 
 	memcpy(old, ipc_lim.sem, sizeof(old));
-	r = ipc_sysctl_store(ipc_lim.sem, 4, INT32_MAX, buf, len);
+	r = ipc_sysctl_store(ipc_lim.sem, 4, 0, INT32_MAX, buf, len);
 	if (r >= 0 && ipc_lim.sem[IPC_SEMMNI] > IPC_ID_SLOTS) {
 		memcpy(ipc_lim.sem, old, sizeof(old));
 		return -EINVAL;
