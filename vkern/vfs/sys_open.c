@@ -15,6 +15,7 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <sys/inotify.h>
 
 #include "vkern/kern/kcov.h"
 #include "vkern/kern/kern.h"
@@ -31,6 +32,7 @@
 #include "vkern/vfs/tty.h"
 #include "vkern/vfs/namei.h"
 #include "vkern/vfs/vfs.h"
+#include "vkern/vfs/vfs_notify.h"
 #include "vkern/vfs/vfs_lock.h"
 #include "vkern/vm/copyio.h"
 
@@ -234,8 +236,9 @@ open_at(struct thread *td, int dirfd, const char *path, unsigned flags,
 	    fp->vn->ops->open != NULL &&
 	    (r = fp->vn->ops->open(fp->vn, fp)) < 0)
 		file_rel(fp);
-	else if (fp != NULL)
-		r = fd_alloc(p->fdt, fp, 0, proc_nofile(p), flags & O_CLOEXEC);
+	else if (fp != NULL && (r = fd_alloc(p->fdt, fp, 0, proc_nofile(p),
+	    flags & O_CLOEXEC)) >= 0 && !(flags & O_PATH))
+		vnotify_event(fp->vn, IN_OPEN);
 	/* An open that fails makes nothing: a file it made goes again. */
 	if (r < 0 && created)
 		(void)vn_remove(nd.dvp, nd.last, false);
