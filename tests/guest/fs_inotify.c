@@ -1,8 +1,8 @@
 /*
  * inotify: each event kind, rename cookies, IN_ONESHOT, IN_MASK_ADD and
  * IN_MASK_CREATE, merging, overflow, read(2)'s sizes, FIONREAD, poll,
- * epoll and select, and the errors, on /tmp (tmpfs inside vkernel), on
- * /var/tmp (the overlay root's) and on /dev/null.
+ * epoll and select, and the errors, on /dev/shm (a tmpfs) and on /tmp
+ * and /var/tmp (the overlay root's inside vkernel).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -348,6 +348,7 @@ errors(void)
 int
 main(void)
 {
+	events("/dev/shm");
 	events("/tmp");
 	events("/var/tmp");
 	queue();
