@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <limits.h>
 #include <poll.h>
 #include <stdio.h>
@@ -298,7 +299,7 @@ errors(void)
 	CHECK_ERR(inotify_rm_watch(efd, 1), EINVAL);
 	CHECK_ERR(inotify_rm_watch(-1, 1), EBADF);
 	close(efd);
-	CHECK_ERR(inotify_add_watch(in, "/nonexistent/x", IN_OPEN), ENOENT);
+	CHECK_ERR(inotify_add_watch(in, "/no/such/dir/x", IN_OPEN), ENOENT);
 	CHECK_ERR(inotify_add_watch(in, (char *)8, IN_OPEN), EFAULT);
 	CHECK_ERR(inotify_add_watch(in, "/proc/self/exe", IN_OPEN |
 	    IN_ONLYDIR), ENOTDIR);
@@ -353,5 +354,21 @@ main(void)
 	events("/var/tmp");
 	queue();
 	errors();
+	/* The same as an unprivileged user: read permission counts. */
+	if (geteuid() == 0) {
+		pid_t c = fork();
+		int st = -1;
+
+		if (c == 0) {
+			if (setgroups(0, NULL) < 0 || setresgid(65534, 65534,
+			    65534) < 0 || setresuid(65534, 65534, 65534) < 0)
+				_exit(2);
+			events("/dev/shm");
+			errors();
+			_exit(guest_failures > 0);
+		}
+		CHECK_EQ(waitpid(c, &st, 0), c);
+		CHECK_EQ(st, 0);
+	}
 	return guest_done();
 }

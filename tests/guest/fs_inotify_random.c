@@ -72,10 +72,12 @@ rfd(void)
 static const char *
 rpath(char *p, size_t len)
 {
-	/* Nothing that names the directories' parents: natively they are
-	 * the host's. */
+	/*
+	 * Nothing outside the directories, links included: natively it
+	 * would be the host's.
+	 */
 	static const char *const names[] = { "a", "b", "d", "d/x", "l",
-	    "d/../a", "nope/x" };
+	    "d/../a", "gone", "nope/x" };
 
 	switch (rnd() % 10) {
 	case 0:
@@ -186,7 +188,7 @@ one_call(void)
 		(void)truncate(rpath(p, sizeof(p)), (off_t)(rnd() % 100));
 		break;
 	case 14:
-		(void)symlink(rnd() % 2 ? "d" : "/nonexistent",
+		(void)symlink(rnd() % 2 ? "d" : "gone",
 		    rpath(p, sizeof(p)));
 		break;
 	case 15:

@@ -26,6 +26,7 @@
 #include "vkern/kmem.h"
 #include "vkern/vfs/file.h"
 #include "vkern/vfs/namei.h"
+#include "vkern/vfs/procfs/pseudofs.h"
 #include "vkern/vfs/vfs.h"
 #include "vkern/vfs/vfs_notify.h"
 #include "vkern/vm/copyio.h"
@@ -458,6 +459,28 @@ inotify_nread(const struct file *fp)
 	const struct in_inst *in = fp->data;
 
 	return (int)in->bytes;
+}
+
+/*
+ * /proc/PID/fdinfo's lines, as Linux's for a file system without file
+ * handles; sdev is the kernel's device number, not st_dev.
+ */
+void
+inotify_fdinfo(const struct file *fp, struct sbuf *sb)
+{
+	const struct in_inst *in = fp->data;
+	const struct in_watch *w;
+
+	LIST_FOREACH(w, &in->watches, ilink) {
+		uint64_t d = w->key.dev;
+		unsigned maj = (unsigned)(((d >> 8) & 0xfff) |
+		    ((d >> 32) & ~0xfffULL));
+		unsigned min = (unsigned)((d & 0xff) | ((d >> 12) & ~0xffULL));
+
+		sbuf_printf(sb, "inotify wd:%x ino:%llx sdev:%x mask:%x "
+		    "ignored_mask:0\n", (unsigned)w->wd,
+		    (unsigned long long)w->key.ino, maj << 20 | min, w->mask);
+	}
 }
 
 /* --- The calls --- */

@@ -90,9 +90,11 @@ vnotify_close(struct file *fp)
 		vnotify_close_(fp);
 }
 
-/* inotify.c's files, for ioctl(FIONREAD). */
+/* inotify.c's files, for ioctl(FIONREAD) and /proc/PID/fdinfo. */
+struct sbuf;
 bool inotify_is_file(const struct file *fp);
 int inotify_nread(const struct file *fp);
+void inotify_fdinfo(const struct file *fp, struct sbuf *sb);
 
 /* The limits /proc/sys/fs/inotify shows. */
 #define INOTIFY_MAX_USER_INSTANCES 128
