@@ -194,7 +194,7 @@ open_at(struct thread *td, int dirfd, const char *path, unsigned flags,
 	struct proc *p = td->proc;
 	struct nameidata nd;
 	unsigned lf = LOOKUP_FOLLOW;
-	bool created = false;
+	bool created = false, opened = false;
 	struct file *fp;
 	int r;
 
@@ -216,8 +216,12 @@ open_at(struct thread *td, int dirfd, const char *path, unsigned flags,
 		r = vfs_check_create_open(p, nd.dvp, nd.vp);
 	if (r == 0)
 		r = open_check(p, nd.vp, flags, created);
-	if (r == 0 && !created && !(flags & O_PATH))
+	if (r == 0 && !created && !(flags & O_PATH)) {
+		/* As Linux's: the open's event, then the truncation's. */
+		if ((opened = (flags & O_TRUNC) != 0))
+			vnotify_event(nd.vp, IN_OPEN);
 		r = open_truncate(p, nd.vp, flags);
+	}
 	fp = r == 0 ? open_special(p, nd.vp, flags, nd.path, &r) : NULL;
 	if (fp == NULL && r == 0 && nd.vp->type == VFIFO &&
 	    !(flags & O_PATH)) {
@@ -237,7 +241,7 @@ open_at(struct thread *td, int dirfd, const char *path, unsigned flags,
 	    (r = fp->vn->ops->open(fp->vn, fp)) < 0)
 		file_rel(fp);
 	else if (fp != NULL && (r = fd_alloc(p->fdt, fp, 0, proc_nofile(p),
-	    flags & O_CLOEXEC)) >= 0 && !(flags & O_PATH))
+	    flags & O_CLOEXEC)) >= 0 && !(flags & O_PATH) && !opened)
 		vnotify_event(fp->vn, IN_OPEN);
 	/* An open that fails makes nothing: a file it made goes again. */
 	if (r < 0 && created)
