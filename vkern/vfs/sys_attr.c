@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/inotify.h>
 
 #include "vkern/kern/proc.h"
 #include "vkern/kern/syscall_gen.h"
@@ -19,6 +20,7 @@
 #include "vkern/vfs/namei.h"
 #include "vkern/vfs/pipe.h"
 #include "vkern/vfs/vfs.h"
+#include "vkern/vfs/vfs_notify.h"
 #include "vkern/vm/copyio.h"
 
 /* Linux 6.17's, newer than the UAPI headers here. */
@@ -181,7 +183,9 @@ kern_setattr(struct proc *p, struct vnode *vn, struct vattr *nva,
 	}
 	if (vn->ops->setattr == NULL)
 		return -EPERM;
-	return vn->ops->setattr(vn, nva, mask);
+	if ((r = vn->ops->setattr(vn, nva, mask)) == 0)
+		vnotify_event(vn, IN_ATTRIB);
+	return r;
 }
 
 static long
@@ -499,8 +503,10 @@ sys_fallocate(struct thread *td, const struct sys_fallocate_args *a)
 		return r;
 	if ((r = vfs_remove_privs(td->proc, vn)) < 0)
 		return r;
-	return vn->ops->fallocate(vn, a->mode, (uint64_t)a->off,
-	    (uint64_t)a->len);
+	if ((r = vn->ops->fallocate(vn, a->mode, (uint64_t)a->off,
+	    (uint64_t)a->len)) == 0)
+		vnotify_event(vn, IN_MODIFY);
+	return r;
 }
 
 /* Advice is checked and taken as a hint: file data is already in memory. */

@@ -15,6 +15,7 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <sys/inotify.h>
 
 #include "vkern/kern/kcov.h"
 #include "vkern/kern/kern.h"
@@ -32,6 +33,7 @@
 #include "vkern/vfs/tty.h"
 #include "vkern/vfs/namei.h"
 #include "vkern/vfs/vfs.h"
+#include "vkern/vfs/vfs_notify.h"
 #include "vkern/vfs/vfs_lock.h"
 #include "vkern/vm/copyio.h"
 
@@ -193,7 +195,7 @@ open_at(struct thread *td, int dirfd, const char *path, unsigned flags,
 	struct proc *p = td->proc;
 	struct nameidata nd;
 	unsigned lf = LOOKUP_FOLLOW;
-	bool created = false;
+	bool created = false, opened = false;
 	struct file *fp;
 	int r;
 
@@ -215,8 +217,12 @@ open_at(struct thread *td, int dirfd, const char *path, unsigned flags,
 		r = vfs_check_create_open(p, nd.dvp, nd.vp);
 	if (r == 0)
 		r = open_check(p, nd.vp, flags, created);
-	if (r == 0 && !created && !(flags & O_PATH))
+	if (r == 0 && !created && !(flags & O_PATH)) {
+		/* As Linux's: the open's event, then the truncation's. */
+		if ((opened = (flags & O_TRUNC) != 0))
+			vnotify_event(nd.vp, IN_OPEN);
 		r = open_truncate(p, nd.vp, flags);
+	}
 	fp = r == 0 ? open_special(p, nd.vp, flags, nd.path, &r) : NULL;
 	if (fp == NULL && r == 0 && nd.vp->type == VFIFO &&
 	    !(flags & O_PATH)) {
@@ -235,8 +241,9 @@ open_at(struct thread *td, int dirfd, const char *path, unsigned flags,
 	    fp->vn->ops->open != NULL &&
 	    (r = fp->vn->ops->open(fp->vn, fp)) < 0)
 		file_rel(fp);
-	else if (fp != NULL)
-		r = fd_alloc(p->fdt, fp, 0, proc_nofile(p), flags & O_CLOEXEC);
+	else if (fp != NULL && (r = fd_alloc(p->fdt, fp, 0, proc_nofile(p),
+	    flags & O_CLOEXEC)) >= 0 && !(flags & O_PATH) && !opened)
+		vnotify_event(fp->vn, IN_OPEN);
 	/* An open that fails makes nothing: a file it made goes again. */
 	if (r < 0 && created)
 		(void)vn_remove(nd.dvp, nd.last, false);

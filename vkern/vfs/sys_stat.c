@@ -25,6 +25,7 @@
 #include "vkern/vfs/pty.h"
 #include "vkern/vfs/tty.h"
 #include "vkern/vfs/vfs.h"
+#include "vkern/vfs/vfs_notify.h"
 #include "vkern/vm/copyio.h"
 
 #define NS 1000000000LL
@@ -469,9 +470,12 @@ sys_ioctl(struct thread *td, const struct sys_ioctl_args *a)
 		    fp->flags & ~(unsigned)O_NONBLOCK;
 		return 0;
 	case FIONREAD:
-		if (!file_is_pipe(fp))
+		if (inotify_is_file(fp))
+			one = inotify_nread(fp);
+		else if (file_is_pipe(fp))
+			one = (int)pipe_nread(fp);
+		else
 			break;
-		one = (int)pipe_nread(fp);
 		return copyout(td, &one, UADDR(a->arg), sizeof(one));
 	}
 	if (file_is_socket(fp))

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/inotify.h>
 
 #include "vkern/kern/kern.h"
 #include "vkern/kern/proc.h"
@@ -22,6 +23,7 @@
 #include "vkern/vfs/file.h"
 #include "vkern/vfs/namei.h"
 #include "vkern/vfs/vfs.h"
+#include "vkern/vfs/vfs_notify.h"
 #include "vkern/vfs/vfs_lock.h"
 #include "vkern/vk.h"
 
@@ -75,6 +77,7 @@ file_rel(struct file *fp)
 	lf_file_close(fp);
 	if (fp->ops->close != NULL)
 		fp->ops->close(fp);
+	vnotify_close(fp);
 	if (file_writes_vnode(fp))
 		fp->vn->writers--;
 	if (fp->vn != NULL)
@@ -152,8 +155,10 @@ vn_file_read(struct file *fp, void *buf, size_t len, uint64_t *offp)
 	if (fp->vn->ops->read == NULL)
 		return -EINVAL;
 	r = fp->vn->ops->read(fp->vn, buf, len, *offp);
-	if (r > 0)
+	if (r > 0) {
 		*offp += (uint64_t)r;
+		vnotify_event(fp->vn, IN_ACCESS);
+	}
 	return r;
 }
 
@@ -179,8 +184,10 @@ vn_file_write(struct file *fp, const void *buf, size_t len, uint64_t *offp)
 	    (r = vfs_remove_privs(curthread->proc, fp->vn)) < 0)
 		return r;
 	r = fp->vn->ops->write(fp->vn, buf, len, *offp);
-	if (r > 0)
+	if (r > 0) {
 		*offp += (uint64_t)r;
+		vnotify_event(fp->vn, IN_MODIFY);
+	}
 	return r;
 }
 

@@ -19,6 +19,7 @@
 #include "vkern/vfs/namei.h"
 #include "vkern/vfs/procfs/procfs.h"
 #include "vkern/vfs/vfs.h"
+#include "vkern/vfs/vfs_notify.h"
 
 struct walk {
 	struct proc *p;
@@ -339,6 +340,8 @@ walk_component(struct walk *w, const char *name, bool last, bool *donep)
 		vnode_rel(next);
 		return r;
 	}
+	if (next != NULL)
+		vnotify_seen(w->cur, name, next);
 	if (last && (w->flags & LOOKUP_PARENT)) {
 		nd->dvp = w->cur;
 		w->cur = NULL;

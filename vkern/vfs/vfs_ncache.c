@@ -24,6 +24,7 @@
 
 #include "vkern/vfs/namei.h"
 #include "vkern/vfs/vfs.h"
+#include "vkern/vfs/vfs_notify.h"
 #include "vkern/vk.h"
 
 #define NC_MAX   1024   /* entries */
@@ -140,33 +141,91 @@ int
 vn_create(struct vnode *dir, const char *name, uint32_t mode, uint64_t rdev,
     const char *target, uint32_t uid, uint32_t gid, struct vnode **vpp)
 {
+	int r;
+
 	if (dir->ops->create == NULL)
 		return -EPERM;
 	ncache_purge(dir, name);
-	return dir->ops->create(dir, name, mode, rdev, target, uid, gid, vpp);
+	r = dir->ops->create(dir, name, mode, rdev, target, uid, gid, vpp);
+	if (r == 0 && vpp != NULL && *vpp != NULL)
+		vnotify_create(dir, name, *vpp);
+	return r;
+}
+
+/* What name in dir is, for the change hooks: NULL when nobody watches. */
+static struct vnode *
+vn_notify_lookup(struct vnode *dir, const char *name)
+{
+	struct vnode *vn = NULL;
+
+	if (vnotify_nwatches == 0 || dir->ops->lookup(dir, name, &vn) < 0)
+		return NULL;
+	return vn;
+}
+
+/* Whether vn has lost its last name (a directory: its only one). */
+static bool
+vn_gone(struct vnode *vn)
+{
+	struct vattr va;
+
+	return vn->type == VDIR || (vn->ops->getattr(vn, &va) == 0 &&
+	    va.nlink == 0);
 }
 
 int
 vn_remove(struct vnode *dir, const char *name, bool rmdir)
 {
+	struct vnode *vn;
+	int r;
+
 	ncache_purge(dir, name);
-	return dir->ops->remove(dir, name, rmdir);
+	vn = vn_notify_lookup(dir, name);
+	r = dir->ops->remove(dir, name, rmdir);
+	if (vn != NULL) {
+		if (r == 0)
+			vnotify_remove(dir, name, vn, vn_gone(vn));
+		vnode_rel(vn);
+	}
+	return r;
 }
 
 int
 vn_rename(struct vnode *fromdir, const char *from, struct vnode *todir,
     const char *to, unsigned flags)
 {
+	struct vnode *vn, *old;
+	int r;
+
 	ncache_purge(fromdir, from);
 	ncache_purge(todir, to);
-	return fromdir->ops->rename(fromdir, from, todir, to, flags);
+	vn = vn_notify_lookup(fromdir, from);
+	old = vn != NULL ? vn_notify_lookup(todir, to) : NULL;
+	r = fromdir->ops->rename(fromdir, from, todir, to, flags);
+	if (r == 0 && vn != NULL) {
+		vnotify_rename(fromdir, from, todir, to, vn);
+		if (old != NULL && (flags & VFS_RENAME_EXCHANGE))
+			vnotify_rename(todir, to, fromdir, from, old);
+		else if (old != NULL && old != vn)
+			vnotify_remove(NULL, to, old, vn_gone(old));
+	}
+	if (vn != NULL)
+		vnode_rel(vn);
+	if (old != NULL)
+		vnode_rel(old);
+	return r;
 }
 
 int
 vn_link(struct vnode *dir, const char *name, struct vnode *vn)
 {
+	int r;
+
 	if (dir->ops->link == NULL)
 		return -EPERM;
 	ncache_purge(dir, name);
-	return dir->ops->link(dir, name, vn);
+	if ((r = dir->ops->link(dir, name, vn)) == 0) {
+		vnotify_link(dir, name, vn);
+	}
+	return r;
 }

@@ -7,10 +7,12 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <sys/inotify.h>
 
 #include "vkern/kmem.h"
 #include "vkern/platform.h"
 #include "vkern/vfs/vfs.h"
+#include "vkern/vfs/vfs_notify.h"
 #include "vkern/vk.h"
 #include "vkern/vm/vm_map.h"
 
@@ -115,6 +117,7 @@ vn_truncate(struct vnode *vn, uint64_t size)
 	if ((r = vn->ops->setattr(vn, &va, VA_SIZE)) < 0)
 		return r;
 	vm_file_truncated(vn, size);
+	vnotify_event(vn, IN_MODIFY);
 	return 0;
 }
 

@@ -21,6 +21,7 @@
 #include "vkern/vfs/procfs/procfs.h"
 #include "vkern/vfs/procfs/procfs_impl.h"
 #include "vkern/vfs/procfs/pseudofs.h"
+#include "vkern/vfs/vfs_notify.h"
 #include "vkern/vk.h"
 #include "vkern/vm/vm_map.h"
 #include "vkern/vm/vm_ram.h"
@@ -44,7 +45,8 @@ enum procfs_kind {
 	PK_MAX_MAP_COUNT, PK_SYS_FS,
 	PK_NR_OPEN, PK_PROT_FIFOS, PK_PROT_HARDLINKS, PK_PROT_REGULAR,
 	PK_PROT_SYMLINKS, PK_FILE_MAX, PK_PIPE_MAX_SIZE, PK_PIPE_USER_SOFT,
-	PK_LEASE_BREAK, PK_SYS_DEV, PK_SYS_DEV_TTY, PK_LEGACY_TIOCSTI,
+	PK_LEASE_BREAK, PK_SYS_FS_INOTIFY, PK_INOTIFY_INSTANCES,
+	PK_INOTIFY_WATCHES, PK_INOTIFY_QUEUED, PK_SYS_DEV, PK_SYS_DEV_TTY, PK_LEGACY_TIOCSTI,
 	PK_SYS_NET, PK_SYS_NET_CORE, PK_SOMAXCONN, PK_SYS_NET_IPV4,
 	PK_PORT_RANGE,
 	PK_SHMMAX, PK_SHMALL, PK_SHMMNI, PK_SEM, PK_MSGMAX, PK_MSGMNB,
@@ -193,6 +195,15 @@ static const struct pfs_spec procfs_specs[PK_NKINDS] = {
 	/* Linux's default; there are no leases to break. */
 	[PK_LEASE_BREAK] = TEXT("lease-break-time", PK_SYS_FS, PFS_FILE,
 	    "45\n"),
+	/* The limits inotify.c enforces. */
+	[PK_SYS_FS_INOTIFY] = TEXT("inotify", PK_SYS_FS, PFS_DIR, NULL),
+	[PK_INOTIFY_INSTANCES] = TEXT("max_user_instances",
+	    PK_SYS_FS_INOTIFY, PFS_FILE,
+	    PROCFS_STR(INOTIFY_MAX_USER_INSTANCES) "\n"),
+	[PK_INOTIFY_WATCHES] = TEXT("max_user_watches", PK_SYS_FS_INOTIFY,
+	    PFS_FILE, PROCFS_STR(INOTIFY_MAX_USER_WATCHES) "\n"),
+	[PK_INOTIFY_QUEUED] = TEXT("max_queued_events", PK_SYS_FS_INOTIFY,
+	    PFS_FILE, PROCFS_STR(INOTIFY_MAX_QUEUED_EVENTS) "\n"),
 	[PK_SYS_DEV] = TEXT("dev", PK_SYS, PFS_DIR, NULL),
 	[PK_SYS_DEV_TTY] = TEXT("tty", PK_SYS_DEV, PFS_DIR, NULL),
 	/* TIOCSTI needs CAP_SYS_ADMIN (vfs/tty.c's tty_push). */

@@ -24,6 +24,7 @@
 #include "vkern/vfs/procfs/procfs_impl.h"
 #include "vkern/vfs/tty.h"
 #include "vkern/vfs/vfs.h"
+#include "vkern/vfs/vfs_notify.h"
 #include "vkern/vk.h"
 #include "vkern/vm/vm_map.h"
 #include "vkern/vm/vm_ram.h"
@@ -659,6 +660,8 @@ procfs_gen_fdinfo(const struct pfs_ctx *c, struct sbuf *sb)
 	    (unsigned long long)fp->off, flags,
 	    procfs_mount_id(fp->vn != NULL ? fp->vn->mount : NULL),
 	    (unsigned long)va.ino);
+	if (inotify_is_file(fp))
+		inotify_fdinfo(fp, sb);
 	return 0;
 }
 
