@@ -29,7 +29,8 @@ busybox=${BUSYBOX:-/bin/busybox}
 all_cases="ls_root cat_os_release sha256sum find_usr_include df_root
 stat_passwd host_untouched overlay_names bind_rw bind_ro root_tree root_bad
 fallocate_bind_rw fallocate_enospc statfs_mem df_shape statfs_bind locks
-mmap_bind_rw sqlite_wal_bind_rw seek_holes_host overlay_links"
+mmap_bind_rw sqlite_wal_bind_rw seek_holes_host overlay_links
+overlay_root_attrs"
 
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/busybox_args.sh"
@@ -374,6 +375,18 @@ case_overlay_links()
 	vk -- "$git" -C "$h/repo" log --format=%s
 	[ "$(cat "$tmp/vk.out")" = first ] ||
 	    fail "git log in the guest: '$(cat "$tmp/vk.out")'"
+}
+
+# The overlay's root and a directory the guest has not changed show the
+# host's attributes: size, links, times, mode, owner and inode; once the
+# guest changed one, its mode, owner and inode still.
+case_overlay_root_attrs()
+{
+	compare stat -c '%n %s %h %Y %Z %a %u %g %i' / /usr || return
+	$native "$busybox" stat -c '%a %u %g %i' / >"$tmp/native.out"
+	guest_ok "touch in / and stat /" -- "$busybox" sh -c \
+	    "touch /$token && stat -c '%a %u %g %i' /"
+	same "stat of / after a change" "$tmp/native.out" "$tmp/vk.out"
 }
 
 case_bind_rw()
