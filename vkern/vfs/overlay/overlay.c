@@ -862,6 +862,17 @@ ovl_link(struct vnode *dir, const char *name, struct vnode *vn)
 	    OVL(vn)->upper);
 }
 
+/* The upper layer changes only through the VFS; the lower on the host. */
+static uint64_t
+ovl_names_version(struct vnode *dir)
+{
+	struct ovl *o = OVL(dir);
+
+	if (!ovl_lower_shows(o) || o->lower->ops->names_version == NULL)
+		return 1;
+	return o->lower->ops->names_version(o->lower);
+}
+
 static const struct vnode_ops ovl_ops = {
 	.lookup = ovl_lookup,
 	.getattr = ovl_getattr,
@@ -881,6 +892,7 @@ static const struct vnode_ops ovl_ops = {
 	.open = ovl_open,
 	.inactive = ovl_inactive,
 	.statfs = ovl_statfs,
+	.names_version = ovl_names_version,
 };
 
 int
