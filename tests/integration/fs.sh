@@ -29,7 +29,8 @@ busybox=${BUSYBOX:-/bin/busybox}
 all_cases="ls_root cat_os_release sha256sum find_usr_include df_root
 stat_passwd host_untouched overlay_names bind_rw bind_ro root_tree root_bad
 fallocate_bind_rw fallocate_enospc statfs_mem df_shape statfs_bind locks
-mmap_bind_rw sqlite_wal_bind_rw seek_holes_host overlay_links"
+mmap_bind_rw sqlite_wal_bind_rw seek_holes_host overlay_links
+overlay_root_attrs host_changes_below"
 
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/busybox_args.sh"
@@ -374,6 +375,74 @@ case_overlay_links()
 	vk -- "$git" -C "$h/repo" log --format=%s
 	[ "$(cat "$tmp/vk.out")" = first ] ||
 	    fail "git log in the guest: '$(cat "$tmp/vk.out")'"
+}
+
+# The overlay's root and a directory the guest has not changed show the
+# host's attributes: size, links, times, mode, owner and inode; once the
+# guest changed one, its mode, owner and inode still.
+case_overlay_root_attrs()
+{
+	compare stat -c '%n %s %h %Y %Z %a %u %g %i' / /usr || return
+	h=$tmp/attrs
+	mkdir "$h" && chmod 751 "$h" || { fail "cannot make $h"; return; }
+	$native "$busybox" stat -c '%a %u %g %i' "$h" >"$tmp/native.out"
+	guest_ok "touch in $h and stat it" -- "$busybox" sh -c \
+	    "touch $h/$token && stat -c '%a %u %g %i' $h"
+	same "stat of a directory after a change" "$tmp/native.out" \
+	    "$tmp/vk.out"
+}
+
+# below_run WHO: a guest (as WHO: vkernel's user, or 65534 through python3)
+# looks at names in $h, then waits on its stdin while the host creates one,
+# removes one and makes a directory there; it must see each change on
+# its next look, as a guest on Linux's overlayfs over a live host tree.
+below_run()
+{
+	who=$1
+	chmod 755 "$tmp" && rm -rf "$h" "$tmp/below.fifo" "$tmp/vk.out" &&
+	    mkdir "$h" && echo old >"$h/gone" &&
+	    chmod 755 "$h" && mkfifo "$tmp/below.fifo" ||
+	    { fail "cannot make $h"; return 1; }
+	set -- "$busybox"
+	[ "$who" = user ] && set -- /usr/bin/python3 -c '
+import os, sys
+os.setgroups([]); os.setresgid(65534, 65534, 65534)
+os.setresuid(65534, 65534, 65534); os.execv(sys.argv[1], sys.argv[1:])' "$@"
+	"$vkernel" run -- "$@" sh -c '
+	    h=$1
+	    [ -e $h/late ] || echo "no late"; cat $h/gone
+	    [ -d $h/dir ] || echo "no dir"; echo looked
+	    read x
+	    cat $h/late; [ -e $h/gone ] || echo "gone is gone"
+	    cat $h/gone 2>/dev/null || echo "cannot cat gone"
+	    [ -d $h/dir ] && echo "dir seen"
+	    mkdir $h/dir 2>/dev/null || echo "mkdir dir refused"
+	    ls $h' sh "$h" <"$tmp/below.fifo" >"$tmp/vk.out" 2>"$tmp/vk.err" &
+	pid=$!
+	exec 3>"$tmp/below.fifo"
+	i=0
+	while ! grep -q looked "$tmp/vk.out" && [ $i -lt 300 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	echo new >"$h/late" && rm "$h/gone" && mkdir "$h/dir"
+	echo go >&3
+	exec 3>&-
+	wait $pid
+	printf '%s\n' "no late" old "no dir" looked new "gone is gone" \
+	    "cannot cat gone" "dir seen" "mkdir dir refused" dir late \
+	    >"$tmp/below.want"
+	same "what the guest ($who) saw of host changes" "$tmp/below.want" \
+	    "$tmp/vk.out"
+}
+
+case_host_changes_below()
+{
+	h=$tmp/below
+	below_run self
+	# The guest is root when vkernel's user is: then it drops to 65534.
+	[ "$(id -u)" != 0 ] || below_run user
+	rm -rf "$h"
 }
 
 case_bind_rw()

@@ -1,6 +1,6 @@
 /*
  * Copying between files inside the kernel: sendfile, copy_file_range,
- * splice, tee.
+ * splice, tee; and vmsplice, between a pipe and the caller's memory.
  *
  * All move data through a kernel buffer, a chunk at a time; nothing
  * passes through guest memory.  splice and tee need a pipe on one side
@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
+#include <sys/uio.h>
 
 #include "vkern/kern/proc.h"
 #include "vkern/kern/syscall_gen.h"
@@ -220,4 +221,112 @@ sys_tee(struct thread *td, const struct sys_tee_args *a)
 	    !(in->flags & O_NONBLOCK))
 		return splice_wait(td, in);
 	return w;
+}
+
+/*
+ * The piece of iovec i at off that lies in one page: copyin and copyout
+ * then fail only for a page that is not there, after the pages before
+ * it moved, as Linux's vmsplice stops at the first bad page.
+ */
+static size_t
+vms_piece(const struct kiovec *v, uint64_t off)
+{
+	uint64_t va = v->base + off;
+
+	return (size_t)VK_MIN(v->len - off, VK_PAGE_SIZE - (va & VK_PAGE_MASK));
+}
+
+/* User memory into the pipe fp, until the pipe is full. */
+static long
+vms_to_pipe(struct thread *td, struct file *fp, const struct kiovec *iov,
+    size_t n)
+{
+	char buf[VK_PAGE_SIZE];
+	long done = 0, r = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		for (uint64_t off = 0; off < iov[i].len; off += (uint64_t)r) {
+			size_t want = vms_piece(&iov[i], off);
+
+			if ((r = copyin(td, UADDR(iov[i].base + off), buf,
+			    want)) < 0 ||
+			    (r = fp->ops->write(fp, buf, want, &fp->off)) <= 0)
+				goto out;
+			done += r;
+			if ((size_t)r < want)
+				goto out;
+		}
+	}
+out:
+	return done > 0 ? done : r;
+}
+
+/*
+ * The pipe fp into user memory, until it is empty.  A piece is looked at,
+ * copied out, and only then taken: a bad buffer leaves the pipe's bytes.
+ */
+static long
+vms_from_pipe(struct thread *td, struct file *fp, const struct kiovec *iov,
+    size_t n)
+{
+	char buf[VK_PAGE_SIZE];
+	long done = 0, r = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		for (uint64_t off = 0; off < iov[i].len; off += (uint64_t)r) {
+			size_t want = vms_piece(&iov[i], off);
+
+			if ((r = pipe_peek(fp, buf, want)) <= 0 ||
+			    (r = copyout(td, buf, UADDR(iov[i].base + off),
+			    (size_t)r)) < 0)
+				goto out;
+			r = fp->ops->read(fp, buf, want, &fp->off);
+			if (r <= 0)
+				goto out;
+			done += r;
+			if ((size_t)r < want)
+				goto out;
+		}
+	}
+out:
+	return done > 0 ? done : r;
+}
+
+/*
+ * vmsplice(2): a pipe's write end takes the caller's memory, its read end
+ * gives into it.  The bytes are copied, where Linux's pipe may keep the
+ * pages themselves (which SPLICE_F_GIFT offers): a program sees the
+ * difference only by changing the memory before the pipe is read.
+ */
+long
+sys_vmsplice(struct thread *td, const struct sys_vmsplice_args *a)
+{
+	struct file *fp = fd_get(td->proc->fdt, a->fd);
+	struct kiovec iov[UIO_MAXIOV];
+	uint64_t total;
+	long r;
+
+	if (a->flags & ~(unsigned)SPLICE_VALID)
+		return -EINVAL;
+	if (fp == NULL || (!file_writable(fp) && !file_readable(fp)))
+		return -EBADF;
+	if (a->nr_segs > UIO_MAXIOV)
+		return -EINVAL;
+	if ((r = copyin_iov(td, a->iov, a->nr_segs, iov, &total)) < 0)
+		return r;
+	/* As Linux: nothing to move is done before the pipe is looked for. */
+	if (total == 0)
+		return 0;
+	if (!file_is_pipe(fp))
+		return -EBADF;
+	if (file_writable(fp))
+		r = vms_to_pipe(td, fp, iov, a->nr_segs);
+	else
+		r = vms_from_pipe(td, fp, iov, a->nr_segs);
+	if (r == -EAGAIN && !(a->flags & SPLICE_F_NONBLOCK_) &&
+	    !(fp->flags & O_NONBLOCK))
+		return splice_wait(td, fp);
+	if (r == -EPIPE)
+		return file_epipe(td);
+	return r;
 }

@@ -159,6 +159,13 @@ struct vnode_ops {
 	 * file lives (fsync(2), msync(2)).  NULL: there is nothing to write.
 	 */
 	int (*fsync)(struct vnode *vn);
+	/*
+	 * A number that changes whenever directory dir's names change
+	 * behind the VFS (on the host): the name cache trusts what it saw
+	 * in dir only while the number stays.  0: it cannot tell, so
+	 * nothing is cached.  NULL: names change only through the VFS.
+	 */
+	uint64_t (*names_version)(struct vnode *dir);
 };
 
 struct vnode {

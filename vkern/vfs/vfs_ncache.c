@@ -13,9 +13,11 @@
  *
  * Only mounts that set ncache are cached: those whose names change only
  * through the VFS, which purges an entry whenever an op may change what
- * its name stands for (vn_create, vn_remove, vn_rename, vn_link).  A
- * read-write host directory is left out, since the host may change it
- * under the guest.
+ * its name stands for (vn_create, vn_remove, vn_rename, vn_link), or
+ * whose directories tell when the host changed them (names_version: a
+ * read-only host tree, and the overlay above it, which the host may
+ * still change under the guest).  A read-write host directory is left
+ * out, since the host changes it as often as the guest does.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -34,6 +36,7 @@ struct ncentry {
 	LIST_ENTRY(ncentry) hlink;
 	TAILQ_ENTRY(ncentry) lru;      /* most recently used first */
 	uint64_t dir;                  /* the directory's vnode id */
+	uint64_t version;              /* its names_version then */
 	struct vnode *vp;              /* referenced; NULL: no such name */
 	size_t len;
 	char name[];
@@ -94,11 +97,18 @@ ncache_lookup(struct vnode *dir, const char *name, struct vnode **vpp)
 {
 	size_t len = strlen(name);
 	struct ncentry *e;
+	uint64_t ver;
 	int r;
 
 	if (!nc_enabled(dir))
 		return dir->ops->lookup(dir, name, vpp);
-	if ((e = nc_find(dir, name, len)) != NULL) {
+	ver = dir->ops->names_version != NULL ?
+	    dir->ops->names_version(dir) : 1;
+	if ((e = nc_find(dir, name, len)) != NULL && e->version != ver) {
+		nc_drop(e);
+		e = NULL;
+	}
+	if (e != NULL) {
 		TAILQ_REMOVE(&nc_lru, e, lru);
 		TAILQ_INSERT_HEAD(&nc_lru, e, lru);
 		if (e->vp == NULL)
@@ -108,12 +118,13 @@ ncache_lookup(struct vnode *dir, const char *name, struct vnode **vpp)
 		return 0;
 	}
 	r = dir->ops->lookup(dir, name, vpp);
-	if (r < 0 && r != -ENOENT)
+	if ((r < 0 && r != -ENOENT) || ver == 0)
 		return r;
 	if (nc_count == NC_MAX)
 		nc_drop(TAILQ_LAST(&nc_lru, nc_lru_head));
 	e = vk_xmalloc(sizeof(*e) + len);
 	e->dir = dir->id;
+	e->version = ver;
 	e->vp = r == 0 ? *vpp : NULL;
 	if (e->vp != NULL)
 		vnode_ref(e->vp);

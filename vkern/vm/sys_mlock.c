@@ -1,6 +1,6 @@
 /*
  * Memory locks: mlock, mlock2, munlock, mlockall, munlockall, and
- * mmap's MAP_LOCKED.
+ * mmap's MAP_LOCKED; and mincore, which says which pages are in RAM.
  *
  * Guest memory lives in the RAM file and is never swapped out, so a lock
  * changes nothing but the accounting: locked entries carry VME_LOCKED,
@@ -10,12 +10,15 @@
  */
 #include <errno.h>
 #include <sys/mman.h>
+#include <string.h>
 #include <sys/resource.h>
 
 #include "vkern/kern/kern.h"
 #include "vkern/kern/proc.h"
 #include "vkern/kern/syscall_gen.h"
+#include "vkern/vm/copyio.h"
 #include "vkern/vm/vm_map.h"
+#include "vkern/vm/vm_ram.h"
 
 #ifndef MLOCK_ONFAULT
 #define MLOCK_ONFAULT 0x01
@@ -153,5 +156,39 @@ sys_munlockall(struct thread *td, const struct sys_munlockall_args *a)
 {
 	(void)a;
 	mlock_all(td->proc->vm, false);
+	return 0;
+}
+
+/*
+ * mincore(2): a page is resident when it has RAM; one never touched (lazy
+ * anonymous memory, a file page not read or mapped yet) is not.  Entry by
+ * entry, so that a huge reservation costs one lookup, not one a page.
+ */
+long
+sys_mincore(struct thread *td, const struct sys_mincore_args *a)
+{
+	struct vm_map *m = td->proc->vm;
+	uint64_t va = a->addr.va, end, done = 0;
+	unsigned char buf[4096];
+
+	if (!VK_PAGE_ALIGNED(va))
+		return -EINVAL;
+	if (!vm_map_range_user(m, va, a->len))
+		return -ENOMEM;
+	end = va + VK_ROUND_UP(a->len, VK_PAGE_SIZE);
+	while (va < end) {
+		const struct vm_entry *e = vm_map_lookup(m, va);
+		uint64_t n;
+
+		if (e == NULL || (e->flags & VME_RESERVED))
+			return -ENOMEM;
+		n = VK_MIN((VK_MIN(e->end, end) - va) / VK_PAGE_SIZE,
+		    (uint64_t)sizeof(buf));
+		memset(buf, e->ramoff != VM_NORAM, (size_t)n);
+		if (copyout(td, buf, UADDR(a->vec.va + done), (size_t)n) < 0)
+			return -EFAULT;
+		done += n;
+		va += n * VK_PAGE_SIZE;
+	}
 	return 0;
 }

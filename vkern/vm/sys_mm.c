@@ -546,9 +546,6 @@ sys_mremap(struct thread *td, const struct sys_mremap_args *a)
 	if (!vm_map_range_user(m, old, oldlen) ||
 	    !vm_map_range_one(m, old, old + oldlen))
 		return -EFAULT;
-	/* XXX: moving shared mappings is not done yet. */
-	if (eflags & VME_SHARED)
-		return -EINVAL;
 	in_place = !(a->flags & (MREMAP_FIXED | MREMAP_DONTUNMAP)) &&
 	    vm_map_range_user(m, old, newlen) &&
 	    vm_map_range_free(m, old + oldlen, old + newlen);

@@ -31,7 +31,7 @@ vm_obj_rel(struct vm_obj *obj)
 	if (obj->vn != NULL) {
 		(void)obj->vn->ops->map_pin(obj->vn, false, obj->maywrite);
 		vnode_rel(obj->vn);
-	} else {
+	} else if (obj->ramoff != VM_NORAM) {
 		vm_ram_free(obj->ramoff, obj->len);
 	}
 	kmem_free(obj, sizeof(*obj), 0);
@@ -50,6 +50,19 @@ vm_obj_alloc(void)
 	struct vm_obj *obj = kmem_alloc(sizeof(*obj), KM_ZERO | KM_FORCE);
 
 	obj->refs = 1;
+	return obj;
+}
+
+/*
+ * An object with no pages: what shared anonymous memory grew past, whose
+ * every page raises SIGBUS (vm_map_file_fault finds no file).
+ */
+static struct vm_obj *
+vm_obj_empty(void)
+{
+	struct vm_obj *obj = vm_obj_alloc();
+
+	obj->ramoff = VM_NORAM;
 	return obj;
 }
 
@@ -350,7 +363,8 @@ vm_entry_mergeable(const struct vm_entry *a, const struct vm_entry *b)
 	if (a->end != b->start || a->prot != b->prot || a->flags != b->flags ||
 	    a->obj != b->obj || a->vn != b->vn)
 		return false;
-	if (a->vn != NULL && a->foff + (a->end - a->start) != b->foff)
+	if ((a->vn != NULL || (a->obj != NULL && a->obj->vn != NULL)) &&
+	    a->foff + (a->end - a->start) != b->foff)
 		return false;
 	if (a->ramoff == VM_NORAM || b->ramoff == VM_NORAM)
 		return a->ramoff == b->ramoff;
@@ -497,8 +511,8 @@ vm_map_protect(struct vm_map *m, uint64_t start, uint64_t end, int prot)
 		 * untouched private memory is charged then.
 		 */
 		if (e->ramoff == VM_NORAM && prot != 0 && e->vn == NULL &&
-		    !vm_entry_untouched(e) && !vm_anon_lazy(len, e->flags,
-		    false)) {
+		    e->obj == NULL && !vm_entry_untouched(e) &&
+		    !vm_anon_lazy(len, e->flags, false)) {
 			if ((r = vm_ram_alloc(len, &e->ramoff)) < 0)
 				break;
 			e->prot = prot;
@@ -565,10 +579,12 @@ move_entry(struct vm_map *m, uint64_t old, uint64_t oldlen, uint64_t newva,
 
 	VK_ASSERT(e != NULL && old + oldlen <= e->end && newlen >= oldlen);
 	/*
-	 * A private file mapping grows into the file: the new pages are
-	 * the file's, read when first touched.
+	 * A file mapping grows into the file: the new pages are the file's,
+	 * a private mapping's read and a shared one's mapped when first
+	 * touched.  Shared anonymous memory grows past its object, into
+	 * pages that raise SIGBUS, as Linux's shmem object keeps its size.
 	 */
-	if (e->vn != NULL && newlen > oldlen) {
+	if ((e->vn != NULL || (e->flags & VME_SHARED)) && newlen > oldlen) {
 		ne = *e;
 		ne.foff += old - e->start + oldlen;
 		if ((r = vm_map_room(m, 3)) < 0 ||
@@ -577,8 +593,13 @@ move_entry(struct vm_map *m, uint64_t old, uint64_t oldlen, uint64_t newva,
 		ne.start = newva + oldlen;
 		ne.end = newva + newlen;
 		ne.ramoff = VM_NORAM;
-		ne.obj = NULL;
 		ne.flags &= ~(unsigned)VME_COW;
+		if (ne.vn != NULL)
+			ne.obj = NULL;
+		else if (ne.obj != NULL)
+			ne.obj->refs++;
+		else
+			ne.obj = vm_obj_empty();
 		vm_entry_vn_ref(&ne);
 		vm_map_insert_at(m, vm_map_search(m, ne.start), &ne);
 		vm_map_merge_around(m, ne.start, ne.end);

@@ -32,6 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include "vkern/platform.h"
 #include "vkern/vfs/hostfs/hostfs.h"
@@ -296,6 +297,25 @@ hostfs_getattr(struct vnode *vn, struct vattr *va)
 		.ctime_ns = st.ctime_ns, .btime_ns = st.btime_ns,
 	};
 	return 0;
+}
+
+/*
+ * The host moves a directory's ctime at every change of its names, in
+ * steps of its clock tick: a ctime within a tick or two of now may move
+ * no further at the next change, so it is no version (0) yet.
+ */
+#define HOSTFS_TICK_NS 20000000
+
+static uint64_t
+hostfs_names_version(struct vnode *dir)
+{
+	struct hostfs_node *n = dir->data;
+	struct plat_hoststat st;
+
+	if (plat_hostobj_stat(n->obj, &st) < 0 || st.ctime_ns <= 0 ||
+	    plat_clock_ns(CLOCK_REALTIME) - st.ctime_ns < HOSTFS_TICK_NS)
+		return 0;
+	return (uint64_t)st.ctime_ns;
 }
 
 /*
@@ -827,6 +847,7 @@ static const struct vnode_ops hostfs_vnops = {
 	.getpage = hostfs_getpage,
 	.map_pin = hostfs_map_pin,
 	.fsync = hostfs_fsync,
+	.names_version = hostfs_names_version,
 };
 
 /* --- Mounts --- */

@@ -232,6 +232,14 @@ ovl_getattr(struct vnode *vn, struct vattr *va)
 	struct vattr lva;
 	int r;
 
+	/* A directory the guest has not changed is its lower one. */
+	if (o->upper != NULL && o->lower != NULL &&
+	    tmpfs_lower_attrs(o->upper)) {
+		if ((r = o->lower->ops->getattr(o->lower, va)) < 0)
+			return r;
+		va->dev = vn->mount->dev;
+		return 0;
+	}
 	if ((r = ovl_real(o)->ops->getattr(ovl_real(o), va)) < 0)
 		return r;
 	/*
@@ -319,8 +327,11 @@ ovl_copy_one(struct ovl *o)
 	if ((r = copy_make(o, OVL(o->parent)->upper, &va)) < 0)
 		return r;
 	va.mode &= 07777;
-	return o->upper->ops->setattr(o->upper, &va,
-	    VA_ATIME | VA_MTIME | (o->lower->type != VLNK ? VA_MODE : 0));
+	if ((r = o->upper->ops->setattr(o->upper, &va, VA_ATIME | VA_MTIME |
+	    (o->lower->type != VLNK ? VA_MODE : 0))) < 0)
+		return r;
+	tmpfs_set_lower_attrs(o->upper, true);
+	return 0;
 }
 
 /*
@@ -352,6 +363,39 @@ ovl_copy_up(struct vnode *vn)
 	return r;
 }
 
+/*
+ * The guest changes directory vn, which must have its upper copy: from
+ * now on the overlay shows the upper directory's attributes, which start
+ * as the lower one's (the root's upper directory was made empty).
+ */
+static int
+ovl_touch(struct vnode *vn)
+{
+	struct ovl *o = OVL(vn);
+	struct vattr va;
+	int r;
+
+	if (o->lower == NULL || !tmpfs_lower_attrs(o->upper))
+		return 0;
+	if ((r = o->lower->ops->getattr(o->lower, &va)) < 0)
+		return r;
+	va.mode &= 07777;
+	if ((r = o->upper->ops->setattr(o->upper, &va, VA_MODE | VA_UID |
+	    VA_GID | VA_ATIME | VA_MTIME)) < 0)
+		return r;
+	tmpfs_set_lower_attrs(o->upper, false);
+	return 0;
+}
+
+/* Copy vn up, and the guest is about to change it. */
+static int
+ovl_copy_touch(struct vnode *vn)
+{
+	int r = ovl_copy_up(vn);
+
+	return r < 0 ? r : ovl_touch(vn);
+}
+
 /* --- data --- */
 
 static int
@@ -359,7 +403,7 @@ ovl_setattr(struct vnode *vn, const struct vattr *va, unsigned mask)
 {
 	int r;
 
-	if ((r = ovl_copy_up(vn)) < 0)
+	if ((r = ovl_copy_touch(vn)) < 0)
 		return r;
 	return OVL(vn)->upper->ops->setattr(OVL(vn)->upper, va, mask);
 }
@@ -634,7 +678,7 @@ ovl_create(struct vnode *dir, const char *name, uint32_t mode, uint64_t rdev,
 		vnode_rel(probe);
 		return -EEXIST;
 	}
-	if ((r = ovl_copy_up(dir)) < 0 ||
+	if ((r = ovl_copy_touch(dir)) < 0 ||
 	    (r = drop_whiteout(OVL(dir)->upper, name, &was)) < 0)
 		return r;
 	r = OVL(dir)->upper->ops->create(OVL(dir)->upper, name, mode, rdev,
@@ -711,7 +755,7 @@ ovl_remove(struct vnode *dir, const char *name, bool rmdir)
 	else if (rmdir && (r = ovl_empty(o)) >= 0)
 		r = r ? 0 : -ENOTEMPTY;
 	if (r == 0)
-		r = ovl_copy_up(dir);
+		r = ovl_copy_touch(dir);
 	if (r == 0 && rmdir)
 		r = clear_whiteouts(o);
 	if (r == 0 && o->upper != NULL)
@@ -746,6 +790,7 @@ ovl_exchange(struct vnode *fromdir, const char *from, struct vnode *src,
 	int r;
 
 	if ((r = ovl_copy_up(src)) < 0 || (r = ovl_copy_up(dst)) < 0 ||
+	    (r = ovl_touch(fromdir)) < 0 || (r = ovl_touch(todir)) < 0 ||
 	    (r = OVL(fromdir)->upper->ops->rename(OVL(fromdir)->upper, from,
 	    OVL(todir)->upper, to, VFS_RENAME_EXCHANGE)) < 0)
 		return r;
@@ -779,7 +824,7 @@ ovl_rename(struct vnode *fromdir, const char *from, struct vnode *todir,
 	if (r == 0 && (flags & VFS_RENAME_EXCHANGE))
 		goto out;
 	if (r == 0 && (r = ovl_copy_up(src)) == 0 &&
-	    (r = ovl_copy_up(todir)) == 0 &&
+	    (r = ovl_copy_touch(todir)) == 0 && (r = ovl_touch(fromdir)) == 0 &&
 	    (r = drop_whiteout(OVL(todir)->upper, to, &was)) == -EEXIST)
 		r = 0;
 	if (r == 0)
@@ -810,11 +855,22 @@ ovl_link(struct vnode *dir, const char *name, struct vnode *vn)
 		vnode_rel(probe);
 		return -EEXIST;
 	}
-	if ((r = ovl_copy_up(vn)) < 0 || (r = ovl_copy_up(dir)) < 0 ||
+	if ((r = ovl_copy_up(vn)) < 0 || (r = ovl_copy_touch(dir)) < 0 ||
 	    (r = drop_whiteout(OVL(dir)->upper, name, &was)) < 0)
 		return r;
 	return OVL(dir)->upper->ops->link(OVL(dir)->upper, name,
 	    OVL(vn)->upper);
+}
+
+/* The upper layer changes only through the VFS; the lower on the host. */
+static uint64_t
+ovl_names_version(struct vnode *dir)
+{
+	struct ovl *o = OVL(dir);
+
+	if (!ovl_lower_shows(o) || o->lower->ops->names_version == NULL)
+		return 1;
+	return o->lower->ops->names_version(o->lower);
 }
 
 static const struct vnode_ops ovl_ops = {
@@ -836,6 +892,7 @@ static const struct vnode_ops ovl_ops = {
 	.open = ovl_open,
 	.inactive = ovl_inactive,
 	.statfs = ovl_statfs,
+	.names_version = ovl_names_version,
 };
 
 int
@@ -844,6 +901,8 @@ overlay_mount(struct vnode *upper, struct vnode *lower, struct mount **mpp)
 	struct mount *mp = mount_alloc("overlay", "overlay", false);
 
 	mp->root = ovl_get(mp, NULL, "", upper, lower);
+	if (lower != NULL)
+		tmpfs_set_lower_attrs(upper, true);
 	mp->ncache = true;
 	*mpp = mp;
 	return 0;

@@ -51,7 +51,7 @@
 
 /* A process's memory from its vm map, in bytes (addresses for the rest). */
 struct pid_vm {
-	uint64_t size, rss, data, stk, exe;
+	uint64_t size, rss, data, stk, exe, lck;
 	uint64_t code_start, code_end;      /* the first executable entry */
 	uint64_t data_start, data_end;      /* writable entries below brk */
 	uint64_t stack_top;
@@ -92,6 +92,8 @@ pid_vm_scan(const struct vm_map *m, struct pid_vm *v)
 		v->size += e->end - e->start;
 		if (e->ramoff != VM_NORAM)
 			v->rss += e->end - e->start;
+		if (e->flags & VME_LOCKED)
+			v->lck += e->end - e->start;
 		if (!(e->flags & VME_RESERVED))
 			pid_vm_entry(m, e, v);
 	}
@@ -276,7 +278,7 @@ status_mem(struct sbuf *sb, const struct proc *p)
 	pid_vm_scan(p->vm, &v);
 	status_kb(sb, "VmPeak", v.size);
 	status_kb(sb, "VmSize", v.size);
-	status_kb(sb, "VmLck", 0);
+	status_kb(sb, "VmLck", v.lck);
 	status_kb(sb, "VmPin", 0);
 	status_kb(sb, "VmHWM", v.rss);
 	status_kb(sb, "VmRSS", v.rss);

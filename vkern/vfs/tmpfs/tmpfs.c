@@ -1155,6 +1155,20 @@ tmpfs_origin(const struct vnode *vn)
 	    ((const struct tmpfs_node *)vn->data)->origin : 0;
 }
 
+void
+tmpfs_set_lower_attrs(struct vnode *dir, bool on)
+{
+	if (tmpfs_is_tmpfs(dir) && dir->type == VDIR)
+		((struct tmpfs_node *)dir->data)->dir.lower_attrs = on;
+}
+
+bool
+tmpfs_lower_attrs(const struct vnode *dir)
+{
+	return tmpfs_is_tmpfs(dir) && dir->type == VDIR &&
+	    ((const struct tmpfs_node *)dir->data)->dir.lower_attrs;
+}
+
 bool
 tmpfs_is_opaque(const struct vnode *dir)
 {

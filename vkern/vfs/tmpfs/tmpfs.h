@@ -148,6 +148,14 @@ void tmpfs_page_drop(struct vnode *vn, uint64_t idx);
 bool tmpfs_is_opaque(const struct vnode *dir);
 
 /*
+ * Mark an overlay's upper directory as holding nothing of its own yet
+ * (made for copy-up, or the overlay's root), so that the overlay shows
+ * its lower directory's attributes; cleared when the guest changes it.
+ */
+void tmpfs_set_lower_attrs(struct vnode *dir, bool on);
+bool tmpfs_lower_attrs(const struct vnode *dir);
+
+/*
  * The inode number of the lower file an overlay copied vn up from, kept
  * with the copy as Linux's overlayfs keeps its origin xattr, so every
  * name of the copy (a hard link made after) shows the lower number; 0

@@ -55,6 +55,7 @@ struct tmpfs_dir {
 	struct tmpfs_node *parent;      /* the root's own; NULL once removed */
 	uint64_t nsubdirs;
 	bool opaque;
+	bool lower_attrs;               /* an overlay shows the lower's */
 };
 
 struct tmpfs_file {
