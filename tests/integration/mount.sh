@@ -33,8 +33,13 @@ hello
 busy
 0
 0'
-denied='{ mount -t tmpfs none /tmp 2>&1 || echo refused; } | tail -1 &&
+# mount(2) itself, as util-linux's mount refuses a user before calling it.
+denied='perl -e '\''my ($s, $t, $f) = ("none", "/tmp", "tmpfs");
+	my $r = syscall(165, $s, $t, $f, 0, 0);
+	print $r == -1 ? $! + 0 : "mounted", "\n"'\'' &&
 	{ grep -c " /tmp tmpfs" /proc/self/mounts || :; }'
+want_denied='1
+0'
 
 before=$(cat /proc/self/mountinfo)
 case $case_ in
@@ -46,17 +51,11 @@ $got"
 user)
 	got=$("$vk" run -- perl -e '$( = $) = "1000 1000"; $< = $> = 1000;
 		exec @ARGV' sh -c "$denied" 2>&1)
-	case $got in
-	*"must be superuser"*0|*refused*0|*"Operation not permitted"*0) ;;
-	*) fail "got: $got" ;;
-	esac
+	[ "$got" = "$want_denied" ] || fail "got: $got"
 	;;
 host_user)
 	got=$("$asuser" "$vk" run -- sh -c "$denied" 2>&1)
-	case $got in
-	*"must be superuser"*0|*refused*0|*"Operation not permitted"*0) ;;
-	*) fail "got: $got" ;;
-	esac
+	[ "$got" = "$want_denied" ] || fail "got: $got"
 	;;
 *)
 	fail "unknown case"
