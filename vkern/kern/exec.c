@@ -10,6 +10,7 @@
  */
 #include <elf.h>
 #include <errno.h>
+#include <linux/mount.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -279,7 +280,8 @@ exec_open(struct proc *p, const char *path, struct vnode **vpp,
 	*vpp = nd.vp;
 	nd.vp = NULL;
 	nd_release(&nd);
-	if ((*vpp)->type != VREG)
+	if ((*vpp)->type != VREG || ((*vpp)->mount != NULL &&
+	    ((*vpp)->mount->flags & MS_NOEXEC)))
 		r = -EACCES;
 	else if ((r = vfs_access(p, *vpp, 1, false)) == 0 &&
 	    (r = vnode_check_exec(*vpp)) == 0)

@@ -7,6 +7,7 @@
  * lookup, then O_EXCL/O_DIRECTORY/EISDIR, then permissions and EROFS.
  */
 #include <errno.h>
+#include <linux/mount.h>
 #include <fcntl.h>
 #include <linux/close_range.h>
 #include <linux/openat2.h>
@@ -162,6 +163,12 @@ open_special(struct proc *p, struct vnode *vn, unsigned flags,
 	*errp = 0;
 	if (flags & O_PATH)
 		return NULL;
+	/* Devices on a nodev mount do not open, as Linux's may_open_dev(). */
+	if ((vn->type == VCHR || vn->type == VBLK) && vn->mount != NULL &&
+	    (vn->mount->flags & MS_NODEV)) {
+		*errp = -EACCES;
+		return NULL;
+	}
 	if (sysfs_is_kcov(vn))
 		return kcov_open(flags & FILE_FLAGS, path, errp);
 	if ((fp = fdlink_open(vn, flags & FILE_FLAGS, path, errp)) != NULL ||

@@ -195,6 +195,8 @@ struct mount {
 	bool hostowners;              /* owners are host users: vfs_owner.c */
 	uint32_t magic;               /* statfs(2)'s f_type */
 	uint64_t dev;                 /* st_dev of its files */
+	int id;                       /* mountinfo's, never reused */
+	unsigned long flags;          /* MS_NOSUID, MS_NODEV, MS_NOEXEC */
 	struct mount *next;
 };
 
@@ -243,9 +245,22 @@ int vn_link(struct vnode *dir, const char *name, struct vnode *vn);
 /* vfs_mount.c */
 struct mount *mount_alloc(const char *fstype, const char *source,
     bool rdonly);
+/*
+ * Whether a mount of root may go on directory dir: ENOTDIR, EBUSY (one
+ * is there already), EINVAL (root leads back to dir, as a bind of a
+ * directory on itself).  root may be NULL for a new file system.
+ */
+int vfs_mount_check(struct vnode *root, struct vnode *dir);
 /* Mount mp on directory dir (NULL: as the root).  Takes mp. */
 int vfs_mount(struct mount *mp, struct vnode *dir, const char *path);
 struct mount *vfs_mounts(void);
 struct vnode *vfs_root(void);
+/* The mount last made at canonical path, or NULL. */
+struct mount *vfs_mount_at(const char *path);
+/*
+ * Take mp off its mount point and out of the table.  Its files may still
+ * be open: the struct stays (on a list of detached mounts) for them.
+ */
+void vfs_umount(struct mount *mp);
 
 #endif

@@ -13,7 +13,9 @@
 
 static struct mount *mounts, *mounts_tail;
 static struct mount *root_mount;
+static struct mount *detached;  /* unmounted, kept for files still open */
 static uint64_t next_dev = 0x20;
+static int next_id;
 
 /* The f_type Linux reports for each kind of file system. */
 static const struct {
@@ -46,22 +48,41 @@ mount_alloc(const char *fstype, const char *source, bool rdonly)
 	mp->rdonly = rdonly;
 	mp->magic = fs_magic(fstype);
 	mp->dev = next_dev++;
+	mp->id = next_id++;
 	return mp;
+}
+
+int
+vfs_mount_check(struct vnode *root, struct vnode *dir)
+{
+	if (dir->type != VDIR)
+		return -ENOTDIR;
+	if (dir->covered_by != NULL)
+		return -EBUSY;
+	/*
+	 * Lookups step from a directory to what covers it until nothing
+	 * does: a bind whose root leads back to dir would never end.
+	 */
+	for (struct vnode *vn = root; vn != NULL;
+	    vn = vn->covered_by != NULL ? vn->covered_by->root : NULL)
+		if (vn == dir)
+			return -EINVAL;
+	return 0;
 }
 
 int
 vfs_mount(struct mount *mp, struct vnode *dir, const char *path)
 {
+	int r;
+
 	VK_ASSERT(mp->root != NULL);
 	if (dir == NULL) {
 		if (root_mount != NULL)
 			return -EBUSY;
 		root_mount = mp;
 	} else {
-		if (dir->type != VDIR)
-			return -ENOTDIR;
-		if (dir->covered_by != NULL)
-			return -EBUSY;
+		if ((r = vfs_mount_check(mp->root, dir)) < 0)
+			return r;
 		vnode_ref(dir);
 		mp->covered = dir;
 		mp->parent = dir->mount;
@@ -86,4 +107,33 @@ struct vnode *
 vfs_root(void)
 {
 	return root_mount != NULL ? root_mount->root : NULL;
+}
+
+struct mount *
+vfs_mount_at(const char *path)
+{
+	struct mount *found = NULL;
+
+	for (struct mount *m = mounts; m != NULL; m = m->next)
+		if (m->covered != NULL && strcmp(m->path, path) == 0)
+			found = m;
+	return found;
+}
+
+void
+vfs_umount(struct mount *mp)
+{
+	struct mount **pp, *prev = NULL;
+
+	VK_ASSERT(mp->covered != NULL && mp->covered->covered_by == mp);
+	for (pp = &mounts; *pp != mp; pp = &(*pp)->next)
+		prev = *pp;
+	*pp = mp->next;
+	if (mounts_tail == mp)
+		mounts_tail = prev;
+	mp->covered->covered_by = NULL;
+	vnode_rel(mp->covered);
+	mp->covered = NULL;
+	mp->next = detached;
+	detached = mp;
 }

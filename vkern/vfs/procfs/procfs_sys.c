@@ -9,6 +9,7 @@
  * (which is counted as guest memory), no interrupts.
  * Memory is the RAM file's: its limit (--mem) is the machine's memory.
  */
+#include <linux/mount.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/sysmacros.h>
@@ -243,12 +244,17 @@ procfs_write_domainname(const struct pfs_ctx *c, const char *buf,
 int
 procfs_mount_id(const struct mount *mp)
 {
-	int id = PROCFS_MNTID_BASE;
+	return mp != NULL ? PROCFS_MNTID_BASE + mp->id : PROCFS_MNTID_BASE - 1;
+}
 
-	for (struct mount *m = vfs_mounts(); m != NULL; m = m->next, id++)
-		if (m == mp)
-			return id;
-	return PROCFS_MNTID_BASE - 1;
+/* A mount's options as /proc/mounts shows them: "rw,nosuid,relatime". */
+static void
+procfs_mount_opts(struct sbuf *sb, const struct mount *m)
+{
+	sbuf_printf(sb, "%s%s%s%s,relatime", m->rdonly ? "ro" : "rw",
+	    (m->flags & MS_NOSUID) ? ",nosuid" : "",
+	    (m->flags & MS_NODEV) ? ",nodev" : "",
+	    (m->flags & MS_NOEXEC) ? ",noexec" : "");
 }
 
 /*
@@ -262,8 +268,9 @@ procfs_gen_mounts(const struct pfs_ctx *c, struct sbuf *sb)
 		sbuf_escape(sb, m->source != NULL ? m->source : "none");
 		sbuf_printf(sb, " ");
 		sbuf_escape(sb, m->path != NULL ? m->path : "/");
-		sbuf_printf(sb, " %s %s,relatime 0 0\n", m->fstype,
-		    m->rdonly ? "ro" : "rw");
+		sbuf_printf(sb, " %s ", m->fstype);
+		procfs_mount_opts(sb, m);
+		sbuf_printf(sb, " 0 0\n");
 	}
 	return 0;
 }
@@ -282,7 +289,9 @@ procfs_gen_mountinfo(const struct pfs_ctx *c, struct sbuf *sb)
 		sbuf_printf(sb, "%d %d %u:%u / ", procfs_mount_id(m),
 		    procfs_mount_id(m->parent), major(m->dev), minor(m->dev));
 		sbuf_escape(sb, m->path != NULL ? m->path : "/");
-		sbuf_printf(sb, " %s,relatime - %s ", ro, m->fstype);
+		sbuf_printf(sb, " ");
+		procfs_mount_opts(sb, m);
+		sbuf_printf(sb, " - %s ", m->fstype);
 		sbuf_escape(sb, m->source != NULL ? m->source : "none");
 		sbuf_printf(sb, " %s\n", ro);
 	}

@@ -1,0 +1,65 @@
+#!/bin/bash
+# util-linux's mount, umount and df inside vkernel: a tmpfs of the size
+# asked for, a bind that shows the same files, both gone after umount,
+# /proc/self/mounts following along; a guest user (and vkernel run by an
+# unprivileged host user) may not mount; the host's mounts never change.
+# Usage: mount.sh VKERNEL CASE
+set -u
+vk=$1
+case_=$2
+asuser="$(dirname "$0")/asuser.sh"
+
+fail() {
+	echo "FAIL: $case_: $*" >&2
+	exit 1
+}
+
+command -v mount >/dev/null || { echo "skip: no mount (util-linux)"; exit 77; }
+
+script='mkdir -p /mnt/vka /mnt/vkb &&
+	mount -t tmpfs -o size=1m,mode=0750 none /mnt/vka &&
+	df -k /mnt/vka | awk "NR == 2 { print \$1, \$2, \$6 }" &&
+	stat -c %a /mnt/vka &&
+	echo hello > /mnt/vka/f &&
+	mount --bind /mnt/vka /mnt/vkb && cat /mnt/vkb/f &&
+	grep -c "^none /mnt/vk[ab] tmpfs rw" /proc/self/mounts &&
+	{ umount /mnt/vka 2>/dev/null 3</mnt/vka/f || echo busy; } &&
+	umount /mnt/vkb && umount /mnt/vka &&
+	ls /mnt/vka | wc -l && { grep -c /mnt/vk /proc/self/mounts || :; }'
+want='none 1024 /mnt/vka
+750
+hello
+2
+busy
+0
+0'
+# mount(2) itself, as util-linux's mount refuses a user before calling it.
+denied='perl -e '\''my ($s, $t, $f) = ("none", "/tmp", "tmpfs");
+	my $r = syscall(165, $s, $t, $f, 0, 0);
+	print $r == -1 ? $! + 0 : "mounted", "\n"'\'' &&
+	{ grep -c " /tmp tmpfs" /proc/self/mounts || :; }'
+want_denied='1
+0'
+
+before=$(cat /proc/self/mountinfo)
+case $case_ in
+tmpfs_bind)
+	got=$("$vk" run -- sh -c "$script" 2>&1) || fail "status $?: $got"
+	[ "$got" = "$want" ] || fail "got:
+$got"
+	;;
+user)
+	got=$("$vk" run -- perl -e '$( = $) = "1000 1000"; $< = $> = 1000;
+		exec @ARGV' sh -c "$denied" 2>&1)
+	[ "$got" = "$want_denied" ] || fail "got: $got"
+	;;
+host_user)
+	got=$("$asuser" "$vk" run -- sh -c "$denied" 2>&1)
+	[ "$got" = "$want_denied" ] || fail "got: $got"
+	;;
+*)
+	fail "unknown case"
+	;;
+esac
+[ "$before" = "$(cat /proc/self/mountinfo)" ] || fail "the host's mounts changed"
+exit 0

@@ -1,0 +1,497 @@
+/*
+ * mount(2) and umount2(2) on vkernel's own mount table (vfs_mount.c):
+ * nothing here reaches the host's mounts.
+ *
+ * New file systems: tmpfs (size=, nr_inodes=, mode=, uid=, gid=), proc,
+ * sysfs, devpts; mqueue is ENODEV until the file system exists (add it
+ * to mount_fstypes).  Bind mounts put a directory's vnode as the root of
+ * a new mount elsewhere.  Propagation (MS_SHARED, MS_PRIVATE, MS_SLAVE,
+ * MS_UNBINDABLE) is accepted and changes nothing: with one mount table
+ * there is no peer to propagate to.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/mount.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "vkern/kern/proc.h"
+#include "vkern/vfs/devpts/devpts.h"
+#include "vkern/vfs/file.h"
+#include "vkern/vfs/namei.h"
+#include "vkern/vfs/procfs/procfs.h"
+#include "vkern/vfs/tmpfs/tmpfs.h"
+#include "vkern/vfs/vfs.h"
+#include "vkern/vm/copyio.h"
+#include "vkern/vm/vm_ram.h"
+
+#include "vkern/kern/syscall_gen.h"
+
+/* Linux copies a page of options and a page of each name. */
+#define MOUNT_STR_MAX VK_PAGE_SIZE
+
+/* The flags of a new mount that the mount keeps. */
+#define MOUNT_KEPT (MS_NOSUID | MS_NODEV | MS_NOEXEC)
+#define MOUNT_PROPAGATION (MS_SHARED | MS_PRIVATE | MS_SLAVE | MS_UNBINDABLE)
+/* umount2(2)'s flags, which no UAPI header has. */
+#define MNT_FORCE       0x1
+#define MNT_DETACH      0x2
+#define MNT_EXPIRE      0x4
+#define UMOUNT_NOFOLLOW 0x8
+
+struct tmpfs_args {
+	uint64_t pages, nodes;
+	uint32_t mode, uid, gid;
+};
+
+/* A number with an optional k, m, g or t suffix (tmpfs(5)'s sizes). */
+static int
+mount_scaled(const char *s, int base, uint64_t *out, char **endp)
+{
+	unsigned long long v;
+	unsigned shift = 0;
+	char *end;
+
+	if (*s < '0' || *s > '9')
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, base);
+	if (errno != 0)
+		return -EINVAL;
+	switch (*end) {
+	case 'k': case 'K': shift = 10; end++; break;
+	case 'm': case 'M': shift = 20; end++; break;
+	case 'g': case 'G': shift = 30; end++; break;
+	case 't': case 'T': shift = 40; end++; break;
+	}
+	if (shift != 0 && v > (UINT64_MAX >> shift))
+		return -EINVAL;
+	*out = (uint64_t)v << shift;
+	*endp = end;
+	return 0;
+}
+
+/* A number as a whole option value: base 8 for mode=, else 10. */
+static int
+mount_number(const char *s, int base, bool scaled, uint64_t max,
+    uint64_t *out)
+{
+	char *end;
+	int r;
+
+	if ((r = mount_scaled(s, base, out, &end)) < 0)
+		return r;
+	if (*end != '\0' || (!scaled && end[-1] > '9') || *out > max)
+		return -EINVAL;
+	return 0;
+}
+
+/* size= in bytes or N% of the RAM file, as pages. */
+static int
+tmpfs_size(const char *s, uint64_t *pages)
+{
+	uint64_t v, ram = vm_ram_limit();
+	char *end;
+	int r;
+
+	if ((r = mount_scaled(s, 10, &v, &end)) < 0)
+		return r;
+	if (*end == '%' && end[1] == '\0' && end[-1] <= '9') {
+		if (v > 100 * (UINT64_MAX / ram))
+			return -EINVAL;
+		v = ram / 100 * v;
+	} else if (*end != '\0') {
+		return -EINVAL;
+	}
+	*pages = v / VK_PAGE_SIZE + (v % VK_PAGE_SIZE != 0);
+	return 0;
+}
+
+/* tmpfs(5)'s options; the size is half the RAM file unless given. */
+static int
+tmpfs_parse(char *data, struct tmpfs_args *ta)
+{
+	char *opt;
+	uint64_t v;
+	int r = 0;
+
+	*ta = (struct tmpfs_args){ .mode = 01777,
+	    .pages = vm_ram_limit() / 2 / VK_PAGE_SIZE };
+	while (r == 0 && (opt = strsep(&data, ",")) != NULL) {
+		char *val = strchr(opt, '=');
+
+		if (val != NULL)
+			*val++ = '\0';
+		if (*opt == '\0')
+			continue;
+		if (val == NULL)
+			r = -EINVAL;
+		else if (strcmp(opt, "size") == 0)
+			r = tmpfs_size(val, &ta->pages);
+		else if (strcmp(opt, "nr_inodes") == 0)
+			r = mount_number(val, 10, true, UINT32_MAX, &ta->nodes);
+		else if (strcmp(opt, "mode") == 0 &&
+		    (r = mount_number(val, 8, false, 07777, &v)) == 0)
+			ta->mode = (uint32_t)v;
+		else if (strcmp(opt, "uid") == 0 &&
+		    (r = mount_number(val, 10, false, UINT32_MAX - 1, &v)) == 0)
+			ta->uid = (uint32_t)v;
+		else if (strcmp(opt, "gid") == 0 &&
+		    (r = mount_number(val, 10, false, UINT32_MAX - 1, &v)) == 0)
+			ta->gid = (uint32_t)v;
+		else if (strcmp(opt, "size") != 0 && strcmp(opt, "nr_inodes") &&
+		    strcmp(opt, "mode") && strcmp(opt, "uid") &&
+		    strcmp(opt, "gid"))
+			r = -EINVAL;
+	}
+	return r;
+}
+
+static int
+mount_tmpfs(char *data, bool rdonly, struct mount **mpp)
+{
+	struct tmpfs_args ta;
+	int r;
+
+	if ((r = tmpfs_parse(data, &ta)) < 0)
+		return r;
+	if ((r = tmpfs_mount(rdonly, ta.mode, ta.uid, ta.gid, mpp)) < 0)
+		return r;
+	/* An empty tmpfs fits any bound of one node and one page. */
+	return tmpfs_set_limits(*mpp, ta.pages, ta.nodes);
+}
+
+/* Options of the pseudo file systems are taken and ignored. */
+static int
+mount_proc(char *data, bool rdonly, struct mount **mpp)
+{
+	return procfs_mount(mpp);
+}
+
+static int
+mount_sysfs(char *data, bool rdonly, struct mount **mpp)
+{
+	return sysfs_mount(mpp);
+}
+
+static int
+mount_devpts(char *data, bool rdonly, struct mount **mpp)
+{
+	return devpts_mount(mpp);
+}
+
+static const struct {
+	const char *name;
+	int (*mount)(char *data, bool rdonly, struct mount **mpp);
+} mount_fstypes[] = {
+	{ "tmpfs", mount_tmpfs },
+	{ "proc", mount_proc },
+	{ "sysfs", mount_sysfs },
+	{ "devpts", mount_devpts },
+};
+
+/* What mount(2) copies in before it looks at anything. */
+struct mount_strs {
+	char type[MOUNT_STR_MAX];
+	char source[MOUNT_STR_MAX];
+	char data[MOUNT_STR_MAX];
+	char target[VK_PATH_MAX];
+	bool has_source;
+};
+
+/* Copy in a name of at most a page: EINVAL past it, as strndup_user. */
+static long
+mount_copystr(struct thread *td, uaddr_t u, char *buf)
+{
+	long r = copyinstr(td, u, buf, MOUNT_STR_MAX);
+
+	return r == -ENAMETOOLONG ? -EINVAL : r;
+}
+
+static long
+mount_copyin(struct thread *td, const struct sys_mount_args *a,
+    struct mount_strs *ms)
+{
+	long r;
+
+	if (a->fstype.va != 0 && (r = mount_copystr(td, a->fstype,
+	    ms->type)) < 0)
+		return r;
+	ms->has_source = a->source.va != 0;
+	if (ms->has_source && (r = mount_copystr(td, a->source,
+	    ms->source)) < 0)
+		return r;
+	/* Linux takes what there is of a page of options. */
+	if (a->data.va != 0 && (r = copyinstr(td, a->data, ms->data,
+	    MOUNT_STR_MAX)) < 0 && r != -ENAMETOOLONG)
+		return r;
+	ms->data[MOUNT_STR_MAX - 1] = '\0';
+	r = copyinstr(td, a->target, ms->target, VK_PATH_MAX);
+	return r < 0 ? r : 0;
+}
+
+/* A new mount of a file system of ms->type on the directory nd found. */
+static long
+mount_new(unsigned long flags, struct mount_strs *ms, struct nameidata *nd)
+{
+	struct mount *mp = NULL;
+	long r;
+
+	if ((r = vfs_mount_check(NULL, nd->vp)) < 0)
+		return r;
+	r = -ENODEV;
+	for (size_t i = 0; i < VK_NELEM(mount_fstypes); i++)
+		if (strcmp(ms->type, mount_fstypes[i].name) == 0)
+			r = mount_fstypes[i].mount(ms->data,
+			    (flags & MS_RDONLY) != 0, &mp);
+	if (r < 0)
+		return r;
+	mp->flags = flags & MOUNT_KEPT;
+	if (ms->has_source) {
+		free(mp->source);
+		mp->source = strdup(ms->source);
+	}
+	return vfs_mount(mp, nd->vp, nd->path);
+}
+
+/*
+ * MS_BIND: the source directory becomes the root of a mount on nd's.
+ * Mounts live on directories, not on the mounts that reach them, so
+ * every mount below the source shows through the bind (as MS_REC), and
+ * one made below either place shows in both (as a shared mount).
+ */
+static long
+mount_bind(struct thread *td, struct mount_strs *ms, struct nameidata *nd)
+{
+	struct nameidata snd;
+	struct mount *mp, *fs;
+	long r;
+
+	if (!ms->has_source)
+		return -EFAULT;
+	if ((r = vfs_lookup(td->proc, AT_FDCWD, ms->source, LOOKUP_FOLLOW,
+	    &snd)) < 0)
+		return r;
+	if (snd.vp->type != VDIR)
+		r = -ENOTDIR;
+	else
+		r = vfs_mount_check(snd.vp, nd->vp);
+	if (r < 0) {
+		nd_release(&snd);
+		return r;
+	}
+	fs = snd.vp->mount;
+	mp = mount_alloc(fs->fstype, fs->source, fs->rdonly);
+	mp->dev = fs->dev;
+	mp->magic = fs->magic;
+	mp->ncache = fs->ncache;
+	mp->hostowners = fs->hostowners;
+	mp->flags = fs->flags;
+	mp->root = snd.vp;
+	snd.vp = NULL;
+	nd_release(&snd);
+	return vfs_mount(mp, nd->vp, nd->path);
+}
+
+/*
+ * The mount at nd's path if nd names its root, or the root of what is
+ * mounted below the root since it was made (lookups went on to that).
+ */
+static struct mount *
+mount_of(const struct nameidata *nd)
+{
+	struct mount *mp = vfs_mount_at(nd->path);
+	struct vnode *vn;
+
+	if (mp == NULL)
+		return NULL;
+	for (vn = mp->root; vn->covered_by != NULL; vn = vn->covered_by->root)
+		;
+	return vn == nd->vp ? mp : NULL;
+}
+
+/*
+ * A mount on a root would never be seen (lookups start at the root and
+ * do not cross down from it) nor could it be taken away: EBUSY, as a
+ * mount that is there already.
+ */
+static bool
+mount_on_root(struct thread *td, const struct nameidata *nd)
+{
+	return nd->vp == vfs_root() || nd->vp == td->proc->fs->root;
+}
+
+/* MS_REMOUNT: the flags of the mount at the path. */
+static long
+mount_remount(unsigned long flags, struct nameidata *nd)
+{
+	struct mount *mp = mount_of(nd);
+	bool rdonly = (flags & MS_RDONLY) != 0;
+
+	if (mp == NULL)
+		return -EINVAL;
+	/*
+	 * A read-only bind of a file system that stays writable elsewhere
+	 * would need each lookup to carry the mount it came through.
+	 */
+	if (mp != mp->root->mount && rdonly != mp->rdonly)
+		return -EINVAL;
+	mp->rdonly = rdonly;
+	mp->flags = flags & MOUNT_KEPT;
+	return 0;
+}
+
+/* A propagation type: one of them (with MS_REC), on a mount's root. */
+static long
+mount_propagation(unsigned long flags, struct nameidata *nd)
+{
+	unsigned long type = flags & MOUNT_PROPAGATION;
+
+	if ((type & (type - 1)) != 0 ||
+	    (flags & ~(unsigned long)(MOUNT_PROPAGATION | MS_REC |
+	    MS_SILENT)) != 0)
+		return -EINVAL;
+	return mount_of(nd) != NULL || nd->vp == vfs_root() ? 0 : -EINVAL;
+}
+
+/* In Linux's order: the strings, the target, then the flags. */
+long
+sys_mount(struct thread *td, const struct sys_mount_args *a)
+{
+	unsigned long flags = a->flags;
+	struct mount_strs *ms = calloc(1, sizeof(*ms));
+	struct nameidata nd;
+	long r;
+
+	if (ms == NULL)
+		return -ENOMEM;
+	if ((r = mount_copyin(td, a, ms)) < 0 ||
+	    (r = vfs_lookup(td->proc, AT_FDCWD, ms->target, LOOKUP_FOLLOW,
+	    &nd)) < 0) {
+		free(ms);
+		return r;
+	}
+	if ((flags & MS_MGC_MSK) == MS_MGC_VAL)
+		flags &= ~(unsigned long)MS_MGC_MSK;
+	if (flags & MS_NOUSER)
+		r = -EINVAL;
+	else if (td->proc->cred.euid != 0)
+		r = -EPERM;    /* CAP_SYS_ADMIN */
+	else if (flags & MS_REMOUNT)
+		r = mount_remount(flags, &nd);
+	else if (mount_on_root(td, &nd) && !(flags & MOUNT_PROPAGATION))
+		r = -EBUSY;
+	else if (flags & MS_BIND)
+		r = mount_bind(td, ms, &nd);
+	else if (flags & MOUNT_PROPAGATION)
+		r = mount_propagation(flags, &nd);
+	else if (flags & MS_MOVE)
+		r = -EINVAL;
+	else if (a->fstype.va == 0)
+		r = -EFAULT;
+	else
+		r = mount_new(flags, ms, &nd);
+	nd_release(&nd);
+	free(ms);
+	return r;
+}
+
+/* Whether path is at or below the mount point mp_path. */
+static bool
+mount_below(const char *path, const char *mp_path)
+{
+	size_t n = strlen(mp_path);
+
+	return path != NULL && strncmp(path, mp_path, n) == 0 &&
+	    (path[n] == '\0' || path[n] == '/');
+}
+
+/* Whether m is a mount somewhere below mp's mount point. */
+static bool
+mount_under(const struct mount *m, const struct mount *mp)
+{
+	return m != mp && m->covered != NULL &&
+	    strcmp(m->path, mp->path) != 0 && mount_below(m->path, mp->path);
+}
+
+/*
+ * Whether anything holds a place in mp: a mount below it, an open file,
+ * a process's cwd.  Files are known by the paths they were opened by,
+ * which is what a mount point is too.
+ */
+static bool
+mount_busy(struct mount *mp)
+{
+	for (struct mount *m = vfs_mounts(); m != NULL; m = m->next)
+		if (mount_under(m, mp))
+			return true;
+	for (struct proc *p = proc_first(); p != NULL; p = p->next) {
+		if (p->fs != NULL && mount_below(p->fs->cwd_path, mp->path))
+			return true;
+		for (int fd = 0; p->fdt != NULL && fd < p->fdt->n; fd++) {
+			struct file *fp = fd_get(p->fdt, fd);
+
+			if (fp != NULL && fp->vn != NULL &&
+			    fp->vn->mount == mp->root->mount &&
+			    mount_below(fp->path, mp->path))
+				return true;
+		}
+	}
+	return false;
+}
+
+/* MNT_DETACH: the mounts below mp go first, the last made first. */
+static void
+mount_detach(struct mount *mp)
+{
+	for (;;) {
+		struct mount *last = NULL;
+
+		for (struct mount *m = vfs_mounts(); m != NULL; m = m->next)
+			if (mount_under(m, mp))
+				last = m;
+		if (last == NULL)
+			break;
+		vfs_umount(last);
+	}
+	vfs_umount(mp);
+}
+
+/* In Linux's order: the flags, the target, the privilege, the mount. */
+long
+sys_umount2(struct thread *td, const struct sys_umount2_args *a)
+{
+	unsigned flags = a->flags;
+	char *path;
+	struct nameidata nd;
+	struct mount *mp;
+	long r;
+
+	if (flags & ~(unsigned)(MNT_FORCE | MNT_DETACH | MNT_EXPIRE |
+	    UMOUNT_NOFOLLOW))
+		return -EINVAL;
+	if ((path = malloc(VK_PATH_MAX)) == NULL)
+		return -ENOMEM;
+	if ((r = copyinstr(td, a->target, path, VK_PATH_MAX)) >= 0)
+		r = vfs_lookup(td->proc, AT_FDCWD, path,
+		    (flags & UMOUNT_NOFOLLOW) ? 0 : LOOKUP_FOLLOW, &nd);
+	free(path);
+	if (r < 0)
+		return r;
+	if (td->proc->cred.euid != 0)
+		r = -EPERM;    /* CAP_SYS_ADMIN */
+	else if ((mp = mount_of(&nd)) == NULL)
+		r = -EINVAL;
+	else if ((flags & MNT_EXPIRE) && (flags & (MNT_FORCE | MNT_DETACH)))
+		r = -EINVAL;
+	else if (flags & MNT_EXPIRE)
+		r = -EAGAIN;   /* the first call only marks it, as Linux */
+	else if (!(flags & MNT_DETACH) && mount_busy(mp))
+		r = -EBUSY;
+	nd_release(&nd);
+	if (r == 0 && (flags & MNT_DETACH))
+		mount_detach(mp);
+	else if (r == 0)
+		vfs_umount(mp);
+	return r;
+}
