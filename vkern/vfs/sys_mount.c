@@ -27,6 +27,9 @@
 
 #include "vkern/kern/syscall_gen.h"
 
+/* MS_NOUSER, which the UAPI header spells 1 << 31, an int overflow. */
+#define MOUNT_NOUSER (1UL << 31)
+
 /* Linux copies a page of options and a page of each name. */
 #define MOUNT_STR_MAX VK_PAGE_SIZE
 
@@ -373,7 +376,7 @@ sys_mount(struct thread *td, const struct sys_mount_args *a)
 	}
 	if ((flags & MS_MGC_MSK) == MS_MGC_VAL)
 		flags &= ~(unsigned long)MS_MGC_MSK;
-	if (flags & MS_NOUSER)
+	if (flags & MOUNT_NOUSER)
 		r = -EINVAL;
 	else if (td->proc->cred.euid != 0)
 		r = -EPERM;    /* CAP_SYS_ADMIN */
