@@ -27,31 +27,15 @@
 #include <unistd.h>
 
 #include "guest.h"
+#include "rnd.h"
 
 #define NFDS  8
-#define NELEM(a) (sizeof(a) / sizeof((a)[0]))
 
-static uint64_t rng = 88172645463325252ULL;
 static int fds[NFDS] = { -1, -1, -1, -1, -1, -1, -1, -1 };
 static int wds[16];
 static char dirs[2][64];
 static char *ro;
 static char buf[8192];
-
-static uint64_t
-rnd(void)
-{
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng;
-}
-
-static uint64_t
-pick(const uint64_t *v, size_t n)
-{
-	return v[rnd() % n];
-}
 
 /* An fd: an instance, another kind of file, or nonsense. */
 static int
@@ -243,7 +227,7 @@ main(int argc, char **argv)
 	long iters = argc > 1 ? atol(argv[1]) : 20000;
 
 	if (argc > 2)
-		rng ^= (uint64_t)atoll(argv[2]) * 0x9e3779b97f4a7c15ULL;
+		rnd_state ^= (uint64_t)atoll(argv[2]) * 0x9e3779b97f4a7c15ULL;
 	ro = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (!CHECK(ro != MAP_FAILED, "mmap"))
 		return guest_done();

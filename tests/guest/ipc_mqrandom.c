@@ -16,29 +16,13 @@
 #include <sys/socket.h>
 
 #include "guest.h"
+#include "rnd.h"
 
 #define NFDS 16
-#define NELEM(a) (sizeof(a) / sizeof((a)[0]))
 
 static const char *names[] = { "r0", "r1", "r2", "r3" };
 static int fds[NFDS];
-static uint64_t rng = 88172645463325252ULL;
 static char *ro;                /* a read-only page */
-
-static uint64_t
-rnd(void)
-{
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng;
-}
-
-static uint64_t
-pick(const uint64_t *v, size_t n)
-{
-	return v[rnd() % n];
-}
 
 static uint64_t
 rsize(void)
@@ -223,7 +207,7 @@ main(int argc, char **argv)
 	sigset_t all;
 
 	if (argc > 2)
-		rng = strtoull(argv[2], NULL, 0) | 1;
+		rnd_state = strtoull(argv[2], NULL, 0) | 1;
 	memset(fds, 0xff, sizeof(fds));
 	/* Notifications go nowhere: every signal they may name is held. */
 	sigfillset(&all);

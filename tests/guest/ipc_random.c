@@ -18,28 +18,12 @@
 #include <stdlib.h>
 
 #include "guest.h"
+#include "rnd.h"
 
 #define NIDS 16
-#define NELEM(a) (sizeof(a) / sizeof((a)[0]))
 
 static long ids[3][NIDS];       /* shm, sem, msg ids made, or -1 */
-static uint64_t rng = 88172645463325252ULL;
 static char *ro;                /* a read-only page */
-
-static uint64_t
-rnd(void)
-{
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng;
-}
-
-static uint64_t
-pick(const uint64_t *v, size_t n)
-{
-	return v[rnd() % n];
-}
 
 /* A size or count: small, at an edge, or absurd. */
 static uint64_t
@@ -219,7 +203,7 @@ main(int argc, char **argv)
 	static char buf[131072] __attribute__((aligned(4096)));
 
 	if (argc > 2)
-		rng = strtoull(argv[2], NULL, 0) | 1;
+		rnd_state = strtoull(argv[2], NULL, 0) | 1;
 	memset(ids, 0xff, sizeof(ids));
 	ro = guest_anon(4096, PROT_READ);
 	CHECK(ro != MAP_FAILED, "mmap");

@@ -18,23 +18,13 @@
 #include <stdlib.h>
 
 #include "guest.h"
+#include "rnd.h"
 
-#define NELEM(a) (sizeof(a) / sizeof((a)[0]))
 #define NFDS 8
 
-static uint64_t rng = 88172645463325252ULL;
 static char *edge;              /* a page followed by an unmapped one */
 static char *ro;                /* a read-only page */
 static long fds[NFDS];
-
-static uint64_t
-rnd(void)
-{
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng;
-}
 
 static const char *const dirs[] = { "/tmp/mr", "/tmp/mr/a", "/tmp/mr/b",
 	"/tmp/mr/a/c", "/tmp/mr/b/d", "/tmp/mr/a/c/e", "/tmp/mr/../mr/b",
@@ -166,7 +156,7 @@ main(int argc, char **argv)
 	long before = 0, fd, n;
 
 	if (argc > 2)
-		rng ^= (uint64_t)atol(argv[2]) * 0x9e3779b97f4a7c15ULL;
+		rnd_state ^= (uint64_t)atol(argv[2]) * 0x9e3779b97f4a7c15ULL;
 	edge = mmap(NULL, 2 * GUEST_PAGE, PROT_READ | PROT_WRITE,
 	    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	ro = mmap(NULL, GUEST_PAGE, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS,

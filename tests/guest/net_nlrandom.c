@@ -23,21 +23,13 @@
 #include <unistd.h>
 
 #include "guest.h"
+#define RND_SEED 0x2545f4914f6cdd1dULL
+#include "rnd.h"
 
 #define ROUNDS 4000
 #define NFDS 6
 
-static uint64_t seed = 0x2545f4914f6cdd1dULL;
 static bool gets_only;
-
-static uint64_t
-rnd(void)
-{
-	seed ^= seed << 13;
-	seed ^= seed >> 7;
-	seed ^= seed << 17;
-	return seed;
-}
 
 static uint8_t buf[16384] __attribute__((aligned(64)));
 static uint8_t rbuf[70000] __attribute__((aligned(64)));
@@ -262,7 +254,7 @@ int
 main(int argc, char **argv)
 {
 	if (argc > 1)
-		seed = strtoull(argv[1], NULL, 0) | 1;
+		rnd_state = strtoull(argv[1], NULL, 0) | 1;
 	/* In vkernel, unshare is EINVAL and the network cannot change. */
 	if (geteuid() == 0 && unshare(CLONE_NEWNET) != 0 && errno != EINVAL)
 		gets_only = true;

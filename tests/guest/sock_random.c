@@ -24,21 +24,13 @@
 #include <unistd.h>
 
 #include "guest.h"
+#define RND_SEED 0x9e3779b97f4a7c15ULL
+#include "rnd.h"
 #include "inet_common.h"
 
 #define ROUNDS 6000
 #define NFDS 12
 
-static uint64_t seed = 0x9e3779b97f4a7c15ULL;
-
-static uint64_t
-rnd(void)
-{
-	seed ^= seed << 13;
-	seed ^= seed >> 7;
-	seed ^= seed << 17;
-	return seed;
-}
 
 static char buf[8192] __attribute__((aligned(64)));
 static int fds[NFDS];
@@ -375,7 +367,7 @@ main(int argc, char **argv)
 	int sv[2];
 
 	if (argc > 1)
-		seed = strtoull(argv[1], NULL, 0) | 1;
+		rnd_state = strtoull(argv[1], NULL, 0) | 1;
 	signal(SIGPIPE, SIG_IGN);
 	for (int i = 0; i < NFDS; i++)
 		fds[i] = -1;
