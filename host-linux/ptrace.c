@@ -24,6 +24,7 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/ptrace.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
@@ -318,6 +319,29 @@ ptrace_init(struct vk_error **err)
 
 /* --- the stub's child side, between fork and exec --- */
 
+/*
+ * The host places a new process's mmap area, and the vdso first in it,
+ * below its stack by RLIMIT_STACK plus up to 16 GiB of stack
+ * randomization, less a random offset.  With the default 8 MiB that top
+ * lies up to 4 GiB above STUB_BASE, so about one stub in 250 had its vdso
+ * where the guest's space does not reach and the guest saw no [vvar] or
+ * [vdso].  A stack limit of 8 GiB in the stub alone keeps the whole mmap
+ * area below STUB_BASE; a host hard limit below that leaves it as it was.
+ */
+static void
+stub_lower_mmap_base(void)
+{
+	const rlim_t want = 8ULL << 30;
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_STACK, &rl) < 0 || rl.rlim_cur == RLIM_INFINITY ||
+	    rl.rlim_cur >= want)
+		return;
+	rl.rlim_cur = rl.rlim_max == RLIM_INFINITY || rl.rlim_max > want ?
+	    want : rl.rlim_max;
+	setrlimit(RLIMIT_STACK, &rl);
+}
+
 static _Noreturn void
 stub_child(int syncfd)
 {
@@ -347,6 +371,7 @@ stub_child(int syncfd)
 	    dup3(syncfd, STUB_EXE_FD + 1, O_CLOEXEC) < 0)
 		_exit(127);
 	syncfd = STUB_EXE_FD + 1;
+	stub_lower_mmap_base();
 	close_range(STUB_EXE_FD + 2, ~0U, 0);
 	close_range(0, STUB_RAM_FD - 1, 0);
 	/* Wait until the parent has seized us. */
