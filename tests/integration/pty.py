@@ -115,8 +115,10 @@ def case_tmux(vk):
 
 def tmux_case(vk, prefix):
     sock = "/tmp/vk-tmux-%d" % os.getpid()
-    t = ttycase.Term(vk, ["env", "TERM=xterm", "bash", "--norc",
-                          "--noprofile", "-i"], prefix)
+    # tmux runs a pane's command with $SHELL, or else the user's login
+    # shell: nobody's is nologin, so SHELL is set, as a login would.
+    t = ttycase.Term(vk, ["env", "TERM=xterm", "SHELL=/bin/sh", "bash",
+                          "--norc", "--noprofile", "-i"], prefix)
     try:
         tmux_drive(t, "tmux -S " + sock)
     finally:
