@@ -4,10 +4,13 @@
  * taken in (more than its receive buffer holds) waits until the peer
  * reads it or the time is up, and the peer then reads it all; with data
  * the peer has room for, close returns at once; with l_linger 0, close
- * resets the connection (the peer's read says ECONNRESET).  Run as root
+ * resets the connection (the peer's read says ECONNRESET); a signal ends
+ * the wait, and close still returns 0, the socket closed.  Run as root
  * and as uid 65534.
  */
 #include <fcntl.h>
+#include <signal.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 
 #include "guest.h"
@@ -65,6 +68,38 @@ drain(int s)
 }
 
 static void
+on_alarm(int sig)
+{
+	(void)sig;
+}
+
+/* A handler without SA_RESTART interrupts the linger: close gives 0. */
+static void
+linger_signal(int lis)
+{
+	struct sigaction sa = { .sa_handler = on_alarm };
+	struct itimerval it = { .it_value = { 0, 200000 } };
+	int c, s;
+	long sent;
+	double t;
+
+	if (!pair(lis, &c, &s, 10))
+		return;
+	sent = fill(c);
+	CHECK_OK(sigaction(SIGALRM, &sa, NULL));
+	CHECK_OK(setitimer(ITIMER_REAL, &it, NULL));
+	t = now();
+	CHECK_OK(close(c));
+	t = now() - t;
+	CHECK(t > 0.1 && t < 5, "close took %.2f s", t);
+	/* Closed all the same: the descriptor is gone, the data delivered. */
+	CHECK_ERR(fcntl(c, F_GETFD), EBADF);
+	CHECK_EQ(drain(s), sent);
+	close(s);
+	signal(SIGALRM, SIG_DFL);
+}
+
+static void
 tests(void)
 {
 	int lis = tcp_listener(AF_INET), c, s, st, go[2];
@@ -118,6 +153,7 @@ tests(void)
 		CHECK(pid > 0 && waitpid(pid, &st, 0) == pid && WIFEXITED(st) &&
 		    WEXITSTATUS(st) == 0, "the peer read it all: %#x", st);
 	}
+	linger_signal(lis);
 	/* No time: a reset. */
 	if (pair(lis, &c, &s, 0)) {
 		CHECK_OK(setsockopt(c, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg)));

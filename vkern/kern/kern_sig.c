@@ -90,8 +90,8 @@ sig_ignored(const struct proc *p, int sig)
  * asks for SA_RESTART and the call can simply run again (or the call is
  * one Linux always restarts), back up to the syscall instruction so that
  * it does after the handler.  A read or write that had moved some bytes
- * returns their count, and a call whose cancel hook set an error in
- * their place returns that.
+ * returns their count, and a call whose cancel hook set a result in
+ * their place (an error, or a 0 that done_set marks) returns that.
  */
 static void
 sig_interrupt(struct thread *td, int sig)
@@ -102,7 +102,7 @@ sig_interrupt(struct thread *td, int sig)
 	if (td->wait.cancel != NULL)
 		td->wait.cancel(td);
 	td->state = TD_ONCPU;
-	if (td->wait.done != 0) {
+	if (td->wait.done != 0 || td->wait.done_set) {
 		syscall_finish(td, td->wait.done);
 		return;
 	}

@@ -133,6 +133,7 @@ struct wait {
 	uint64_t arg[6];	/* the handler's own state */
 	long done;		/* bytes moved so far: what a signal returns; */
 				/* or the -errno a cancel hook sets for it */
+	bool done_set;		/* done is the result even when 0 */
 };
 
 /*

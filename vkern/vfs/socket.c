@@ -432,11 +432,17 @@ linger_cont(struct thread *td)
 	return 0;
 }
 
-/* A signal: the socket is closed all the same (the call says EINTR). */
+/*
+ * A signal ends the wait, and the socket is closed all the same: the
+ * descriptor went before the wait began, so close says 0, as Linux's,
+ * whose lingering happens after the call's result is set.
+ */
 static void
 linger_cancel(struct thread *td)
 {
 	file_rel(linger_file(td));
+	td->wait.done = 0;
+	td->wait.done_set = true;
 }
 
 long
