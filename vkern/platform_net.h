@@ -121,4 +121,12 @@ short plat_net_poll(int h);
  */
 void plat_net_watch(int h, short events);
 
+/*
+ * The host network's interfaces, addresses and routes (main and local
+ * tables), into *t: 0, or -errno when they cannot be read.  Called once,
+ * at boot, before the lock-down.
+ */
+struct netif_table;
+int plat_net_describe(struct netif_table *t);
+
 #endif

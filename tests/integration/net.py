@@ -13,12 +13,14 @@
 # a host port the test connects to; a UDP round trip and asyncio reach
 # host servers; poll, epoll and select wake when a host server answers; the guest sees the host's /etc/resolv.conf.  The lock-down
 # holds socket calls only with the option (hostpolicy).  glibc's resolver
-# asks the test's DNS server on the host's 127.0.0.1:53 (hostdns).
+# asks the test's DNS server on the host's 127.0.0.1:53 (hostdns).  ip
+# and /proc/net/route show the host's interfaces, addresses and routes
+# (hostifaces).
 #
 # usage: net.py VKERNEL CASE [WHO]
 #   CASE http4, http6, refused, unreach, asyncio, udpserver, nc, hosthttp4,
 #   hosthttp6, hostlisten, hostudp, hostasyncio, hostrefused, hostpolicy,
-#   hostraw, hostdns, hostpoll
+#   hostraw, hostdns, hostpoll, hostifaces
 #   WHO root (default): vkernel and the guest as the test's user;
 #   guestuser: the guest drops to uid 65534 itself; hostuser: vkernel
 #   runs as an unprivileged host user (asuser.sh).
@@ -462,7 +464,28 @@ def host_dns():
         fail("the name did not resolve through the host's DNS server")
 
 
+IFACES = ("ip addr; ip link; ip route show table main; "
+          "ip route show table local; ip -6 route show table main; "
+          "ip -6 route show table local; ip route get 198.51.100.1; "
+          "ip -6 route get 2001:db8::1; ip route get 127.0.0.1; "
+          "cat /proc/net/route")
+
+
+def host_ifaces():
+    """The host's interfaces, addresses and routes are the guest's, as
+    ip and /proc/net/route show them (statistics aside)."""
+    want = subprocess.run(["sh", "-c", IFACES], stdout=subprocess.PIPE,
+                          stderr=subprocess.STDOUT).stdout.decode()
+    # ip route get gives the asker's uid: the guest's own.
+    st, out = vk(IFACES + " 2>&1", ["--net=host"])
+    uid = "65534" if who != "root" or os.getuid() != 0 else "0"
+    want = want.replace("uid %d " % os.getuid(), "uid %s " % uid)
+    if out.strip() != want.strip():
+        fail("inside:\n%s\non the host:\n%s" % (out, want))
+
+
 HOST_CASES = {
+    "hostifaces": host_ifaces,
     "hostpoll": host_poll,
     "hostdns": host_dns,
     "hosthttp4": lambda: host_curl(socket.AF_INET, "127.0.0.1", "127.0.0.1"),

@@ -608,6 +608,12 @@ plat_net_socket(int family, int type)
 	return -EAFNOSUPPORT;
 }
 
+int
+plat_net_describe(struct netif_table *t)
+{
+	return -ENODEV;
+}
+
 void
 plat_net_close(int h)
 {

@@ -35,6 +35,7 @@
 #include "vkern/kern/proc.h"
 #include "vkern/kern/syscall.h"
 #include "vkern/kmem.h"
+#include "vkern/net/net.h"
 #include "vkern/platform.h"
 #include "vkern/vfs/file.h"
 #include "vkern/vfs/namei.h"
@@ -58,6 +59,8 @@ kern_init(const struct kern_config *cfg)
 	if (config.disk > 0)
 		tmpfs_disk_max = config.disk / VK_PAGE_SIZE;
 	vm_ram_init(plat_ram_size(), VK_MIN(cfg->mem, plat_ram_size()));
+	if (cfg->net_host)
+		netif_from_host();
 	if (cfg->hostname != NULL)
 		uts_set_name(UTS_NODENAME, cfg->hostname,
 		    strlen(cfg->hostname));

@@ -1,7 +1,8 @@
 /*
  * The guest's network as it is described to the guest: its interfaces,
  * their addresses and routes (the loopback "lo" only, with 127.0.0.1/8
- * and ::1/128, as in a new network namespace once lo is up), the
+ * and ::1/128, as in a new network namespace once lo is up; with
+ * --net=host, the host's, as the host had them at start-up), the
  * settings of /proc/sys/net, and the sockets that exist, family by
  * family, for /proc/net and netlink.
  *
@@ -21,13 +22,15 @@
 /* An interface, as RTM_NEWLINK and /proc/net/dev show it. */
 struct netif {
 	int index;
-	const char *name;
+	char name[16];           /* IFNAMSIZ, NUL-terminated */
 	unsigned flags;          /* IFF_UP, IFF_LOOPBACK... */
 	unsigned mtu;
 	unsigned short type;     /* ARPHRD_LOOPBACK... */
 	unsigned txqlen;
 	uint8_t operstate;       /* IF_OPER_UNKNOWN... */
 	uint8_t hwaddr[6];       /* all zero for lo */
+	uint8_t hwbrd[6];        /* the link's broadcast: all zero for lo */
+	char qdisc[16];          /* its queueing discipline; "": noqueue */
 };
 
 /* Its traffic, for /proc/net/dev and IFLA_STATS64. */
@@ -43,6 +46,7 @@ struct netif_addr {
 	uint8_t prefixlen;
 	uint8_t scope;           /* RT_SCOPE_HOST... */
 	uint32_t flags;          /* IFA_F_PERMANENT... */
+	uint8_t broadcast[4];    /* IPv4's, network order; 0.0.0.0: none */
 };
 
 /* A route, as RTM_NEWROUTE shows it. */
@@ -57,11 +61,36 @@ struct netif_route {
 	uint8_t prefsrc[16];
 	int oif;
 	uint32_t priority;       /* the metric (IPv6's 256 for kernel routes) */
+	uint8_t protocol;        /* RTPROT_*; 0 (RTPROT_UNSPEC): the kernel's */
+	uint8_t gw_len;          /* 0: no gateway, else 4 or 16 */
+	uint8_t gw[16];          /* the next hop, network order */
 };
 
 /*
- * The tables, fixed for the sandbox's life: index i from 0 while it
- * returns non-NULL.  netif_by_index: the interface of that index or NULL.
+ * The tables of another network the guest sees as its own (--net=host:
+ * the host's), as the platform reads them once at start-up.  At most
+ * NETIF_MAX interfaces, NETIF_ADDR_MAX addresses, NETIF_ROUTE_MAX routes
+ * (the main and local tables); the rest is left out.
+ */
+#define NETIF_MAX 256
+#define NETIF_ADDR_MAX 512
+#define NETIF_ROUTE_MAX 1024
+struct netif_table {
+	struct netif ifs[NETIF_MAX];
+	struct netif_addr addrs[NETIF_ADDR_MAX];
+	struct netif_route routes[NETIF_ROUTE_MAX];
+	size_t nif, naddr, nroute;
+};
+
+/*
+ * With --net=host, take the host's tables in place of the loopback's;
+ * kept as they are when the platform cannot read them.  Once, at boot.
+ */
+void netif_from_host(void);
+
+/*
+ * The tables, fixed for the sandbox's life once booted: index i from 0
+ * while it returns non-NULL.  netif_by_index: the interface of that index or NULL.
  */
 const struct netif *netif_at(size_t i);
 const struct netif *netif_by_index(int index);

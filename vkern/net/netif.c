@@ -5,6 +5,9 @@
  * up (ip link set lo up): the interface, its two addresses, and the
  * local table's routes for them.  Linux 6.x keeps no ::1 route in the
  * main table, so "ip route" and "ip -6 route" print nothing there either.
+ * With --net=host they are the host's instead, read once at boot: what
+ * the guest's sockets reach is then the host's network, and programs
+ * that look at the interfaces first (glibc's AI_ADDRCONFIG) must see it.
  */
 #include <errno.h>
 #include <linux/if.h>
@@ -13,12 +16,13 @@
 #include <linux/rtnetlink.h>
 
 #include "vkern/net/net.h"
+#include "vkern/platform_net.h"
 #include "vkern/vfs/inet_sock.h"
 #include "vkern/vk.h"
 
 #define LO_INDEX 1
 
-static const struct netif netifs[] = {
+static const struct netif lo_ifs[] = {
 	{
 		.index = LO_INDEX,
 		.name = "lo",
@@ -30,17 +34,18 @@ static const struct netif netifs[] = {
 	},
 };
 
-static struct netif_stats netif_stats[VK_NELEM(netifs)];
-
 #define LO4 { 127, 0, 0, 1 }
 #define LO6 { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1 }
 
-static const struct netif_addr netif_addrs[] = {
-	{ LO_INDEX, AF_INET, LO4, 8, RT_SCOPE_HOST, IFA_F_PERMANENT },
-	{ LO_INDEX, AF_INET6, LO6, 128, RT_SCOPE_HOST, IFA_F_PERMANENT },
+static const struct netif_addr lo_addrs[] = {
+	{ .ifindex = LO_INDEX, .family = AF_INET, .addr = LO4,
+	    .prefixlen = 8, .scope = RT_SCOPE_HOST, .flags = IFA_F_PERMANENT },
+	{ .ifindex = LO_INDEX, .family = AF_INET6, .addr = LO6,
+	    .prefixlen = 128, .scope = RT_SCOPE_HOST,
+	    .flags = IFA_F_PERMANENT },
 };
 
-static const struct netif_route netif_routes[] = {
+static const struct netif_route lo_routes[] = {
 	{ .family = AF_INET, .dst = { 127 }, .dst_len = 8,
 	    .table = RT_TABLE_LOCAL, .type = RTN_LOCAL, .scope = RT_SCOPE_HOST,
 	    .prefsrc_len = 4, .prefsrc = LO4, .oif = LO_INDEX },
@@ -56,17 +61,41 @@ static const struct netif_route netif_routes[] = {
 	    .scope = RT_SCOPE_UNIVERSE, .oif = LO_INDEX },
 };
 
+static const struct netif *netifs = lo_ifs;
+static const struct netif_addr *netif_addrs = lo_addrs;
+static const struct netif_route *netif_routes = lo_routes;
+static size_t nnetifs = VK_NELEM(lo_ifs);
+static size_t nnetif_addrs = VK_NELEM(lo_addrs);
+static size_t nnetif_routes = VK_NELEM(lo_routes);
+static struct netif_stats netif_stats[NETIF_MAX];
+
+void
+netif_from_host(void)
+{
+	static struct netif_table host;
+
+	if (plat_net_describe(&host) < 0 || host.nif == 0 ||
+	    host.nif > NETIF_MAX || host.naddr > NETIF_ADDR_MAX ||
+	    host.nroute > NETIF_ROUTE_MAX)
+		return;
+	netifs = host.ifs;
+	nnetifs = host.nif;
+	netif_addrs = host.addrs;
+	nnetif_addrs = host.naddr;
+	netif_routes = host.routes;
+	nnetif_routes = host.nroute;
+}
 
 const struct netif *
 netif_at(size_t i)
 {
-	return i < VK_NELEM(netifs) ? &netifs[i] : NULL;
+	return i < nnetifs ? &netifs[i] : NULL;
 }
 
 const struct netif *
 netif_by_index(int index)
 {
-	for (size_t i = 0; i < VK_NELEM(netifs); i++)
+	for (size_t i = 0; i < nnetifs; i++)
 		if (netifs[i].index == index)
 			return &netifs[i];
 	return NULL;
@@ -75,19 +104,23 @@ netif_by_index(int index)
 const struct netif_addr *
 netif_addr_at(size_t i)
 {
-	return i < VK_NELEM(netif_addrs) ? &netif_addrs[i] : NULL;
+	return i < nnetif_addrs ? &netif_addrs[i] : NULL;
 }
 
 const struct netif_route *
 netif_route_at(size_t i)
 {
-	return i < VK_NELEM(netif_routes) ? &netif_routes[i] : NULL;
+	return i < nnetif_routes ? &netif_routes[i] : NULL;
 }
 
+/*
+ * Only the loopback's own traffic is counted: what goes through host
+ * sockets is the host's to count, and the guest cannot see those counts.
+ */
 void
 netif_count_packet(int ifindex, size_t len)
 {
-	for (size_t i = 0; i < VK_NELEM(netifs); i++) {
+	for (size_t i = 0; i < nnetifs; i++) {
 		if (netifs[i].index != ifindex)
 			continue;
 		netif_stats[i].tx_packets++;
@@ -101,7 +134,7 @@ netif_count_packet(int ifindex, size_t len)
 struct netif_stats
 netif_stats_of(int ifindex)
 {
-	for (size_t i = 0; i < VK_NELEM(netifs); i++)
+	for (size_t i = 0; i < nnetifs; i++)
 		if (netifs[i].index == ifindex)
 			return netif_stats[i];
 	return (struct netif_stats){ 0 };

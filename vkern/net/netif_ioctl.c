@@ -128,9 +128,8 @@ netif_inet(struct thread *td, unsigned cmd, bool set, struct ifreq *ifr)
 		    __builtin_bswap32(~0u << (32 - ia->prefixlen));
 		netif_put_sin(&ifr->ifr_addr, &mask);
 		return 0;
-	case SIOCGIFBRDADDR:    /* none: lo broadcasts nothing */
-		mask = 0;
-		netif_put_sin(&ifr->ifr_addr, &mask);
+	case SIOCGIFBRDADDR:    /* 0.0.0.0 for none: lo broadcasts nothing */
+		netif_put_sin(&ifr->ifr_addr, ia->broadcast);
 		return 0;
 	}
 	return -ENOTTY;

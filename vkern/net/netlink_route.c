@@ -63,12 +63,12 @@ link_fill(struct nl_out *o, struct nl_msg *m, const struct netif *nif,
 	nla_u32(m, IFLA_NUM_TX_QUEUES, 1);
 	nla_u32(m, IFLA_NUM_RX_QUEUES, 1);
 	nla_u8(m, IFLA_CARRIER, (nif->flags & IFF_LOWER_UP) != 0);
-	nla_str(m, IFLA_QDISC, "noqueue");
+	nla_str(m, IFLA_QDISC, nif->qdisc[0] != '\0' ? nif->qdisc : "noqueue");
 	nla_u32(m, IFLA_CARRIER_CHANGES, 0);
 	nla_u8(m, IFLA_PROTO_DOWN, 0);
 	nla_put(m, IFLA_MAP, &map, sizeof(map));
 	nla_put(m, IFLA_ADDRESS, nif->hwaddr, sizeof(nif->hwaddr));
-	nla_put(m, IFLA_BROADCAST, nif->hwaddr, sizeof(nif->hwaddr));
+	nla_put(m, IFLA_BROADCAST, nif->hwbrd, sizeof(nif->hwbrd));
 	nla_put(m, IFLA_STATS64, &s64, sizeof(s64));
 	nla_put(m, IFLA_STATS, &s32, sizeof(s32));
 }
@@ -192,7 +192,11 @@ addr_fill(struct nl_out *o, struct nl_msg *m, const struct netif_addr *a)
 	nlm_put(m, &ifa, sizeof(ifa));
 	nla_put(m, IFA_ADDRESS, a->addr, alen);
 	if (a->family == AF_INET) {
+		static const uint8_t none[4];
+
 		nla_put(m, IFA_LOCAL, a->addr, alen);
+		if (memcmp(a->broadcast, none, sizeof(none)) != 0)
+			nla_put(m, IFA_BROADCAST, a->broadcast, 4);
 		if (nif != NULL)
 			nla_str(m, IFA_LABEL, nif->name);
 	}
@@ -226,6 +230,13 @@ addr_dump(struct nl_out *o, int family)
 
 /* --- Routes --- */
 
+/* Who made a route: the host's say, or the kernel's for lo's own. */
+static uint8_t
+route_protocol(const struct netif_route *rt)
+{
+	return rt->protocol != RTPROT_UNSPEC ? rt->protocol : RTPROT_KERNEL;
+}
+
 static void
 route_fill(struct nl_out *o, struct nl_msg *m, const struct netif_route *rt,
     int flags)
@@ -235,7 +246,7 @@ route_fill(struct nl_out *o, struct nl_msg *m, const struct netif_route *rt,
 		.rtm_family = (uint8_t)rt->family,
 		.rtm_dst_len = rt->dst_len,
 		.rtm_table = rt->table,
-		.rtm_protocol = RTPROT_KERNEL,
+		.rtm_protocol = route_protocol(rt),
 		.rtm_scope = rt->scope,
 		.rtm_type = rt->type,
 	};
@@ -245,10 +256,12 @@ route_fill(struct nl_out *o, struct nl_msg *m, const struct netif_route *rt,
 	nla_u32(m, RTA_TABLE, rt->table);
 	if (rt->dst_len > 0)
 		nla_put(m, RTA_DST, rt->dst, alen);
-	if (rt->family == AF_INET6)
+	if (rt->family == AF_INET6 || rt->priority != 0)
 		nla_u32(m, RTA_PRIORITY, rt->priority);
 	if (rt->prefsrc_len > 0)
 		nla_put(m, RTA_PREFSRC, rt->prefsrc, rt->prefsrc_len);
+	if (rt->gw_len > 0)
+		nla_put(m, RTA_GATEWAY, rt->gw, rt->gw_len);
 	nla_u32(m, RTA_OIF, (uint32_t)rt->oif);
 	if (rt->family == AF_INET6)
 		nla_u8(m, RTA_PREF, 0);     /* ICMPV6_ROUTER_PREF_MEDIUM */
@@ -290,6 +303,50 @@ route_lookup(int family, const uint8_t *dst)
 	return best;
 }
 
+/*
+ * The source address of a packet to dst by route rt: the route's own
+ * preferred one, a local destination itself (IPv6's answer names it),
+ * or else the first address of the family on the route's interface
+ * whose scope is the destination's (link-local for fe80::/10, global
+ * for the rest), or failing that its first.
+ */
+static const uint8_t *
+route_source(const struct netif_route *rt, const uint8_t *dst)
+{
+	const struct netif_addr *a, *first = NULL;
+	bool link = rt->family == AF_INET6 && dst[0] == 0xfe &&
+	    (dst[1] & 0xc0) == 0x80;
+	uint8_t scope = link ? RT_SCOPE_LINK : RT_SCOPE_UNIVERSE;
+
+	if (rt->prefsrc_len > 0)
+		return rt->prefsrc;
+	if (rt->type == RTN_LOCAL)
+		return dst;
+	for (size_t i = 0; (a = netif_addr_at(i)) != NULL; i++) {
+		if (a->family != rt->family || a->ifindex != rt->oif)
+			continue;
+		if (a->scope == scope)
+			return a->addr;
+		if (first == NULL)
+			first = a;
+	}
+	return first != NULL ? first->addr : dst;
+}
+
+/* What a packet by rt leaves through: a local one goes to the loopback. */
+static int
+route_dev(const struct netif_route *rt)
+{
+	const struct netif *nif;
+
+	if (rt->type != RTN_LOCAL)
+		return rt->oif;
+	for (size_t i = 0; (nif = netif_at(i)) != NULL; i++)
+		if (nif->flags & IFF_LOOPBACK)
+			return nif->index;
+	return rt->oif;
+}
+
 /* Linux's RTCF_ flags of a cached IPv4 route, which ip shows as cache <>. */
 #define RTCF_BROADCAST 0x10000000
 #define RTCF_LOCAL     0x80000000
@@ -327,11 +384,12 @@ route_answer(struct nl_out *o, const struct rtmsg *req,
 	if (rt->family == AF_INET) {
 		r.rtm_table = RT_TABLE_MAIN;
 		r.rtm_src_len = src != NULL ? 32 : 0;
-		r.rtm_flags = RTM_F_CLONED | RTCF_LOCAL |
+		r.rtm_flags = RTM_F_CLONED |
+		    (rt->type != RTN_UNICAST ? RTCF_LOCAL : 0) |
 		    (rt->type == RTN_BROADCAST ? RTCF_BROADCAST : 0);
 	} else {
 		r.rtm_table = rt->table;
-		r.rtm_protocol = RTPROT_KERNEL;
+		r.rtm_protocol = route_protocol(rt);
 		r.rtm_src_len = 128;
 	}
 	nlm_start(o, &m, RTM_NEWROUTE, 0);
@@ -341,10 +399,11 @@ route_answer(struct nl_out *o, const struct rtmsg *req,
 	if (rt->family == AF_INET6 || src != NULL)
 		nla_put(&m, RTA_SRC, src != NULL ? src : any, alen);
 	if (rt->family == AF_INET)
-		nla_u32(&m, RTA_OIF, (uint32_t)rt->oif);
+		nla_u32(&m, RTA_OIF, (uint32_t)route_dev(rt));
 	if (src == NULL)
-		nla_put(&m, RTA_PREFSRC, rt->family == AF_INET ? rt->prefsrc :
-		    dst, alen);
+		nla_put(&m, RTA_PREFSRC, route_source(rt, dst), alen);
+	if (rt->gw_len > 0)
+		nla_put(&m, RTA_GATEWAY, rt->gw, rt->gw_len);
 	if (rt->family == AF_INET) {
 		nla_u32(&m, RTA_UID, o->who->uid);
 	} else {

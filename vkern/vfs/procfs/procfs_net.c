@@ -12,6 +12,7 @@
  * Kernel pointers read as zeros, as Linux shows them to the unprivileged.
  */
 #include <errno.h>
+#include <linux/route.h>
 #include <linux/rtnetlink.h>
 #include <netinet/tcp.h>
 #include <stdlib.h>
@@ -66,26 +67,60 @@ procfs_gen_net_if_inet6(const struct pfs_ctx *c, struct sbuf *sb)
 			continue;
 		for (int b = 0; b < 16; b++)
 			sbuf_printf(sb, "%02x", a->addr[b]);
-		/* The scope column is IPv6's address type: 0x10 loopback. */
+		/*
+		 * The scope column is IPv6's address type: 0x10 loopback,
+		 * 0x20 link-local, 0x40 site-local, 0 global.
+		 */
 		sbuf_printf(sb, " %02x %02x %02x %02x %8s\n", a->ifindex,
-		    a->prefixlen, a->scope == RT_SCOPE_HOST ? 0x10 : 0, a->flags,
-		    nif->name);
+		    a->prefixlen, a->scope == RT_SCOPE_HOST ? 0x10 :
+		    a->scope == RT_SCOPE_LINK ? 0x20 :
+		    a->scope == RT_SCOPE_SITE ? 0x40 : 0, a->flags, nif->name);
 	}
 	return 0;
 }
 
+/* An IPv4 address as /proc/net/route prints it: its 4 bytes, read LE. */
+static uint32_t
+procfs_route_word(const uint8_t *a)
+{
+	return (uint32_t)a[0] | (uint32_t)a[1] << 8 | (uint32_t)a[2] << 16 |
+	    (uint32_t)a[3] << 24;
+}
+
 /*
- * The IPv4 main table, which lo's routes are not in (they are in the
- * local table), so only the header, as Linux shows it for lo alone.
+ * The IPv4 main table's unicast routes (lo's are all in the local table,
+ * so lo alone shows only the header, as Linux does).  Flags: RTF_UP,
+ * RTF_GATEWAY with a next hop, RTF_HOST for a /32.
  */
 int
 procfs_gen_net_route(const struct pfs_ctx *c, struct sbuf *sb)
 {
+	const struct netif_route *rt;
+	const struct netif *nif;
 	size_t start = sb->len;
+	uint8_t mask[4];
 
 	sbuf_printf(sb, "Iface\tDestination\tGateway \tFlags\tRefCnt\tUse\t"
 	    "Metric\tMask\t\tMTU\tWindow\tIRTT");
 	procfs_pad(sb, start, 128);
+	for (size_t i = 0; (rt = netif_route_at(i)) != NULL; i++) {
+		if (rt->family != AF_INET || rt->table != RT_TABLE_MAIN ||
+		    rt->type != RTN_UNICAST ||
+		    (nif = netif_by_index(rt->oif)) == NULL)
+			continue;
+		for (int b = 0; b < 4; b++)
+			mask[b] = (uint8_t)(rt->dst_len >= 8 * (b + 1) ? 0xff :
+			    rt->dst_len <= 8 * b ? 0 :
+			    0xff00 >> (rt->dst_len - 8 * b));
+		start = sb->len;
+		sbuf_printf(sb, "%s\t%08X\t%08X\t%04X\t0\t0\t%u\t%08X\t0\t0\t0",
+		    nif->name, procfs_route_word(rt->dst),
+		    rt->gw_len == 4 ? procfs_route_word(rt->gw) : 0,
+		    RTF_UP | (rt->gw_len > 0 ? RTF_GATEWAY : 0) |
+		    (rt->dst_len == 32 ? RTF_HOST : 0), rt->priority,
+		    procfs_route_word(mask));
+		procfs_pad(sb, start, 128);
+	}
 	return 0;
 }
 
