@@ -10,9 +10,12 @@
  * readable.  A second urgent byte leaves the first in the stream, or
  * drops it when the reader is at its mark.  IPv4 UDP's MSG_OOB send
  * and AF_UNIX datagram sockets' are EOPNOTSUPP; IPv6 UDP's send and UDP
- * receives ignore the flag.
+ * receives ignore the flag.  The receiving socket's owner (F_SETOWN)
+ * gets SIGURG.
  * Run as root and as uid 65534.
  */
+#include <fcntl.h>
+#include <signal.h>
 #include <sys/epoll.h>
 #include <sys/ioctl.h>
 #include <sys/select.h>
@@ -309,6 +312,54 @@ check_others(int af)
 	}
 }
 
+static volatile sig_atomic_t urgs, urg_code;
+
+static void
+on_urg(int sig, siginfo_t *si, void *uc)
+{
+	(void)sig;
+	(void)uc;
+	urgs++;
+	urg_code = si->si_code;
+}
+
+/*
+ * SIGURG goes to the receiving socket's owner (F_SETOWN), O_ASYNC or
+ * not, as the kernel's signal; a socket without an owner sends none.
+ */
+static void
+check_sigurg(int af)
+{
+	struct sigaction sa = { .sa_sigaction = on_urg,
+	    .sa_flags = SA_SIGINFO };
+	int c, s;
+
+	if (!tcp_pair(af, &c, &s))
+		return;
+	CHECK_OK(sigaction(SIGURG, &sa, NULL));
+	urgs = 0;
+	CHECK_EQ(send(c, "ab", 2, MSG_OOB), 2);
+	wait_pri(s);
+	CHECK_EQ(urgs, 0);
+	CHECK_OK(fcntl(s, F_SETOWN, getpid()));
+	CHECK_EQ(send(c, "cd", 2, MSG_OOB), 2);
+	wait_pri(s);
+	CHECK_EQ(urgs, 1);
+	CHECK_EQ(urg_code, SI_KERNEL);
+	/* F_SETSIG picks SIGIO's replacement, not SIGURG's. */
+	CHECK_OK(fcntl(s, F_SETSIG, SIGUSR1));
+	CHECK_EQ(send(c, "e", 1, MSG_OOB), 1);
+	wait_pri(s);
+	CHECK_EQ(urgs, 2);
+	/* The sender's own socket has an owner too, but sent nothing. */
+	CHECK_OK(fcntl(c, F_SETOWN, getpid()));
+	CHECK_EQ(send(s, "f", 1, 0), 1);
+	CHECK_EQ(urgs, 2);
+	signal(SIGURG, SIG_DFL);
+	close(c);
+	close(s);
+}
+
 static void
 tests(void)
 {
@@ -324,6 +375,7 @@ tests(void)
 		check_inline(afs[i]);
 		check_events(afs[i]);
 		check_others(afs[i]);
+		check_sigurg(afs[i]);
 		close(lis);
 	}
 }

@@ -193,15 +193,13 @@ fown_may_signal(const struct file *fp, const struct proc *p)
 	return !p->exiting && sig_uids_may_send(fp->own.uid, fp->own.euid, p);
 }
 
+/* Post signal sig with info to fp's owner, as far as its setter may. */
 static void
-fown_send(const struct file *fp, short band)
+fown_post(const struct file *fp, int sig, const uint8_t info[128])
 {
-	int sig = fp->own.sig != 0 ? fp->own.sig : SIGIO;
-	uint8_t info[128];
 	struct thread *td;
 	struct proc *p;
 
-	fown_info(fp, band, info);
 	switch (fp->own.type) {
 	case F_OWNER_TID:
 		if ((td = thread_find(fp->own.id)) != NULL &&
@@ -218,6 +216,35 @@ fown_send(const struct file *fp, short band)
 				sig_post(p->main, sig, info, 0);
 		break;
 	}
+}
+
+static void
+fown_send(const struct file *fp, short band)
+{
+	uint8_t info[128];
+
+	fown_info(fp, band, info);
+	fown_post(fp, fp->own.sig != 0 ? fp->own.sig : SIGIO, info);
+}
+
+/*
+ * Urgent data came for socket file fp: its owner gets SIGURG, the
+ * kernel's (SI_KERNEL), whether O_ASYNC is set or not, as socket(7) and
+ * fcntl(2) say.
+ */
+void
+fown_urgent(const struct file *fp)
+{
+	siginfo_t si;
+	uint8_t info[128];
+
+	if (fp == NULL || fp->own.id == 0)
+		return;
+	memset(&si, 0, sizeof(si));
+	si.si_signo = SIGURG;
+	si.si_code = SI_KERNEL;
+	memcpy(info, &si, sizeof(info));
+	fown_post(fp, SIGURG, info);
 }
 
 void

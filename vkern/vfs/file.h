@@ -113,13 +113,15 @@ extern const struct file_ops vn_fileops;
  * fown_poll() signals the owners of async files that became ready: every
  * poll_wake() calls it.  fown_arrived() says that data came in for the
  * readers of chan (a pipe, a local socket), which Linux signals every
- * time, ready before or not; a poll_wake() must follow.
+ * time, ready before or not; a poll_wake() must follow.  fown_urgent()
+ * sends the owner of a socket's file SIGURG for urgent data.
  */
 long fown_fcntl(struct thread *td, struct file *fp, int cmd, uint64_t arg);
 void fown_setfl(struct file *fp, int fd);
 void fown_close(struct file *fp);
 void fown_poll(void);
 void fown_arrived(const void *chan);
+void fown_urgent(const struct file *fp);
 
 /* epoll.c: the file's last reference went; its epoll items go too. */
 void epoll_file_gone(struct file *fp);

@@ -6,7 +6,8 @@
  * byte is left out of the stream, for recv(MSG_OOB) alone (once; EINVAL
  * when there is none or it was taken), FIONREAD counts only the bytes
  * before the mark, and the byte alone at the mark is nothing to read
- * for poll.  POLLPRI says an urgent byte is there.  A new urgent byte
+ * for poll.  POLLPRI says an urgent byte is there, and the owner of
+ * the receiving socket (F_SETOWN) gets SIGURG.  A new urgent byte
  * takes the place of the old one, which stays in the stream as data,
  * unless the reader was at the old mark: then it is dropped.
  *
@@ -20,6 +21,7 @@
 #include <sys/ioctl.h>
 #include <linux/sockios.h>
 
+#include "vkern/vfs/file.h"
 #include "vkern/vfs/inet_sock.h"
 #include "vkern/vm/copyio.h"
 
@@ -74,6 +76,7 @@ urg_sent(struct isock *is)
 	pis->urg.left = (size_t)usock_nread(&peer->sk) - 1;
 	pis->urg.mark = pis->urg.valid = true;
 	pis->urg.skipped = false;
+	fown_urgent(peer->sk.fp);
 	usock_wake(peer);
 }
 
