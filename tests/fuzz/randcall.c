@@ -23,7 +23,9 @@
  * made endless (a masked SIGALRM): the supervisor kills it after a few
  * seconds and goes on.  What it may not do is die of SIGKILL nobody sent:
  * the random values never name SIGKILL or SIGSTOP where a call would send
- * them, so such a death is vkernel's, and the run fails naming the call.
+ * them, so such a death is vkernel's, and the run fails naming the call,
+ * unless vkernel's OOM killer chose the worker and said so in /dev/kmsg
+ * (a worker may fill the sandbox's --mem as any program may).
  *
  * -u: the worker drops to uid and gid 65534 first.  RANDCALL_VERBOSE in
  * the environment: every death by a signal is reported with its call.  The
@@ -34,6 +36,7 @@
  * vkernel.
  */
 #include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <linux/sched.h>
 #include <signal.h>
@@ -703,9 +706,35 @@ rm_tree(const char *path)
 }
 
 /*
+ * The System V IPC objects listed in /proc/sysvipc/NAME (the id is each
+ * line's second field) go, as "ipcrm --all" would: they outlive the
+ * processes that made them, and a segment's pages stay charged.
+ */
+static void
+rm_sysvipc(const char *name, long nr, int cmd_arg)
+{
+	char path[64], line[512];
+	FILE *f;
+	int id;
+
+	snprintf(path, sizeof(path), "/proc/sysvipc/%s", name);
+	if ((f = fopen(path, "r")) == NULL)
+		return;
+	while (fgets(line, sizeof(line), f) != NULL)
+		if (sscanf(line, "%*d %d", &id) == 1) {
+			if (cmd_arg)
+				syscall(nr, id, 0, 0 /* IPC_RMID */, 0);
+			else
+				syscall(nr, id, 0 /* IPC_RMID */, 0);
+		}
+	fclose(f);
+}
+
+/*
  * What a worker leaves behind goes before the next starts: the processes
  * it forked (one blocked where no timer wakes it lives on, with the
- * worker's memory), the files it made in /tmp/fz and /dev/shm.  Each
+ * worker's memory), the files it made in /tmp/fz and /dev/shm, its
+ * System V IPC objects and POSIX message queues.  Each
  * worker then starts from the same state whatever its predecessors did,
  * so that a replay from its first call makes the same calls on the same
  * kernel state, and a long run does not fill the sandbox's memory.
@@ -721,14 +750,48 @@ clean_up(void)
 	while (wait(NULL) > 0)
 		;
 	rm_tree("/tmp/fz");
-	if ((d = opendir("/dev/shm")) == NULL)
-		return;
-	while ((e = readdir(d)) != NULL)
-		if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0) {
-			snprintf(sub, sizeof(sub), "/dev/shm/%s", e->d_name);
-			rm_tree(sub);
+	rm_sysvipc("shm", SYS_shmctl, 0);
+	rm_sysvipc("sem", SYS_semctl, 1);
+	rm_sysvipc("msg", SYS_msgctl, 0);
+	for (int i = 0; i < 2; i++) {
+		const char *dir = i == 0 ? "/dev/shm" : "/dev/mqueue";
+
+		if ((d = opendir(dir)) == NULL)
+			continue;
+		while ((e = readdir(d)) != NULL)
+			if (strcmp(e->d_name, ".") != 0 &&
+			    strcmp(e->d_name, "..") != 0) {
+				snprintf(sub, sizeof(sub), "%s/%s", dir,
+				    e->d_name);
+				rm_tree(sub);
+			}
+		closedir(d);
+	}
+}
+
+/*
+ * Whether the OOM killer chose pid: its "Killed process PID " record in
+ * /dev/kmsg, which a reader opened anew gets from the start.
+ */
+static int
+oom_killed(pid_t pid)
+{
+	char rec[1024], want[64];
+	int fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK), found = 0;
+	ssize_t n;
+
+	if (fd < 0)
+		return 0;
+	snprintf(want, sizeof(want), "Killed process %d ", (int)pid);
+	/* EPIPE: records were overwritten; the read after goes on. */
+	while ((n = read(fd, rec, sizeof(rec) - 1)) > 0 || (n < 0 &&
+	    errno == EPIPE))
+		if (n > 0) {
+			rec[n] = '\0';
+			found |= strstr(rec, want) != NULL;
 		}
-	closedir(d);
+	close(fd);
+	return found;
 }
 
 static const char *
@@ -778,7 +841,8 @@ main(int argc, char **argv)
 		uint64_t mask;
 	} ign = { .handler = SIG_IGN };
 	uint64_t seed, first, end, start;
-	unsigned long workers = 0, hangs = 0, bad = 0, bysig[65] = { 0 };
+	unsigned long workers = 0, hangs = 0, ooms = 0, bad = 0;
+	unsigned long bysig[65] = { 0 };
 	int unprivileged = 0, verbose = getenv("RANDCALL_VERBOSE") != NULL;
 
 	if (argc > 1 && strcmp(argv[1], "-u") == 0) {
@@ -847,7 +911,9 @@ main(int argc, char **argv)
 			if (verbose)
 				report(strsignal(WTERMSIG(status)), seed, start,
 				    unprivileged);
-			if (WTERMSIG(status) == SIGKILL) {
+			if (WTERMSIG(status) == SIGKILL && oom_killed(pid)) {
+				ooms++;
+			} else if (WTERMSIG(status) == SIGKILL) {
 				report("killed by SIGKILL", seed, start,
 				    unprivileged);
 				bad++;
@@ -860,8 +926,9 @@ main(int argc, char **argv)
 	}
 	clean_up();
 	fprintf(stderr, "randcall: seed %lu calls [%lu, %lu): %lu workers, "
-	    "%lu hangs, deaths by signal:", (unsigned long)seed,
-	    (unsigned long)first, (unsigned long)end, workers, hangs);
+	    "%lu hangs, %lu killed for memory, deaths by signal:",
+	    (unsigned long)seed, (unsigned long)first, (unsigned long)end,
+	    workers, hangs, ooms);
 	for (int s = 1; s < 65; s++)
 		if (bysig[s] != 0)
 			fprintf(stderr, " %d:%lu", s, bysig[s]);
