@@ -80,12 +80,16 @@ static void
 test_writeback(void)
 {
 	char name[128], seen[128], buf[2 * P];
+	struct timespec now;
 	long fd, hfd;
 	char *map;
 
-	snprintf(name, sizeof(name), "%s/vk_sfr.%d", dir, (int)getpid());
-	snprintf(seen, sizeof(seen), "%s/vk_sfr.%d",
-	    hostdir != NULL ? hostdir : dir, (int)getpid());
+	/* Sandboxes side by side have the same pids: the time tells apart. */
+	clock_gettime(CLOCK_REALTIME, &now);
+	snprintf(name, sizeof(name), "%s/vk_sfr.%d.%ld", dir, (int)getpid(),
+	    now.tv_nsec);
+	snprintf(seen, sizeof(seen), "%s/%s", hostdir != NULL ? hostdir : dir,
+	    strrchr(name, '/') + 1);
 	unlink(name);
 	fd = CHECK_OK(open(name, O_RDWR | O_CREAT | O_EXCL, 0600));
 	if (fd < 0)
