@@ -576,8 +576,8 @@ sys_syncfs(struct thread *td, const struct sys_syncfs_args *a)
 	return mapcache_sync_all();
 }
 
-#define SYNC_RANGE_FLAGS (SYNC_FILE_RANGE_WAIT_BEFORE | SYNC_FILE_RANGE_WRITE | \
-	SYNC_FILE_RANGE_WAIT_AFTER)
+#define SYNC_RANGE_FLAGS (SYNC_FILE_RANGE_WAIT_BEFORE | \
+	SYNC_FILE_RANGE_WRITE | SYNC_FILE_RANGE_WAIT_AFTER)
 
 /*
  * sync_file_range(2), with Linux's checks in its order: the descriptor,
