@@ -5,7 +5,8 @@
  * mlockall(MCL_CURRENT) alone, end it; a forked child does not inherit
  * it.  An unprivileged caller's new mappings are held to RLIMIT_MEMLOCK:
  * EAGAIN from mmap past it (also with a limit of 0, where mlockall is
- * EPERM), an unchanged break from brk.  As guest root and as a user.
+ * EPERM) and from mremap growing a locked mapping past it, an unchanged
+ * break from brk.  As guest root and as a user.
  */
 #include <sys/mman.h>
 #include <sys/resource.h>
@@ -161,6 +162,8 @@ test_limit(void)
 	CHECK(mmap(NULL, 9 * P, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1,
 	    0) == MAP_FAILED && errno == EAGAIN, "past the limit: EAGAIN");
 	CHECK_EQ(syscall(SYS_brk, top + 9 * P), (long)top);
+	CHECK(mremap(p, 8 * P, 17 * P, MREMAP_MAYMOVE) == MAP_FAILED &&
+	    errno == EAGAIN, "a locked mapping grown past it: EAGAIN");
 	CHECK_EQ(LCK(), (long)((8 * P) >> 10));
 	guest_munmap(p, 8 * P);
 	/* A limit of 0: mmap is EAGAIN, not EPERM; mlockall is EPERM. */

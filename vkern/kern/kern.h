@@ -294,6 +294,8 @@ long kern_mmap_watched(struct proc *p, uint64_t addr, uint64_t len,
  */
 int kern_mlock_new_may(struct proc *p, uint64_t len, bool asked);
 void kern_mlock_new(struct proc *p, uint64_t va, uint64_t len, bool asked);
+/* Whether p may lock len bytes more (Linux's mlock_future_ok()): -EAGAIN. */
+int kern_mlock_grow_may(struct proc *p, uint64_t len);
 
 /* exec.c: prepare checks everything that can fail without harm (the
  * file, its headers, its interpreter); commit builds the new image in

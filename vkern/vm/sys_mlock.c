@@ -48,12 +48,16 @@ mlock_allowed(const struct proc *p)
 int
 kern_mlock_new_may(struct proc *p, uint64_t len, bool asked)
 {
-	struct vm_usage u;
-
-	if (!asked && !p->vm->lock_future)
-		return 0;
 	if (asked && !mlock_allowed(p))
 		return -EPERM;
+	return asked || p->vm->lock_future ? kern_mlock_grow_may(p, len) : 0;
+}
+
+int
+kern_mlock_grow_may(struct proc *p, uint64_t len)
+{
+	struct vm_usage u;
+
 	vm_map_usage(p->vm, 0, UINT64_MAX, &u);
 	if (p->cred.euid != 0 && (len > mlock_limit(p) ||
 	    u.locked > mlock_limit(p) - len))

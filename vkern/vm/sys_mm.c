@@ -550,6 +550,10 @@ sys_mremap(struct thread *td, const struct sys_mremap_args *a)
 	if (!vm_map_range_user(m, old, oldlen) ||
 	    !vm_map_range_one(m, old, old + oldlen))
 		return -EFAULT;
+	/* A locked mapping grows locked (Linux's resize_is_valid()). */
+	if ((eflags & VME_LOCKED) && newlen > oldlen &&
+	    (r = kern_mlock_grow_may(p, newlen - oldlen)) < 0)
+		return r;
 	in_place = !(a->flags & (MREMAP_FIXED | MREMAP_DONTUNMAP)) &&
 	    vm_map_range_user(m, old, newlen) &&
 	    vm_map_range_free(m, old + oldlen, old + newlen);
