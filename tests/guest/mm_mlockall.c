@@ -152,9 +152,13 @@ test_brk_shm_fork(void)
 static void
 test_limit(void)
 {
-	struct rlimit rl = { 16 * P, 16 * P }, zero = { 0, 0 };
+	struct rlimit old, rl, zero;
 	char *top = (char *)syscall(SYS_brk, 0), *p;
 
+	/* Soft limits only: a user may then set the old one again. */
+	CHECK_OK(getrlimit(RLIMIT_MEMLOCK, &old));
+	rl = (struct rlimit){ 16 * P, old.rlim_max };
+	zero = (struct rlimit){ 0, old.rlim_max };
 	CHECK_OK(setrlimit(RLIMIT_MEMLOCK, &rl));
 	CHECK_OK(mlockall(MCL_FUTURE));
 	p = guest_anon(8 * P, PROT_READ);
@@ -175,6 +179,7 @@ test_limit(void)
 	p = guest_anon(P, PROT_READ);
 	CHECK(p != MAP_FAILED, "unlocked again");
 	guest_munmap(p, P);
+	CHECK_OK(setrlimit(RLIMIT_MEMLOCK, &old));
 }
 
 static void
