@@ -40,6 +40,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -417,6 +418,26 @@ guest_write_file(const char *path, const char *text)
 		e = errno;
 	close(fd);
 	return e;
+}
+
+/* The number on /proc/self/status's line for field ("VmLck:"), or -1. */
+static inline long
+guest_status_num(const char *field)
+{
+	char buf[4096], *s;
+	int fd = open("/proc/self/status", O_RDONLY);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	if ((s = strstr(buf, field)) == NULL)
+		return -1;
+	return strtol(s + strlen(field), NULL, 10);
 }
 
 /* A private anonymous mapping anywhere, or MAP_FAILED. */

@@ -25,20 +25,7 @@
 static long
 vmlck_kb(void)
 {
-	char buf[4096], *s;
-	int fd = open("/proc/self/status", O_RDONLY);
-	ssize_t n;
-
-	if (fd < 0)
-		return -1;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = '\0';
-	if ((s = strstr(buf, "VmLck:")) == NULL)
-		return -1;
-	return strtol(s + 6, NULL, 10);
+	return guest_status_num("VmLck:");
 }
 
 static void

@@ -284,10 +284,18 @@ long kern_mmap_watched(struct proc *p, uint64_t addr, uint64_t len,
     void (*fn)(void *, int), void *arg);
 
 /*
- * sys_mlock.c: whether p may lock len more bytes (MAP_LOCKED): 0, -EPERM
- * with a RLIMIT_MEMLOCK of 0, or -EAGAIN past it (root is exempt).
+ * sys_mlock.c, for a new mapping of len bytes, which is locked when
+ * asked (MAP_LOCKED) or by mlockall(MCL_FUTURE).  kern_mlock_new_may()
+ * comes before it is made: 0, -EPERM when asked with a RLIMIT_MEMLOCK of
+ * 0, -EAGAIN when it would take the locked total past that limit (root
+ * is exempt), as Linux's do_mmap().  kern_mlock_new() comes after: it
+ * locks [va, va + len) and fills it unless MCL_ONFAULT; the caller
+ * flushes the space.
  */
-int kern_mlock_may(struct proc *p, uint64_t len);
+int kern_mlock_new_may(struct proc *p, uint64_t len, bool asked);
+void kern_mlock_new(struct proc *p, uint64_t va, uint64_t len, bool asked);
+/* Whether p may lock len bytes more (Linux's mlock_future_ok()): -EAGAIN. */
+int kern_mlock_grow_may(struct proc *p, uint64_t len);
 
 /* exec.c: prepare checks everything that can fail without harm (the
  * file, its headers, its interpreter); commit builds the new image in

@@ -187,30 +187,17 @@ mq_notify_end(struct mqueue *q, const struct proc *sender)
 }
 
 /*
- * Whether q's registered process still holds a descriptor of q.  Linux
- * ends a registration at any close of the queue by its process (its
- * flush); here it ends once the process holds none, and so at its exit,
- * before its pid can be another's.
+ * Forget a registration whose process is gone: one that exits with its
+ * descriptors shared (CLONE_FILES) closes none of them, and its pid may
+ * become another's.
  */
-static bool
-mq_notify_held(struct mqueue *q)
-{
-	struct proc *p = proc_find(q->nf.pid);
-
-	if (p == NULL || p->exiting || p->fdt == NULL)
-		return false;
-	for (int fd = fd_next(p->fdt, 0); fd >= 0;
-	    fd = fd_next(p->fdt, fd + 1))
-		if (mq_of(fd_get(p->fdt, fd)) == q)
-			return true;
-	return false;
-}
-
-/* Forget a registration whose process let go of the queue. */
 static void
 mq_notify_check(struct mqueue *q)
 {
-	if (q->nf.pid != 0 && !mq_notify_held(q))
+	struct proc *p;
+
+	if (q->nf.pid != 0 && ((p = proc_find(q->nf.pid)) == NULL ||
+	    p->exiting))
 		mq_notify_end(q, NULL);
 }
 
@@ -794,6 +781,23 @@ mq_close(struct file *fp)
 	mq_rel(fp->data);
 }
 
+/*
+ * As Linux's mqueue_flush_file(): the registered process closing any
+ * descriptor of the queue, not only its last, ends its registration, and
+ * so does its exit, which closes them all.
+ */
+static void
+mq_flush(struct file *fp, const struct fdtable *t)
+{
+	struct mqueue *q = fp->data;
+
+	(void)t;
+	if (q->nf.pid != 0 && curthread != NULL &&
+	    curthread->proc->pid == q->nf.pid)
+		mq_notify_end(q, NULL);
+	mq_notify_check(q);
+}
+
 static int
 mq_stat(struct file *fp, struct vattr *va)
 {
@@ -813,4 +817,5 @@ static const struct file_ops mq_fileops = {
 	.stat = mq_stat,
 	.poll = mq_poll,
 	.close = mq_close,
+	.flush = mq_flush,
 };

@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include <sys/queue.h>
 
+struct fdtable;
 struct file;
 struct proc;
 struct vattr;
@@ -26,6 +27,12 @@ struct file_ops {
 	    uint64_t *offp);
 	int (*stat)(struct file *fp, struct vattr *va);
 	void (*close)(struct file *fp);
+	/*
+	 * A descriptor of fp in table t closes, whether or not it was the
+	 * last (Linux's flush): close(2), dup2 over it, close-on-exec, exit.
+	 * NULL: nothing to do.
+	 */
+	void (*flush)(struct file *fp, const struct fdtable *t);
 	/* Readiness now, as poll(2)'s revents; NULL: always ready. */
 	short (*poll)(struct file *fp);
 	/* A blocking write goes on until all of it is written (a stream). */

@@ -10,7 +10,7 @@
  * stands for all that are lost.  A file's event goes to the watches of
  * the directory it was last found in (with its name) before its own.
  * XXX: IN_DELETE_SELF comes when the last name goes, not when the last
- * open file of it closes; IN_UNMOUNT never comes (no umount).
+ * open file of it closes.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -388,6 +388,28 @@ vnotify_close_(struct file *fp)
 		return;
 	in_event_on(fp->vn, file_writable(fp) ? IN_CLOSE_WRITE :
 	    IN_CLOSE_NOWRITE, 0);
+}
+
+/*
+ * As Linux's fsnotify_unmount_inodes(): each watch on a file of fs hears
+ * IN_UNMOUNT (with IN_ISDIR for a directory, as Linux gives it), then
+ * IN_IGNORED as it goes.
+ */
+void
+vnotify_unmount_(struct mount *fs)
+{
+	struct in_watch *w, *next;
+
+	for (unsigned i = 0; i < IN_HASH; i++) {
+		for (w = LIST_FIRST(&in_whash[i]); w != NULL; w = next) {
+			next = LIST_NEXT(w, hlink);
+			if (w->vn->mount != fs)
+				continue;
+			in_queue(w->in, w->wd, IN_UNMOUNT |
+			    (w->vn->type == VDIR ? IN_ISDIR : 0), 0, NULL);
+			in_watch_drop(w, true);
+		}
+	}
 }
 
 /* --- The file --- */

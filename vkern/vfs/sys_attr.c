@@ -2,7 +2,7 @@
  * Attributes and places: chdir, fchdir, getcwd, chroot, umask, chmod,
  * fchmod, fchmodat, chown, fchown, lchown, fchownat,
  * utimensat, utimes, truncate, ftruncate, fallocate, fadvise64, fsync,
- * fdatasync, sync, syncfs.
+ * fdatasync, sync, syncfs, sync_file_range.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -574,6 +574,37 @@ sys_syncfs(struct thread *td, const struct sys_syncfs_args *a)
 	if (fd_get(td->proc->fdt, a->fd) == NULL)
 		return -EBADF;
 	return mapcache_sync_all();
+}
+
+#define SYNC_RANGE_FLAGS (SYNC_FILE_RANGE_WAIT_BEFORE | \
+	SYNC_FILE_RANGE_WRITE | SYNC_FILE_RANGE_WAIT_AFTER)
+
+/*
+ * sync_file_range(2), with Linux's checks in its order: the descriptor,
+ * the flags and the range (EINVAL for a negative one or one past the
+ * largest offset), then the kind of file: ESPIPE for what has no pages
+ * to write (pipes, sockets, character devices).
+ */
+long
+sys_sync_file_range(struct thread *td,
+    const struct sys_sync_file_range_args *a)
+{
+	struct file *fp = fd_get(td->proc->fdt, a->fd);
+	struct vnode *vn;
+
+	if (fp == NULL || (fp->flags & O_PATH))
+		return -EBADF;
+	if ((a->flags & ~(unsigned)SYNC_RANGE_FLAGS) || a->off < 0 ||
+	    a->nbytes < 0 || a->nbytes > INT64_MAX - a->off)
+		return -EINVAL;
+	vn = fp->vn;
+	if (vn == NULL || (vn->type != VREG && vn->type != VDIR &&
+	    vn->type != VLNK && vn->type != VBLK))
+		return -ESPIPE;
+	if (vn->ops->sync_range == NULL || a->flags == 0)
+		return 0;
+	return vn->ops->sync_range(vn, (uint64_t)a->off, (uint64_t)a->nbytes,
+	    a->flags);
 }
 
 /* sync(2) cannot fail: write-back errors are for fsync to report. */

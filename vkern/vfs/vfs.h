@@ -160,6 +160,14 @@ struct vnode_ops {
 	 */
 	int (*fsync)(struct vnode *vn);
 	/*
+	 * sync_file_range(2) of [off, off + len) (len 0: to the end), flags
+	 * its SYNC_FILE_RANGE_*: write what the kernel holds of the file to
+	 * where it lives and have that write the range, waiting as flags
+	 * ask.  NULL: there is nothing to write.
+	 */
+	int (*sync_range)(struct vnode *vn, uint64_t off, uint64_t len,
+	    unsigned flags);
+	/*
 	 * A number that changes whenever directory dir's names change
 	 * behind the VFS (on the host): the name cache trusts what it saw
 	 * in dir only while the number stays.  0: it cannot tell, so

@@ -321,6 +321,18 @@ fd_clear(struct fdtable *t, int fd)
 	return fp;
 }
 
+/*
+ * What a descriptor's close ends before the file may go: the table's
+ * POSIX locks on it, and what its kind ties to the closing process.
+ */
+static void
+fd_flush(const struct fdtable *t, struct file *fp)
+{
+	lf_fd_close(t, fp);
+	if (fp->ops->flush != NULL)
+		fp->ops->flush(fp, t);
+}
+
 int
 fd_alloc(struct fdtable *t, struct file *fp, int minfd, int limit,
     bool cloexec)
@@ -365,7 +377,7 @@ fd_install(struct fdtable *t, int fd, struct file *fp, bool cloexec,
 		old = fd_clear(t, fd);
 	fd_fill(t, fd, fp, cloexec);
 	if (old != NULL) {
-		lf_fd_close(t, old);
+		fd_flush(t, old);
 		file_rel(old);
 	}
 	return fd;
@@ -418,7 +430,7 @@ fd_take(struct fdtable *t, int fd)
 	if (fd_get(t, fd) == NULL)
 		return NULL;
 	fp = fd_clear(t, fd);
-	lf_fd_close(t, fp);
+	fd_flush(t, fp);
 	return fp;
 }
 

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "vkern/vfs/vfs.h"
+#include "vkern/vfs/vfs_notify.h"
 #include "vkern/vk.h"
 
 static struct mount *mounts, *mounts_tail;
@@ -120,6 +121,22 @@ vfs_mount_at(const char *path)
 	return found;
 }
 
+/* Whether a mount in the table still shows the files of fs. */
+static bool
+vfs_fs_shown(const struct mount *fs)
+{
+	for (const struct mount *m = mounts; m != NULL; m = m->next)
+		if (m->root->mount == fs)
+			return true;
+	return false;
+}
+
+/*
+ * Take mp out of the table.  When no mount shows its file system any
+ * more, that file system is unmounted for its watchers (Linux: its
+ * superblock shuts down).  XXX: for MNT_DETACH with files still open
+ * Linux waits for their last close; here it is at once.
+ */
 void
 vfs_umount(struct mount *mp)
 {
@@ -136,4 +153,6 @@ vfs_umount(struct mount *mp)
 	mp->covered = NULL;
 	mp->next = detached;
 	detached = mp;
+	if (!vfs_fs_shown(mp->root->mount))
+		vnotify_unmount(mp->root->mount);
 }

@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 struct file;
+struct mount;
 struct vnode;
 
 extern unsigned vnotify_nwatches;
@@ -28,6 +29,7 @@ void vnotify_remove_(struct vnode *dir, const char *name, struct vnode *vn,
 void vnotify_rename_(struct vnode *fromdir, const char *from,
     struct vnode *todir, const char *to, struct vnode *vn);
 void vnotify_close_(struct file *fp);
+void vnotify_unmount_(struct mount *fs);
 
 /* An IN_* event on vn (IN_ACCESS, IN_MODIFY, IN_ATTRIB, IN_OPEN). */
 static inline void
@@ -88,6 +90,17 @@ vnotify_close(struct file *fp)
 {
 	if (vnotify_nwatches > 0)
 		vnotify_close_(fp);
+}
+
+/*
+ * No mount shows the file system fs (the mount its vnodes name) any
+ * more: its files' watches end.
+ */
+static inline void
+vnotify_unmount(struct mount *fs)
+{
+	if (vnotify_nwatches > 0)
+		vnotify_unmount_(fs);
 }
 
 /* inotify.c's files, for ioctl(FIONREAD) and /proc/PID/fdinfo. */

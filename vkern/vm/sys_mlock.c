@@ -3,10 +3,17 @@
  * mmap's MAP_LOCKED; and mincore, which says which pages are in RAM.
  *
  * Guest memory lives in the RAM file and is never swapped out, so a lock
- * changes nothing but the accounting: locked entries carry VME_LOCKED,
- * their bytes count against RLIMIT_MEMLOCK, and the checks and errnos
- * are those of Linux's mm/mlock.c.  Root (CAP_IPC_LOCK) is not limited.
- * Locks are not inherited by a fork (vm_map_fork).
+ * is accounting, and a fill: locked entries carry VME_LOCKED, their
+ * bytes count against RLIMIT_MEMLOCK, and their pages get RAM at once
+ * unless locked "on fault" (MLOCK_ONFAULT, MCL_ONFAULT), as Linux
+ * populates them.  The checks and errnos are those of Linux's
+ * mm/mlock.c and mm/mmap.c.  Root (CAP_IPC_LOCK) is not limited.
+ * mlockall(MCL_FUTURE) locks the mappings made after it too (mmap, brk,
+ * shmat), each checked against the limit as it is made.  Locks are not
+ * inherited by a fork (vm_map_fork), and exec starts a map without them.
+ *
+ * XXX: a fill that finds no RAM leaves the rest to fill when touched,
+ * where Linux's mlock fails with EAGAIN or ENOMEM.
  */
 #include <errno.h>
 #include <sys/mman.h>
@@ -39,17 +46,35 @@ mlock_allowed(const struct proc *p)
 }
 
 int
-kern_mlock_may(struct proc *p, uint64_t len)
+kern_mlock_new_may(struct proc *p, uint64_t len, bool asked)
+{
+	if (asked && !mlock_allowed(p))
+		return -EPERM;
+	return asked || p->vm->lock_future ? kern_mlock_grow_may(p, len) : 0;
+}
+
+int
+kern_mlock_grow_may(struct proc *p, uint64_t len)
 {
 	struct vm_usage u;
 
-	if (!mlock_allowed(p))
-		return -EPERM;
 	vm_map_usage(p->vm, 0, UINT64_MAX, &u);
 	if (p->cred.euid != 0 && (len > mlock_limit(p) ||
 	    u.locked > mlock_limit(p) - len))
 		return -EAGAIN;
 	return 0;
+}
+
+void
+kern_mlock_new(struct proc *p, uint64_t va, uint64_t len, bool asked)
+{
+	struct vm_map *m = p->vm;
+
+	if (!asked && !m->lock_future)
+		return;
+	vm_map_add_flags(m, va, va + len, VME_LOCKED);
+	if (!m->lock_onfault)
+		vm_map_populate(m, va, va + len);
 }
 
 /* mlock(2) does not cut a mapping locked (or not) already. */
@@ -65,7 +90,8 @@ mlock_same(const struct vm_entry *e, int lock)
  * for either, as Linux); the range must be mapped throughout.
  */
 static long
-mlock_range(struct thread *td, uint64_t addr, uint64_t len, bool lock)
+mlock_range(struct thread *td, uint64_t addr, uint64_t len, bool lock,
+    bool fill)
 {
 	struct proc *p = td->proc;
 	struct vm_map *m = p->vm;
@@ -93,17 +119,20 @@ mlock_range(struct thread *td, uint64_t addr, uint64_t len, bool lock)
 		return -ENOMEM;
 	if (!vm_map_may_cut(m, start, end, mlock_same, lock))
 		return -ENOMEM;
-	if (lock)
-		vm_map_add_flags(m, start, end, VME_LOCKED);
-	else
+	if (!lock) {
 		vm_map_clear_flags(m, start, end, VME_LOCKED);
+		return 0;
+	}
+	vm_map_add_flags(m, start, end, VME_LOCKED);
+	if (fill)
+		vm_map_populate(m, start, end);
 	return 0;
 }
 
 long
 sys_mlock(struct thread *td, const struct sys_mlock_args *a)
 {
-	return mlock_range(td, a->addr.va, a->len, true);
+	return mlock_range(td, a->addr.va, a->len, true, true);
 }
 
 long
@@ -111,13 +140,14 @@ sys_mlock2(struct thread *td, const struct sys_mlock2_args *a)
 {
 	if (a->flags & ~(unsigned)MLOCK_ONFAULT)
 		return -EINVAL;
-	return mlock_range(td, a->addr.va, a->len, true);
+	return mlock_range(td, a->addr.va, a->len, true,
+	    !(a->flags & MLOCK_ONFAULT));
 }
 
 long
 sys_munlock(struct thread *td, const struct sys_munlock_args *a)
 {
-	return mlock_range(td, a->addr.va, a->len, false);
+	return mlock_range(td, a->addr.va, a->len, false, false);
 }
 
 /* Every entry but the platform's, locked or not. */
@@ -131,10 +161,16 @@ mlock_all(struct vm_map *m, bool lock)
 			    m->ent[i].flags & ~(unsigned)VME_LOCKED;
 }
 
+/*
+ * As Linux's mlockall(): MCL_FUTURE is set, or cleared, by every call
+ * that succeeds, MCL_CURRENT or not; only MCL_CURRENT checks the limit,
+ * against all that is mapped.
+ */
 long
 sys_mlockall(struct thread *td, const struct sys_mlockall_args *a)
 {
 	struct proc *p = td->proc;
+	struct vm_map *m = p->vm;
 	struct vm_usage u;
 
 	if (a->flags == 0 || (a->flags & ~(unsigned)MCL_VALID) ||
@@ -142,20 +178,29 @@ sys_mlockall(struct thread *td, const struct sys_mlockall_args *a)
 		return -EINVAL;
 	if (!mlock_allowed(p))
 		return -EPERM;
-	if (!(a->flags & MCL_CURRENT))
-		return 0;
-	vm_map_usage(p->vm, 0, UINT64_MAX, &u);
-	if (p->cred.euid != 0 && u.total > mlock_limit(p))
-		return -ENOMEM;
-	mlock_all(p->vm, true);
+	if (a->flags & MCL_CURRENT) {
+		vm_map_usage(m, 0, UINT64_MAX, &u);
+		if (p->cred.euid != 0 && u.total > mlock_limit(p))
+			return -ENOMEM;
+	}
+	m->lock_future = (a->flags & MCL_FUTURE) != 0;
+	m->lock_onfault = m->lock_future && (a->flags & MCL_ONFAULT);
+	if (a->flags & MCL_CURRENT) {
+		mlock_all(m, true);
+		if (!(a->flags & MCL_ONFAULT))
+			vm_map_populate(m, 0, UINT64_MAX);
+	}
 	return 0;
 }
 
 long
 sys_munlockall(struct thread *td, const struct sys_munlockall_args *a)
 {
+	struct vm_map *m = td->proc->vm;
+
 	(void)a;
-	mlock_all(td->proc->vm, false);
+	m->lock_future = m->lock_onfault = false;
+	mlock_all(m, false);
 	return 0;
 }
 

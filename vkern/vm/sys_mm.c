@@ -278,6 +278,8 @@ kern_mmap_watched(struct proc *p, uint64_t addr, uint64_t len, int prot,
 
 	if ((len = len_round(len)) == 0)
 		return -EINVAL;
+	if ((r = kern_mlock_new_may(p, len, false)) < 0)
+		return r;
 	if ((r = mmap_range(p, addr, len, prot, flags | MAP_SHARED, &va)) < 0)
 		return r;
 	if ((r = vm_map_file_shared_lazy(p->vm, va, len, prot, vn,
@@ -286,6 +288,7 @@ kern_mmap_watched(struct proc *p, uint64_t addr, uint64_t len, int prot,
 	if (!maywrite)
 		vm_map_add_flags(p->vm, va, va + len, VME_NOWRITE);
 	vm_map_watch(p->vm, va, fn, arg);
+	kern_mlock_new(p, va, len, false);
 	return vm_sync(p, (long)va);
 }
 
@@ -331,18 +334,19 @@ sys_mmap(struct thread *td, const struct sys_mmap_args *a)
 		return -EINVAL;
 	if (a->prot & ~(PROT_VALID | PROT_GROWSDOWN | PROT_GROWSUP))
 		return -EINVAL;
-	if ((a->flags & MAP_LOCKED) &&
-	    (r = kern_mlock_may(td->proc, len_round(a->len))) < 0)
+	if ((r = kern_mlock_new_may(td->proc, len_round(a->len),
+	    (a->flags & MAP_LOCKED) != 0)) < 0)
 		return r;
 	if (!anon)
 		r = mmap_file(td, a, type);
 	else
 		r = kern_mmap(td->proc, a->addr.va, a->len, (int)(a->prot &
 		    PROT_VALID), a->flags);
-	if ((a->flags & MAP_LOCKED) && !vk_is_err(r))
-		vm_map_add_flags(td->proc->vm, (uint64_t)r, (uint64_t)r +
-		    len_round(a->len), VME_LOCKED);
-	return r;
+	if (vk_is_err(r))
+		return r;
+	kern_mlock_new(td->proc, (uint64_t)r, len_round(a->len),
+	    (a->flags & MAP_LOCKED) != 0);
+	return vm_sync(td->proc, r);
 }
 
 /* Unmap [start, start + len), len page-rounded, with munmap's checks. */
@@ -546,6 +550,10 @@ sys_mremap(struct thread *td, const struct sys_mremap_args *a)
 	if (!vm_map_range_user(m, old, oldlen) ||
 	    !vm_map_range_one(m, old, old + oldlen))
 		return -EFAULT;
+	/* A locked mapping grows locked (Linux's resize_is_valid()). */
+	if ((eflags & VME_LOCKED) && newlen > oldlen &&
+	    (r = kern_mlock_grow_may(p, newlen - oldlen)) < 0)
+		return r;
 	in_place = !(a->flags & (MREMAP_FIXED | MREMAP_DONTUNMAP)) &&
 	    vm_map_range_user(m, old, newlen) &&
 	    vm_map_range_free(m, old + oldlen, old + newlen);
@@ -626,11 +634,14 @@ sys_brk(struct thread *td, const struct sys_brk_args *a)
 	} else if (newtop > oldtop) {
 		if (!vm_map_range_free(m, oldtop, newtop) ||
 		    vm_map_count_above(m, VM_MAX_MAP_COUNT) ||
+		    kern_mlock_new_may(td->proc, newtop - oldtop, false) < 0 ||
 		    vm_may_grow(td->proc, newtop - oldtop, PLAT_PROT_READ |
 		    PLAT_PROT_WRITE, VME_HEAP) < 0 ||
 		    vm_map_anon(m, oldtop, newtop - oldtop,
-		    PLAT_PROT_READ | PLAT_PROT_WRITE, VME_HEAP) < 0 ||
-		    vm_sync(td->proc, 0) < 0)
+		    PLAT_PROT_READ | PLAT_PROT_WRITE, VME_HEAP) < 0)
+			return (long)m->brk_cur;
+		kern_mlock_new(td->proc, oldtop, newtop - oldtop, false);
+		if (vm_sync(td->proc, 0) < 0)
 			return (long)m->brk_cur;
 	}
 	m->brk_cur = want;

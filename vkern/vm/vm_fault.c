@@ -15,6 +15,7 @@
 #include "vkern/kern/kern.h"
 #include "vkern/platform.h"
 #include "vkern/vm/vm_map.h"
+#include "vkern/vm/vm_map_impl.h"
 #include "vkern/vm/vm_ram.h"
 
 int
@@ -27,6 +28,43 @@ vm_fill_oom(struct vm_map *m, uint64_t va,
 		if (!oom_kill(m))
 			return -EINTR;
 	return r;
+}
+
+/* How a page of e without RAM gets it when touched; NULL: it has RAM. */
+static int (*
+vm_filler(const struct vm_entry *e))(struct vm_map *, uint64_t)
+{
+	if (e->prot == 0 || (e->flags & VME_RESERVED) || e->ramoff != VM_NORAM)
+		return NULL;
+	if ((e->flags & VME_SHARED) && e->obj != NULL)
+		return vm_map_file_fault;
+	if (e->vn != NULL)
+		return vm_map_file_fill;
+	return vm_entry_untouched(e) ? vm_map_anon_fill : NULL;
+}
+
+void
+vm_map_populate(struct vm_map *m, uint64_t start, uint64_t end)
+{
+	uint64_t va = start;
+
+	while (va < end) {
+		unsigned i = vm_map_search(m, va);
+		int (*fill)(struct vm_map *, uint64_t);
+		int r;
+
+		if (i >= m->n)
+			break;
+		va = VK_MAX(va, m->ent[i].start);
+		if (va >= end)
+			break;
+		/* A fill makes the page's entry one with RAM, or fails. */
+		if ((fill = vm_filler(&m->ent[i])) == NULL ||
+		    (r = fill(m, va)) == -ENXIO)
+			va = vm_map_lookup(m, va)->end;
+		else if (r < 0)
+			break;
+	}
 }
 
 int

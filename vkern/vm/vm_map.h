@@ -71,6 +71,12 @@ struct vm_map {
 	uint64_t brk_start, brk_cur;
 	struct plat_space *space;
 	int refs;              /* processes sharing it (CLONE_VM) */
+	/*
+	 * mlockall(MCL_FUTURE): the mappings made from now on are locked,
+	 * and filled at once unless lock_onfault (MCL_ONFAULT).  Neither
+	 * fork nor exec passes it on.
+	 */
+	bool lock_future, lock_onfault;
 };
 
 /*
@@ -376,6 +382,16 @@ void vm_map_attach(struct vm_map *m, struct plat_space *sp);
  * m's own space at exec, or a stub forked from it.
  */
 void vm_map_unmap_host(const struct vm_map *m, struct plat_space *sp);
+
+/*
+ * Give every page of [start, end) the RAM a touch would (Linux's
+ * populate of a locked range): untouched anonymous memory, private file
+ * pages not read yet, shared file pages not mapped yet.  PROT_NONE and
+ * the platform's entries are left, and pages past a file's end.  It
+ * stops where RAM runs out, killing nothing: those pages fill when
+ * touched.  The caller flushes the space.
+ */
+void vm_map_populate(struct vm_map *m, uint64_t start, uint64_t end);
 
 /*
  * fork: make dst (empty, with no space yet) a copy-on-write copy of src.

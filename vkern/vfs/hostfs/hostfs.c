@@ -29,6 +29,7 @@
  * root's.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -582,6 +583,23 @@ hostfs_fsync(struct vnode *vn)
 	return n->mc != NULL ? mapcache_flush(n->mc) : 0;
 }
 
+/*
+ * The map cache goes to the host file whole (it keeps no dirty ranges),
+ * then the host writes the range from its own page cache as asked.
+ */
+static int
+hostfs_sync_range(struct vnode *vn, uint64_t off, uint64_t len,
+    unsigned flags)
+{
+	struct hostfs_node *n = vn->data;
+	int r;
+
+	if ((flags & SYNC_FILE_RANGE_WRITE) && n->mc != NULL &&
+	    (r = mapcache_flush(n->mc)) < 0)
+		return r;
+	return plat_hostobj_sync_range(n->obj, off, len, flags);
+}
+
 struct readdir_ctx {
 	vfs_dirent_fn fn;
 	void *arg;
@@ -847,6 +865,7 @@ static const struct vnode_ops hostfs_vnops = {
 	.getpage = hostfs_getpage,
 	.map_pin = hostfs_map_pin,
 	.fsync = hostfs_fsync,
+	.sync_range = hostfs_sync_range,
 	.names_version = hostfs_names_version,
 };
 
