@@ -708,20 +708,6 @@ plat_hostobj_fallocate(struct plat_hostobj *obj, int mode, uint64_t off,
 	return 0;
 }
 
-int
-plat_hostobj_sync_range(struct plat_hostobj *obj, uint64_t off,
-    uint64_t len, unsigned flags)
-{
-	if (obj->access == 0)
-		return 0;
-	if (off > INT64_MAX || len > INT64_MAX)
-		return -EINVAL;
-	if (TEMP_FAILURE_RETRY(sync_file_range(obj->fd, (off_t)off,
-	    (off_t)len, flags)) < 0)
-		return host_err(errno);
-	return 0;
-}
-
 void
 plat_hostobj_close(struct plat_hostobj *obj)
 {

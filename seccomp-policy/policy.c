@@ -172,12 +172,6 @@ const struct policy_rule policy_rules[] = {
 	    "hostfs: chown a host file through its own fd" },
 	{ "utimensat", POLICY_EQ, 3, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW,
 	    "hostfs: set a host file's times through its own fd" },
-	{ "sync_file_range", POLICY_MASK0, 3,
-	    (uint32_t)~(SYNC_FILE_RANGE_WAIT_BEFORE | SYNC_FILE_RANGE_WRITE |
-	    SYNC_FILE_RANGE_WAIT_AFTER),
-	    "hostfs: the guest's sync_file_range of a host file, after its "
-	    "map cache is written back; only the flags sync_file_range(2) "
-	    "documents" },
 	{ "ftruncate", POLICY_ANY, 0, 0,
 	    "hostfs, and the console for O_TRUNC: truncate a host file "
 	    "open for writing" },

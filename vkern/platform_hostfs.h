@@ -198,15 +198,6 @@ int plat_hostobj_truncate(struct plat_hostobj *obj, uint64_t size);
 int plat_hostobj_fallocate(struct plat_hostobj *obj, int mode, uint64_t off,
     uint64_t len);
 
-/*
- * sync_file_range(2) of [off, off + len) of the host file, flags its
- * SYNC_FILE_RANGE_* (it may block on the host's disk).  An object
- * without I/O access has nothing of the kernel's to write: 0.  -EIO,
- * -ENOSPC as the host gives them.
- */
-int plat_hostobj_sync_range(struct plat_hostobj *obj, uint64_t off,
-    uint64_t len, unsigned flags);
-
 /* Close the host descriptor and free the object. */
 void plat_hostobj_close(struct plat_hostobj *obj);
 

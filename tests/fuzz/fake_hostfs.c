@@ -166,13 +166,6 @@ plat_hostobj_fallocate(struct plat_hostobj *obj, int mode, uint64_t off,
 	return -EROFS;
 }
 
-int
-plat_hostobj_sync_range(struct plat_hostobj *obj, uint64_t off,
-    uint64_t len, unsigned flags)
-{
-	return 0;
-}
-
 void
 plat_hostobj_close(struct plat_hostobj *obj)
 {

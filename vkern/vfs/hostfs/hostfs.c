@@ -584,20 +584,19 @@ hostfs_fsync(struct vnode *vn)
 }
 
 /*
- * The map cache goes to the host file whole (it keeps no dirty ranges),
- * then the host writes the range from its own page cache as asked.
+ * As fsync here: the map cache goes to the host file, whole (it keeps no
+ * dirty ranges).  The host's own cache is the host's to flush, as for
+ * fsync: the lock-down keeps no host call that would wait on its disk.
  */
 static int
 hostfs_sync_range(struct vnode *vn, uint64_t off, uint64_t len,
     unsigned flags)
 {
 	struct hostfs_node *n = vn->data;
-	int r;
 
-	if ((flags & SYNC_FILE_RANGE_WRITE) && n->mc != NULL &&
-	    (r = mapcache_flush(n->mc)) < 0)
-		return r;
-	return plat_hostobj_sync_range(n->obj, off, len, flags);
+	if ((flags & SYNC_FILE_RANGE_WRITE) && n->mc != NULL)
+		return mapcache_flush(n->mc);
+	return 0;
 }
 
 struct readdir_ctx {
