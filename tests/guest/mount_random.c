@@ -3,7 +3,8 @@
  * types, sources, targets and option strings drawn from valid names,
  * garbage, strings running to the end of a mapping, unmapped and
  * read-only pointers, with random flags, stacked and nested mounts, binds
- * of binds, open files and cwds inside, and lazy unmounts.  It checks only
+ * of binds, open files and cwds inside, read-only binds, moves, and
+ * lazy unmounts.  It checks only
  * that every mount it made can be taken away at the end and that the
  * mount table is back as it started; the point is that vkernel, run with
  * its sanitizers, survives it without a crash, an assertion or a leak.
@@ -70,7 +71,8 @@ rflags(void)
 		MS_NOEXEC, MS_REMOUNT, MS_BIND, MS_MOVE, MS_REC, MS_PRIVATE,
 		MS_SHARED, MS_SLAVE, MS_UNBINDABLE, MS_SILENT, 1UL << 31,
 		0xC0ED0000UL, MS_REMOUNT | MS_BIND | MS_RDONLY,
-		MS_BIND | MS_REC };
+		MS_BIND | MS_REC, MS_REMOUNT | MS_BIND, MS_REMOUNT | MS_RDONLY,
+		MS_MOVE, MS_SHARED | MS_REC, MS_UNBINDABLE | MS_REC };
 	unsigned long v = 0;
 
 	for (int i = rnd() % 3; i >= 0; i--)

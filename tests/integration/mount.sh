@@ -1,6 +1,7 @@
 #!/bin/bash
 # util-linux's mount, umount and df inside vkernel: a tmpfs of the size
 # asked for, a bind that shows the same files, both gone after umount,
+# a bind made read-only alone and a mount moved with its submount,
 # /proc/self/mounts following along; a guest user (and vkernel run by an
 # unprivileged host user) may not mount; the host's mounts never change.
 # Usage: mount.sh VKERNEL CASE
@@ -41,6 +42,30 @@ denied='perl -e '\''my ($s, $t, $f) = ("none", "/tmp", "tmpfs");
 want_denied='1
 0'
 
+# A read-only bind and a move, as util-linux's mount does them.
+robind='mkdir -p /mnt/vka /mnt/vkb /mnt/vkc && echo one > /mnt/vka/f &&
+	mount --bind /mnt/vka /mnt/vkb && mount -o remount,bind,ro /mnt/vkb &&
+	{ echo two 2>/dev/null > /mnt/vkb/f || echo erofs; } &&
+	echo three > /mnt/vka/f && cat /mnt/vkb/f &&
+	awk "\$5 == \"/mnt/vkb\" { print substr(\$6, 1, 2) }" /proc/self/mountinfo &&
+	findmnt -n -o OPTIONS -T /mnt/vka | cut -c1-2 &&
+	mount -o remount,bind,rw /mnt/vkb && echo four > /mnt/vkb/f &&
+	cat /mnt/vka/f && umount /mnt/vkb &&
+	mount -t tmpfs none /mnt/vka/ && mkdir /mnt/vka/sub &&
+	mount -t tmpfs none /mnt/vka/sub && touch /mnt/vka/sub/x &&
+	mount --move /mnt/vka /mnt/vkc && ls /mnt/vkc/sub &&
+	{ mount --move /mnt/vkc /mnt/vkc/sub 2>/dev/null || echo eloop; } &&
+	grep -c " /mnt/vkc" /proc/self/mounts &&
+	umount /mnt/vkc/sub && umount /mnt/vkc'
+want_robind='erofs
+three
+ro
+rw
+four
+x
+eloop
+2'
+
 before=$(cat /proc/self/mountinfo)
 case $case_ in
 tmpfs_bind)
@@ -48,6 +73,12 @@ tmpfs_bind)
 	[ "$(id -u)" = 0 ] || { echo "skip: guest root needs vkernel run as root"; exit 77; }
 	got=$("$vk" run -- sh -c "$script" 2>&1) || fail "status $?: $got"
 	[ "$got" = "$want" ] || fail "got:
+$got"
+	;;
+ro_bind_move)
+	[ "$(id -u)" = 0 ] || { echo "skip: guest root needs vkernel run as root"; exit 77; }
+	got=$("$vk" run -- sh -c "$robind" 2>&1) || fail "status $?: $got"
+	[ "$got" = "$want_robind" ] || fail "got:
 $got"
 	;;
 user)

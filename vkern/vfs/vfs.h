@@ -193,10 +193,17 @@ struct mount {
 	bool rdonly;
 	bool ncache;                  /* names change only through the VFS */
 	bool hostowners;              /* owners are host users: vfs_owner.c */
+	bool ro_locked;               /* read-only for good: vkernel's option */
 	uint32_t magic;               /* statfs(2)'s f_type */
 	uint64_t dev;                 /* st_dev of its files */
 	int id;                       /* mountinfo's, never reused */
-	unsigned long flags;          /* MS_NOSUID, MS_NODEV, MS_NOEXEC */
+	/*
+	 * This mount's own MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC: a
+	 * read-only mount of a file system that may be writable through
+	 * its other mounts (rdonly is the file system's).
+	 */
+	unsigned long flags;
+	unsigned long propagation;    /* MS_SHARED, MS_SLAVE, MS_UNBINDABLE */
 	struct mount *next;
 };
 
@@ -246,6 +253,11 @@ int vn_link(struct vnode *dir, const char *name, struct vnode *vn);
 struct mount *mount_alloc(const char *fstype, const char *source,
     bool rdonly);
 /*
+ * A new mount, not yet mounted, of the file system fs is a mount of,
+ * rooted at its directory root (which it references): a bind.
+ */
+struct mount *mount_dup(const struct mount *fs, struct vnode *root);
+/*
  * Whether a mount of root may go on directory dir: ENOTDIR, EBUSY (one
  * is there already), EINVAL (root leads back to dir, as a bind of a
  * directory on itself).  root may be NULL for a new file system.
@@ -257,6 +269,27 @@ struct mount *vfs_mounts(void);
 struct vnode *vfs_root(void);
 /* The mount last made at canonical path, or NULL. */
 struct mount *vfs_mount_at(const char *path);
+/* Whether canonical path is mp_path or below it. */
+bool vfs_path_below(const char *path, const char *mp_path);
+/* The mount a canonical path lies on: the last made deepest below it. */
+struct mount *vfs_mount_of_path(const char *path);
+/*
+ * Whether what lies at canonical path may be changed as far as its mount
+ * says (the file system's own read-only is its ops' to answer): 0, or
+ * -EROFS on a read-only mount, as Linux's mnt_want_write().
+ */
+int vfs_path_writable(const char *path);
+/* A new string: newp in place of path's first n bytes. */
+char *vfs_path_rebase(const char *path, size_t n, const char *newp);
+/*
+ * Move mp, with what is mounted below it, onto directory dir, which
+ * nothing covers, at path.  The caller checked that it may go there.
+ */
+void vfs_mount_move(struct mount *mp, struct vnode *dir, const char *path);
+/* MS_REC: propagation type for mp and every mount on it. */
+void vfs_mount_set_propagation(struct mount *mp, unsigned long type);
+/* Whether mp or a mount on it has propagation type. */
+bool vfs_mount_tree_has(const struct mount *mp, unsigned long type);
 /*
  * Take mp off its mount point and out of the table.  Its files may still
  * be open: the struct stays (on a list of detached mounts) for them.

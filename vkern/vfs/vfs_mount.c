@@ -5,6 +5,7 @@
  * st_dev number.
  */
 #include <errno.h>
+#include <linux/mount.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -52,6 +53,22 @@ mount_alloc(const char *fstype, const char *source, bool rdonly)
 	return mp;
 }
 
+struct mount *
+mount_dup(const struct mount *fs, struct vnode *root)
+{
+	struct mount *mp = mount_alloc(fs->fstype, fs->source, fs->rdonly);
+
+	mp->dev = fs->dev;
+	mp->magic = fs->magic;
+	mp->ncache = fs->ncache;
+	mp->hostowners = fs->hostowners;
+	mp->ro_locked = fs->ro_locked;
+	mp->flags = fs->flags;
+	vnode_ref(root);
+	mp->root = root;
+	return mp;
+}
+
 int
 vfs_mount_check(struct vnode *root, struct vnode *dir)
 {
@@ -85,7 +102,7 @@ vfs_mount(struct mount *mp, struct vnode *dir, const char *path)
 			return r;
 		vnode_ref(dir);
 		mp->covered = dir;
-		mp->parent = dir->mount;
+		mp->parent = vfs_mount_of_path(path);
 		dir->covered_by = mp;
 	}
 	mp->path = strdup(path);
@@ -118,6 +135,124 @@ vfs_mount_at(const char *path)
 		if (m->covered != NULL && strcmp(m->path, path) == 0)
 			found = m;
 	return found;
+}
+
+/* Whether path is at or below the mount point mp_path. */
+bool
+vfs_path_below(const char *path, const char *mp_path)
+{
+	size_t n = strlen(mp_path);
+
+	if (strcmp(mp_path, "/") == 0)
+		return path != NULL && path[0] == '/';
+	return path != NULL && strncmp(path, mp_path, n) == 0 &&
+	    (path[n] == '\0' || path[n] == '/');
+}
+
+struct mount *
+vfs_mount_of_path(const char *path)
+{
+	struct mount *found = root_mount;
+	size_t best = 0;
+
+	for (struct mount *m = mounts; m != NULL; m = m->next) {
+		size_t n = strlen(m->path);
+
+		if (m->covered != NULL && n >= best &&
+		    vfs_path_below(path, m->path)) {
+			found = m;
+			best = n;
+		}
+	}
+	return found;
+}
+
+int
+vfs_path_writable(const char *path)
+{
+	const struct mount *mp = vfs_mount_of_path(path);
+
+	return mp != NULL && (mp->flags & MS_RDONLY) ? -EROFS : 0;
+}
+
+/* newp, then what path has beyond its first n bytes: a new string. */
+char *
+vfs_path_rebase(const char *path, size_t n, const char *newp)
+{
+	size_t len = strlen(newp), rest = strlen(path + n);
+	char *s = vk_xcalloc(1, len + rest + 2);
+
+	memcpy(s, newp, len);
+	/* "/" and "x" is "/x", not "//x". */
+	if (len == 1 && rest > 0)
+		len = 0;
+	memcpy(s + len, path + n, rest + 1);
+	return s;
+}
+
+/*
+ * The mounts made on mp after it, stacked on it or below its mount
+ * point, are on it and go with it; those made before are below it.
+ */
+void
+vfs_mount_move(struct mount *mp, struct vnode *dir, const char *path)
+{
+	char *old = mp->path;
+	size_t n = strlen(old);
+	bool after = false;
+
+	VK_ASSERT(mp->covered != NULL && dir->covered_by == NULL);
+	mp->covered->covered_by = NULL;
+	vnode_rel(mp->covered);
+	vnode_ref(dir);
+	mp->covered = dir;
+	mp->parent = vfs_mount_of_path(path);
+	dir->covered_by = mp;
+	for (struct mount *m = mounts; m != NULL; m = m->next) {
+		if (m == mp)
+			after = true;
+		else if (after && vfs_path_below(m->path, old)) {
+			char *s = vfs_path_rebase(m->path, n, path);
+
+			free(m->path);
+			m->path = s;
+		}
+	}
+	mp->path = strdup(path);
+	free(old);
+}
+
+/* Whether m is mp or on it: made after it, at or below its path. */
+static bool
+mount_on(const struct mount *m, const struct mount *mp, bool after)
+{
+	return after && (mp->covered == NULL ||
+	    vfs_path_below(m->path, mp->path));
+}
+
+void
+vfs_mount_set_propagation(struct mount *mp, unsigned long type)
+{
+	bool after = false;
+
+	for (struct mount *m = mounts; m != NULL; m = m->next) {
+		after = after || m == mp;
+		if (mount_on(m, mp, after))
+			m->propagation = type;
+	}
+}
+
+bool
+vfs_mount_tree_has(const struct mount *mp, unsigned long type)
+{
+	bool after = false;
+
+	for (struct mount *m = mounts; m != NULL; m = m->next) {
+		after = after || m == mp;
+		if (mount_on(m, mp, after) && m->propagation == type)
+			return true;
+	}
+	return false;
 }
 
 void

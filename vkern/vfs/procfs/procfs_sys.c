@@ -247,11 +247,16 @@ procfs_mount_id(const struct mount *mp)
 	return mp != NULL ? PROCFS_MNTID_BASE + mp->id : PROCFS_MNTID_BASE - 1;
 }
 
-/* A mount's options as /proc/mounts shows them: "rw,nosuid,relatime". */
+/*
+ * A mount's options as /proc/mounts shows them: "rw,nosuid,relatime".
+ * It is read-only alone (MS_RDONLY) or with its file system.
+ */
 static void
 procfs_mount_opts(struct sbuf *sb, const struct mount *m)
 {
-	sbuf_printf(sb, "%s%s%s%s,relatime", m->rdonly ? "ro" : "rw",
+	bool ro = (m->flags & MS_RDONLY) || m->root->mount->rdonly;
+
+	sbuf_printf(sb, "%s%s%s%s,relatime", ro ? "ro" : "rw",
 	    (m->flags & MS_NOSUID) ? ",nosuid" : "",
 	    (m->flags & MS_NODEV) ? ",nodev" : "",
 	    (m->flags & MS_NOEXEC) ? ",noexec" : "");
@@ -284,7 +289,7 @@ int
 procfs_gen_mountinfo(const struct pfs_ctx *c, struct sbuf *sb)
 {
 	for (struct mount *m = vfs_mounts(); m != NULL; m = m->next) {
-		const char *ro = m->rdonly ? "ro" : "rw";
+		const char *ro = m->root->mount->rdonly ? "ro" : "rw";
 
 		sbuf_printf(sb, "%d %d %u:%u / ", procfs_mount_id(m),
 		    procfs_mount_id(m->parent), major(m->dev), minor(m->dev));
