@@ -29,7 +29,7 @@ static long fds[NFDS];
 
 static const char *const dirs[] = { "/tmp/mr", "/tmp/mr/a", "/tmp/mr/b",
 	"/tmp/mr/a/c", "/tmp/mr/b/d", "/tmp/mr/a/c/e", "/tmp/mr/../mr/b",
-	"/proc", "/", "/tmp/mr/f", "/nonexistent", "" };
+	"/proc", "/", "/tmp/mr/f", "/nonexistent", "", "/dev/mqueue" };
 
 /* A string argument: a name, garbage, an edge, or a bad pointer. */
 static const char *

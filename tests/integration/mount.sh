@@ -66,6 +66,35 @@ x
 eloop
 2'
 
+# The mqueue file system: /dev/mqueue at boot, a queue mq_open made
+# (perl's syscall: mq_open 240, mq_timedsend 242) read as its line, a
+# second mount with the same queues, creat and rm making and removing
+# them; a user makes and removes its own but may not mount.
+mqueue='ls -ld /dev/mqueue | cut -c1-10 &&
+	grep -c "^mqueue /dev/mqueue mqueue rw,nosuid,nodev,noexec" /proc/self/mounts &&
+	perl -e '\''my ($n, $m) = ("vkq", "hello");
+		my $fd = syscall(240, $n, 66, 0600, 0);
+		syscall(242, $fd, $m, 5, 1, 0) == 0 or die "$!"'\'' &&
+	ls /dev/mqueue && cat /dev/mqueue/vkq &&
+	mkdir -p /mnt/vkm && mount -t mqueue none /mnt/vkm && ls /mnt/vkm &&
+	touch /mnt/vkm/made && ls /dev/mqueue | tr "\n" " " && echo &&
+	rm /dev/mqueue/vkq /mnt/vkm/made && ls /mnt/vkm | wc -l &&
+	umount /mnt/vkm'
+want_mqueue='drwxrwxrwt
+1
+vkq
+QSIZE:5          NOTIFY:0     SIGNO:0     NOTIFY_PID:0     
+vkq
+made vkq 
+0'
+mqueue_user='touch /dev/mqueue/mine &&
+	[ "$(stat -c %u /dev/mqueue/mine)" = "$(id -u)" ] && echo owned &&
+	cut -c1-6 /dev/mqueue/mine && rm /dev/mqueue/mine && ls /dev/mqueue &&
+	{ mount -t mqueue none /tmp 2>/dev/null || echo denied; }'
+want_mqueue_user='owned
+QSIZE:
+denied'
+
 before=$(cat /proc/self/mountinfo)
 case $case_ in
 tmpfs_bind)
@@ -80,6 +109,19 @@ ro_bind_move)
 	got=$("$vk" run -- sh -c "$robind" 2>&1) || fail "status $?: $got"
 	[ "$got" = "$want_robind" ] || fail "got:
 $got"
+	;;
+mqueue)
+	[ "$(id -u)" = 0 ] || { echo "skip: guest root needs vkernel run as root"; exit 77; }
+	got=$("$vk" run -- sh -c "$mqueue" 2>&1) || fail "status $?: $got"
+	[ "$got" = "$want_mqueue" ] || fail "got:
+$got"
+	;;
+mqueue_user)
+	got=$("$vk" run -- perl -e '$( = $) = "1000 1000"; $< = $> = 1000;
+		exec @ARGV' sh -c "$mqueue_user" 2>&1)
+	[ "$got" = "$want_mqueue_user" ] || fail "got: $got"
+	got=$("$asuser" "$vk" run -- sh -c "$mqueue_user" 2>&1)
+	[ "$got" = "$want_mqueue_user" ] || fail "as a host user, got: $got"
 	;;
 user)
 	got=$("$vk" run -- perl -e '$( = $) = "1000 1000"; $< = $> = 1000;

@@ -3,7 +3,7 @@
  * nothing here reaches the host's mounts.
  *
  * New file systems: tmpfs (size=, nr_inodes=, mode=, uid=, gid=), proc,
- * sysfs, devpts.  Bind mounts put a directory's vnode as the root of
+ * sysfs, devpts, mqueue.  Bind mounts put a directory's vnode as the root of
  * a new mount elsewhere.  MS_MOVE takes a mount with what is mounted on
  * it to another mount point.  Propagation types (MS_SHARED, MS_PRIVATE,
  * MS_SLAVE, MS_UNBINDABLE) are kept for the rules Linux gives them
@@ -24,6 +24,7 @@
 #include "vkern/kern/proc.h"
 #include "vkern/vfs/devpts/devpts.h"
 #include "vkern/vfs/file.h"
+#include "vkern/vfs/mqueuefs/mqueuefs.h"
 #include "vkern/vfs/namei.h"
 #include "vkern/vfs/procfs/procfs.h"
 #include "vkern/vfs/tmpfs/tmpfs.h"
@@ -189,6 +190,12 @@ mount_devpts(char *data, bool rdonly, struct mount **mpp)
 	return devpts_mount(mpp);
 }
 
+static int
+mount_mqueue(char *data, bool rdonly, struct mount **mpp)
+{
+	return mqueuefs_mount(mpp);
+}
+
 static const struct {
 	const char *name;
 	int (*mount)(char *data, bool rdonly, struct mount **mpp);
@@ -197,6 +204,7 @@ static const struct {
 	{ "proc", mount_proc },
 	{ "sysfs", mount_sysfs },
 	{ "devpts", mount_devpts },
+	{ "mqueue", mount_mqueue },
 };
 
 /* What mount(2) copies in before it looks at anything. */
