@@ -2,6 +2,7 @@
 # util-linux's mount, umount and df inside vkernel: a tmpfs of the size
 # asked for, a bind that shows the same files, both gone after umount,
 # a bind made read-only alone and a mount moved with its submount,
+# the mqueue file system, unshare(1)'s namespace,
 # /proc/self/mounts following along; a guest user (and vkernel run by an
 # unprivileged host user) may not mount; the host's mounts never change.
 # Usage: mount.sh VKERNEL CASE
@@ -95,33 +96,55 @@ want_mqueue_user='owned
 QSIZE:
 denied'
 
+# unshare(1): a mount made in its namespace is not seen outside it;
+# the other namespaces are not there (EINVAL); a user may not (EPERM).
+unshare_='mkdir -p /mnt/vkn && unshare -m sh -c "mount -t tmpfs none /mnt/vkn &&
+	touch /mnt/vkn/in && ls /mnt/vkn && grep -c /mnt/vkn /proc/self/mounts" &&
+	ls /mnt/vkn | wc -l && { grep -c /mnt/vkn /proc/self/mounts || :; } &&
+	{ unshare -u true 2>&1 | grep -c "Invalid argument"; }'
+want_unshare='in
+1
+0
+0
+1'
+unshare_user='unshare -m true 2>&1 | grep -c "Operation not permitted"'
+
+# A script as guest root, which it is only when vkernel runs as root.
+as_root() {
+	[ "$(id -u)" = 0 ] || { echo "skip: guest root needs vkernel run as root"; exit 77; }
+	got=$("$vk" run -- sh -c "$1" 2>&1) || fail "status $?: $got"
+	[ "$got" = "$2" ] || fail "got:
+$got"
+}
+
+# A script as guest user 1000, then with vkernel run by a host user.
+as_users() {
+	got=$("$vk" run -- perl -e '$( = $) = "1000 1000"; $< = $> = 1000;
+		exec @ARGV' sh -c "$1" 2>&1)
+	[ "$got" = "$2" ] || fail "got: $got"
+	got=$("$asuser" "$vk" run -- sh -c "$1" 2>&1)
+	[ "$got" = "$2" ] || fail "as a host user, got: $got"
+}
+
 before=$(cat /proc/self/mountinfo)
 case $case_ in
 tmpfs_bind)
-	# The guest runs as vkernel's caller: root only when that is root.
-	[ "$(id -u)" = 0 ] || { echo "skip: guest root needs vkernel run as root"; exit 77; }
-	got=$("$vk" run -- sh -c "$script" 2>&1) || fail "status $?: $got"
-	[ "$got" = "$want" ] || fail "got:
-$got"
+	as_root "$script" "$want"
 	;;
 ro_bind_move)
-	[ "$(id -u)" = 0 ] || { echo "skip: guest root needs vkernel run as root"; exit 77; }
-	got=$("$vk" run -- sh -c "$robind" 2>&1) || fail "status $?: $got"
-	[ "$got" = "$want_robind" ] || fail "got:
-$got"
+	as_root "$robind" "$want_robind"
 	;;
 mqueue)
-	[ "$(id -u)" = 0 ] || { echo "skip: guest root needs vkernel run as root"; exit 77; }
-	got=$("$vk" run -- sh -c "$mqueue" 2>&1) || fail "status $?: $got"
-	[ "$got" = "$want_mqueue" ] || fail "got:
-$got"
+	as_root "$mqueue" "$want_mqueue"
 	;;
 mqueue_user)
-	got=$("$vk" run -- perl -e '$( = $) = "1000 1000"; $< = $> = 1000;
-		exec @ARGV' sh -c "$mqueue_user" 2>&1)
-	[ "$got" = "$want_mqueue_user" ] || fail "got: $got"
-	got=$("$asuser" "$vk" run -- sh -c "$mqueue_user" 2>&1)
-	[ "$got" = "$want_mqueue_user" ] || fail "as a host user, got: $got"
+	as_users "$mqueue_user" "$want_mqueue_user"
+	;;
+unshare)
+	as_root "$unshare_" "$want_unshare"
+	;;
+unshare_user)
+	as_users "$unshare_user" 1
 	;;
 user)
 	got=$("$vk" run -- perl -e '$( = $) = "1000 1000"; $< = $> = 1000;

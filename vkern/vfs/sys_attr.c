@@ -170,7 +170,7 @@ kern_setattr(struct proc *p, struct vnode *vn, const char *path,
 	if ((r = vn->ops->getattr(vn, &va)) < 0)
 		return r;
 	if ((vn->mount != NULL && vn->mount->rdonly) ||
-	    vfs_path_writable(path) < 0)
+	    vfs_path_writable(vfs_ns(p), path) < 0)
 		return -EROFS;
 	if ((r = vfs_setattr_check(p, vn, &va, nva, &mask, chown)) < 0)
 		return r;
@@ -406,7 +406,7 @@ truncate_vn(struct proc *p, struct vnode *vn, const char *path, int64_t len)
 	if (vn->type != VREG)
 		return -EINVAL;
 	if ((vn->mount != NULL && vn->mount->rdonly) ||
-	    vfs_path_writable(path) < 0)
+	    vfs_path_writable(vfs_ns(p), path) < 0)
 		return -EROFS;
 	if ((r = vfs_fsize_grow(p, vn, va.size)) < 0 ||
 	    (r = vfs_remove_privs(p, vn)) < 0)

@@ -58,7 +58,7 @@ dir_writable(struct proc *p, const struct nameidata *nd)
 	    (s = strrchr(dir, '/')) != NULL)
 		*(s == dir ? s + 1 : s) = '\0';
 	if ((nd->dvp->mount != NULL && nd->dvp->mount->rdonly) ||
-	    vfs_path_writable(dir) < 0)
+	    vfs_path_writable(vfs_ns(p), dir) < 0)
 		return -EROFS;
 	return vfs_access(p, nd->dvp, 3, false);
 }

@@ -1,6 +1,6 @@
 /*
- * mount(2) and umount2(2) on vkernel's own mount table (vfs_mount.c):
- * nothing here reaches the host's mounts.
+ * mount(2) and umount2(2) on vkernel's own mount tables (vfs_mount.c),
+ * the caller's namespace's: nothing here reaches the host's mounts.
  *
  * New file systems: tmpfs (size=, nr_inodes=, mode=, uid=, gid=), proc,
  * sysfs, devpts, mqueue.  Bind mounts put a directory's vnode as the root of
@@ -249,12 +249,13 @@ mount_copyin(struct thread *td, const struct sys_mount_args *a,
 
 /* A new mount of a file system of ms->type on the directory nd found. */
 static long
-mount_new(unsigned long flags, struct mount_strs *ms, struct nameidata *nd)
+mount_new(struct mntns *ns, unsigned long flags, struct mount_strs *ms,
+    struct nameidata *nd)
 {
 	struct mount *mp = NULL;
 	long r;
 
-	if ((r = vfs_mount_check(NULL, nd->vp)) < 0)
+	if ((r = vfs_mount_check(ns, NULL, nd->vp)) < 0)
 		return r;
 	r = -ENODEV;
 	for (size_t i = 0; i < VK_NELEM(mount_fstypes); i++)
@@ -268,7 +269,7 @@ mount_new(unsigned long flags, struct mount_strs *ms, struct nameidata *nd)
 		free(mp->source);
 		mp->source = strdup(ms->source);
 	}
-	return vfs_mount(mp, nd->vp, nd->path);
+	return vfs_mount(ns, mp, nd->vp, nd->path);
 }
 
 /*
@@ -281,6 +282,7 @@ mount_new(unsigned long flags, struct mount_strs *ms, struct nameidata *nd)
 static long
 mount_bind(struct thread *td, struct mount_strs *ms, struct nameidata *nd)
 {
+	struct mntns *ns = vfs_ns(td->proc);
 	struct nameidata snd;
 	struct mount *mp, *from;
 	long r;
@@ -290,17 +292,17 @@ mount_bind(struct thread *td, struct mount_strs *ms, struct nameidata *nd)
 	if ((r = vfs_lookup(td->proc, AT_FDCWD, ms->source, LOOKUP_FOLLOW,
 	    &snd)) < 0)
 		return r;
-	from = vfs_mount_of_path(snd.path);
+	from = vfs_mount_of_path(ns, snd.path);
 	if (snd.vp->type != VDIR)
 		r = -ENOTDIR;
 	else if (from != NULL && from->propagation == MS_UNBINDABLE)
 		r = -EINVAL;
 	else
-		r = vfs_mount_check(snd.vp, nd->vp);
+		r = vfs_mount_check(ns, snd.vp, nd->vp);
 	if (r == 0) {
 		mp = mount_dup(snd.vp->mount, snd.vp);
 		mp->flags = from != NULL ? from->flags : mp->flags;
-		r = vfs_mount(mp, nd->vp, nd->path);
+		r = vfs_mount(ns, mp, nd->vp, nd->path);
 	}
 	nd_release(&snd);
 	return r;
@@ -311,16 +313,16 @@ mount_bind(struct thread *td, struct mount_strs *ms, struct nameidata *nd)
  * mounted below the root since it was made (lookups went on to that).
  */
 static struct mount *
-mount_of(const struct nameidata *nd)
+mount_of(const struct mntns *ns, const struct nameidata *nd)
 {
-	struct mount *mp = vfs_mount_at(nd->path);
+	struct mount *mp = vfs_mount_at(ns, nd->path), *m;
 	struct vnode *vn;
 
 	if (mp == NULL && strcmp(nd->path, "/") == 0)
-		mp = vfs_mount_of_path("/");
+		mp = vfs_mount_of_path(ns, "/");
 	if (mp == NULL)
 		return NULL;
-	for (vn = mp->root; vn->covered_by != NULL; vn = vn->covered_by->root)
+	for (vn = mp->root; (m = vfs_mount_on(ns, vn)) != NULL; vn = m->root)
 		;
 	return vn == nd->vp ? mp : NULL;
 }
@@ -337,20 +339,23 @@ mount_on_root(struct thread *td, const struct nameidata *nd)
 }
 
 /*
- * Whether a file is open for writing on fs (bind: through mp alone),
- * which keeps it from going read-only (EBUSY).
+ * Whether a file is open for writing on fs (bind: through mp alone, by
+ * a process of its namespace), which keeps it from going read-only
+ * (EBUSY).
  */
 static bool
 mount_writers(struct mount *mp, struct mount *fs, bool bind)
 {
 	for (struct proc *p = proc_first(); p != NULL; p = p->next) {
+		if (bind && vfs_ns(p) != mp->ns)
+			continue;
 		for (int fd = 0; p->fdt != NULL && fd < p->fdt->n; fd++) {
 			struct file *fp = fd_get(p->fdt, fd);
 
 			if (fp != NULL && fp->vn != NULL &&
 			    fp->vn->mount == fs &&
-			    (fp->flags & O_ACCMODE) != O_RDONLY &&
-			    (!bind || vfs_mount_of_path(fp->path) == mp))
+			    (fp->flags & O_ACCMODE) != O_RDONLY && (!bind ||
+			    vfs_mount_of_path(mp->ns, fp->path) == mp))
 				return true;
 		}
 	}
@@ -364,9 +369,9 @@ mount_writers(struct mount *mp, struct mount *fs, bool bind)
  * vkernel's options made read-only stays so: EPERM, as a locked mount.
  */
 static long
-mount_remount(unsigned long flags, struct nameidata *nd)
+mount_remount(struct mntns *ns, unsigned long flags, struct nameidata *nd)
 {
-	struct mount *mp = mount_of(nd), *fs;
+	struct mount *mp = mount_of(ns, nd), *fs;
 	bool rdonly = (flags & MS_RDONLY) != 0, bind = (flags & MS_BIND) != 0;
 
 	if (mp == NULL)
@@ -384,16 +389,19 @@ mount_remount(unsigned long flags, struct nameidata *nd)
 }
 
 /*
- * What the paths of cwds and open files say below the moved mount's old
- * place now starts with its new one (as Linux's d_path() would find).
+ * What the paths of cwds and open files of ns's processes say below the
+ * moved mount's old place now starts with its new one (as Linux's
+ * d_path() would find).
  */
 static void
-mount_rebase_paths(const char *old, const char *path)
+mount_rebase_paths(const struct mntns *ns, const char *old, const char *path)
 {
 	size_t n = strlen(old);
 	char *s;
 
 	for (struct proc *p = proc_first(); p != NULL; p = p->next) {
+		if (vfs_ns(p) != ns)
+			continue;
 		if (p->fs != NULL && p->fs->cwd_path != NULL &&
 		    vfs_path_below(p->fs->cwd_path, old)) {
 			s = vfs_path_rebase(p->fs->cwd_path, n, path);
@@ -422,7 +430,8 @@ mount_rebase_paths(const char *old, const char *path)
 static long
 mount_move(struct thread *td, struct mount_strs *ms, struct nameidata *nd)
 {
-	struct mount *mp, *to = vfs_mount_of_path(nd->path);
+	struct mntns *ns = vfs_ns(td->proc);
+	struct mount *mp, *to = vfs_mount_of_path(ns, nd->path);
 	struct nameidata snd;
 	char *old;
 	long r;
@@ -433,7 +442,7 @@ mount_move(struct thread *td, struct mount_strs *ms, struct nameidata *nd)
 	    &snd)) < 0)
 		return r;
 	/* In Linux's order: "/" is below itself before it is the root. */
-	mp = mount_of(&snd);
+	mp = mount_of(ns, &snd);
 	if (mp == NULL)
 		r = -EINVAL;
 	else if (mp->parent != NULL && mp->parent->propagation == MS_SHARED)
@@ -446,24 +455,24 @@ mount_move(struct thread *td, struct mount_strs *ms, struct nameidata *nd)
 	else if (mp->covered == NULL || mount_on_root(td, &snd))
 		r = -EINVAL;
 	else
-		r = vfs_mount_check(mp->root, nd->vp);
+		r = vfs_mount_check(ns, mp->root, nd->vp);
 	nd_release(&snd);
 	if (r < 0)
 		return r;
 	old = strdup(mp->path);
 	vfs_mount_move(mp, nd->vp, nd->path);
-	mount_rebase_paths(old, nd->path);
+	mount_rebase_paths(ns, old, nd->path);
 	free(old);
 	return 0;
 }
 
 /* A propagation type: one of them (with MS_REC), on a mount's root. */
 static long
-mount_propagation(unsigned long flags, struct nameidata *nd)
+mount_propagation(struct mntns *ns, unsigned long flags,
+    struct nameidata *nd)
 {
 	unsigned long type = flags & MOUNT_PROPAGATION;
-
-	struct mount *mp = mount_of(nd);
+	struct mount *mp = mount_of(ns, nd);
 
 	if ((type & (type - 1)) != 0 ||
 	    (flags & ~(unsigned long)(MOUNT_PROPAGATION | MS_REC |
@@ -483,6 +492,7 @@ sys_mount(struct thread *td, const struct sys_mount_args *a)
 {
 	unsigned long flags = a->flags;
 	struct mount_strs *ms = calloc(1, sizeof(*ms));
+	struct mntns *ns = vfs_ns(td->proc);
 	struct nameidata nd;
 	long r;
 
@@ -501,19 +511,19 @@ sys_mount(struct thread *td, const struct sys_mount_args *a)
 	else if (td->proc->cred.euid != 0)
 		r = -EPERM;    /* CAP_SYS_ADMIN */
 	else if (flags & MS_REMOUNT)
-		r = mount_remount(flags, &nd);
+		r = mount_remount(ns, flags, &nd);
 	else if (mount_on_root(td, &nd) && !(flags & MOUNT_PROPAGATION))
 		r = -EBUSY;
 	else if (flags & MS_BIND)
 		r = mount_bind(td, ms, &nd);
 	else if (flags & MOUNT_PROPAGATION)
-		r = mount_propagation(flags, &nd);
+		r = mount_propagation(ns, flags, &nd);
 	else if (flags & MS_MOVE)
 		r = mount_move(td, ms, &nd);
 	else if (a->fstype.va == 0)
 		r = -EFAULT;
 	else
-		r = mount_new(flags, ms, &nd);
+		r = mount_new(ns, flags, ms, &nd);
 	nd_release(&nd);
 	free(ms);
 	return r;
@@ -528,17 +538,19 @@ mount_under(const struct mount *m, const struct mount *mp)
 }
 
 /*
- * Whether anything holds a place in mp: a mount below it, an open file,
- * a process's cwd.  Files are known by the paths they were opened by,
- * which is what a mount point is too.
+ * Whether anything holds a place in mp: a mount below it, an open file
+ * or a cwd of a process of its namespace.  Files are known by the paths
+ * they were opened by, which is what a mount point is too.
  */
 static bool
 mount_busy(struct mount *mp)
 {
-	for (struct mount *m = vfs_mounts(); m != NULL; m = m->next)
+	for (struct mount *m = vfs_mounts(mp->ns); m != NULL; m = m->next)
 		if (mount_under(m, mp))
 			return true;
 	for (struct proc *p = proc_first(); p != NULL; p = p->next) {
+		if (vfs_ns(p) != mp->ns)
+			continue;
 		if (p->fs != NULL && vfs_path_below(p->fs->cwd_path, mp->path))
 			return true;
 		for (int fd = 0; p->fdt != NULL && fd < p->fdt->n; fd++) {
@@ -560,7 +572,8 @@ mount_detach(struct mount *mp)
 	for (;;) {
 		struct mount *last = NULL;
 
-		for (struct mount *m = vfs_mounts(); m != NULL; m = m->next)
+		for (struct mount *m = vfs_mounts(mp->ns); m != NULL;
+		    m = m->next)
 			if (mount_under(m, mp))
 				last = m;
 		if (last == NULL)
@@ -593,7 +606,8 @@ sys_umount2(struct thread *td, const struct sys_umount2_args *a)
 		return r;
 	if (td->proc->cred.euid != 0)
 		r = -EPERM;    /* CAP_SYS_ADMIN */
-	else if ((mp = mount_of(&nd)) == NULL || mp->covered == NULL)
+	else if ((mp = mount_of(vfs_ns(td->proc), &nd)) == NULL ||
+	    mp->covered == NULL)
 		r = -EINVAL;    /* the root has nowhere to go back to */
 	else if ((flags & MNT_EXPIRE) && (flags & (MNT_FORCE | MNT_DETACH)))
 		r = -EINVAL;

@@ -61,7 +61,7 @@ open_create(struct proc *p, struct nameidata *nd, uint32_t mode)
 	if (nd->trailing_slash)
 		return -EISDIR;
 	if ((nd->dvp->mount != NULL && nd->dvp->mount->rdonly) ||
-	    vfs_path_writable(nd->path) < 0)
+	    vfs_path_writable(vfs_ns(p), nd->path) < 0)
 		return -EROFS;
 	if ((r = vfs_access(p, nd->dvp, 3, false)) < 0)
 		return r;
@@ -106,7 +106,7 @@ open_check(struct proc *p, struct vnode *vn, const char *path, unsigned flags,
 	if ((r = vfs_access(p, vn, want, false)) < 0)
 		return r;
 	if ((want & 2) && vn->mount != NULL && (vn->mount->rdonly ||
-	    vfs_path_writable(path) < 0) &&
+	    vfs_path_writable(vfs_ns(p), path) < 0) &&
 	    (vn->type == VREG || vn->type == VDIR))
 		return -EROFS;
 	if (want & 2)

@@ -81,7 +81,7 @@ boot_mount_at(struct mount *mp, const char *path)
 
 	if ((r = boot_mkdirs(path, &dir)) < 0)
 		return r;
-	r = vfs_mount(mp, dir, path);
+	r = vfs_mount(vfs_ns(&boot_proc), mp, dir, path);
 	vnode_rel(dir);
 	return r;
 }
@@ -102,7 +102,7 @@ vfs_boot_root(const char *hostdir, bool overlay)
 		vnode_ref(lower->root);
 		overlay_mount(upper->root, lower->root, &mp);
 	}
-	if ((r = vfs_mount(mp, NULL, "/")) < 0)
+	if ((r = vfs_mount(vfs_ns(&boot_proc), mp, NULL, "/")) < 0)
 		return r;
 	boot_fs.root = boot_fs.cwd = vfs_root();
 	boot_fs.cwd_path = (char *)"/";

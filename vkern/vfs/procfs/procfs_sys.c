@@ -263,13 +263,14 @@ procfs_mount_opts(struct sbuf *sb, const struct mount *m)
 }
 
 /*
- * Every mount, as the process sees them.  XXX: all processes share one
- * mount table and root, so there is no filtering by the reader's root.
+ * Every mount of the process's namespace.  XXX: paths are the
+ * namespace's, not filtered nor cut by the process's root (chroot).
  */
 int
 procfs_gen_mounts(const struct pfs_ctx *c, struct sbuf *sb)
 {
-	for (struct mount *m = vfs_mounts(); m != NULL; m = m->next) {
+	for (struct mount *m = vfs_mounts(vfs_ns(c->p)); m != NULL;
+	    m = m->next) {
 		sbuf_escape(sb, m->source != NULL ? m->source : "none");
 		sbuf_printf(sb, " ");
 		sbuf_escape(sb, m->path != NULL ? m->path : "/");
@@ -288,7 +289,8 @@ procfs_gen_mounts(const struct pfs_ctx *c, struct sbuf *sb)
 int
 procfs_gen_mountinfo(const struct pfs_ctx *c, struct sbuf *sb)
 {
-	for (struct mount *m = vfs_mounts(); m != NULL; m = m->next) {
+	for (struct mount *m = vfs_mounts(vfs_ns(c->p)); m != NULL;
+	    m = m->next) {
 		const char *ro = m->root->mount->rdonly ? "ro" : "rw";
 
 		sbuf_printf(sb, "%d %d %u:%u / ", procfs_mount_id(m),
