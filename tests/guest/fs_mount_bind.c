@@ -7,7 +7,8 @@
  * Then MS_MOVE: a mount moves with its submounts, cwd and open files
  * follow; EINVAL for no mount, "/", a shared parent, an unbindable tree
  * onto a shared mount and a bind of an unbindable mount; ELOOP into
- * itself.  EPERM for an unprivileged user.  Natively it runs in a mount
+ * itself.  ".." from a bind's root leads to its mount point's parent.
+ * EPERM for an unprivileged user.  Natively it runs in a mount
  * namespace of its own (private, so nothing reaches the host's mounts).
  */
 #include <sched.h>
@@ -256,6 +257,40 @@ test_propagation(void)
 	CHECK_OK(umount2(pc, 0));
 }
 
+/* Whether a and b are the same directory. */
+static bool
+same_dir(const char *a, const char *b)
+{
+	struct stat sa, sb;
+
+	return stat(a, &sa) == 0 && stat(b, &sb) == 0 &&
+	    sa.st_ino == sb.st_ino && sa.st_dev == sb.st_dev;
+}
+
+/*
+ * ".." from a mount's root goes where the path came from: the bind's
+ * mount point's parent, not its source's; and from a mount on the
+ * source, the source's parent, not the bind's.
+ */
+static void
+test_dotdot(void)
+{
+	char deep[128], up[160];
+
+	snprintf(deep, sizeof(deep), "%s", at(pa, "deep"));
+	CHECK_OK(mkdir(deep, 0755));
+	if (CHECK_OK(sys_mount(deep, pb, NULL, MS_BIND, NULL)) != 0)
+		return;
+	snprintf(up, sizeof(up), "%s/..", pb);
+	CHECK(same_dir(up, top), "%s is %s", up, top);
+	CHECK_OK(sys_mount("vkt", deep, "tmpfs", 0, NULL));
+	snprintf(up, sizeof(up), "%s/..", deep);
+	CHECK(same_dir(up, pa), "%s is %s", up, pa);
+	CHECK_OK(umount2(deep, 0));
+	CHECK_OK(umount2(pb, 0));
+	CHECK_OK(rmdir(deep));
+}
+
 /* Without CAP_SYS_ADMIN: EPERM. */
 static void
 test_unprivileged(void)
@@ -306,6 +341,7 @@ main(void)
 	test_ro_super();
 	test_move();
 	test_propagation();
+	test_dotdot();
 	test_unprivileged();
 	CHECK_OK(umount2(top, MNT_DETACH));
 	rmdir(top);

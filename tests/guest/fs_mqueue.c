@@ -1,12 +1,13 @@
 /*
  * Verifies the mqueue file system as guest root: a queue made by
  * mq_open shows as a file of its mode and owner whose read gives
- * Linux's "QSIZE:... NOTIFY:... SIGNO:... NOTIFY_PID:..." line; open(2) of it is a queue descriptor; unlink
- * is mq_unlink, creat makes a queue of the default attributes; no
- * directories, links, renames nor writes; the sticky root keeps another
- * user's queue; a second mount shows the same queues; /dev/mqueue is
- * one when present.  Natively it runs in mount and IPC namespaces of its
- * own (nothing reaches the host's mounts or queues).
+ * Linux's "QSIZE:... NOTIFY:... SIGNO:... NOTIFY_PID:..." line; open(2)
+ * of it is a queue descriptor; unlink is mq_unlink, creat makes a queue
+ * of the default attributes; no directories, links, renames nor writes;
+ * the sticky root keeps another user's queue; a second mount shows the
+ * same queues; /dev/mqueue is one when present.  Natively it runs in
+ * mount and IPC namespaces of its own (nothing reaches the host's mounts
+ * or queues).
  */
 #include <dirent.h>
 #include <sched.h>
@@ -139,7 +140,7 @@ test_queue_file(void)
 	CHECK_ERR(write(fd, "x", 1), EINVAL);
 	close(fd);
 	CHECK_OK(syscall(SYS_mq_notify, q, &sev));
-	CHECK(reads_as(path, 11, 0, SIGUSR1, getpid()), "the line after notify");
+	CHECK(reads_as(path, 11, 0, SIGUSR1, getpid()), "after notify");
 	/* unlink is mq_unlink: the name goes, the descriptor stays. */
 	CHECK_OK(unlink(path));
 	CHECK_ERR(stat(path, &st), ENOENT);

@@ -3,8 +3,8 @@
  * the caller's namespace's: nothing here reaches the host's mounts.
  *
  * New file systems: tmpfs (size=, nr_inodes=, mode=, uid=, gid=), proc,
- * sysfs, devpts, mqueue.  Bind mounts put a directory's vnode as the root of
- * a new mount elsewhere.  MS_MOVE takes a mount with what is mounted on
+ * sysfs, devpts, mqueue.  Bind mounts put a directory's vnode as the root
+ * of a new mount elsewhere.  MS_MOVE takes a mount with what is mounted on
  * it to another mount point.  Propagation types (MS_SHARED, MS_PRIVATE,
  * MS_SLAVE, MS_UNBINDABLE) are kept for the rules Linux gives them
  * (no bind of an unbindable mount, no move out of a shared one) and

@@ -210,7 +210,8 @@ kern_access(struct thread *td, int dirfd, uaddr_t upath, int mode,
 		return r;
 	r = vfs_access(td->proc, nd.vp, mode, !(flags & AT_EACCESS));
 	if (r == 0 && (mode & 2) && nd.vp->mount != NULL &&
-	    (nd.vp->mount->rdonly || vfs_path_writable(vfs_ns(td->proc), nd.path) < 0) &&
+	    (nd.vp->mount->rdonly ||
+	    vfs_path_writable(vfs_ns(td->proc), nd.path) < 0) &&
 	    (nd.vp->type == VREG || nd.vp->type == VDIR))
 		r = -EROFS;
 	nd_release(&nd);
@@ -404,7 +405,8 @@ statfs_out(struct thread *td, const struct vfs_statfs *vs, struct vnode *vn,
 	sf.f_ffree = vs->ffree;
 	sf.f_namelen = (long)vs->namelen;
 	sf.f_flags = ST_VALID | ST_RELATIME;
-	if (mp != NULL && (mp->rdonly || vfs_path_writable(vfs_ns(td->proc), path) < 0))
+	if (mp != NULL && (mp->rdonly ||
+	    vfs_path_writable(vfs_ns(td->proc), path) < 0))
 		sf.f_flags |= ST_RDONLY;
 	if (mp != NULL) {
 		sf.f_fsid.__val[0] = (int)(uint32_t)mp->dev;

@@ -288,8 +288,8 @@ struct vnode *vfs_root(void);
 /* The mount of ns last made at canonical path, or NULL. */
 struct mount *vfs_mount_at(const struct mntns *ns, const char *path);
 /*
- * The mount of ns whose root is vn, the one at canonical path if there
- * is one (a directory may be the root of several binds), or NULL.
+ * The mount of ns whose root is vn, the one at canonical path (a
+ * directory may be the root of several binds), or NULL.
  */
 struct mount *vfs_mount_rooted(const struct mntns *ns,
     const struct vnode *vn, const char *path);

@@ -217,18 +217,27 @@ vfs_mount_at(const struct mntns *ns, const char *path)
 	return found;
 }
 
+/*
+ * Without a mount at path (a chrooted walk's paths are not the table's),
+ * a file system's root is taken for the root of the mount last made of
+ * it; any other directory for no mount's.
+ */
 struct mount *
 vfs_mount_rooted(const struct mntns *ns, const struct vnode *vn,
     const char *path)
 {
-	struct mount *found = NULL;
+	struct mount *at = NULL, *any = NULL;
 
-	for (struct mount *m = ns->mounts; m != NULL; m = m->next)
-		if (m->root == vn && (found == NULL ||
-		    strcmp(found->path, path) != 0 ||
-		    strcmp(m->path, path) == 0))
-			found = m;
-	return found;
+	for (struct mount *m = ns->mounts; m != NULL; m = m->next) {
+		if (m->root != vn)
+			continue;
+		any = m;
+		if (strcmp(m->path, path) == 0)
+			at = m;
+	}
+	if (at != NULL)
+		return at;
+	return vn->mount != NULL && vn == vn->mount->root ? any : NULL;
 }
 
 /* Whether path is at or below the mount point mp_path. */
@@ -367,6 +376,7 @@ vfs_umount(struct mount *mp)
 	ns_remove(mp->ns, mp);
 	cover_unlink(mp);
 	mp->ns = NULL;
+	mp->parent = NULL;      /* which may go with its namespace */
 	mp->next = detached;
 	detached = mp;
 }

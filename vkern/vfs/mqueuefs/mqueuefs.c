@@ -9,8 +9,8 @@
  *
  * A queue's vnode holds the queue (mq_get), so that an open file, or a
  * path being looked at, keeps it; there is one vnode per queue while it
- * is referenced, whichever mount it is seen through.  Names are never cached: mq_open and mq_unlink
- * change them without the VFS.
+ * is referenced, whichever mount it is seen through.  Names are never
+ * cached: mq_open and mq_unlink change them without the VFS.
  */
 #include <errno.h>
 #include <stdlib.h>
