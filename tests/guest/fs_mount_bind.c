@@ -172,6 +172,8 @@ test_ro_bind(void)
 static void
 test_ro_super(void)
 {
+	long fd;
+
 	if (CHECK_OK(sys_mount("vkt", pc, "tmpfs", 0, NULL)) != 0)
 		return;
 	put(at(pc, "f"), "x");
@@ -180,6 +182,12 @@ test_ro_super(void)
 	    NULL));
 	CHECK_ERR(open(at(pd, "f"), O_WRONLY), EROFS);
 	CHECK_OK(access(at(pc, "f"), W_OK));
+	/* The file system has a writer, if not through the read-only bind. */
+	fd = open(at(pc, "f"), O_WRONLY);
+	CHECK(fd >= 0, "open for writing through %s", pc);
+	CHECK_ERR(sys_mount(NULL, pd, NULL, MS_REMOUNT | MS_RDONLY, NULL),
+	    EBUSY);
+	close(fd);
 	CHECK_OK(sys_mount(NULL, pc, NULL, MS_REMOUNT | MS_RDONLY, NULL));
 	CHECK_ERR(open(at(pc, "f"), O_WRONLY), EROFS);
 	CHECK_ERR(mkdir(at(pc, "d"), 0755), EROFS);

@@ -379,7 +379,8 @@ mount_remount(struct mntns *ns, unsigned long flags, struct nameidata *nd)
 	fs = mp->root->mount;
 	if (!rdonly && fs->ro_locked)
 		return -EPERM;
-	if (rdonly && !(mp->flags & MS_RDONLY) && (bind || !fs->rdonly) &&
+	/* What goes read-only: the mount alone, or the file system. */
+	if (rdonly && (bind ? !(mp->flags & MS_RDONLY) : !fs->rdonly) &&
 	    mount_writers(mp, fs, bind))
 		return -EBUSY;
 	if (!bind)
