@@ -543,13 +543,13 @@ fz_empty(struct vnode *dir, bool remove)
 
 	(void)dir->ops->readdir(dir, 0, fz_collect, &nm);
 	for (size_t i = 0; i < nm.n; i++) {
+		struct mount *m;
 		struct vnode *vn;
 
 		if (ncache_lookup(dir, nm.name[i], &vn) < 0)
 			continue;
-		if (vn->covered_by != NULL) {
-			fz_empty(vn->covered_by->root,
-			    strcmp(vn->covered_by->fstype, "tmpfs") == 0);
+		if ((m = vfs_mount_on(vfs_ns(&fz_root), vn)) != NULL) {
+			fz_empty(m->root, strcmp(m->fstype, "tmpfs") == 0);
 		} else if (remove) {
 			if (vn->type == VDIR)
 				fz_empty(vn, true);
@@ -672,11 +672,15 @@ fz_boot(void)
 	fake_event_source = fz_event;
 }
 
-/* Every mount is still where it was mounted: no guest moves one. */
+/*
+ * Every mount of the first namespace is found where its path says (a
+ * guest's move takes the path along).
+ */
 static void
 fz_check_mounts(void)
 {
-	for (struct mount *mp = vfs_mounts(); mp != NULL; mp = mp->next) {
+	for (struct mount *mp = vfs_mounts(vfs_ns(&fz_root)); mp != NULL;
+	    mp = mp->next) {
 		struct nameidata nd;
 		int r;
 

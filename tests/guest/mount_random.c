@@ -3,7 +3,9 @@
  * types, sources, targets and option strings drawn from valid names,
  * garbage, strings running to the end of a mapping, unmapped and
  * read-only pointers, with random flags, stacked and nested mounts, binds
- * of binds, open files and cwds inside, and lazy unmounts.  It checks only
+ * of binds, open files and cwds inside, read-only binds, moves, lazy
+ * unmounts, and mount namespaces (unshare, children that end with
+ * theirs).  It checks only
  * that every mount it made can be taken away at the end and that the
  * mount table is back as it started; the point is that vkernel, run with
  * its sanitizers, survives it without a crash, an assertion or a leak.
@@ -12,7 +14,9 @@
  *
  * usage: mount_random [ITERATIONS [SEED]]
  */
+#include <sched.h>
 #include <sys/mount.h>
+#include <sys/wait.h>
 #include <sys/stat.h>
 
 #include <stdlib.h>
@@ -28,7 +32,7 @@ static long fds[NFDS];
 
 static const char *const dirs[] = { "/tmp/mr", "/tmp/mr/a", "/tmp/mr/b",
 	"/tmp/mr/a/c", "/tmp/mr/b/d", "/tmp/mr/a/c/e", "/tmp/mr/../mr/b",
-	"/proc", "/", "/tmp/mr/f", "/nonexistent", "" };
+	"/proc", "/", "/tmp/mr/f", "/nonexistent", "", "/dev/mqueue" };
 
 /* A string argument: a name, garbage, an edge, or a bad pointer. */
 static const char *
@@ -70,13 +74,16 @@ rflags(void)
 		MS_NOEXEC, MS_REMOUNT, MS_BIND, MS_MOVE, MS_REC, MS_PRIVATE,
 		MS_SHARED, MS_SLAVE, MS_UNBINDABLE, MS_SILENT, 1UL << 31,
 		0xC0ED0000UL, MS_REMOUNT | MS_BIND | MS_RDONLY,
-		MS_BIND | MS_REC };
+		MS_BIND | MS_REC, MS_REMOUNT | MS_BIND, MS_REMOUNT | MS_RDONLY,
+		MS_MOVE, MS_SHARED | MS_REC, MS_UNBINDABLE | MS_REC };
 	unsigned long v = 0;
 
 	for (int i = rnd() % 3; i >= 0; i--)
 		v |= f[rnd() % NELEM(f)];
 	return rnd() % 16 == 0 ? rnd() : v;
 }
+
+static void child_steps(void);
 
 static void
 step(void)
@@ -86,7 +93,7 @@ step(void)
 	long *fd = &fds[rnd() % NFDS];
 	char path[64];
 
-	switch (rnd() % 6) {
+	switch (rnd() % 8) {
 	case 0:
 	case 1:
 		syscall(SYS_mount, rstr(dirs, NELEM(dirs)),
@@ -108,10 +115,36 @@ step(void)
 		if (chdir(dirs[rnd() % 7]) < 0 || rnd() % 2)
 			(void)chdir("/");
 		break;
-	default:
+	case 5:
 		mkdir(dirs[rnd() % 7], 0755);
 		break;
+	case 6:
+		/* A table of its own, the last one let go. */
+		if (rnd() % 8 == 0)
+			(void)syscall(SYS_unshare, rnd() % 4 ? CLONE_NEWNS :
+			    rnd());
+		break;
+	default:
+		/* A child that changes its own copy, then ends with it. */
+		if (rnd() % 16 == 0)
+			child_steps();
+		break;
 	}
+}
+
+static void
+child_steps(void)
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		(void)syscall(SYS_unshare, CLONE_NEWNS);
+		for (int i = rnd() % 32; i > 0; i--)
+			step();
+		_exit(0);
+	}
+	if (pid > 0)
+		(void)waitpid(pid, NULL, 0);
 }
 
 /* Unmount everything below /tmp/mr (and whatever else is new). */

@@ -143,7 +143,7 @@ Test(devfs, root_attributes)
 
 	cr_assert_eq(root->type, VDIR);
 	cr_assert_eq(va.mode, S_IFDIR | 0755);
-	cr_assert_eq(va.nlink, 4);
+	cr_assert_eq(va.nlink, 5);
 	cr_assert(va.mtime_ns > 0);
 	cr_assert(devfs_is_devfs(root));
 	cr_assert(!mp->rdonly);
@@ -204,7 +204,7 @@ Test(devfs, readdir_lists_every_node)
 	static const char *const want[] = {
 		".", "..", "null", "zero", "full", "random", "urandom", "tty",
 		"console", "fd", "stdin", "stdout", "stderr", "shm", "pts",
-		"ptmx", "kmsg",
+		"mqueue", "ptmx", "kmsg",
 	};
 	struct dirent_seen s = { .n = 0 };
 
@@ -225,18 +225,18 @@ Test(devfs, readdir_resumes_at_cookie)
 	cr_assert_eq(a.n, 5);
 	cr_assert_str_eq(a.names[4], "full");
 	cr_assert_eq(root->ops->readdir(root, a.cookies[4], seen_cb, &b), 0);
-	cr_assert_eq(b.n, 17 - 5);
+	cr_assert_eq(b.n, 18 - 5);
 	cr_assert_str_eq(b.names[0], "random");
 	b.n = 0;
 	cr_assert_eq(root->ops->readdir(root, 1000, seen_cb, &b), 0);
 	cr_assert_eq(b.n, 0);
 }
 
-Test(devfs, shm_and_pts_are_empty_directories)
+Test(devfs, shm_pts_and_mqueue_are_empty_directories)
 {
-	static const char *const dirs[] = { "shm", "pts" };
+	static const char *const dirs[] = { "shm", "pts", "mqueue" };
 
-	for (int i = 0; i < 2; i++) {
+	for (int i = 0; i < 3; i++) {
 		struct vnode *d = look_ok(root, dirs[i]), *vn = NULL;
 		struct dirent_seen s = { .n = 0 };
 

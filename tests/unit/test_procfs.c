@@ -1013,11 +1013,11 @@ vfs_setup(void)
 
 	boot_kernel();
 	cr_assert_eq(tmpfs_mount(false, 0755, 0, 0, &tm), 0);
-	cr_assert_eq(vfs_mount(tm, NULL, "/"), 0);
+	cr_assert_eq(vfs_mount(vfs_ns(NULL), tm, NULL, "/"), 0);
 	cr_assert_eq(tm->root->ops->create(tm->root, "proc", S_IFDIR | 0555,
 	    0, NULL, 0, 0, &dir), 0);
 	cr_assert_eq(procfs_mount(&mp), 0);
-	cr_assert_eq(vfs_mount(mp, dir, "/proc"), 0);
+	cr_assert_eq(vfs_mount(vfs_ns(NULL), mp, dir, "/proc"), 0);
 	vnode_rel(dir);
 	p1 = mkproc("testprog");
 	procfs_set_current(p1);

@@ -12,6 +12,11 @@
  * or its absolute CLOCK_REALTIME timeout passes; a signal ends the wait
  * with EINTR (these calls are never restarted, signal(7)).
  *
+ * The mqueue file system (vfs/mqueuefs) shows the same queues as files,
+ * through the functions below mq_status: its lookups hold a queue as an
+ * open descriptor does, and a file it opens becomes the queue's
+ * descriptor (mq_file_attach).
+ *
  * Queues belong to the sandbox and are charged as files are (KM_FS);
  * their size also counts against the creator's RLIMIT_MSGQUEUE by real
  * uid, with mq_overview(7)'s formula.
@@ -74,6 +79,8 @@ struct mqueue {
 	int refs;               /* its name and its open files */
 	bool named;
 	char name[MQ_NAME_MAX + 1];
+	uint64_t ino;           /* its file's, in the mqueue file system */
+	int64_t atime, mtime, ctime;
 	uint32_t uid, gid, mode;
 	uint32_t owner;         /* the real uid charged for it */
 	uint64_t charge;
@@ -94,6 +101,7 @@ struct mq_user {
 static TAILQ_HEAD(, mqueue) mq_names = TAILQ_HEAD_INITIALIZER(mq_names);
 static LIST_HEAD(, mq_user) mq_users = LIST_HEAD_INITIALIZER(mq_users);
 static unsigned mq_count;
+static uint64_t mq_next_ino = 2;       /* 1 is the file system's root */
 
 static const struct file_ops mq_fileops;
 
@@ -292,12 +300,18 @@ mq_charge(struct proc *p, struct mqueue *q)
 	return 0;
 }
 
+/* Its file's times, at a message sent or taken, as Linux's. */
+static void
+mq_touch(struct mqueue *q)
+{
+	q->atime = q->mtime = q->ctime = plat_clock_ns(CLOCK_REALTIME);
+}
+
 /* A new queue named name, or -errno; attr NULL: the defaults. */
 static long
-mq_create(struct thread *td, const char *name, unsigned mode,
+mq_create(struct proc *p, const char *name, unsigned mode,
     const struct mq_attr *attr, struct mqueue **qp)
 {
-	struct proc *p = td->proc;
 	struct mqueue *q;
 	long r;
 
@@ -320,6 +334,8 @@ mq_create(struct thread *td, const char *name, unsigned mode,
 	q->mode = mode & ~p->fs->umask & 0777;
 	q->named = true;
 	q->refs = 1;
+	q->ino = mq_next_ino++;
+	mq_touch(q);
 	TAILQ_INIT(&q->msgs);
 	TAILQ_INSERT_TAIL(&mq_names, q, link);
 	mq_count++;
@@ -358,7 +374,7 @@ kern_mq_open(struct thread *td, const char *name, unsigned oflag,
 	if (q == NULL && !(oflag & O_CREAT))
 		return -ENOENT;
 	if (q == NULL) {
-		if ((r = mq_create(td, name, mode, attr, &q)) < 0)
+		if ((r = mq_create(td->proc, name, mode, attr, &q)) < 0)
 			return r;
 	} else if (!mq_may(td->proc, q, mq_want(oflag))) {
 		return -EACCES;
@@ -403,9 +419,7 @@ kern_mq_unlink(struct proc *p, const char *name)
 		return -ENOENT;
 	if (p->cred.fsuid != 0 && p->cred.fsuid != q->uid)
 		return -EPERM;
-	TAILQ_REMOVE(&mq_names, q, link);
-	q->named = false;
-	mq_rel(q);
+	mq_unname(q);
 	return 0;
 }
 
@@ -512,6 +526,7 @@ mq_insert(struct mqueue *q, struct mq_msg *m,
 		TAILQ_INSERT_TAIL(&q->msgs, m, link);
 	q->curmsgs++;
 	q->qsize += m->len;
+	mq_touch(q);
 	/* mq_notify(3): only a message to an empty queue no one waits on. */
 	mq_notify_check(q);
 	if (q->curmsgs == 1 && q->receivers == 0)
@@ -599,6 +614,7 @@ mq_recv_run(struct thread *td, struct file *fp, bool parked)
 	TAILQ_REMOVE(&q->msgs, m, link);
 	q->curmsgs--;
 	q->qsize -= m->len;
+	mq_touch(q);
 	mq_wake(q);
 	r = copyout(td, m->text, UADDR(a[MQA_BUF]), m->len) < 0 ? -EFAULT :
 	    (long)m->len;
@@ -744,11 +760,9 @@ sys_mq_getsetattr(struct thread *td, const struct sys_mq_getsetattr_args *a)
 	return 0;
 }
 
-/* The line Linux's mqueue files read as, from *offp on. */
-static long
-mq_read(struct file *fp, void *buf, size_t len, uint64_t *offp)
+long
+mq_status(struct mqueue *q, void *buf, size_t len, uint64_t off)
 {
-	struct mqueue *q = fp->data;
 	const struct mq_notify *n = &q->nf;
 	char line[128];
 	size_t n_line;
@@ -758,12 +772,117 @@ mq_read(struct file *fp, void *buf, size_t len, uint64_t *offp)
 	    "QSIZE:%-10llu NOTIFY:%-5d SIGNO:%-5d NOTIFY_PID:%-6d\n",
 	    (unsigned long long)q->qsize, n->pid != 0 ? n->how : 0,
 	    n->pid != 0 && n->how == SIGEV_SIGNAL ? n->signo : 0, n->pid);
-	if (*offp >= n_line)
+	if (off >= n_line)
 		return 0;
-	len = VK_MIN(len, n_line - *offp);
-	memcpy(buf, line + *offp, len);
-	*offp += len;
+	len = VK_MIN(len, n_line - off);
+	memcpy(buf, line + off, len);
 	return (long)len;
+}
+
+struct mqueue *
+mq_get(const char *name)
+{
+	struct mqueue *q = mq_lookup(name);
+
+	if (q != NULL)
+		q->refs++;
+	return q;
+}
+
+void
+mq_put(struct mqueue *q)
+{
+	mq_rel(q);
+}
+
+struct mqueue *
+mq_nth(uint64_t n)
+{
+	struct mqueue *q;
+
+	TAILQ_FOREACH(q, &mq_names, link)
+		if (n-- == 0)
+			return q;
+	return NULL;
+}
+
+const char *
+mq_name(const struct mqueue *q)
+{
+	return q->name;
+}
+
+uint64_t
+mq_ino(const struct mqueue *q)
+{
+	return q->ino;
+}
+
+void
+mq_getattr(const struct mqueue *q, struct vattr *va)
+{
+	/* Linux's size is its FILENT_SIZE, whatever is queued. */
+	*va = (struct vattr){ .ino = q->ino, .mode = S_IFREG | q->mode,
+	    .uid = q->uid, .gid = q->gid, .nlink = q->named ? 1 : 0,
+	    .size = 80, .blksize = 4096, .atime_ns = q->atime,
+	    .mtime_ns = q->mtime, .ctime_ns = q->ctime };
+}
+
+void
+mq_setattr(struct mqueue *q, const struct vattr *va, unsigned mask)
+{
+	if (mask & VA_MODE)
+		q->mode = va->mode & 0777;
+	if (mask & VA_UID)
+		q->uid = va->uid;
+	if (mask & VA_GID)
+		q->gid = va->gid;
+	if (mask & VA_ATIME)
+		q->atime = va->atime_ns;
+	if (mask & VA_MTIME)
+		q->mtime = va->mtime_ns;
+	q->ctime = plat_clock_ns(CLOCK_REALTIME);
+}
+
+long
+kern_mq_create(struct proc *p, const char *name, unsigned mode,
+    struct mqueue **qp)
+{
+	long r;
+
+	if (mq_lookup(name) != NULL)
+		return -EEXIST;
+	if ((r = mq_create(p, name, mode, NULL, qp)) == 0)
+		(*qp)->refs++;
+	return r;
+}
+
+void
+mq_unname(struct mqueue *q)
+{
+	if (!q->named)
+		return;
+	TAILQ_REMOVE(&mq_names, q, link);
+	q->named = false;
+	mq_rel(q);
+}
+
+void
+mq_file_attach(struct file *fp, struct mqueue *q)
+{
+	fp->ops = &mq_fileops;
+	fp->data = q;
+	fp->chan = q;
+	q->refs++;
+}
+
+static long
+mq_read(struct file *fp, void *buf, size_t len, uint64_t *offp)
+{
+	long n = mq_status(fp->data, buf, len, *offp);
+
+	*offp += (uint64_t)n;
+	return n;
 }
 
 static short
@@ -801,14 +920,19 @@ mq_flush(struct file *fp, const struct fdtable *t)
 static int
 mq_stat(struct file *fp, struct vattr *va)
 {
-	struct mqueue *q = fp->data;
-	int r = anon_stat(fp, va);
+	uint64_t dev;
 
-	va->mode = S_IFREG | q->mode;
-	va->uid = q->uid;
-	va->gid = q->gid;
-	va->size = (int64_t)q->qsize;
-	return r;
+	/*
+	 * Opened in the mqueue file system: its file's; by mq_open, the
+	 * same but for the device, which is the anonymous files'.
+	 */
+	if (fp->vn != NULL)
+		return fp->vn->ops->getattr(fp->vn, va);
+	(void)anon_stat(fp, va);
+	dev = va->dev;
+	mq_getattr(fp->data, va);
+	va->dev = dev;
+	return 0;
 }
 
 static const struct file_ops mq_fileops = {

@@ -551,6 +551,8 @@ fs_ctx_copy(const struct fs_ctx *fs)
 	vnode_ref(c->cwd);
 	c->cwd_path = strdup(fs->cwd_path);
 	c->umask = fs->umask;
+	if ((c->mntns = fs->mntns) != NULL)
+		mntns_ref(c->mntns);
 	return c;
 }
 
@@ -563,6 +565,8 @@ fs_ctx_rel(struct fs_ctx *fs)
 		vnode_rel(fs->root);
 		vnode_rel(fs->cwd);
 	}
+	if (fs->mntns != NULL)
+		mntns_rel(fs->mntns);
 	free(fs->cwd_path);
 	free(fs);
 }

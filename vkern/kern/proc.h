@@ -79,6 +79,7 @@ struct fs_ctx {
 	struct vnode *root, *cwd;     /* referenced */
 	char *cwd_path;               /* canonical, below root */
 	uint32_t umask;
+	struct mntns *mntns;          /* referenced; NULL: boot's */
 };
 
 struct rlim64 {

@@ -12,7 +12,8 @@
  * CLONE_FS and CLONE_SIGHAND make the child share the fd table, the root,
  * cwd and umask, and the signal actions.  CLONE_THREAD makes a thread of
  * the caller's process instead, which shares all of it.  XXX: a thread
- * without CLONE_FILES or CLONE_FS is refused.
+ * without CLONE_FILES or CLONE_FS is refused.  CLONE_NEWNS gives the
+ * child a copy of the mount table (guest root only, as CAP_SYS_ADMIN).
  */
 #include <errno.h>
 #include <limits.h>
@@ -25,12 +26,13 @@
 #include "vkern/kern/proc.h"
 #include "vkern/kern/syscall_gen.h"
 #include "vkern/platform.h"
+#include "vkern/vfs/vfs.h"
 #include "vkern/vm/copyio.h"
 
 #define CLONE_SUPPORTED (CLONE_VM | CLONE_VFORK | CLONE_PARENT_SETTID | \
     CLONE_CHILD_SETTID | CLONE_CHILD_CLEARTID | CLONE_SETTLS | \
     CLONE_FS | CLONE_FILES | CLONE_SIGHAND | CLONE_SYSVSEM | \
-    CLONE_CLEAR_SIGHAND | CLONE_THREAD | CLONE_PARENT)
+    CLONE_CLEAR_SIGHAND | CLONE_THREAD | CLONE_PARENT | CLONE_NEWNS)
 
 struct clone_req {
 	uint64_t flags;
@@ -112,9 +114,19 @@ kern_clone(struct thread *td, const struct clone_req *cr)
 	    ((cr->flags & CLONE_SIGHAND) && !(cr->flags & CLONE_VM)) ||
 	    ((cr->flags & CLONE_SIGHAND) && (cr->flags & CLONE_CLEAR_SIGHAND)))
 		return -EINVAL;
+	/*
+	 * A namespace of the child's own is no namespace shared with its
+	 * parent (Linux's copy_process(): EINVAL), and here a thread's fs
+	 * state is its process's.
+	 */
+	if ((cr->flags & CLONE_NEWNS) && (cr->flags & (CLONE_FS |
+	    CLONE_THREAD)))
+		return -EINVAL;
 	/* Checked before anything is made, so that no child is left. */
 	if ((cr->flags & CLONE_SETTLS) && !arch_segbase_ok(cr->tls))
 		return -EPERM;
+	if ((cr->flags & CLONE_NEWNS) && td->proc->cred.euid != 0)
+		return -EPERM;  /* CAP_SYS_ADMIN */
 	/*
 	 * Init makes no siblings of its own, which nobody would reap
 	 * (Linux's copy_process() refuses CLONE_PARENT to any init).
@@ -139,6 +151,8 @@ kern_clone(struct thread *td, const struct clone_req *cr)
 	}
 	if (cr->flags & CLONE_CLEAR_SIGHAND)
 		sig_reset_handlers(c->sighand);
+	if (cr->flags & CLONE_NEWNS)
+		mntns_unshare(&c->fs->mntns);
 	clone_setup(c->main, cr);
 	/*
 	 * The child exists and its host stub has stopped, waiting for its
@@ -418,10 +432,12 @@ sys_waitid(struct thread *td, const struct sys_waitid_args *a)
  * unshare: the fd table, and the root, cwd and umask, become the
  * caller's own; the thread group, signal actions and memory can only
  * "be unshared" when there is nothing to unshare, as Linux's
- * check_unshare_flags() has it.  Namespaces are EINVAL, as on a kernel
- * built without them.  XXX: the fd table and fs state are the process's
- * here, not each thread's, so a process with several threads cannot
- * take a private copy for one of them: EINVAL.
+ * check_unshare_flags() has it.  CLONE_NEWNS (which implies CLONE_FS)
+ * gives the caller a copy of the mount table, for guest root only
+ * (EPERM, as without CAP_SYS_ADMIN); the other namespaces are EINVAL,
+ * as on a kernel built without them.  XXX: the fd table and fs state
+ * are the process's here, not each thread's, so a process with several
+ * threads cannot take a private copy for one of them: EINVAL.
  */
 long
 sys_unshare(struct thread *td, const struct sys_unshare_args *a)
@@ -431,9 +447,11 @@ sys_unshare(struct thread *td, const struct sys_unshare_args *a)
 
 	if (flags & ~(uint64_t)UNSHARE_VALID)
 		return -EINVAL;
-	if (flags & UNSHARE_NS)
+	if (flags & (UNSHARE_NS & ~(uint64_t)CLONE_NEWNS))
 		return -EINVAL;
 	/* What Linux's ksys_unshare() implies. */
+	if (flags & CLONE_NEWNS)
+		flags |= CLONE_FS;
 	if (flags & CLONE_VM)
 		flags |= CLONE_SIGHAND;
 	if (flags & CLONE_SIGHAND)
@@ -445,9 +463,13 @@ sys_unshare(struct thread *td, const struct sys_unshare_args *a)
 		return -EINVAL;
 	if ((flags & CLONE_VM) && p->vm->refs > 1)
 		return -EINVAL;
+	if ((flags & CLONE_NEWNS) && p->cred.euid != 0)
+		return -EPERM;  /* CAP_SYS_ADMIN */
 	if (flags & CLONE_FILES)
 		proc_unshare_files(p);
 	if (flags & CLONE_FS)
 		proc_unshare_fs(p);
+	if (flags & CLONE_NEWNS)
+		mntns_unshare(&p->fs->mntns);
 	return 0;
 }

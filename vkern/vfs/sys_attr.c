@@ -159,8 +159,8 @@ sys_umask(struct thread *td, const struct sys_umask_args *a)
 
 /* Change attributes, as the owner or root may (chmod, chown, utimes). */
 static int
-kern_setattr(struct proc *p, struct vnode *vn, struct vattr *nva,
-    unsigned mask)
+kern_setattr(struct proc *p, struct vnode *vn, const char *path,
+    struct vattr *nva, unsigned mask)
 {
 	bool chown = (mask & SETATTR_CHOWN) != 0;
 	struct vattr va;
@@ -169,7 +169,8 @@ kern_setattr(struct proc *p, struct vnode *vn, struct vattr *nva,
 	mask &= ~SETATTR_CHOWN;
 	if ((r = vn->ops->getattr(vn, &va)) < 0)
 		return r;
-	if (vn->mount != NULL && vn->mount->rdonly)
+	if ((vn->mount != NULL && vn->mount->rdonly) ||
+	    vfs_path_writable(vfs_ns(p), path) < 0)
 		return -EROFS;
 	if ((r = vfs_setattr_check(p, vn, &va, nva, &mask, chown)) < 0)
 		return r;
@@ -192,12 +193,13 @@ static long
 setattr_at(struct thread *td, int dirfd, uaddr_t upath, unsigned lflags,
     struct vattr *va, unsigned mask)
 {
+	char canon[VK_CANON_MAX];
 	struct vnode *vn;
 	long r;
 
-	if ((r = vn_at(td, dirfd, upath, lflags, &vn, NULL)) < 0)
+	if ((r = vn_at(td, dirfd, upath, lflags, &vn, canon)) < 0)
 		return r;
-	r = kern_setattr(td->proc, vn, va, mask);
+	r = kern_setattr(td->proc, vn, canon, va, mask);
 	vnode_rel(vn);
 	return r;
 }
@@ -211,7 +213,7 @@ setattr_fd(struct thread *td, int fd, struct vattr *va, unsigned mask)
 		return -EBADF;
 	if (fp->vn == NULL)
 		return -EINVAL;
-	return kern_setattr(td->proc, fp->vn, va, mask);
+	return kern_setattr(td->proc, fp->vn, fp->path, va, mask);
 }
 
 long
@@ -394,7 +396,7 @@ sys_utime(struct thread *td, const struct sys_utime_args *a)
 }
 
 static int
-truncate_vn(struct proc *p, struct vnode *vn, int64_t len)
+truncate_vn(struct proc *p, struct vnode *vn, const char *path, int64_t len)
 {
 	struct vattr va = { .size = (uint64_t)len };
 	int r;
@@ -403,7 +405,8 @@ truncate_vn(struct proc *p, struct vnode *vn, int64_t len)
 		return -EISDIR;
 	if (vn->type != VREG)
 		return -EINVAL;
-	if (vn->mount != NULL && vn->mount->rdonly)
+	if ((vn->mount != NULL && vn->mount->rdonly) ||
+	    vfs_path_writable(vfs_ns(p), path) < 0)
 		return -EROFS;
 	if ((r = vfs_fsize_grow(p, vn, va.size)) < 0 ||
 	    (r = vfs_remove_privs(p, vn)) < 0)
@@ -414,16 +417,17 @@ truncate_vn(struct proc *p, struct vnode *vn, int64_t len)
 long
 sys_truncate(struct thread *td, const struct sys_truncate_args *a)
 {
+	char canon[VK_CANON_MAX];
 	struct vnode *vn;
 	long r;
 
 	if (a->length < 0)
 		return -EINVAL;
-	if ((r = vn_at(td, AT_FDCWD, a->path, LOOKUP_FOLLOW, &vn, NULL)) < 0)
+	if ((r = vn_at(td, AT_FDCWD, a->path, LOOKUP_FOLLOW, &vn, canon)) < 0)
 		return r;
 	if ((r = vfs_access(td->proc, vn, 2, false)) == 0 &&
 	    (r = vnode_check_write(vn)) == 0)
-		r = truncate_vn(td->proc, vn, a->length);
+		r = truncate_vn(td->proc, vn, canon, a->length);
 	vnode_rel(vn);
 	return r;
 }
@@ -439,7 +443,7 @@ sys_ftruncate(struct thread *td, const struct sys_ftruncate_args *a)
 		return -EBADF;
 	if (fp->vn == NULL || !file_writable(fp))
 		return -EINVAL;
-	return truncate_vn(td->proc, fp->vn, a->length);
+	return truncate_vn(td->proc, fp->vn, fp->path, a->length);
 }
 
 /*

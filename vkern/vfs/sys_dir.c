@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/fs.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -41,12 +42,25 @@ parent_of(struct thread *td, int dirfd, uaddr_t upath, unsigned flags,
 	return 0;
 }
 
+/*
+ * Whether p may change names in nd's directory: its file system's and
+ * its mount's read-only (EROFS), then its mode.
+ */
 static int
-dir_writable(struct proc *p, struct vnode *dvp)
+dir_writable(struct proc *p, const struct nameidata *nd)
 {
-	if (dvp->mount != NULL && dvp->mount->rdonly)
+	char dir[VK_CANON_MAX];
+	char *s;
+
+	/* nd's path is the last component's; the root keeps its slash. */
+	snprintf(dir, sizeof(dir), "%s", nd->path);
+	if (strcmp(nd->last, ".") != 0 && strcmp(nd->last, "..") != 0 &&
+	    (s = strrchr(dir, '/')) != NULL)
+		*(s == dir ? s + 1 : s) = '\0';
+	if ((nd->dvp->mount != NULL && nd->dvp->mount->rdonly) ||
+	    vfs_path_writable(vfs_ns(p), dir) < 0)
 		return -EROFS;
-	return vfs_access(p, dvp, 3, false);
+	return vfs_access(p, nd->dvp, 3, false);
 }
 
 /* A directory a file system is mounted on, or the root of one: EBUSY. */
@@ -73,7 +87,7 @@ mknod_path(struct proc *p, int dirfd, const char *path, uint32_t mode,
 		r = -EEXIST;
 	else if (nd.trailing_slash && !S_ISDIR(mode))
 		r = -ENOENT;
-	else if ((r = dir_writable(p, nd.dvp)) == 0 &&
+	else if ((r = dir_writable(p, &nd)) == 0 &&
 	    (r = vfs_new_owner(p, nd.dvp, &mode, &gid)) == 0)
 		r = vn_create(nd.dvp, nd.last, mode, dev, target,
 		    p->cred.fsuid, gid, &vn);
@@ -202,7 +216,7 @@ kern_remove(struct thread *td, int dirfd, uaddr_t upath, bool rmdir)
 		r = -ENOTDIR;
 	else if (is_mountpoint(nd.vp))
 		r = -EBUSY;
-	else if ((r = dir_writable(td->proc, nd.dvp)) == 0 &&
+	else if ((r = dir_writable(td->proc, &nd)) == 0 &&
 	    (r = vfs_check_sticky(td->proc, nd.dvp, nd.vp)) == 0)
 		r = vn_remove(nd.dvp, nd.last, rmdir);
 	nd_release(&nd);
@@ -248,8 +262,8 @@ rename_check(struct thread *td, struct nameidata *from, struct nameidata *to,
 		return -EEXIST;
 	if ((flags & RENAME_EXCHANGE) && to->vp == NULL)
 		return -ENOENT;
-	if ((r = dir_writable(td->proc, from->dvp)) < 0 ||
-	    (r = dir_writable(td->proc, to->dvp)) < 0)
+	if ((r = dir_writable(td->proc, from)) < 0 ||
+	    (r = dir_writable(td->proc, to)) < 0)
 		return r;
 	/* Moving a name onto another of the same file changes nothing. */
 	if (from->vp == to->vp)
@@ -341,7 +355,7 @@ sys_linkat(struct thread *td, const struct sys_linkat_args *a)
 	else if (old.vp->mount != nw.dvp->mount)
 		r = -EXDEV;
 	else if ((r = vfs_check_link(td->proc, old.vp)) == 0 &&
-	    (r = dir_writable(td->proc, nw.dvp)) == 0)
+	    (r = dir_writable(td->proc, &nw)) == 0)
 		r = vn_link(nw.dvp, nw.last, old.vp);
 	nd_release(&old);
 	nd_release(&nw);

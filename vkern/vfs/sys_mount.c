@@ -1,13 +1,19 @@
 /*
- * mount(2) and umount2(2) on vkernel's own mount table (vfs_mount.c):
- * nothing here reaches the host's mounts.
+ * mount(2) and umount2(2) on vkernel's own mount tables (vfs_mount.c),
+ * the caller's namespace's: nothing here reaches the host's mounts.
  *
  * New file systems: tmpfs (size=, nr_inodes=, mode=, uid=, gid=), proc,
- * sysfs, devpts; mqueue is ENODEV until the file system exists (add it
- * to mount_fstypes).  Bind mounts put a directory's vnode as the root of
- * a new mount elsewhere.  Propagation (MS_SHARED, MS_PRIVATE, MS_SLAVE,
- * MS_UNBINDABLE) is accepted and changes nothing: with one mount table
- * there is no peer to propagate to.
+ * sysfs, devpts, mqueue.  Bind mounts put a directory's vnode as the root
+ * of a new mount elsewhere.  MS_MOVE takes a mount with what is mounted on
+ * it to another mount point.  Propagation types (MS_SHARED, MS_PRIVATE,
+ * MS_SLAVE, MS_UNBINDABLE) are kept for the rules Linux gives them
+ * (no bind of an unbindable mount, no move out of a shared one) and
+ * propagate nothing: a mount shows wherever its directory does anyway.
+ *
+ * A mount read-only alone (MS_REMOUNT | MS_BIND | MS_RDONLY) keeps
+ * MS_RDONLY in its flags; its file system stays as it was, writable
+ * through its other mounts.  The VFS asks vfs_path_writable() of the
+ * path a change goes through.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -18,6 +24,7 @@
 #include "vkern/kern/proc.h"
 #include "vkern/vfs/devpts/devpts.h"
 #include "vkern/vfs/file.h"
+#include "vkern/vfs/mqueuefs/mqueuefs.h"
 #include "vkern/vfs/namei.h"
 #include "vkern/vfs/procfs/procfs.h"
 #include "vkern/vfs/tmpfs/tmpfs.h"
@@ -34,7 +41,7 @@
 #define MOUNT_STR_MAX VK_PAGE_SIZE
 
 /* The flags of a new mount that the mount keeps. */
-#define MOUNT_KEPT (MS_NOSUID | MS_NODEV | MS_NOEXEC)
+#define MOUNT_KEPT (MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC)
 #define MOUNT_PROPAGATION (MS_SHARED | MS_PRIVATE | MS_SLAVE | MS_UNBINDABLE)
 /* umount2(2)'s flags, which no UAPI header has. */
 #define MNT_FORCE       0x1
@@ -183,6 +190,12 @@ mount_devpts(char *data, bool rdonly, struct mount **mpp)
 	return devpts_mount(mpp);
 }
 
+static int
+mount_mqueue(char *data, bool rdonly, struct mount **mpp)
+{
+	return mqueuefs_mount(mpp);
+}
+
 static const struct {
 	const char *name;
 	int (*mount)(char *data, bool rdonly, struct mount **mpp);
@@ -191,6 +204,7 @@ static const struct {
 	{ "proc", mount_proc },
 	{ "sysfs", mount_sysfs },
 	{ "devpts", mount_devpts },
+	{ "mqueue", mount_mqueue },
 };
 
 /* What mount(2) copies in before it looks at anything. */
@@ -235,12 +249,13 @@ mount_copyin(struct thread *td, const struct sys_mount_args *a,
 
 /* A new mount of a file system of ms->type on the directory nd found. */
 static long
-mount_new(unsigned long flags, struct mount_strs *ms, struct nameidata *nd)
+mount_new(struct mntns *ns, unsigned long flags, struct mount_strs *ms,
+    struct nameidata *nd)
 {
 	struct mount *mp = NULL;
 	long r;
 
-	if ((r = vfs_mount_check(NULL, nd->vp)) < 0)
+	if ((r = vfs_mount_check(ns, NULL, nd->vp)) < 0)
 		return r;
 	r = -ENODEV;
 	for (size_t i = 0; i < VK_NELEM(mount_fstypes); i++)
@@ -254,20 +269,22 @@ mount_new(unsigned long flags, struct mount_strs *ms, struct nameidata *nd)
 		free(mp->source);
 		mp->source = strdup(ms->source);
 	}
-	return vfs_mount(mp, nd->vp, nd->path);
+	return vfs_mount(ns, mp, nd->vp, nd->path);
 }
 
 /*
- * MS_BIND: the source directory becomes the root of a mount on nd's.
- * Mounts live on directories, not on the mounts that reach them, so
- * every mount below the source shows through the bind (as MS_REC), and
- * one made below either place shows in both (as a shared mount).
+ * MS_BIND: the source directory becomes the root of a mount on nd's,
+ * with the flags of the mount it is on (Linux's clone_mnt()).  Mounts
+ * live on directories, not on the mounts that reach them, so every mount
+ * below the source shows through the bind (as MS_REC), and one made
+ * below either place shows in both (as a shared mount).
  */
 static long
 mount_bind(struct thread *td, struct mount_strs *ms, struct nameidata *nd)
 {
+	struct mntns *ns = vfs_ns(td->proc);
 	struct nameidata snd;
-	struct mount *mp, *fs;
+	struct mount *mp, *from;
 	long r;
 
 	if (!ms->has_source)
@@ -275,25 +292,20 @@ mount_bind(struct thread *td, struct mount_strs *ms, struct nameidata *nd)
 	if ((r = vfs_lookup(td->proc, AT_FDCWD, ms->source, LOOKUP_FOLLOW,
 	    &snd)) < 0)
 		return r;
+	from = vfs_mount_of_path(ns, snd.path);
 	if (snd.vp->type != VDIR)
 		r = -ENOTDIR;
+	else if (from != NULL && from->propagation == MS_UNBINDABLE)
+		r = -EINVAL;
 	else
-		r = vfs_mount_check(snd.vp, nd->vp);
-	if (r < 0) {
-		nd_release(&snd);
-		return r;
+		r = vfs_mount_check(ns, snd.vp, nd->vp);
+	if (r == 0) {
+		mp = mount_dup(snd.vp->mount, snd.vp);
+		mp->flags = from != NULL ? from->flags : mp->flags;
+		r = vfs_mount(ns, mp, nd->vp, nd->path);
 	}
-	fs = snd.vp->mount;
-	mp = mount_alloc(fs->fstype, fs->source, fs->rdonly);
-	mp->dev = fs->dev;
-	mp->magic = fs->magic;
-	mp->ncache = fs->ncache;
-	mp->hostowners = fs->hostowners;
-	mp->flags = fs->flags;
-	mp->root = snd.vp;
-	snd.vp = NULL;
 	nd_release(&snd);
-	return vfs_mount(mp, nd->vp, nd->path);
+	return r;
 }
 
 /*
@@ -301,14 +313,16 @@ mount_bind(struct thread *td, struct mount_strs *ms, struct nameidata *nd)
  * mounted below the root since it was made (lookups went on to that).
  */
 static struct mount *
-mount_of(const struct nameidata *nd)
+mount_of(const struct mntns *ns, const struct nameidata *nd)
 {
-	struct mount *mp = vfs_mount_at(nd->path);
+	struct mount *mp = vfs_mount_at(ns, nd->path), *m;
 	struct vnode *vn;
 
+	if (mp == NULL && strcmp(nd->path, "/") == 0)
+		mp = vfs_mount_of_path(ns, "/");
 	if (mp == NULL)
 		return NULL;
-	for (vn = mp->root; vn->covered_by != NULL; vn = vn->covered_by->root)
+	for (vn = mp->root; (m = vfs_mount_on(ns, vn)) != NULL; vn = m->root)
 		;
 	return vn == nd->vp ? mp : NULL;
 }
@@ -324,37 +338,153 @@ mount_on_root(struct thread *td, const struct nameidata *nd)
 	return nd->vp == vfs_root() || nd->vp == td->proc->fs->root;
 }
 
-/* MS_REMOUNT: the flags of the mount at the path. */
-static long
-mount_remount(unsigned long flags, struct nameidata *nd)
+/*
+ * Whether a file is open for writing on fs (bind: through mp alone, by
+ * a process of its namespace), which keeps it from going read-only
+ * (EBUSY).
+ */
+static bool
+mount_writers(struct mount *mp, struct mount *fs, bool bind)
 {
-	struct mount *mp = mount_of(nd);
-	bool rdonly = (flags & MS_RDONLY) != 0;
+	for (struct proc *p = proc_first(); p != NULL; p = p->next) {
+		if (bind && vfs_ns(p) != mp->ns)
+			continue;
+		for (int fd = 0; p->fdt != NULL && fd < p->fdt->n; fd++) {
+			struct file *fp = fd_get(p->fdt, fd);
+
+			if (fp != NULL && fp->vn != NULL &&
+			    fp->vn->mount == fs &&
+			    (fp->flags & O_ACCMODE) != O_RDONLY && (!bind ||
+			    vfs_mount_of_path(mp->ns, fp->path) == mp))
+				return true;
+		}
+	}
+	return false;
+}
+
+/*
+ * MS_REMOUNT: with MS_BIND, the mount's own flags, read-only for it
+ * alone (Linux's do_reconfigure_mnt()); without, the file system's
+ * read-only and the mount's flags both (do_remount()).  A file system
+ * vkernel's options made read-only stays so: EPERM, as a locked mount.
+ */
+static long
+mount_remount(struct mntns *ns, unsigned long flags, struct nameidata *nd)
+{
+	struct mount *mp = mount_of(ns, nd), *fs;
+	bool rdonly = (flags & MS_RDONLY) != 0, bind = (flags & MS_BIND) != 0;
 
 	if (mp == NULL)
 		return -EINVAL;
-	/*
-	 * A read-only bind of a file system that stays writable elsewhere
-	 * would need each lookup to carry the mount it came through.
-	 */
-	if (mp != mp->root->mount && rdonly != mp->rdonly)
-		return -EINVAL;
-	mp->rdonly = rdonly;
+	fs = mp->root->mount;
+	if (!rdonly && fs->ro_locked)
+		return -EPERM;
+	/* What goes read-only: the mount alone, or the file system. */
+	if (rdonly && (bind ? !(mp->flags & MS_RDONLY) : !fs->rdonly) &&
+	    mount_writers(mp, fs, bind))
+		return -EBUSY;
+	if (!bind)
+		fs->rdonly = rdonly;
 	mp->flags = flags & MOUNT_KEPT;
+	return 0;
+}
+
+/*
+ * What the paths of cwds and open files of ns's processes say below the
+ * moved mount's old place now starts with its new one (as Linux's
+ * d_path() would find).
+ */
+static void
+mount_rebase_paths(const struct mntns *ns, const char *old, const char *path)
+{
+	size_t n = strlen(old);
+	char *s;
+
+	for (struct proc *p = proc_first(); p != NULL; p = p->next) {
+		if (vfs_ns(p) != ns)
+			continue;
+		if (p->fs != NULL && p->fs->cwd_path != NULL &&
+		    vfs_path_below(p->fs->cwd_path, old)) {
+			s = vfs_path_rebase(p->fs->cwd_path, n, path);
+			free(p->fs->cwd_path);
+			p->fs->cwd_path = s;
+		}
+		for (int fd = 0; p->fdt != NULL && fd < p->fdt->n; fd++) {
+			struct file *fp = fd_get(p->fdt, fd);
+
+			if (fp == NULL || fp->vn == NULL ||
+			    !vfs_path_below(fp->path, old))
+				continue;
+			s = vfs_path_rebase(fp->path, n, path);
+			free(fp->path);
+			fp->path = s;
+		}
+	}
+}
+
+/*
+ * MS_MOVE of the mount at the source path onto nd's directory, as
+ * Linux's do_move_mount(): EINVAL for what is no mount or the root,
+ * what is on a shared mount, or a tree with an unbindable mount going
+ * onto a shared one; ELOOP onto itself or below itself.
+ */
+static long
+mount_move(struct thread *td, struct mount_strs *ms, struct nameidata *nd)
+{
+	struct mntns *ns = vfs_ns(td->proc);
+	struct mount *mp, *to = vfs_mount_of_path(ns, nd->path);
+	struct nameidata snd;
+	char *old;
+	long r;
+
+	if (!ms->has_source || ms->source[0] == '\0')
+		return -EINVAL;
+	if ((r = vfs_lookup(td->proc, AT_FDCWD, ms->source, LOOKUP_FOLLOW,
+	    &snd)) < 0)
+		return r;
+	/* In Linux's order: "/" is below itself before it is the root. */
+	mp = mount_of(ns, &snd);
+	if (mp == NULL)
+		r = -EINVAL;
+	else if (mp->parent != NULL && mp->parent->propagation == MS_SHARED)
+		r = -EINVAL;
+	else if (to != NULL && to->propagation == MS_SHARED &&
+	    vfs_mount_tree_has(mp, MS_UNBINDABLE))
+		r = -EINVAL;
+	else if (vfs_path_below(nd->path, mp->path))
+		r = -ELOOP;
+	else if (mp->covered == NULL || mount_on_root(td, &snd))
+		r = -EINVAL;
+	else
+		r = vfs_mount_check(ns, mp->root, nd->vp);
+	nd_release(&snd);
+	if (r < 0)
+		return r;
+	old = strdup(mp->path);
+	vfs_mount_move(mp, nd->vp, nd->path);
+	mount_rebase_paths(ns, old, nd->path);
+	free(old);
 	return 0;
 }
 
 /* A propagation type: one of them (with MS_REC), on a mount's root. */
 static long
-mount_propagation(unsigned long flags, struct nameidata *nd)
+mount_propagation(struct mntns *ns, unsigned long flags,
+    struct nameidata *nd)
 {
 	unsigned long type = flags & MOUNT_PROPAGATION;
+	struct mount *mp = mount_of(ns, nd);
 
 	if ((type & (type - 1)) != 0 ||
 	    (flags & ~(unsigned long)(MOUNT_PROPAGATION | MS_REC |
-	    MS_SILENT)) != 0)
+	    MS_SILENT)) != 0 || mp == NULL)
 		return -EINVAL;
-	return mount_of(nd) != NULL || nd->vp == vfs_root() ? 0 : -EINVAL;
+	if (type == MS_PRIVATE)
+		type = 0;
+	mp->propagation = type;
+	if (flags & MS_REC)
+		vfs_mount_set_propagation(mp, type);
+	return 0;
 }
 
 /* In Linux's order: the strings, the target, then the flags. */
@@ -363,6 +493,7 @@ sys_mount(struct thread *td, const struct sys_mount_args *a)
 {
 	unsigned long flags = a->flags;
 	struct mount_strs *ms = calloc(1, sizeof(*ms));
+	struct mntns *ns = vfs_ns(td->proc);
 	struct nameidata nd;
 	long r;
 
@@ -381,32 +512,22 @@ sys_mount(struct thread *td, const struct sys_mount_args *a)
 	else if (td->proc->cred.euid != 0)
 		r = -EPERM;    /* CAP_SYS_ADMIN */
 	else if (flags & MS_REMOUNT)
-		r = mount_remount(flags, &nd);
+		r = mount_remount(ns, flags, &nd);
 	else if (mount_on_root(td, &nd) && !(flags & MOUNT_PROPAGATION))
 		r = -EBUSY;
 	else if (flags & MS_BIND)
 		r = mount_bind(td, ms, &nd);
 	else if (flags & MOUNT_PROPAGATION)
-		r = mount_propagation(flags, &nd);
+		r = mount_propagation(ns, flags, &nd);
 	else if (flags & MS_MOVE)
-		r = -EINVAL;
+		r = mount_move(td, ms, &nd);
 	else if (a->fstype.va == 0)
 		r = -EFAULT;
 	else
-		r = mount_new(flags, ms, &nd);
+		r = mount_new(ns, flags, ms, &nd);
 	nd_release(&nd);
 	free(ms);
 	return r;
-}
-
-/* Whether path is at or below the mount point mp_path. */
-static bool
-mount_below(const char *path, const char *mp_path)
-{
-	size_t n = strlen(mp_path);
-
-	return path != NULL && strncmp(path, mp_path, n) == 0 &&
-	    (path[n] == '\0' || path[n] == '/');
 }
 
 /* Whether m is a mount somewhere below mp's mount point. */
@@ -414,29 +535,31 @@ static bool
 mount_under(const struct mount *m, const struct mount *mp)
 {
 	return m != mp && m->covered != NULL &&
-	    strcmp(m->path, mp->path) != 0 && mount_below(m->path, mp->path);
+	    strcmp(m->path, mp->path) != 0 && vfs_path_below(m->path, mp->path);
 }
 
 /*
- * Whether anything holds a place in mp: a mount below it, an open file,
- * a process's cwd.  Files are known by the paths they were opened by,
- * which is what a mount point is too.
+ * Whether anything holds a place in mp: a mount below it, an open file
+ * or a cwd of a process of its namespace.  Files are known by the paths
+ * they were opened by, which is what a mount point is too.
  */
 static bool
 mount_busy(struct mount *mp)
 {
-	for (struct mount *m = vfs_mounts(); m != NULL; m = m->next)
+	for (struct mount *m = vfs_mounts(mp->ns); m != NULL; m = m->next)
 		if (mount_under(m, mp))
 			return true;
 	for (struct proc *p = proc_first(); p != NULL; p = p->next) {
-		if (p->fs != NULL && mount_below(p->fs->cwd_path, mp->path))
+		if (vfs_ns(p) != mp->ns)
+			continue;
+		if (p->fs != NULL && vfs_path_below(p->fs->cwd_path, mp->path))
 			return true;
 		for (int fd = 0; p->fdt != NULL && fd < p->fdt->n; fd++) {
 			struct file *fp = fd_get(p->fdt, fd);
 
 			if (fp != NULL && fp->vn != NULL &&
 			    fp->vn->mount == mp->root->mount &&
-			    mount_below(fp->path, mp->path))
+			    vfs_path_below(fp->path, mp->path))
 				return true;
 		}
 	}
@@ -450,7 +573,8 @@ mount_detach(struct mount *mp)
 	for (;;) {
 		struct mount *last = NULL;
 
-		for (struct mount *m = vfs_mounts(); m != NULL; m = m->next)
+		for (struct mount *m = vfs_mounts(mp->ns); m != NULL;
+		    m = m->next)
 			if (mount_under(m, mp))
 				last = m;
 		if (last == NULL)
@@ -483,8 +607,9 @@ sys_umount2(struct thread *td, const struct sys_umount2_args *a)
 		return r;
 	if (td->proc->cred.euid != 0)
 		r = -EPERM;    /* CAP_SYS_ADMIN */
-	else if ((mp = mount_of(&nd)) == NULL)
-		r = -EINVAL;
+	else if ((mp = mount_of(vfs_ns(td->proc), &nd)) == NULL ||
+	    mp->covered == NULL)
+		r = -EINVAL;    /* the root has nowhere to go back to */
 	else if ((flags & MNT_EXPIRE) && (flags & (MNT_FORCE | MNT_DETACH)))
 		r = -EINVAL;
 	else if (flags & MNT_EXPIRE)

@@ -60,7 +60,8 @@ open_create(struct proc *p, struct nameidata *nd, uint32_t mode)
 
 	if (nd->trailing_slash)
 		return -EISDIR;
-	if (nd->dvp->mount != NULL && nd->dvp->mount->rdonly)
+	if ((nd->dvp->mount != NULL && nd->dvp->mount->rdonly) ||
+	    vfs_path_writable(vfs_ns(p), nd->path) < 0)
 		return -EROFS;
 	if ((r = vfs_access(p, nd->dvp, 3, false)) < 0)
 		return r;
@@ -79,7 +80,8 @@ open_create(struct proc *p, struct nameidata *nd, uint32_t mode)
  * FMODE_CREATED).
  */
 static int
-open_check(struct proc *p, struct vnode *vn, unsigned flags, bool created)
+open_check(struct proc *p, struct vnode *vn, const char *path, unsigned flags,
+    bool created)
 {
 	unsigned acc = flags & O_ACCMODE;
 	int want = 0, r;
@@ -103,7 +105,8 @@ open_check(struct proc *p, struct vnode *vn, unsigned flags, bool created)
 		want |= 2;
 	if ((r = vfs_access(p, vn, want, false)) < 0)
 		return r;
-	if ((want & 2) && vn->mount != NULL && vn->mount->rdonly &&
+	if ((want & 2) && vn->mount != NULL && (vn->mount->rdonly ||
+	    vfs_path_writable(vfs_ns(p), path) < 0) &&
 	    (vn->type == VREG || vn->type == VDIR))
 		return -EROFS;
 	if (want & 2)
@@ -223,7 +226,7 @@ open_at(struct thread *td, int dirfd, const char *path, unsigned flags,
 	} else if ((flags & O_CREAT) && nd.vp->type != VDIR && !nd.magic)
 		r = vfs_check_create_open(p, nd.dvp, nd.vp);
 	if (r == 0)
-		r = open_check(p, nd.vp, flags, created);
+		r = open_check(p, nd.vp, nd.path, flags, created);
 	if (r == 0 && !created && !(flags & O_PATH)) {
 		/* As Linux's: the open's event, then the truncation's. */
 		if ((opened = (flags & O_TRUNC) != 0))

@@ -210,7 +210,8 @@ kern_access(struct thread *td, int dirfd, uaddr_t upath, int mode,
 		return r;
 	r = vfs_access(td->proc, nd.vp, mode, !(flags & AT_EACCESS));
 	if (r == 0 && (mode & 2) && nd.vp->mount != NULL &&
-	    nd.vp->mount->rdonly &&
+	    (nd.vp->mount->rdonly ||
+	    vfs_path_writable(vfs_ns(td->proc), nd.path) < 0) &&
 	    (nd.vp->type == VREG || nd.vp->type == VDIR))
 		r = -EROFS;
 	nd_release(&nd);
@@ -388,7 +389,7 @@ anon_statfs(const struct file *fp, struct vfs_statfs *sf)
  */
 static int
 statfs_out(struct thread *td, const struct vfs_statfs *vs, struct vnode *vn,
-    uaddr_t ubuf)
+    const char *path, uaddr_t ubuf)
 {
 	struct mount *mp = vn != NULL ? vn->mount : NULL;
 	struct statfs sf;
@@ -404,7 +405,8 @@ statfs_out(struct thread *td, const struct vfs_statfs *vs, struct vnode *vn,
 	sf.f_ffree = vs->ffree;
 	sf.f_namelen = (long)vs->namelen;
 	sf.f_flags = ST_VALID | ST_RELATIME;
-	if (mp != NULL && mp->rdonly)
+	if (mp != NULL && (mp->rdonly ||
+	    vfs_path_writable(vfs_ns(td->proc), path) < 0))
 		sf.f_flags |= ST_RDONLY;
 	if (mp != NULL) {
 		sf.f_fsid.__val[0] = (int)(uint32_t)mp->dev;
@@ -426,7 +428,7 @@ sys_statfs(struct thread *td, const struct sys_statfs_args *a)
 	if ((r = vfs_lookup(td->proc, AT_FDCWD, path, LOOKUP_FOLLOW, &nd)) < 0)
 		return r;
 	if ((r = vnode_statfs(nd.vp, &vs)) == 0)
-		r = statfs_out(td, &vs, nd.vp, a->buf);
+		r = statfs_out(td, &vs, nd.vp, nd.path, a->buf);
 	nd_release(&nd);
 	return r;
 }
@@ -444,7 +446,7 @@ sys_fstatfs(struct thread *td, const struct sys_fstatfs_args *a)
 		anon_statfs(fp, &vs);
 	else if ((r = vnode_statfs(fp->vn, &vs)) < 0)
 		return r;
-	return statfs_out(td, &vs, fp->vn, a->buf);
+	return statfs_out(td, &vs, fp->vn, fp->path, a->buf);
 }
 
 /* --- ioctl --- */

@@ -23,7 +23,9 @@
 #include <stdint.h>
 
 struct cred;
+struct mntns;
 struct mount;
+struct proc;
 struct vnode;
 struct file;
 
@@ -182,7 +184,8 @@ struct vnode {
 	enum vtype type;
 	const struct vnode_ops *ops;
 	struct mount *mount;          /* the file system it belongs to */
-	struct mount *covered_by;     /* a mount on this directory, or NULL */
+	/* The mounts on this directory, one per namespace, or NULL. */
+	struct mount *covered_by;
 	void *data;                   /* the file system's */
 	int writers;                  /* open files that may write it */
 	int texts;                    /* process images running it */
@@ -190,21 +193,35 @@ struct vnode {
 	struct vnode *rel_next;       /* vnode_rel's queue, once unreferenced */
 };
 
-/* A mounted file system. */
+/*
+ * A mount of a file system in a namespace's table.  The first mount of a
+ * file system is also the file system's own (its vnodes' mount): rdonly,
+ * ncache, hostowners, magic and dev are the file system's there, and
+ * copied to its other mounts (binds, namespaces' copies).
+ */
 struct mount {
 	struct vnode *root;           /* its root directory (referenced) */
 	struct vnode *covered;        /* the directory it is mounted on */
-	struct mount *parent;
+	struct mount *cover_next;     /* the next mount on covered */
+	struct mntns *ns;             /* its table's; NULL once out of it */
+	struct mount *parent;         /* the mount its mount point is on */
 	char *path;                   /* where, for /proc/mounts */
 	const char *fstype;
 	char *source;
 	bool rdonly;
 	bool ncache;                  /* names change only through the VFS */
 	bool hostowners;              /* owners are host users: vfs_owner.c */
+	bool ro_locked;               /* read-only for good: vkernel's option */
 	uint32_t magic;               /* statfs(2)'s f_type */
 	uint64_t dev;                 /* st_dev of its files */
 	int id;                       /* mountinfo's, never reused */
-	unsigned long flags;          /* MS_NOSUID, MS_NODEV, MS_NOEXEC */
+	/*
+	 * This mount's own MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC: a
+	 * read-only mount of a file system that may be writable through
+	 * its other mounts (rdonly is the file system's).
+	 */
+	unsigned long flags;
+	unsigned long propagation;    /* MS_SHARED, MS_SLAVE, MS_UNBINDABLE */
 	struct mount *next;
 };
 
@@ -254,21 +271,69 @@ int vn_link(struct vnode *dir, const char *name, struct vnode *vn);
 struct mount *mount_alloc(const char *fstype, const char *source,
     bool rdonly);
 /*
- * Whether a mount of root may go on directory dir: ENOTDIR, EBUSY (one
- * is there already), EINVAL (root leads back to dir, as a bind of a
+ * A new mount, not yet mounted, of the file system fs is a mount of,
+ * rooted at its directory root (which it references): a bind.
+ */
+struct mount *mount_dup(const struct mount *fs, struct vnode *root);
+/* p's mount namespace (NULL: boot's). */
+struct mntns *vfs_ns(const struct proc *p);
+/* The mount of namespace ns on directory dir, or NULL. */
+struct mount *vfs_mount_on(const struct mntns *ns, const struct vnode *dir);
+/*
+ * Whether a mount of root may go on directory dir in ns: ENOTDIR, EBUSY
+ * (one is there already), EINVAL (root leads back to dir, as a bind of a
  * directory on itself).  root may be NULL for a new file system.
  */
-int vfs_mount_check(struct vnode *root, struct vnode *dir);
-/* Mount mp on directory dir (NULL: as the root).  Takes mp. */
-int vfs_mount(struct mount *mp, struct vnode *dir, const char *path);
-struct mount *vfs_mounts(void);
+int vfs_mount_check(const struct mntns *ns, struct vnode *root,
+    struct vnode *dir);
+/* Mount mp on directory dir (NULL: as the root) in ns.  Takes mp. */
+int vfs_mount(struct mntns *ns, struct mount *mp, struct vnode *dir,
+    const char *path);
+/* The first of ns's mounts, in the order made; each leads to the next. */
+struct mount *vfs_mounts(const struct mntns *ns);
+/* The root directory at boot. */
 struct vnode *vfs_root(void);
-/* The mount last made at canonical path, or NULL. */
-struct mount *vfs_mount_at(const char *path);
+/* The mount of ns last made at canonical path, or NULL. */
+struct mount *vfs_mount_at(const struct mntns *ns, const char *path);
+/*
+ * The mount of ns whose root is vn, the one at canonical path (a
+ * directory may be the root of several binds), or NULL.
+ */
+struct mount *vfs_mount_rooted(const struct mntns *ns,
+    const struct vnode *vn, const char *path);
+/* Whether canonical path is mp_path or below it. */
+bool vfs_path_below(const char *path, const char *mp_path);
+/* The mount a canonical path lies on: the last made deepest below it. */
+struct mount *vfs_mount_of_path(const struct mntns *ns, const char *path);
+/*
+ * Whether what lies at canonical path may be changed as far as its mount
+ * says (the file system's own read-only is its ops' to answer): 0, or
+ * -EROFS on a read-only mount, as Linux's mnt_want_write().
+ */
+int vfs_path_writable(const struct mntns *ns, const char *path);
+/* A new string: newp in place of path's first n bytes. */
+char *vfs_path_rebase(const char *path, size_t n, const char *newp);
+/*
+ * Move mp, with what is mounted below it, onto directory dir, which
+ * nothing covers, at path.  The caller checked that it may go there.
+ */
+void vfs_mount_move(struct mount *mp, struct vnode *dir, const char *path);
+/* MS_REC: propagation type for mp and every mount on it. */
+void vfs_mount_set_propagation(struct mount *mp, unsigned long type);
+/* Whether mp or a mount on it has propagation type. */
+bool vfs_mount_tree_has(const struct mount *mp, unsigned long type);
 /*
  * Take mp off its mount point and out of the table.  Its files may still
  * be open: the struct stays (on a list of detached mounts) for them.
  */
 void vfs_umount(struct mount *mp);
+/*
+ * Mount namespaces, held by the processes' fs state (NULL there: boot's,
+ * which is never released).  mntns_unshare() puts a copy of *nsp's table
+ * in its place, letting *nsp go (mount_namespaces(7)'s CLONE_NEWNS).
+ */
+void mntns_ref(struct mntns *ns);
+void mntns_rel(struct mntns *ns);
+void mntns_unshare(struct mntns **nsp);
 
 #endif

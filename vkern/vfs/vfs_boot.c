@@ -3,7 +3,8 @@
  *
  * By default the root is the host's "/" read-only under a tmpfs overlay:
  * the guest may change anything and nothing reaches the host.  devfs is
- * mounted on /dev with a tmpfs on /dev/shm, procfs on /proc, sysfs on
+ * mounted on /dev with a tmpfs on /dev/shm and the mqueue file system on
+ * /dev/mqueue (as Debian's systemd mounts it), procfs on /proc, sysfs on
  * /sys; binds and extra tmpfs mounts
  * from the command line go where they say, their mount points made in the
  * overlay when missing.  /etc/hostname and /etc/hosts name the sandbox,
@@ -11,6 +12,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/mount.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -19,6 +21,7 @@
 #include "vkern/kmem.h"
 #include "vkern/vfs/devfs/devfs.h"
 #include "vkern/vfs/devpts/devpts.h"
+#include "vkern/vfs/mqueuefs/mqueuefs.h"
 #include "vkern/vfs/hostfs/hostfs.h"
 #include "vkern/vfs/namei.h"
 #include "vkern/vfs/overlay/overlay.h"
@@ -78,7 +81,7 @@ boot_mount_at(struct mount *mp, const char *path)
 
 	if ((r = boot_mkdirs(path, &dir)) < 0)
 		return r;
-	r = vfs_mount(mp, dir, path);
+	r = vfs_mount(vfs_ns(&boot_proc), mp, dir, path);
 	vnode_rel(dir);
 	return r;
 }
@@ -99,7 +102,7 @@ vfs_boot_root(const char *hostdir, bool overlay)
 		vnode_ref(lower->root);
 		overlay_mount(upper->root, lower->root, &mp);
 	}
-	if ((r = vfs_mount(mp, NULL, "/")) < 0)
+	if ((r = vfs_mount(vfs_ns(&boot_proc), mp, NULL, "/")) < 0)
 		return r;
 	boot_fs.root = boot_fs.cwd = vfs_root();
 	boot_fs.cwd_path = (char *)"/";
@@ -109,7 +112,7 @@ vfs_boot_root(const char *hostdir, bool overlay)
 int
 vfs_boot_std(void)
 {
-	struct mount *dev, *pts, *shm, *proc, *sys;
+	struct mount *dev, *pts, *shm, *mq, *proc, *sys;
 	int r;
 
 	if ((r = devfs_mount(&dev)) < 0 || (r = boot_mount_at(dev, "/dev")) < 0)
@@ -119,6 +122,10 @@ vfs_boot_std(void)
 		return r;
 	tmpfs_mount(false, 01777, 0, 0, &shm);
 	if ((r = boot_mount_at(shm, "/dev/shm")) < 0)
+		return r;
+	mqueuefs_mount(&mq);
+	mq->flags = MS_NOSUID | MS_NODEV | MS_NOEXEC;
+	if ((r = boot_mount_at(mq, "/dev/mqueue")) < 0)
 		return r;
 	if ((r = procfs_mount(&proc)) < 0 ||
 	    (r = boot_mount_at(proc, "/proc")) < 0)

@@ -23,6 +23,7 @@
 
 struct walk {
 	struct proc *p;
+	struct mntns *ns;        /* p's */
 	struct nameidata *nd;
 	struct vnode *cur;       /* referenced */
 	struct vnode *root;      /* "/" and where ".." stops (referenced) */
@@ -208,17 +209,26 @@ walk_dotdot(struct walk *w)
 			return -EXDEV;
 		w->depth--;
 	}
+	/*
+	 * From the root of a mount of the walk's namespace, down to where
+	 * it is mounted (the mount at the path the walk came by: a
+	 * directory may be the root of several binds).
+	 */
 	for (;;) {
+		struct mount *m;
+
 		if (w->cur == w->root)
 			return 0;
-		if (w->cur->mount == NULL || w->cur != w->cur->mount->root ||
-		    w->cur->mount->covered == NULL)
+		if ((m = vfs_mount_rooted(w->ns, w->cur, w->nd->path)) == NULL)
 			break;
-		vnode_ref(w->cur->mount->covered);
-		walk_set(w, w->cur->mount->covered);
+		if (m->covered == NULL)
+			return 0;	/* the root of everything */
+		vnode_ref(m->covered);
+		walk_set(w, m->covered);
 	}
+	/* A file system's root no longer mounted has nothing above it. */
 	if (w->cur->mount != NULL && w->cur == w->cur->mount->root)
-		return 0;	/* the root of everything */
+		return 0;
 	if ((r = w->cur->ops->lookup(w->cur, "..", &next)) < 0)
 		return r;
 	walk_set(w, next);
@@ -290,10 +300,12 @@ walk_symlink(struct walk *w, struct vnode *vn)
 }
 
 static void
-cross_mounts(struct vnode **vpp)
+cross_mounts(const struct mntns *ns, struct vnode **vpp)
 {
-	while ((*vpp)->covered_by != NULL) {
-		struct vnode *root = (*vpp)->covered_by->root;
+	struct mount *m;
+
+	while ((m = vfs_mount_on(ns, *vpp)) != NULL) {
+		struct vnode *root = m->root;
 
 		vnode_ref(root);
 		vnode_rel(*vpp);
@@ -331,7 +343,7 @@ walk_component(struct walk *w, const char *name, bool last, bool *donep)
 	if (r < 0 && !(r == -ENOENT && last && (w->flags & LOOKUP_PARENT)))
 		return r;
 	if (next != NULL)
-		cross_mounts(&next);
+		cross_mounts(w->ns, &next);
 	if (next != NULL && next->type == VLNK && (!last ||
 	    (w->flags & LOOKUP_FOLLOW) || nd->trailing_slash)) {
 		/* Linux checks only the links that end a path. */
@@ -404,7 +416,7 @@ int
 vfs_lookup(struct proc *p, int dirfd, const char *path, unsigned flags,
     struct nameidata *nd)
 {
-	struct walk w = { .p = p, .nd = nd, .flags = flags };
+	struct walk w = { .p = p, .ns = vfs_ns(p), .nd = nd, .flags = flags };
 	size_t len = strlen(path);
 	int r;
 

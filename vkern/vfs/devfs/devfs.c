@@ -63,6 +63,7 @@ static const struct devfs_spec devfs_specs[] = {
 	{ "stderr",  DK_LINK,   S_IFLNK | 0777, 0, 0, "/proc/self/fd/2" },
 	{ "shm",     DK_DIR,    S_IFDIR | 0755, 0, 0, NULL },
 	{ "pts",     DK_DIR,    S_IFDIR | 0755, 0, 0, NULL },
+	{ "mqueue",  DK_DIR,    S_IFDIR | 0755, 0, 0, NULL },
 	{ "ptmx",    DK_TTY,    S_IFCHR | 0666, 5, 2, NULL },
 	{ "kmsg",    DK_KMSG,   S_IFCHR | 0644, 1, 11, NULL },
 };
@@ -134,7 +135,7 @@ devfs_lookup(struct vnode *dvn, const char *name, struct vnode **vpp)
 	else if (dn == devfs_root(dn->fs))
 		np = devfs_find(dn->fs, name);
 	else
-		np = NULL;      /* shm and pts are empty */
+		np = NULL;      /* shm, pts and mqueue are empty */
 	if (np == NULL)
 		return -ENOENT;
 	*vpp = devfs_vnode(np, dvn->mount);
@@ -164,9 +165,9 @@ devfs_getattr(struct vnode *vn, struct vattr *va)
 		va->rdev = makedev(sp->major, sp->minor);
 	if (sp->kind == DK_LINK)
 		va->size = strlen(sp->target);
-	/* The root has shm's and pts's ".." besides its own two links. */
+	/* The root has shm's, pts's and mqueue's ".." besides its own two. */
 	if (sp->kind == DK_DIR)
-		va->nlink = dn == devfs_root(dn->fs) ? 4 : 2;
+		va->nlink = dn == devfs_root(dn->fs) ? 5 : 2;
 	return 0;
 }
 

@@ -885,6 +885,8 @@ hostfs_mount(const char *hostpath, bool rdonly, struct mount **mpp)
 	hm->mp->dev = st.dev;
 	/* The guest cannot change a read-only one; the host should not. */
 	hm->mp->ncache = rdonly;
+	/* Nor may a remount make it writable: the host's is not. */
+	hm->mp->ro_locked = rdonly;
 	hm->mp->hostowners = true;
 	hm->mp->root = node_new(hm, obj, &st, NULL, NULL);
 	*mpp = hm->mp;

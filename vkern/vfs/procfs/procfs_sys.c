@@ -247,24 +247,30 @@ procfs_mount_id(const struct mount *mp)
 	return mp != NULL ? PROCFS_MNTID_BASE + mp->id : PROCFS_MNTID_BASE - 1;
 }
 
-/* A mount's options as /proc/mounts shows them: "rw,nosuid,relatime". */
+/*
+ * A mount's options as /proc/mounts shows them: "rw,nosuid,relatime".
+ * It is read-only alone (MS_RDONLY) or with its file system.
+ */
 static void
 procfs_mount_opts(struct sbuf *sb, const struct mount *m)
 {
-	sbuf_printf(sb, "%s%s%s%s,relatime", m->rdonly ? "ro" : "rw",
+	bool ro = (m->flags & MS_RDONLY) || m->root->mount->rdonly;
+
+	sbuf_printf(sb, "%s%s%s%s,relatime", ro ? "ro" : "rw",
 	    (m->flags & MS_NOSUID) ? ",nosuid" : "",
 	    (m->flags & MS_NODEV) ? ",nodev" : "",
 	    (m->flags & MS_NOEXEC) ? ",noexec" : "");
 }
 
 /*
- * Every mount, as the process sees them.  XXX: all processes share one
- * mount table and root, so there is no filtering by the reader's root.
+ * Every mount of the process's namespace.  XXX: paths are the
+ * namespace's, not filtered nor cut by the process's root (chroot).
  */
 int
 procfs_gen_mounts(const struct pfs_ctx *c, struct sbuf *sb)
 {
-	for (struct mount *m = vfs_mounts(); m != NULL; m = m->next) {
+	for (struct mount *m = vfs_mounts(vfs_ns(c->p)); m != NULL;
+	    m = m->next) {
 		sbuf_escape(sb, m->source != NULL ? m->source : "none");
 		sbuf_printf(sb, " ");
 		sbuf_escape(sb, m->path != NULL ? m->path : "/");
@@ -283,8 +289,9 @@ procfs_gen_mounts(const struct pfs_ctx *c, struct sbuf *sb)
 int
 procfs_gen_mountinfo(const struct pfs_ctx *c, struct sbuf *sb)
 {
-	for (struct mount *m = vfs_mounts(); m != NULL; m = m->next) {
-		const char *ro = m->rdonly ? "ro" : "rw";
+	for (struct mount *m = vfs_mounts(vfs_ns(c->p)); m != NULL;
+	    m = m->next) {
+		const char *ro = m->root->mount->rdonly ? "ro" : "rw";
 
 		sbuf_printf(sb, "%d %d %u:%u / ", procfs_mount_id(m),
 		    procfs_mount_id(m->parent), major(m->dev), minor(m->dev));
