@@ -42,6 +42,7 @@
 #include "tests/unit/fake_platform.h"
 #include "vkern/kern/kern.h"
 #include "vkern/kern/proc.h"
+#include "vkern/kern/sysv_ipc.h"
 #include "vkern/vfs/namei.h"
 #include "vkern/vfs/vfs.h"
 #include "vkern/vfs/vfs_boot.h"
@@ -708,6 +709,11 @@ fz_run(const uint8_t *data, size_t size)
 	(void)kern_run();
 	/* Every stub the sandbox made is gone with it. */
 	if (fake_threads != NULL)
+		abort();
+	/* Nor does a System V IPC object outlive it. */
+	if (ipc_max_idx(shm_family.ids) >= 0 ||
+	    ipc_max_idx(sem_family.ids) >= 0 ||
+	    ipc_max_idx(msg_family.ids) >= 0)
 		abort();
 	fz_check_mounts();
 }
