@@ -241,6 +241,11 @@ int vn_remove(struct vnode *dir, const char *name, bool rmdir);
 int vn_rename(struct vnode *fromdir, const char *from, struct vnode *todir,
     const char *to, unsigned flags);
 int vn_link(struct vnode *dir, const char *name, struct vnode *vn);
+/*
+ * VK_TEST_HOOKS builds: forget every name (the fuzz harness's runs each
+ * start with the cache empty).
+ */
+void ncache_flush(void);
 
 /* vfs_mount.c */
 struct mount *mount_alloc(const char *fstype, const char *source,
@@ -262,5 +267,10 @@ struct mount *vfs_mount_at(const char *path);
  * be open: the struct stays (on a list of detached mounts) for them.
  */
 void vfs_umount(struct mount *mp);
+/*
+ * VK_TEST_HOOKS builds: mount the unmounted mp on dir again, as it was
+ * (the fuzz harness's mounts are those of the boot at each run's start).
+ */
+int vfs_mount_again(struct mount *mp, struct vnode *dir);
 
 #endif

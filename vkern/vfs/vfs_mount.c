@@ -70,6 +70,23 @@ vfs_mount_check(struct vnode *root, struct vnode *dir)
 	return 0;
 }
 
+/* Put mp on dir (NULL: as the root) and at the end of the table. */
+static void
+mount_link(struct mount *mp, struct vnode *dir)
+{
+	if (dir != NULL) {
+		vnode_ref(dir);
+		mp->covered = dir;
+		mp->parent = dir->mount;
+		dir->covered_by = mp;
+	}
+	if (mounts_tail != NULL)
+		mounts_tail->next = mp;
+	else
+		mounts = mp;
+	mounts_tail = mp;
+}
+
 int
 vfs_mount(struct mount *mp, struct vnode *dir, const char *path)
 {
@@ -80,22 +97,31 @@ vfs_mount(struct mount *mp, struct vnode *dir, const char *path)
 		if (root_mount != NULL)
 			return -EBUSY;
 		root_mount = mp;
-	} else {
-		if ((r = vfs_mount_check(mp->root, dir)) < 0)
-			return r;
-		vnode_ref(dir);
-		mp->covered = dir;
-		mp->parent = dir->mount;
-		dir->covered_by = mp;
+	} else if ((r = vfs_mount_check(mp->root, dir)) < 0) {
+		return r;
 	}
 	mp->path = strdup(path);
-	if (mounts_tail != NULL)
-		mounts_tail->next = mp;
-	else
-		mounts = mp;
-	mounts_tail = mp;
+	mount_link(mp, dir);
 	return 0;
 }
+
+#ifdef VK_TEST_HOOKS
+int
+vfs_mount_again(struct mount *mp, struct vnode *dir)
+{
+	struct mount **pp;
+	int r;
+
+	if ((r = vfs_mount_check(mp->root, dir)) < 0)
+		return r;
+	for (pp = &detached; *pp != mp; pp = &(*pp)->next)
+		VK_ASSERT(*pp != NULL);
+	*pp = mp->next;
+	mp->next = NULL;
+	mount_link(mp, dir);
+	return 0;
+}
+#endif
 
 struct mount *
 vfs_mounts(void)
