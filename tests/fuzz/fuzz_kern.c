@@ -13,8 +13,8 @@
  * every thread waits, time jumps to the earliest deadline, and when
  * nothing can ever wake, or the program ends, pid 1 is killed.  kern_run()
  * then tears the sandbox down and checks that every byte of kernel memory
- * the guest made it take came back.  The file tree is built anew for the
- * next run when a run changed it.
+ * the guest made it take came back, and fuzz_tree.c puts back what the
+ * run changed in the file tree and the mounts.
  *
  * Arguments are typed by syscalls.tbl's prototypes (fuzz_table.h, made by
  * genfuzz.py): descriptors are small numbers or earlier results, paths
@@ -42,6 +42,7 @@
 #include "tests/unit/fake_platform.h"
 #include "vkern/kern/kern.h"
 #include "vkern/kern/proc.h"
+#include "vkern/kern/sysv_ipc.h"
 #include "vkern/vfs/namei.h"
 #include "vkern/vfs/vfs.h"
 #include "vkern/vfs/vfs_boot.h"
@@ -68,8 +69,7 @@ static const struct fz_call *fz_bynr[1024];
 
 /* Events of one run, timeouts included: then pid 1 is killed. */
 #define FZ_MAX_EVENTS 256
-/* The frozen clock while the tree is built, and when each run starts. */
-#define FZ_TREE_TIME 1000000000LL
+/* The frozen clock when each run starts: after the tree's. */
 #define FZ_RUN_TIME 2000000000LL
 /* The furthest the clock jumps at once: a day. */
 #define FZ_HORIZON 86400000000000LL
@@ -457,192 +457,6 @@ fz_event(struct plat_event *ev, int64_t deadline)
 	}
 }
 
-/* --- the file tree --- */
-
-static struct fs_ctx fz_fs;
-static struct proc fz_root = { .fs = &fz_fs };
-
-/* The harness cannot build its tree: it is broken, or the kernel is. */
-static _Noreturn void
-fz_fail(const char *path, const char *what, int r)
-{
-	fprintf(stderr, "fuzz_kern: cannot %s %s: %s\n", what, path,
-	    strerror(-r));
-	abort();
-}
-
-struct vnode *
-fz_make(const char *path, uint32_t mode, const char *target,
-    const void *data, size_t len)
-{
-	struct nameidata nd;
-	struct vnode *vn = NULL;
-	int r;
-
-	if ((r = vfs_lookup(&fz_root, AT_FDCWD, path, LOOKUP_PARENT, &nd)) < 0)
-		fz_fail(path, "look up", r);
-	if (nd.vp != NULL && (r = vn_remove(nd.dvp, nd.last,
-	    nd.vp->type == VDIR)) < 0)
-		fz_fail(path, "remove", r);
-	if ((r = vn_create(nd.dvp, nd.last, mode, 0, target, 0, 0, &vn)) < 0)
-		fz_fail(path, "create", r);
-	nd_release(&nd);
-	if (len > 0 && (r = (int)vn->ops->write(vn, data, len, 0)) != (int)len)
-		fz_fail(path, "write", r);
-	return vn;
-}
-
-static struct vnode *
-fz_hold(const char *path)
-{
-	struct nameidata nd;
-	struct vnode *vn;
-
-	if (vfs_lookup(&fz_root, AT_FDCWD, path, LOOKUP_FOLLOW, &nd) < 0)
-		abort();
-	vn = nd.vp;
-	nd.vp = NULL;
-	nd_release(&nd);
-	return vn;
-}
-
-/* The names a readdir gave. */
-struct fz_names {
-	char (*name)[256];
-	size_t n, cap;
-};
-
-static int
-fz_collect(void *arg, const char *name, size_t len, uint64_t ino,
-    enum vtype type, uint64_t next)
-{
-	struct fz_names *nm = arg;
-
-	if ((len == 1 && name[0] == '.') || (len == 2 &&
-	    memcmp(name, "..", 2) == 0) || len > 255)
-		return 0;
-	if (nm->n == nm->cap) {
-		nm->cap = nm->cap * 2 + 16;
-		nm->name = realloc(nm->name, nm->cap * sizeof(*nm->name));
-		if (nm->name == NULL)
-			abort();
-	}
-	memcpy(nm->name[nm->n], name, len);
-	nm->name[nm->n++][len] = '\0';
-	return 0;
-}
-
-/*
- * What a run made goes: all below dir when remove (the overlay's root, a
- * tmpfs), and in any case below the mounts on it.
- */
-static void
-fz_empty(struct vnode *dir, bool remove)
-{
-	struct fz_names nm = { 0 };
-
-	(void)dir->ops->readdir(dir, 0, fz_collect, &nm);
-	for (size_t i = 0; i < nm.n; i++) {
-		struct mount *m;
-		struct vnode *vn;
-
-		if (ncache_lookup(dir, nm.name[i], &vn) < 0)
-			continue;
-		if ((m = vfs_mount_on(vfs_ns(&fz_root), vn)) != NULL) {
-			fz_empty(m->root, strcmp(m->fstype, "tmpfs") == 0);
-		} else if (remove) {
-			if (vn->type == VDIR)
-				fz_empty(vn, true);
-			(void)vn_remove(dir, nm.name[i], vn->type == VDIR);
-		}
-		vnode_rel(vn);
-	}
-	free(nm.name);
-}
-
-/* The program every run starts: see fuzz_prog.h for its layout. */
-static void
-fz_elf(uint8_t *img)
-{
-	Elf64_Ehdr *eh = (Elf64_Ehdr *)img;
-	Elf64_Phdr *ph = (Elf64_Phdr *)(img + sizeof(*eh));
-
-	elf_image_header(eh, ET_EXEC, FZ_SYSCALL_SITE, 3);
-	ph[0] = (Elf64_Phdr){ .p_type = PT_LOAD, .p_flags = PF_R | PF_X,
-	    .p_vaddr = FZ_TEXT, .p_filesz = 4096, .p_memsz = 4096,
-	    .p_align = 4096 };
-	ph[1] = (Elf64_Phdr){ .p_type = PT_LOAD, .p_flags = PF_R | PF_W,
-	    .p_vaddr = FZ_SCRATCH, .p_memsz = FZ_SCRATCH_SIZE,
-	    .p_align = 4096 };
-	ph[2] = (Elf64_Phdr){ .p_type = PT_GNU_STACK,
-	    .p_flags = PF_R | PF_W };
-	/* syscall; jmp back to it */
-	memcpy(img + (FZ_SYSCALL_SITE - FZ_TEXT), "\x0f\x05\xeb\xfc", 4);
-}
-
-static const struct {
-	const char *path;
-	uint32_t mode;
-	const char *data;   /* or a symlink's target */
-} fz_files[] = { FZ_FILES };
-
-/*
- * The tree's files and the directories where a run may add files (the
- * root and /dev/shm), held from when they were made.
- */
-#define FZ_NDIRS 2
-static struct vnode *fz_held[FZ_NDIRS + VK_NELEM(fz_files)];
-
-/*
- * Whether the tree is as built: every change of a file or of a
- * directory's entries moves its ctime or mtime, which were all the
- * tree's time.
- */
-static bool
-fz_tree_intact(void)
-{
-	for (size_t i = 0; i < VK_NELEM(fz_held); i++) {
-		struct vattr va;
-
-		if (fz_held[i]->ops->getattr(fz_held[i], &va) < 0 ||
-		    va.ctime_ns != FZ_TREE_TIME + FAKE_EPOCH_NS ||
-		    va.mtime_ns != FZ_TREE_TIME + FAKE_EPOCH_NS)
-			return false;
-	}
-	return true;
-}
-
-/* Build the tree anew, if a run changed it. */
-void
-fz_tree(void)
-{
-	static uint8_t elf[4096];
-	static bool built;
-
-	fake_clock_now_ns = FZ_TREE_TIME;
-	if (built && fz_tree_intact())
-		return;
-	if (elf[0] == 0)
-		fz_elf(elf);
-	for (size_t i = FZ_NDIRS; built && i < VK_NELEM(fz_held); i++)
-		vnode_rel(fz_held[i]);
-	fz_empty(vfs_root(), true);
-	built = true;
-	for (size_t i = 0; i < VK_NELEM(fz_files); i++) {
-		struct vnode **vpp = &fz_held[FZ_NDIRS + i];
-		uint32_t m = fz_files[i].mode;
-		bool lnk = (m & S_IFMT) == S_IFLNK;
-		const char *d = fz_files[i].data;
-
-		if (d == NULL && (m & S_IFMT) == S_IFREG)
-			*vpp = fz_make(fz_files[i].path, m, NULL, elf,
-			    sizeof(elf));
-		else
-			*vpp = fz_make(fz_files[i].path, m, lnk ? d : NULL,
-			    lnk ? NULL : d, d != NULL && !lnk ? strlen(d) : 0);
-	}
-}
-
 void
 fz_boot(void)
 {
@@ -662,36 +476,11 @@ fz_boot(void)
 	kern_init(&cfg);
 	if (vfs_boot_root("/", true) < 0 || vfs_boot_std() < 0)
 		abort();
-	fz_fs.root = fz_fs.cwd = vfs_root();
-	fz_fs.cwd_path = (char *)"/";
-	fz_held[0] = fz_hold("/");
-	fz_held[1] = fz_hold("/dev/shm");
+	fz_tree_boot();
 	memset(fz.longpath, 'a', FZ_LONGPATH);
 	for (size_t i = 0; i < FZ_LONGPATH; i += 200)
 		fz.longpath[i] = '/';
 	fake_event_source = fz_event;
-}
-
-/*
- * Every mount of the first namespace is found where its path says (a
- * guest's move takes the path along).
- */
-static void
-fz_check_mounts(void)
-{
-	for (struct mount *mp = vfs_mounts(vfs_ns(&fz_root)); mp != NULL;
-	    mp = mp->next) {
-		struct nameidata nd;
-		int r;
-
-		if (mp->covered == NULL)
-			continue;
-		if ((r = vfs_lookup(&fz_root, AT_FDCWD, mp->path, 0, &nd)) < 0)
-			fz_fail(mp->path, "find the mount on", r);
-		if (nd.vp != mp->root)
-			fz_fail(mp->path, "find the mount on", -EBUSY);
-		nd_release(&nd);
-	}
 }
 
 void
@@ -701,7 +490,6 @@ fz_run(const uint8_t *data, size_t size)
 	static char *const envp[] = { "PATH=/bin", "HOME=/tmp", NULL };
 	const char *why;
 
-	fz_tree();
 	fake_clock_now_ns = FZ_RUN_TIME;
 	memset(&fz, 0, offsetof(typeof(fz), longpath));
 	fz.p = data;
@@ -713,7 +501,13 @@ fz_run(const uint8_t *data, size_t size)
 	/* Every stub the sandbox made is gone with it. */
 	if (fake_threads != NULL)
 		abort();
+	/* Nor does a System V IPC object outlive it. */
+	if (ipc_max_idx(shm_family.ids) >= 0 ||
+	    ipc_max_idx(sem_family.ids) >= 0 ||
+	    ipc_max_idx(msg_family.ids) >= 0)
+		abort();
 	fz_check_mounts();
+	fz_tree();
 }
 
 void

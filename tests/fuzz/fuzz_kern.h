@@ -24,10 +24,23 @@ extern void (*fz_after_call)(struct thread *td, long r);
 void fz_run(const uint8_t *prog, size_t n);
 
 /*
- * Have the tree as fuzz_prog.h's FZ_FILES says (fz_run starts so too);
- * fz_make may then add to it for the next run.
+ * fuzz_tree.c.  The clock while the tree is built and put back: earlier
+ * than any run's.
+ */
+#define FZ_TREE_TIME 1000000000LL
+
+/* Build the tree and note the boot's mounts, once, at boot. */
+void fz_tree_boot(void);
+
+/*
+ * Have the tree and the mounts as fuzz_prog.h's FZ_FILES and the boot
+ * made them (fz_run ends so); fz_make may then add to the tree for the
+ * next run.
  */
 void fz_tree(void);
+
+/* Abort unless every mount is where it was mounted. */
+void fz_check_mounts(void);
 
 /*
  * Make a file (or a directory, symlink, FIFO) as root, in place of what

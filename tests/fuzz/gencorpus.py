@@ -67,6 +67,11 @@ def data(off, b):
             b)
 
 
+def rawpath(p):
+    """A path not in the dictionary, spelled out."""
+    return u8(0xe0) + u8(len(p)) + p.encode()
+
+
 def fd(n):
     return b'\x04' + u8(n)     # a small descriptor
 
@@ -106,6 +111,7 @@ def plausible(kind, name):
 
 O_RDWR = 2
 SUN_SOCK = struct.pack('<H', 1) + b'/tmp/sock\0'
+SIN_LO = struct.pack('<HH4s8x', 2, 0x5000, bytes([127, 0, 0, 1]))
 SCRATCH = D['FZ_SCRATCH']
 # At scratch + 0x700: one iovec of 4 bytes at scratch + 0x100, then at
 # + 0x740 an SCM_RIGHTS message passing fd 3.
@@ -214,6 +220,63 @@ SCENARIOS = {
         call('kill', raw(1), raw(0)) +
         call('unlink', path('/bin/init')) +
         call('mkdir', path('/tmp/new'), raw(0o700))),
+    # A pseudo-terminal: the master unlocked, the slave opened, bytes
+    # both ways through the line discipline, its modes, a session whose
+    # terminal it becomes, ^C, the master's hang-up.
+    'pty': (
+        call('openat', raw(-100), rawpath('/dev/ptmx'), raw(0o400402),
+             raw(0)) +
+        call('getcwd', data(0x500, b'\0' * 64), raw(0)) +
+        call('ioctl', fd(3), raw(0x40045431), raw(SCRATCH + 0x500)) +
+        call('ioctl', fd(3), raw(0x80045430), raw(SCRATCH + 0x540)) +
+        call('openat', raw(-100), rawpath('/dev/pts/0'), raw(O_RDWR),
+             raw(0)) +
+        call('write', fd(3), data(0x600, b'hi\n'), bound(3)) +
+        call('read', fd(4), scratch(0x800), bound(64)) +
+        call('ioctl', fd(4), raw(0x5401), raw(SCRATCH + 0x900)) +
+        call('ioctl', fd(4), raw(0x5402), raw(SCRATCH + 0x500)) +
+        call('write', fd(4), data(0x600, b'ok\n'), bound(3)) +
+        call('read', fd(3), scratch(0x800), bound(64)) +
+        call('setsid') +
+        call('ioctl', fd(4), raw(0x540e), raw(0)) +
+        call('ioctl', fd(4), raw(0x540f), raw(SCRATCH + 0x580)) +
+        call('write', fd(3), data(0x600, b'\x03'), bound(1)) +
+        call('close', fd(3)) +
+        call('read', fd(4), scratch(0x800), bound(64))),
+    # NETLINK_ROUTE: a link dump and a route get; NETLINK_SOCK_DIAG: the
+    # local sockets there are.
+    'netlink': (
+        call('socket', raw(16), raw(3), raw(0)) +
+        call('bind', fd(3), data(0x100, struct.pack('<HHII', 16, 0, 0, 0)),
+             raw(12)) +
+        call('sendto', fd(3), data(0x200, struct.pack(
+            '<IHHII', 32, 18, 0x301, 1, 0) + bytes(16)), raw(32), raw(0),
+            raw(0), raw(0)) +
+        call('recvfrom', fd(3), scratch(0x1000), bound(8192), raw(0),
+             raw(0), raw(0)) +
+        call('recvfrom', fd(3), scratch(0x1000), bound(8192), raw(0x40),
+             raw(0), raw(0)) +
+        call('socketpair', raw(1), raw(1), raw(0), scratch(0x40)) +
+        call('socket', raw(16), raw(3), raw(4)) +
+        call('sendto', fd(6), data(0x300, struct.pack(
+            '<IHHIIBBHIIIII', 40, 20, 0x301, 2, 0, 1, 0, 0, 0xffffffff, 0,
+            0x1f, 0, 0)), raw(40), raw(0), raw(0), raw(0)) +
+        call('recvmsg', fd(6), data(0x680, msghdr(0)), raw(0)) +
+        call('getsockname', fd(6), scratch(0x400), data(0x440, b'\x0c'))),
+    # TCP over the loopback: a listener, a forked child that connects,
+    # bytes from the child, a shutdown.
+    'tcp_loopback': (
+        call('socket', raw(2), raw(1), raw(0)) +
+        call('bind', fd(3), data(0x100, SIN_LO), raw(16)) +
+        call('listen', fd(3), raw(8)) +
+        call('fork') +
+        call('socket', raw(2), raw(1), raw(0), thread=0) +
+        call('connect', fd(4), data(0x100, SIN_LO), raw(16), thread=0) +
+        call('accept', fd(3), raw(0), raw(0), thread=1) +
+        call('write', fd(4), scratch(0x100), bound(8), thread=0) +
+        call('read', fd(4), scratch(0x200), bound(16), thread=1) +
+        call('shutdown', fd(4), raw(1), thread=0) +
+        call('exit_group', raw(0), thread=0)),
     # A sleep that only the clock ends.
     'nanosleep_clock': (
         call('nanosleep', data(0x600, struct.pack('<qq', 1, 0)), raw(0)) +

@@ -116,6 +116,18 @@ Test(vm_map, lookup_empty_map_returns_null)
 	cr_assert_eq(m.n, 0);
 }
 
+/*
+ * A map that never held an entry (a process that unmapped everything,
+ * then forked) has no array: unmapping from it changes nothing.
+ */
+Test(vm_map, remove_from_map_never_used)
+{
+	vm_map_remove(&m, A, A + PG);
+	vm_map_remove(&m, 0, MAP_MAX + PG);
+	cr_assert_eq(m.n, 0);
+	cr_assert_null(vm_map_lookup(&m, A));
+}
+
 Test(vm_map, lookup_finds_containing_entry_only)
 {
 	struct vm_entry *e;

@@ -34,6 +34,7 @@
 #include "vkern/kern/kmsg.h"
 #include "vkern/kern/proc.h"
 #include "vkern/kern/syscall.h"
+#include "vkern/kern/sysv_ipc.h"
 #include "vkern/kmem.h"
 #include "vkern/net/net.h"
 #include "vkern/platform.h"
@@ -364,6 +365,7 @@ kern_run(void)
 		proc_free(proc_first());
 	usock_gc();
 	proc_reap_orphans();
+	ipc_gone();
 	sysring_gone_free();
 	kmem_check();
 	cmdproc = NULL;

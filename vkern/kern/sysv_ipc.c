@@ -108,6 +108,23 @@ ipc_grow(struct ipc_ids *ids, unsigned idx)
 	return 0;
 }
 
+void
+ipc_gone(void)
+{
+	static const struct ipc_family *const fams[] = { &shm_family,
+	    &sem_family, &msg_family };
+
+	for (size_t i = 0; i < VK_NELEM(fams); i++) {
+		struct ipc_ids *ids = fams[i]->ids;
+
+		for (unsigned idx = 0; idx < ids->nslot; idx++)
+			if (ids->slot[idx] != NULL)
+				fams[i]->destroy(ids->slot[idx]);
+		kmem_free(ids->slot, ids->nslot * sizeof(*ids->slot), KM_FS);
+		*ids = (struct ipc_ids){ .last_idx = -1 };
+	}
+}
+
 int
 ipc_add(struct ipc_ids *ids, struct ipc_obj *o, const struct proc *p,
     int32_t key, int flg, uint64_t max)

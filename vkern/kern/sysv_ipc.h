@@ -148,8 +148,16 @@ struct ipc_family {
 	size_t dslen;
 	void (*fill)(const struct ipc_obj *o, void *ds);
 	int stat_any;
+	/* IPC_RMID of an object, which no process uses any more. */
+	void (*destroy)(struct ipc_obj *o);
 };
 extern const struct ipc_family shm_family, sem_family, msg_family;
+
+/*
+ * The sandbox is gone, and every process with it: so are the objects,
+ * and the tables start again as a new IPC namespace's.
+ */
+void ipc_gone(void);
 
 /*
  * IPC_STAT of id, or *_STAT and *_STAT_ANY of slot id, into the guest's

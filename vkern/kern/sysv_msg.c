@@ -351,9 +351,15 @@ msg_fill(const struct ipc_obj *o, void *out)
 	ipc_perm_get(o, &ds->msg_perm);
 }
 
+static void
+msg_gone(struct ipc_obj *o)
+{
+	msg_destroy(VK_CONTAINER_OF(o, struct msg_queue, o));
+}
+
 const struct ipc_family msg_family = { .ids = &msg_ids,
 	.dslen = sizeof(struct msqid64_ds), .fill = msg_fill,
-	.stat_any = MSG_STAT_ANY };
+	.stat_any = MSG_STAT_ANY, .destroy = msg_gone };
 
 static long
 msgctl_info(struct thread *td, int cmd, uaddr_t buf)

@@ -491,9 +491,15 @@ sem_fill(const struct ipc_obj *o, void *out)
 	ipc_perm_get(o, &ds->sem_perm);
 }
 
+static void
+sem_gone(struct ipc_obj *o)
+{
+	sem_destroy(VK_CONTAINER_OF(o, struct sem_set, o));
+}
+
 const struct ipc_family sem_family = { .ids = &sem_ids,
 	.dslen = sizeof(struct semid64_ds), .fill = sem_fill,
-	.stat_any = SEM_STAT_ANY };
+	.stat_any = SEM_STAT_ANY, .destroy = sem_gone };
 
 static long
 semctl_info(struct thread *td, int cmd, uaddr_t buf)

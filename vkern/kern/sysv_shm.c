@@ -261,9 +261,19 @@ shm_fill(const struct ipc_obj *o, void *out)
 	ipc_perm_get(o, &ds->shm_perm);
 }
 
+/* No process is left to be attached: a segment goes at once. */
+static void
+shm_gone(struct ipc_obj *o)
+{
+	struct shm_seg *s = VK_CONTAINER_OF(o, struct shm_seg, o);
+
+	VK_ASSERT(s->nattch == 0);
+	shm_destroy(s);
+}
+
 const struct ipc_family shm_family = { .ids = &shm_ids,
 	.dslen = sizeof(struct shmid64_ds), .fill = shm_fill,
-	.stat_any = SHM_STAT_ANY };
+	.stat_any = SHM_STAT_ANY, .destroy = shm_gone };
 
 static long
 shmctl_info(struct thread *td, int cmd, uaddr_t buf)

@@ -266,6 +266,11 @@ int vn_remove(struct vnode *dir, const char *name, bool rmdir);
 int vn_rename(struct vnode *fromdir, const char *from, struct vnode *todir,
     const char *to, unsigned flags);
 int vn_link(struct vnode *dir, const char *name, struct vnode *vn);
+/*
+ * VK_TEST_HOOKS builds: forget every name (the fuzz harness's runs each
+ * start with the cache empty).
+ */
+void ncache_flush(void);
 
 /* vfs_mount.c */
 struct mount *mount_alloc(const char *fstype, const char *source,
@@ -335,5 +340,10 @@ void vfs_umount(struct mount *mp);
 void mntns_ref(struct mntns *ns);
 void mntns_rel(struct mntns *ns);
 void mntns_unshare(struct mntns **nsp);
+/*
+ * VK_TEST_HOOKS builds: mount the unmounted mp on dir again, as it was
+ * (the fuzz harness's mounts are those of the boot at each run's start).
+ */
+int vfs_mount_again(struct mount *mp, struct vnode *dir);
 
 #endif

@@ -136,6 +136,15 @@ ncache_lookup(struct vnode *dir, const char *name, struct vnode **vpp)
 	return r;
 }
 
+#ifdef VK_TEST_HOOKS
+void
+ncache_flush(void)
+{
+	while (!TAILQ_EMPTY(&nc_lru))
+		nc_drop(TAILQ_FIRST(&nc_lru));
+}
+#endif
+
 /* Forget what name in dir stands for. */
 static void
 ncache_purge(const struct vnode *dir, const char *name)

@@ -332,6 +332,9 @@ vm_map_insert_at(struct vm_map *m, unsigned i, const struct vm_entry *e)
 void
 vm_map_delete_at(struct vm_map *m, unsigned i, unsigned count)
 {
+	/* A map that never held an entry has no array to move in. */
+	if (count == 0)
+		return;
 	memmove(&m->ent[i], &m->ent[i + count],
 	    (m->n - i - count) * sizeof(*m->ent));
 	m->n -= count;
