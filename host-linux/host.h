@@ -30,9 +30,6 @@ void ram_ctl_free(unsigned slot);
 /* The control page of slot, and its offset in the file. */
 void *ram_ctl_page(unsigned slot, uint64_t *offp);
 
-/* ptrace.c */
-int ptrace_init(struct vk_error **err);
-
 /*
  * console.c: remember the host terminal's settings (before the lock-down)
  * and put them back, which exit does by itself; and the names of the

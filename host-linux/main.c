@@ -32,6 +32,7 @@
 #include "host-linux/host.h"
 #include "seccomp-policy/policy.h"
 #include "vkern/kern/kern.h"
+#include "host-linux/plat_ops.h"
 #include "vkern/platform.h"
 #include "vkern/vfs/vfs_boot.h"
 
@@ -76,6 +77,7 @@ struct run_opts {
 	const char *strace_path;
 	const char *log_path;
 	const char *crash_dir;
+	const char *platform;           /* --platform, ptrace by default */
 	const char *root;
 	const char *hostname;
 	struct mount_opt mounts[MAX_MOUNTS];
@@ -564,9 +566,10 @@ parse_run(int argc, char **argv, struct run_opts *o)
 			    optarg);
 			break;
 		case 'p':
-			if (strcmp(optarg, "ptrace") != 0)
+			if (!plat_ops_known(optarg))
 				bad_usage("unknown platform '%s' (there is "
 				    "only ptrace)", optarg);
+			o->platform = optarg;
 			break;
 		case 'r':
 			o->root = optarg;
@@ -718,7 +721,8 @@ boot(const struct run_opts *o, struct vk_error **err)
 	if ((r = ram_init(VK_MAX(4 * o->mem, 64ULL << 30), o->pids > 0 ?
 	    o->pids : KERN_MAX_TASKS, err)) < 0 ||
 	    (r = hostinfo_init(o->cpus, err)) < 0 ||
-	    (r = ptrace_init(err)) < 0)
+	    (r = plat_ops_init(o->platform != NULL ? o->platform :
+	    "ptrace", err)) < 0)
 		return r;
 	if (o->strace_path != NULL && (r = trace_open(o->strace_path, err)) < 0)
 		return r;
@@ -931,6 +935,7 @@ run(int argc, char **argv)
 		else
 			fprintf(stderr, "landlock: not applied\n");
 		stats_ns_print();
+		fprintf(stderr, "platform: %s\n", plat_ops_name());
 	}
 	if (res.limit == KERN_LIMIT_TIMEOUT)
 		fprintf(stderr, "vkernel: --timeout ran out: guest ended with "

@@ -37,6 +37,7 @@
 
 #include "host-linux/cleanup.h"
 #include "host-linux/host.h"
+#include "host-linux/plat_ops.h"
 #include "host-linux/stub/stub.h"
 #include "vkern/platform.h"
 #include "vkern/vk.h"
@@ -79,6 +80,13 @@ struct plat_space {
 	int pidfd;                /* its /proc/PID: what signals it, or -1 */
 	unsigned nspare;          /* threads kept for reuse */
 };
+
+static int ptrace_space_flush(struct plat_space *sp);
+static long ptrace_thread_fpu_get(struct plat_thread *pt, void *buf,
+    size_t size);
+static int ptrace_thread_fpu_set(struct plat_thread *pt, const void *buf,
+    size_t size);
+static int64_t ptrace_thread_cputime(struct plat_thread *pt, int64_t *userp);
 
 /*
  * Host threads kept per space when their guest threads end, for the next
@@ -283,7 +291,7 @@ stub_image_fd(struct vk_error **err)
 	return 0;
 }
 
-int
+static int
 ptrace_init(struct vk_error **err)
 {
 	sigset_t chld;
@@ -744,8 +752,8 @@ thread_free(struct plat_thread *pt)
 	free(pt);
 }
 
-int
-plat_space_create(void *cookie, struct arch_context *ctx,
+static int
+ptrace_space_create(void *cookie, struct arch_context *ctx,
     struct plat_space **spp, struct plat_thread **ptp,
     struct plat_space_info *info)
 {
@@ -826,8 +834,8 @@ thread_hold(struct plat_thread *pt)
 	return 0;
 }
 
-int
-plat_space_fork(struct plat_thread *from, void *cookie,
+static int
+ptrace_space_fork(struct plat_thread *from, void *cookie,
     struct arch_context *ctx, struct plat_space **spp,
     struct plat_thread **ptp)
 {
@@ -837,7 +845,7 @@ plat_space_fork(struct plat_thread *from, void *cookie,
 	int slot, e, st;
 	long r;
 
-	if ((e = plat_space_flush(parent)) < 0)
+	if ((e = ptrace_space_flush(parent)) < 0)
 		return e;
 	if ((slot = ram_ctl_alloc()) < 0)
 		return -EAGAIN;
@@ -898,8 +906,8 @@ spare_take(struct plat_thread *from, void *cookie, struct arch_context *ctx)
 
 	for (pt = sp->threads; pt != NULL && !pt->spare; pt = pt->snext)
 		;
-	if (pt == NULL || (n = plat_thread_fpu_get(from, fpu,
-	    sizeof(fpu))) < 0 || plat_thread_fpu_set(pt, fpu, (size_t)n) < 0)
+	if (pt == NULL || (n = ptrace_thread_fpu_get(from, fpu,
+	    sizeof(fpu))) < 0 || ptrace_thread_fpu_set(pt, fpu, (size_t)n) < 0)
 		return NULL;
 	pt->spare = false;
 	sp->nspare--;
@@ -907,14 +915,14 @@ spare_take(struct plat_thread *from, void *cookie, struct arch_context *ctx)
 	pt->ctx = ctx;
 	pt->regs_valid = false;
 	pt->interrupted = false;
-	/* plat_thread_cputime() counts from the base: read it from zero. */
+	/* ptrace_thread_cputime() counts from the base: read it from zero. */
 	pt->cpu_base = 0;
-	pt->cpu_base = plat_thread_cputime(pt, NULL);
+	pt->cpu_base = ptrace_thread_cputime(pt, NULL);
 	return pt;
 }
 
-int
-plat_thread_create(struct plat_thread *from, void *cookie,
+static int
+ptrace_thread_create(struct plat_thread *from, void *cookie,
     struct arch_context *ctx, struct plat_thread **ptp)
 {
 	struct plat_space *sp = from->sp;
@@ -945,8 +953,8 @@ plat_thread_create(struct plat_thread *from, void *cookie,
 	return 0;
 }
 
-void
-plat_thread_destroy(struct plat_thread *pt)
+static void
+ptrace_thread_destroy(struct plat_thread *pt)
 {
 	bool held = thread_hold(pt) == 0;
 
@@ -983,8 +991,8 @@ plat_thread_destroy(struct plat_thread *pt)
  * A killed stub runs no instruction more, so its control page may go to
  * the next stub at once.
  */
-void
-plat_space_destroy(struct plat_space *sp)
+static void
+ptrace_space_destroy(struct plat_space *sp)
 {
 	struct plat_thread *pt;
 
@@ -1007,8 +1015,8 @@ plat_space_destroy(struct plat_space *sp)
 	free(sp);
 }
 
-int64_t
-plat_space_cputime(struct plat_space *sp, int64_t *userp)
+static int64_t
+ptrace_space_cputime(struct plat_space *sp, int64_t *userp)
 {
 	/* The host's CPU clock of another process: ~pid << 3 | CPUCLOCK_SCHED. */
 	clockid_t clk = (clockid_t)((~(unsigned)sp->pid << 3) | 2);
@@ -1025,8 +1033,8 @@ plat_space_cputime(struct plat_space *sp, int64_t *userp)
 	return ns;
 }
 
-int64_t
-plat_thread_cputime(struct plat_thread *pt, int64_t *userp)
+static int64_t
+ptrace_thread_cputime(struct plat_thread *pt, int64_t *userp)
 {
 	int64_t ns = -1;
 	int fd;
@@ -1036,7 +1044,7 @@ plat_thread_cputime(struct plat_thread *pt, int64_t *userp)
 	if (pt->sched_fd >= 0)
 		ns = cputime_sched_ns(pt->sched_fd);
 	if (ns < 0)
-		return plat_space_cputime(pt->sp, userp);
+		return ptrace_space_cputime(pt->sp, userp);
 	ns = VK_MAX(ns - pt->cpu_base, 0);
 	if (userp == NULL)
 		return ns;
@@ -1069,7 +1077,7 @@ batch_add(struct plat_space *sp, long nr, uint64_t va, uint64_t len,
 		sp->error = -EFAULT;
 		return;
 	}
-	if (sp->nbatch == STUB_BATCH_MAX && (e = plat_space_flush(sp)) < 0)
+	if (sp->nbatch == STUB_BATCH_MAX && (e = ptrace_space_flush(sp)) < 0)
 		sp->error = e;
 	sp->batch[sp->nbatch][0] = (uint64_t)nr;
 	sp->batch[sp->nbatch][1] = va;
@@ -1081,29 +1089,29 @@ batch_add(struct plat_space *sp, long nr, uint64_t va, uint64_t len,
 	sp->nbatch++;
 }
 
-void
-plat_space_map(struct plat_space *sp, uint64_t va, uint64_t len, int prot,
+static void
+ptrace_space_map(struct plat_space *sp, uint64_t va, uint64_t len, int prot,
     uint64_t ramoff)
 {
 	batch_add(sp, SYS_mmap, va, len, (uint64_t)prot,
 	    MAP_SHARED | MAP_FIXED, STUB_RAM_FD, ramoff);
 }
 
-void
-plat_space_unmap(struct plat_space *sp, uint64_t va, uint64_t len)
+static void
+ptrace_space_unmap(struct plat_space *sp, uint64_t va, uint64_t len)
 {
 	batch_add(sp, SYS_munmap, va, len, 0, 0, 0, 0);
 }
 
-void
-plat_space_protect(struct plat_space *sp, uint64_t va, uint64_t len,
+static void
+ptrace_space_protect(struct plat_space *sp, uint64_t va, uint64_t len,
     int prot)
 {
 	batch_add(sp, SYS_mprotect, va, len, (uint64_t)prot, 0, 0, 0);
 }
 
-int
-plat_space_flush(struct plat_space *sp)
+static int
+ptrace_space_flush(struct plat_space *sp)
 {
 	struct plat_thread *pt;
 	struct arch_regs r;
@@ -1129,13 +1137,13 @@ plat_space_flush(struct plat_space *sp)
 
 /* --- running and events --- */
 
-int
-plat_thread_run(struct plat_thread *pt)
+static int
+ptrace_thread_run(struct plat_thread *pt)
 {
 	struct arch_context *c = pt->ctx;
 	int e;
 
-	if ((e = plat_space_flush(pt->sp)) < 0)
+	if ((e = ptrace_space_flush(pt->sp)) < 0)
 		return e;
 	if (c->dirty == ARCH_DIRTY_RAX && pt->regs_valid) {
 		/* The common case, a syscall's result: one word. */
@@ -1159,8 +1167,8 @@ plat_thread_run(struct plat_thread *pt)
 	return 0;
 }
 
-void
-plat_thread_yield(struct plat_thread *pt)
+static void
+ptrace_thread_yield(struct plat_thread *pt)
 {
 	/*
 	 * The host scheduler favours threads that stop often (at every
@@ -1176,15 +1184,15 @@ plat_thread_yield(struct plat_thread *pt)
 	}
 }
 
-void
-plat_thread_interrupt(struct plat_thread *pt)
+static void
+ptrace_thread_interrupt(struct plat_thread *pt)
 {
 	if (ptrace(PTRACE_INTERRUPT, pt->tid, 0, 0) == 0)
 		pt->interrupted = true;
 }
 
-long
-plat_thread_fpu_get(struct plat_thread *pt, void *buf, size_t size)
+static long
+ptrace_thread_fpu_get(struct plat_thread *pt, void *buf, size_t size)
 {
 	struct iovec iov = { buf, size };
 
@@ -1193,8 +1201,8 @@ plat_thread_fpu_get(struct plat_thread *pt, void *buf, size_t size)
 	return (long)iov.iov_len;
 }
 
-int
-plat_thread_fpu_set(struct plat_thread *pt, const void *buf, size_t size)
+static int
+ptrace_thread_fpu_set(struct plat_thread *pt, const void *buf, size_t size)
 {
 	struct iovec iov = { (void *)buf, size };
 
@@ -1371,8 +1379,8 @@ wait_slow(struct plat_event *ev, int64_t deadline)
 	return 0;
 }
 
-int
-plat_event_wait(struct plat_event *ev, int64_t deadline)
+static int
+ptrace_event_wait(struct plat_event *ev, int64_t deadline)
 {
 	memset(ev, 0, sizeof(*ev));
 	for (;;) {
@@ -1406,3 +1414,25 @@ plat_event_wait(struct plat_event *ev, int64_t deadline)
 			return 0;
 	}
 }
+
+const struct plat_ops ptrace_ops = {
+	.name = "ptrace",
+	.init = ptrace_init,
+	.space_create = ptrace_space_create,
+	.space_fork = ptrace_space_fork,
+	.space_destroy = ptrace_space_destroy,
+	.space_map = ptrace_space_map,
+	.space_unmap = ptrace_space_unmap,
+	.space_protect = ptrace_space_protect,
+	.space_flush = ptrace_space_flush,
+	.space_cputime = ptrace_space_cputime,
+	.thread_create = ptrace_thread_create,
+	.thread_destroy = ptrace_thread_destroy,
+	.thread_run = ptrace_thread_run,
+	.thread_fpu_get = ptrace_thread_fpu_get,
+	.thread_fpu_set = ptrace_thread_fpu_set,
+	.thread_yield = ptrace_thread_yield,
+	.thread_interrupt = ptrace_thread_interrupt,
+	.thread_cputime = ptrace_thread_cputime,
+	.event_wait = ptrace_event_wait,
+};
