@@ -122,8 +122,10 @@ usage(FILE *f)
 	    "                     more run its threads in parallel, each "
 	    "system call\n"
 	    "                     dearer)\n"
-	    "  --platform=ptrace  how guest code is run (ptrace is the only "
-	    "one yet)\n"
+	    "  --platform=ptrace|systrap  how guest code is run (default "
+	    "ptrace;\n"
+	    "                     systrap: one thread per process, no "
+	    "fork yet)\n"
 	    "  --root DIR         the guest's / (default: the host's /, "
 	    "read-only,\n"
 	    "                     under an in-memory overlay)\n"
@@ -567,8 +569,8 @@ parse_run(int argc, char **argv, struct run_opts *o)
 			break;
 		case 'p':
 			if (!plat_ops_known(optarg))
-				bad_usage("unknown platform '%s' (there is "
-				    "only ptrace)", optarg);
+				bad_usage("unknown platform '%s' (there are "
+				    "ptrace and systrap)", optarg);
 			o->platform = optarg;
 			break;
 		case 'r':
@@ -716,10 +718,13 @@ boot(const struct run_opts *o, struct vk_error **err)
 
 	/*
 	 * Offsets beyond --mem keep fragmentation from looking like OOM; a
-	 * control page for each process --pids allows.
+	 * control page for each process --pids allows; systrap's areas, one
+	 * for each guest thread.
 	 */
 	if ((r = ram_init(VK_MAX(4 * o->mem, 64ULL << 30), o->pids > 0 ?
-	    o->pids : KERN_MAX_TASKS, err)) < 0 ||
+	    o->pids : KERN_MAX_TASKS, o->platform != NULL &&
+	    strcmp(o->platform, "systrap") == 0 ? KERN_MAX_TASKS : 0,
+	    err)) < 0 ||
 	    (r = hostinfo_init(o->cpus, err)) < 0 ||
 	    (r = plat_ops_init(o->platform != NULL ? o->platform :
 	    "ptrace", err)) < 0)

@@ -10,6 +10,7 @@
 
 static const struct plat_ops *const backends[] = {
 	&ptrace_ops,
+	&systrap_ops,
 };
 
 static const struct plat_ops *ops = &ptrace_ops;

@@ -44,6 +44,7 @@ struct plat_ops {
 };
 
 extern const struct plat_ops ptrace_ops;
+extern const struct plat_ops systrap_ops;
 
 /* Whether there is a backend called name. */
 bool plat_ops_known(const char *name);

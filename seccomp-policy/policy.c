@@ -9,6 +9,7 @@
  */
 #include <fcntl.h>
 #include <linux/falloc.h>
+#include <linux/futex.h>
 #include <linux/membarrier.h>
 #include <linux/openat2.h>
 #include <signal.h>
@@ -58,6 +59,9 @@ const struct policy_rule policy_rules[] = {
 	    "kill a stub when its guest process ends, through the /proc/PID "
 	    "fd vkernel holds for it; /proc is vkernel's own pid namespace's, "
 	    "where nothing but its stubs is (kill is not allowed)" },
+	{ "futex", POLICY_EQ, 1, FUTEX_WAKE,
+	    "systrap: wake a stub thread sleeping on its message word, in "
+	    "the RAM file (the word is shared: never FUTEX_PRIVATE_FLAG)" },
 	{ "sched_setaffinity", POLICY_ANY, 0, 0,
 	    "let a killed stub die on any of vkernel's CPUs; its tid cannot "
 	    "be pinned, but in vkernel's pid namespace only stubs have one" },
