@@ -19,6 +19,7 @@
 
 static int sigchld_fd = -1;
 static bool watched[3];
+static bool child = true;   /* SIGCHLD seen, not yet taken */
 
 /*
  * Signals the host sends vkernel itself (a terminal's Ctrl-C, a kill):
@@ -89,7 +90,8 @@ event_any_watched(void)
 }
 
 int
-event_wait_slow(struct plat_event *ev, int64_t deadline, int bell_fd)
+event_wait_slow(struct plat_event *ev, int64_t deadline, int bell_fd,
+    bool nowait)
 {
 	static struct pollfd *pfd;
 	static unsigned cap;
@@ -127,9 +129,15 @@ event_wait_slow(struct plat_event *ev, int64_t deadline, int bell_fd)
 		ts.tv_nsec = left % 1000000000;
 		tsp = &ts;
 	}
+	if (nowait) {
+		ts.tv_sec = ts.tv_nsec = 0;
+		tsp = &ts;
+	}
 	r = ppoll(pfd, (nfds_t)n, tsp, NULL);
 	if (r < 0)
 		return errno == EINTR ? 0 : -errno;
+	if (r == 0 && nowait)
+		return 0;
 	if (r == 0) {
 		ev->kind = PLAT_EV_TIMEOUT;
 		return 1;
@@ -144,7 +152,19 @@ event_wait_slow(struct plat_event *ev, int64_t deadline, int bell_fd)
 			return 1;
 		}
 	}
-	while (read(sigchld_fd, &ssi, sizeof(ssi)) > 0)
-		;
+	if (pfd[0].revents != 0) {
+		child = true;
+		while (read(sigchld_fd, &ssi, sizeof(ssi)) > 0)
+			;
+	}
 	return 0;
+}
+
+bool
+event_child_take(void)
+{
+	bool was = child;
+
+	child = false;
+	return was;
 }

@@ -395,7 +395,7 @@ ptrace_event_wait(struct plat_event *ev, int64_t deadline)
 			return -errno;
 		}
 		if (pid == 0) {
-			if ((r = event_wait_slow(ev, deadline, -1)) != 0)
+			if ((r = event_wait_slow(ev, deadline, -1, false)) != 0)
 				return r < 0 ? r : 0;
 			continue;
 		}

@@ -284,6 +284,8 @@ stub_child(int syncfd)
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	/* Stubs forked from this one are reaped by the host at once. */
 	signal(SIGCHLD, SIG_IGN);
+	/* The guest's CPUs, wherever vkernel itself runs. */
+	(void)sched_setaffinity(0, sizeof(cpu_set_t), hostinfo_guest_cpus());
 	prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
 	/* Its own namespaces where the host allows: nothing to share. */
 	unshare(CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWIPC |

@@ -145,9 +145,16 @@ int host_sig_take(void);
 bool event_any_watched(void);
 /*
  * Sleep until a child changes state, a watched fd or host socket is
- * ready, bell_fd (when >= 0) is readable, or deadline.  Returns 1 with
- * *ev filled, 0 to look at the stubs again, or -errno.
+ * ready, bell_fd (when >= 0) is readable, or deadline; with nowait only
+ * look.  Returns 1 with *ev filled, 0 to look at the stubs again, or
+ * -errno.
  */
-int event_wait_slow(struct plat_event *ev, int64_t deadline, int bell_fd);
+int event_wait_slow(struct plat_event *ev, int64_t deadline, int bell_fd,
+    bool nowait);
+/*
+ * Whether SIGCHLD came since the last call (true at first): a stub
+ * thread may have stopped or ended.
+ */
+bool event_child_take(void);
 
 #endif

@@ -8,7 +8,10 @@
  * word; vkernel reads and edits the registers in the frame, sets the word
  * and wakes it, and rt_sigreturn resumes the guest.  Faults come the same
  * way.  A stopped guest thread costs no ptrace stop: a trap is a signal
- * and two context switches.
+ * and, when vkernel has a CPU of its own and spins, no context switch.
+ * New threads and forked processes are injected clones and forks of the
+ * control thread; a thread that ends is parked in its handler for the
+ * next.
  *
  * The guest can write its areas (they are in its address space) at any
  * time, from any of its threads: a message and a frame are untrusted
@@ -18,8 +21,8 @@
  * pinned as far as the filter can: whatever registers a guest jumps
  * there with, it reaches no other host call.
  *
- * Not yet: fork, more than one thread per process, plat_thread_yield;
- * they fail as the host refusing resources (-EAGAIN), logged once.
+ * Not yet: syscall-site patching (every call is a signal), an adaptive
+ * spin, more than STUB_AREA_MAX threads a process at once.
  */
 #include <errno.h>
 #include <linux/audit.h>
@@ -35,6 +38,7 @@
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <sched.h>
 #include <time.h>
 #include <unistd.h>
 #include <poll.h>
@@ -73,6 +77,17 @@ _Static_assert(offsetof(struct systrap_area, set) == STUB_MSG_SET, "");
 #define MSG_RUNNING  0
 #define MSG_POSTED   1
 #define MSG_ANSWERED 2
+#define MSG_ASLEEP   3   /* posted, and the handler sleeps on the word */
+
+/*
+ * With a host CPU of its own, vkernel spins for the next message this
+ * long before it sleeps, and a handler spins STUB_SPIN pauses (~27 ns
+ * each here) for its answer before it sleeps: a trap then costs a signal
+ * and no context switch.  Sharing a CPU with the guest, neither spins:
+ * the peer it waits for could not run.
+ */
+#define VK_SPIN_NS  50000
+#define STUB_SPIN   2000
 
 /* The host's x86-64 signal frame: its struct ucontext and sigcontext. */
 struct frame_uc {
@@ -99,6 +114,8 @@ _Static_assert(sizeof(struct frame_uc) == 304, "struct ucontext");
 
 static int bell = -1;
 static uint64_t const_off;
+static volatile uint32_t *vk_asleep;   /* the constants page's word */
+static int64_t spin_ns;
 static struct plat_thread *guests;   /* every guest thread, by gnext */
 static struct plat_thread *scan_from;
 
@@ -177,10 +194,39 @@ const_page_fill(void *page)
 	sa[2] = STUB_HSYS;
 	sa[3] = ~0ULL;
 	*one = 1;
+	vk_asleep = (volatile uint32_t *)((char *)page +
+	    (STUB_CONST_ASLEEP - STUB_CONST_PAGE));
+	*vk_asleep = 1;
+	*(uint32_t *)((char *)page + (STUB_CONST_SPIN - STUB_CONST_PAGE)) =
+	    spin_ns > 0 ? STUB_SPIN : 0;
 	fp->len = VK_NELEM(filter);
 	fp->filter = (struct sock_filter *)STUB_CONST_FILTER;
 	memcpy((char *)page + (STUB_CONST_FILTER - STUB_CONST_PAGE), filter,
 	    sizeof(filter));
+}
+
+/*
+ * vkernel on a host CPU the guest does not run on, when the host lets it
+ * use one (the stubs keep to the guest's); there it spins.
+ */
+static int
+cpu_place(struct vk_error **err)
+{
+	const cpu_set_t *host = hostinfo_host_cpus();
+	const cpu_set_t *guest = hostinfo_guest_cpus();
+	cpu_set_t own;
+
+	for (int c = 0; c < CPU_SETSIZE; c++) {
+		if (!CPU_ISSET(c, host) || CPU_ISSET(c, guest))
+			continue;
+		CPU_ZERO(&own);
+		CPU_SET(c, &own);
+		if (sched_setaffinity(0, sizeof(own), &own) < 0)
+			return vk_error_make(err, errno, "move to CPU %d", c);
+		spin_ns = VK_SPIN_NS;
+		return 0;
+	}
+	return 0;
 }
 
 static int
@@ -189,7 +235,7 @@ systrap_init(struct vk_error **err)
 	void *page;
 	int slot, r;
 
-	if ((r = stubctl_init(err)) < 0)
+	if ((r = stubctl_init(err)) < 0 || (r = cpu_place(err)) < 0)
 		return r;
 	bell = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (bell < 0)
@@ -202,16 +248,11 @@ systrap_init(struct vk_error **err)
 	return 0;
 }
 
-/* Say once that the guest wanted what this platform cannot do yet. */
-static int
-unsupported(bool *said, const char *what)
-{
-	if (!*said)
-		vk_log_guest("--platform=systrap: %s is not supported yet",
-		    what);
-	*said = true;
-	return -EAGAIN;
-}
+static void systrap_thread_interrupt(struct plat_thread *pt);
+static long systrap_thread_fpu_get(struct plat_thread *pt, void *buf,
+    size_t size);
+static int systrap_thread_fpu_set(struct plat_thread *pt, const void *buf,
+    size_t size);
 
 /* --- the frame --- */
 
@@ -362,10 +403,10 @@ static bool
 msg_take(struct plat_thread *pt)
 {
 	struct systrap_area *a = pt->area;
+	uint32_t st = __atomic_load_n(&a->state, __ATOMIC_ACQUIRE);
 	const struct frame_uc *u;
 
-	if (pt->held || __atomic_load_n(&a->state, __ATOMIC_ACQUIRE) !=
-	    MSG_POSTED)
+	if (pt->held || (st != MSG_POSTED && st != MSG_ASLEEP))
 		return false;
 	pt->held = true;
 	pt->signo = (int)a->signo;
@@ -383,8 +424,10 @@ msg_answer(struct plat_thread *pt)
 	struct systrap_area *a = pt->area;
 
 	pt->held = false;
-	__atomic_store_n(&a->state, MSG_ANSWERED, __ATOMIC_RELEASE);
-	(void)syscall(SYS_futex, &a->state, FUTEX_WAKE, 1, NULL, NULL, 0);
+	if (__atomic_exchange_n(&a->state, MSG_ANSWERED, __ATOMIC_SEQ_CST) ==
+	    MSG_ASLEEP)
+		(void)syscall(SYS_futex, &a->state, FUTEX_WAKE, 1, NULL, NULL,
+		    0);
 }
 
 /*
@@ -513,38 +556,104 @@ systrap_space_create(void *cookie, struct arch_context *ctx,
 	return 0;
 }
 
+static void
+systrap_thread_destroy(struct plat_thread *pt)
+{
+	if (!pt->held && !msg_take(pt))
+		systrap_thread_interrupt(pt);
+	guest_unlink(pt);
+	pt->cookie = NULL;
+	pt->ctx = NULL;
+	pt->spare = true;
+}
+
+/* from's FPU state into held pt's frame, as a thread or fork inherits it. */
+static int
+fpu_copy(struct plat_thread *from, struct plat_thread *pt)
+{
+	/* The largest XSAVE image (AMX's is ~11 KiB); one event loop. */
+	static uint8_t fpu[32768];
+	long n = systrap_thread_fpu_get(from, fpu, sizeof(fpu));
+
+	return n < 0 ? (int)n : systrap_thread_fpu_set(pt, fpu, (size_t)n);
+}
+
+/*
+ * The child's stub is a fork of the parent's control thread, made while
+ * from waits in its handler.  It has the parent's areas mapped, shared
+ * through the RAM file: they go before its own guest thread is made, so
+ * the child cannot touch the parent's messages.
+ */
 static int
 systrap_space_fork(struct plat_thread *from, void *cookie,
     struct arch_context *ctx, struct plat_space **spp,
     struct plat_thread **ptp)
 {
-	static bool said;
+	struct plat_space *sp;
+	long r;
+	int e;
 
-	return unsupported(&said, "fork");
+	if ((e = stub_space_fork(from->sp->main, &sp)) < 0)
+		return e;
+	sp->main->retired = true;
+	r = stub_syscall(sp->main, SYS_munmap, STUB_AREAS,
+	    (uint64_t)STUB_AREA_MAX * STUB_AREA_SIZE, 0, 0, 0, 0);
+	if (r < 0 || (e = thread_new(sp, cookie, ctx, ptp)) < 0 ||
+	    fpu_copy(from, *ptp) < 0) {
+		systrap_space_destroy(sp);
+		return -EAGAIN;
+	}
+	*spp = sp;
+	return 0;
+}
+
+/*
+ * A parked thread of sp (a guest thread that ended) that waits in its
+ * handler, for a new guest thread; NULL when there is none.
+ */
+static struct plat_thread *
+parked_take(struct plat_space *sp)
+{
+	for (struct plat_thread *pt = sp->threads; pt != NULL;
+	    pt = pt->snext) {
+		if (pt == sp->main || !pt->spare || (!pt->held && !msg_take(pt)))
+			continue;
+		if (frame_uc(pt) == NULL)
+			continue;
+		pt->spare = false;
+		pt->interrupted = false;
+		pt->regs_valid = false;
+		pt->gnext = guests;
+		guests = pt;
+		return pt;
+	}
+	return NULL;
 }
 
 static int
 systrap_thread_create(struct plat_thread *from, void *cookie,
     struct arch_context *ctx, struct plat_thread **ptp)
 {
-	static bool said;
+	struct plat_thread *pt = parked_take(from->sp);
+	int e;
 
-	return unsupported(&said, "a second thread");
+	if (pt != NULL) {
+		pt->cookie = cookie;
+		pt->ctx = ctx;
+		/* stub_thread_cputime() counts from the base: from zero. */
+		pt->cpu_base = 0;
+		pt->cpu_base = stub_thread_cputime(pt, NULL);
+	} else if ((e = thread_new(from->sp, cookie, ctx, &pt)) < 0) {
+		return e;
+	}
+	if (fpu_copy(from, pt) < 0) {
+		systrap_thread_destroy(pt);
+		return -EAGAIN;
+	}
+	*ptp = pt;
+	return 0;
 }
 
-/*
- * A guest thread that ends while its process lives stays parked in its
- * handler, never answered, until the stub goes (XXX: threads are not
- * supported yet, so only a process's last thread ends).
- */
-static void
-systrap_thread_destroy(struct plat_thread *pt)
-{
-	guest_unlink(pt);
-	pt->cookie = NULL;
-	pt->ctx = NULL;
-	pt->spare = true;
-}
 
 /* --- running --- */
 
@@ -583,7 +692,10 @@ systrap_thread_run(struct plat_thread *pt)
 static void
 systrap_thread_yield(struct plat_thread *pt)
 {
-	/* XXX: one guest thread per stub yet: nothing to yield to. */
+	/*
+	 * pt waits in its handler, off the CPU once its short spin is over:
+	 * the other guest threads have the guest's CPUs already.
+	 */
 }
 
 /*
@@ -761,6 +873,32 @@ control_stop(pid_t pid, int st)
 	/* A stop of a held control thread cannot come: nothing resumed it. */
 }
 
+/* Spin for a message, for spin_ns at most; true with *ev filled. */
+static bool
+spin(struct plat_event *ev)
+{
+	int64_t end;
+
+	if (spin_ns == 0)
+		return false;
+	end = plat_clock_ns(CLOCK_MONOTONIC) + spin_ns;
+	do {
+		for (int i = 0; i < 64; i++) {
+			if (scan(ev))
+				return true;
+			__builtin_ia32_pause();
+		}
+	} while (plat_clock_ns(CLOCK_MONOTONIC) < end);
+	return false;
+}
+
+/*
+ * Messages first, spun for when vkernel has a CPU of its own; then the
+ * stubs' ends, only when SIGCHLD came, and the watched fds; then sleep, the handlers told to
+ * ring the doorbell (the store and the scan after it against a
+ * handler's post and its read of the word: one of the two sees the
+ * other's).
+ */
 static int
 systrap_event_wait(struct plat_event *ev, int64_t deadline)
 {
@@ -775,11 +913,23 @@ systrap_event_wait(struct plat_event *ev, int64_t deadline)
 		}
 		if (scan(ev))
 			return 0;
-		while ((pid = stub_next_stop(true, &st)) > 0)
-			control_stop(pid, st);
-		if (scan(ev))
+		if (event_child_take())
+			while ((pid = stub_next_stop(true, &st)) > 0)
+				control_stop(pid, st);
+		/* The console and sockets too, when guest calls never stop. */
+		if (event_any_watched() &&
+		    (r = event_wait_slow(ev, deadline, bell, true)) != 0)
+			return r < 0 ? r : 0;
+		if (spin(ev))
 			return 0;
-		if ((r = event_wait_slow(ev, deadline, bell)) != 0)
+		__atomic_store_n(vk_asleep, 1, __ATOMIC_SEQ_CST);
+		if (scan(ev)) {
+			*vk_asleep = 0;
+			return 0;
+		}
+		r = event_wait_slow(ev, deadline, bell, false);
+		*vk_asleep = 0;
+		if (r != 0)
 			return r < 0 ? r : 0;
 	}
 }

@@ -110,21 +110,36 @@ stub_handler:
 	mov	%rsi, STUB_MSG_INFO(%rbx)
 	mov	%rdx, STUB_MSG_UC(%rbx)
 	movl	$0, STUB_MSG_SET(%rbx)
-	movl	$1, STUB_MSG_STATE(%rbx)	/* after the rest: x86 order */
+	mov	$1, %eax			/* post: after the rest, and */
+	xchg	%eax, STUB_MSG_STATE(%rbx)	/* a full barrier before */
+	movabs	$STUB_CONST_ASLEEP, %rax	/* asleep is read */
+	cmpl	$0, (%rax)
+	je	7f
 	mov	$1, %eax			/* write(bell, &one, 8) */
 	mov	$STUB_BELL_FD, %edi
 	movabs	$STUB_CONST_ONE, %rsi
 	mov	$8, %edx
 	call	stub_hsys
+7:	movabs	$STUB_CONST_SPIN, %rax		/* spin for the answer, */
+	mov	(%rax), %ecx
 8:	cmpl	$1, STUB_MSG_STATE(%rbx)
 	jne	9f
-	mov	$202, %eax			/* futex(state, FUTEX_WAIT, 1) */
+	sub	$1, %ecx
+	jb	10f
+	pause
+	jmp	8b
+10:	mov	$1, %eax			/* then say it sleeps (1 -> 3) */
+	mov	$3, %edx
+	lock cmpxchg %edx, STUB_MSG_STATE(%rbx)
+	jne	9f
+11:	mov	$202, %eax			/* futex(state, FUTEX_WAIT, 3) */
 	lea	STUB_MSG_STATE(%rbx), %rdi
 	xor	%esi, %esi
-	mov	$1, %edx
+	mov	$3, %edx
 	xor	%r10d, %r10d
 	call	stub_hsys
-	jmp	8b
+	cmpl	$3, STUB_MSG_STATE(%rbx)
+	je	11b
 9:	set_base 1, 0x1002, STUB_MSG_FS	/* arch_prctl(ARCH_SET_FS) */
 	set_base 2, 0x1001, STUB_MSG_GS	/* arch_prctl(ARCH_SET_GS) */
 	lea	8(%r15), %rsp

@@ -9,15 +9,18 @@
  *              exits 0
  *   hsys       the handler's call site with getppid: the stub is killed,
  *              the guest dies of SIGKILL; "ESCAPED" means the call ran
- *   area       overwrites its thread area (the message and the frames)
- *              and makes calls on; writes to the constants page fault;
- *              exits 0
+ *   sigreturn  an rt_sigreturn there that moves the signal stack into
+ *              guest memory, then a syscall: killed (SIGKILL), not hung
+ *   area       overwrites its thread area (the message fields and old
+ *              frames, the message left unposted) and makes calls on;
+ *              a write to the constants page faults; exits 0
  *   wild       posts a message of its own whose frame pointers point
  *              anywhere and rings vkernel's doorbell: vkernel ends the
  *              guest (SIGKILL) and does not crash
  * Only meaningful under --platform=systrap.
  */
 #include <signal.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -102,6 +105,58 @@ mode_hsys(void)
 	return 1;
 }
 
+/*
+ * An rt_sigreturn through the handler's call site, from a frame of the
+ * guest's that moves the thread's signal stack into guest memory: the
+ * next trap's handler then runs there, and must die rather than sleep on
+ * a futex of the guest's choosing (or post a message vkernel would take).
+ * The frame resumes right after the jump, on the stack it left.
+ */
+static int
+mode_sigreturn(void)
+{
+	static char newstack[65536] __attribute__((aligned(4096)));
+	static char frame[4096] __attribute__((aligned(64)));
+	ucontext_t *uc = (ucontext_t *)(frame + 8);
+	long r;
+
+	/* Mapped on the host before the kernel writes a frame there. */
+	memset(newstack, 1, sizeof(newstack));
+	uc->uc_stack.ss_sp = newstack;
+	uc->uc_stack.ss_size = sizeof(newstack);
+	uc->uc_mcontext.gregs[REG_CSGSFS] = 0x33 | (0x2bL << 48);
+	uc->uc_mcontext.gregs[REG_EFL] = 0x202;
+	__asm__ volatile(
+	    "lea 1f(%%rip), %%rax\n\t"
+	    "mov %%rax, %c[rip](%[uc])\n\t"
+	    "mov %%rsp, %c[rsp](%[uc])\n\t"
+	    "mov %%rbp, %c[rbp](%[uc])\n\t"
+	    "mov %%rbx, %c[rbx](%[uc])\n\t"
+	    "mov %%r12, %c[r12](%[uc])\n\t"
+	    "mov %%r13, %c[r13](%[uc])\n\t"
+	    "mov %%r14, %c[r14](%[uc])\n\t"
+	    "mov %%r15, %c[r15](%[uc])\n\t"
+	    "mov %[uc], %%rsp\n\t"
+	    "mov $15, %%eax\n\t"
+	    "jmp *%[hsys]\n"
+	    "1:\n\t"
+	    : "=&a"(r)
+	    : [uc] "r"(uc), [hsys] "r"(STUB_HSYS),
+	      [rip] "i"(offsetof(ucontext_t, uc_mcontext.gregs[REG_RIP])),
+	      [rsp] "i"(offsetof(ucontext_t, uc_mcontext.gregs[REG_RSP])),
+	      [rbp] "i"(offsetof(ucontext_t, uc_mcontext.gregs[REG_RBP])),
+	      [rbx] "i"(offsetof(ucontext_t, uc_mcontext.gregs[REG_RBX])),
+	      [r12] "i"(offsetof(ucontext_t, uc_mcontext.gregs[REG_R12])),
+	      [r13] "i"(offsetof(ucontext_t, uc_mcontext.gregs[REG_R13])),
+	      [r14] "i"(offsetof(ucontext_t, uc_mcontext.gregs[REG_R14])),
+	      [r15] "i"(offsetof(ucontext_t, uc_mcontext.gregs[REG_R15]))
+	    : "rcx", "rdx", "rsi", "rdi", "r8", "r9", "r10", "r11", "memory");
+	r = syscall(SYS_getpid);
+	printf("ESCAPED: a call after the moved signal stack returned %ld\n",
+	    r);
+	return 1;
+}
+
 static int
 mode_area(void)
 {
@@ -112,8 +167,8 @@ mode_area(void)
 		for (unsigned i = 0; i < STUB_AREA_SIZE; i += 8)
 			*(volatile uint64_t *)(area + i) = round & 1 ?
 			    0x7ffb00018000UL + i : ~(uint64_t)i * 0x9e37;
-		/* Posted, with a ucontext pointer into the area. */
-		*(volatile uint32_t *)area = 1;
+		/* Not posted: that is mode wild's. */
+		*(volatile uint32_t *)area = 0;
 		if (getpid() != pid) {
 			printf("FAIL: getpid changed\n");
 			return 1;
@@ -164,6 +219,8 @@ main(int argc, char **argv)
 		return mode_inject();
 	if (strcmp(argv[1], "hsys") == 0)
 		return mode_hsys();
+	if (strcmp(argv[1], "sigreturn") == 0)
+		return mode_sigreturn();
 	if (strcmp(argv[1], "area") == 0)
 		return mode_area();
 	if (strcmp(argv[1], "wild") == 0)
