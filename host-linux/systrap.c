@@ -116,6 +116,7 @@ static int bell = -1;
 static uint64_t const_off;
 static volatile uint32_t *vk_asleep;   /* the constants page's word */
 static int64_t spin_ns;
+static cpu_set_t own_cpu;   /* vkernel's, when it has one: spin_ns > 0 */
 static struct plat_thread *guests;   /* every guest thread, by gnext */
 static struct plat_thread *scan_from;
 
@@ -207,21 +208,22 @@ const_page_fill(void *page)
 
 /*
  * vkernel on a host CPU the guest does not run on, when the host lets it
- * use one (the stubs keep to the guest's); there it spins.
+ * use one (the guest threads keep to the guest's); there it spins.  The
+ * stubs' control threads join it: a ptrace stop across CPUs costs ten
+ * times one on the same CPU, and they run only while vkernel waits.
  */
 static int
 cpu_place(struct vk_error **err)
 {
 	const cpu_set_t *host = hostinfo_host_cpus();
 	const cpu_set_t *guest = hostinfo_guest_cpus();
-	cpu_set_t own;
 
 	for (int c = 0; c < CPU_SETSIZE; c++) {
 		if (!CPU_ISSET(c, host) || CPU_ISSET(c, guest))
 			continue;
-		CPU_ZERO(&own);
-		CPU_SET(c, &own);
-		if (sched_setaffinity(0, sizeof(own), &own) < 0)
+		CPU_ZERO(&own_cpu);
+		CPU_SET(c, &own_cpu);
+		if (sched_setaffinity(0, sizeof(own_cpu), &own_cpu) < 0)
 			return vk_error_make(err, errno, "move to CPU %d", c);
 		spin_ns = VK_SPIN_NS;
 		return 0;
@@ -432,23 +434,31 @@ msg_answer(struct plat_thread *pt)
 
 /*
  * Wait for a new thread's first trap, at most a few seconds (a loaded
- * host is slow to start threads).  Returns 0 with pt held, or -EAGAIN.
+ * host is slow to start threads), asleep as the handler must see it to
+ * ring the doorbell.  Returns 0 with pt held, or -EAGAIN.
  */
 static int
 thread_ready(struct plat_thread *pt)
 {
+	size_t n;
+	int e = -EAGAIN;
+
+	__atomic_store_n(vk_asleep, 1, __ATOMIC_SEQ_CST);
 	for (int i = 0; i < 5000; i++) {
 		struct pollfd p = { .fd = bell, .events = POLLIN };
 		uint64_t v;
 
-		if (msg_take(pt))
-			return frame_uc(pt) != NULL && frame_fpu(pt, &(size_t){ 0 })
-			    != NULL ? 0 : -EAGAIN;
+		if (msg_take(pt)) {
+			if (frame_uc(pt) != NULL && frame_fpu(pt, &n) != NULL)
+				e = 0;
+			break;
+		}
 		if (ppoll(&p, 1, &(struct timespec){ 0, 1000000 }, NULL) > 0)
 			while (read(bell, &v, sizeof(v)) > 0)
 				;
 	}
-	return -EAGAIN;
+	*vk_asleep = 0;
+	return e;
 }
 
 /*
@@ -483,6 +493,10 @@ thread_new(struct plat_space *sp, void *cookie, struct arch_context *ctx,
 		return -EAGAIN;
 	}
 	pt->tid = (pid_t)r.rax;
+	/* It has the control thread's CPU: the guest's instead. */
+	if (spin_ns > 0)
+		(void)sched_setaffinity(pt->tid, sizeof(cpu_set_t),
+		    hostinfo_guest_cpus());
 	pt->cookie = cookie;
 	pt->ctx = ctx;
 	thread_link(sp, pt, false);
@@ -543,6 +557,8 @@ systrap_space_create(void *cookie, struct arch_context *ctx,
 		return e;
 	/* The leader stays the control thread: it never runs the guest. */
 	sp->main->retired = true;
+	if (spin_ns > 0)
+		(void)sched_setaffinity(sp->pid, sizeof(own_cpu), &own_cpu);
 	r = stub_syscall(sp->main, SYS_mmap, STUB_CONST_PAGE, VK_PAGE_SIZE,
 	    PROT_READ, MAP_SHARED | MAP_FIXED, STUB_RAM_FD, const_off);
 	if (r != (long)STUB_CONST_PAGE ||
