@@ -335,11 +335,25 @@ regs_from_frame(const struct frame_uc *u, struct arch_regs *r)
 }
 
 /*
- * Load the guest's registers into the frame, the host's own fields put
- * back as the handler needs them whatever the guest wrote there: its
- * signal stack, an empty mask, the 64-bit segments and the XSAVE image
- * the frame had.
+ * The frame's fields the host reads at rt_sigreturn beside the guest's
+ * registers, put back as the handler needs them whatever the guest wrote
+ * there (another of its threads can while this one is held): its signal
+ * stack, an empty mask, the 64-bit segments and the XSAVE image the
+ * frame had.
  */
+static void
+frame_host_fields(const struct plat_thread *pt, struct frame_uc *u)
+{
+	u->cs = ARCH_USER_CS;
+	u->ss = ARCH_USER_DS;
+	u->ss_sp = area_va(pt) + STUB_ALT_OFF;
+	u->ss_flags = 0;
+	u->ss_size = STUB_AREA_SIZE - STUB_ALT_OFF;
+	u->sigmask = 0;
+	u->fpstate = pt->fpstate;
+}
+
+/* Load the guest's registers into the frame. */
 static void
 regs_to_frame(struct plat_thread *pt, struct frame_uc *u)
 {
@@ -363,13 +377,6 @@ regs_to_frame(struct plat_thread *pt, struct frame_uc *u)
 	u->rsp = r->rsp;
 	u->rip = r->rip;
 	u->eflags = r->eflags;
-	u->cs = ARCH_USER_CS;
-	u->ss = ARCH_USER_DS;
-	u->ss_sp = area_va(pt) + STUB_ALT_OFF;
-	u->ss_flags = 0;
-	u->ss_size = STUB_AREA_SIZE - STUB_ALT_OFF;
-	u->sigmask = 0;
-	u->fpstate = pt->fpstate;
 }
 
 /* --- threads --- */
@@ -691,6 +698,7 @@ systrap_thread_run(struct plat_thread *pt)
 		regs_to_frame(pt, u);
 		pt->regs_valid = true;
 	}
+	frame_host_fields(pt, u);
 	c->dirty = 0;
 	a->set = 0;
 	if (c->regs.fs_base != pt->fs_base) {

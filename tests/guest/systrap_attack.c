@@ -14,11 +14,15 @@
  *   area       overwrites its thread area (the message fields and old
  *              frames, the message left unposted) and makes calls on;
  *              a write to the constants page faults; exits 0
+ *   frame      corrupts the frame of a thread vkernel holds, from another
+ *              thread, then signals it: delivered, exits 0
  *   wild       posts a message of its own whose frame pointers point
  *              anywhere and rings vkernel's doorbell: vkernel ends the
  *              guest (SIGKILL) and does not crash
  * Only meaningful under --platform=systrap.
  */
+#include <errno.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -205,6 +209,77 @@ mode_wild(void)
 	return 1;
 }
 
+/*
+ * One thread corrupts the signal frame of another that vkernel holds
+ * (blocked in a read): the XSAVE image's size, where the host's magic
+ * number marks it, made larger than the area holds; then a signal for
+ * the held thread makes vkernel read that image to build the guest's
+ * frame.  vkernel must refuse the size, not copy by it (from memory past
+ * the area: other threads' frames): the handler runs without that image
+ * and the read ends with EINTR.
+ */
+static int frame_pipe[2];
+
+#define FRAME_BOGUS_SIZE 0x6000
+static volatile uint32_t frame_seen_size;
+
+/* The XSAVE size the guest's own frame says, where it has one. */
+static void
+on_usr1(int sig, siginfo_t *si, void *ucv)
+{
+	ucontext_t *uc = ucv;
+	const uint8_t *fp = (const uint8_t *)uc->uc_mcontext.fpregs;
+
+	(void)sig;
+	(void)si;
+	if (fp != NULL)
+		memcpy((void *)&frame_seen_size, fp + 480, 4);
+}
+
+static void *
+frame_corrupter(void *arg)
+{
+	volatile uint32_t *w = (volatile uint32_t *)(STUB_AREAS + 0x1000);
+	pthread_t *victim = arg;
+	int found = 0;
+
+	usleep(100 * 1000);
+	for (unsigned i = 0; i < (STUB_AREA_SIZE - 0x1000) / 4 - 8; i++) {
+		if (w[i] == 0x46505853U) {        /* FP_XSTATE_MAGIC1 */
+			w[i + 4] = FRAME_BOGUS_SIZE;   /* xstate_size */
+			found++;
+		}
+	}
+	if (found == 0)
+		printf("FAIL: no XSAVE image in the held thread's frame\n");
+	pthread_kill(*victim, SIGUSR1);
+	return NULL;
+}
+
+static int
+mode_frame(void)
+{
+	struct sigaction sa = { .sa_sigaction = on_usr1,
+	    .sa_flags = SA_SIGINFO };
+	pthread_t self = pthread_self(), t;
+	char c;
+
+	sigaction(SIGUSR1, &sa, NULL);
+	if (pipe(frame_pipe) < 0 ||
+	    pthread_create(&t, NULL, frame_corrupter, &self) != 0)
+		return 2;
+	if (read(frame_pipe[0], &c, 1) >= 0 || errno != EINTR) {
+		printf("FAIL: read did not end with EINTR\n");
+		return 1;
+	}
+	if (frame_seen_size == FRAME_BOGUS_SIZE) {
+		printf("ESCAPED: %#x bytes copied by the forged size, past "
+		    "the thread's area\n", FRAME_BOGUS_SIZE);
+		return 1;
+	}
+	return 0;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -225,5 +300,7 @@ main(int argc, char **argv)
 		return mode_area();
 	if (strcmp(argv[1], "wild") == 0)
 		return mode_wild();
+	if (strcmp(argv[1], "frame") == 0)
+		return mode_frame();
 	return 2;
 }
