@@ -7,6 +7,7 @@
 # Usage: bench/systrap.sh VKERNEL [N [ITERS]]
 #   native          bench/micro/getpid.c natively
 #   vkernel ptrace  the same under "vkernel run --platform=ptrace"
+#   vkernel systrap the same under "vkernel run --platform=systrap"
 #   trap            sigsys_floor trap: seccomp RET_TRAP, SIGSYS answered
 #                   in the thread, no tracer (the floor of a trap hand-off)
 #   trap, sibling   sigsys_floor sibling: the same in an untraced thread of
@@ -32,12 +33,13 @@ cc -static -O2 -o "$work/sf" "$here/micro/sigsys_floor.c" || exit 1
 declare -A label
 # One row per line: its name (a mode of sigsys_floor but native and
 # ptrace) and the label the table gives it.
-rows=(native ptrace trap sibling traced sysemu)
+rows=(native ptrace systrap trap sibling traced sysemu)
 while IFS='|' read -r name text; do
 	label[$name]=$text
 done <<'EOF2'
 native|native getpid
 ptrace|vkernel --platform=ptrace
+systrap|vkernel --platform=systrap
 trap|seccomp trap, SIGSYS answered in the thread, untraced
 sibling|seccomp trap, untraced thread of a traced process
 traced|seccomp trap, SIGSYS answered in the thread, traced
@@ -47,7 +49,7 @@ EOF2
 cmd() {
 	case $1 in
 	native) echo "$work/getpid $ITERS" ;;
-	ptrace) echo "$VK run --platform=ptrace -- $work/getpid $ITERS" ;;
+	ptrace|systrap) echo "$VK run --platform=$1 -- $work/getpid $ITERS" ;;
 	*) echo "$work/sf $1 $ITERS" ;;
 	esac
 }

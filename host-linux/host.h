@@ -18,10 +18,13 @@ struct host_config {
 };
 
 /*
- * ramfile.c: the RAM file, guest_space bytes for the guest and then
- * nslots control pages, one for each stub (guest process) at once.
+ * ramfile.c: the RAM file, guest_space bytes for the guest, then nslots
+ * control pages, one for each stub (guest process) at once, then nareas
+ * thread areas of RAM_AREA_SIZE bytes.
  */
-int ram_init(uint64_t guest_space, unsigned nslots, struct vk_error **err);
+#define RAM_AREA_SIZE 0x8000
+int ram_init(uint64_t guest_space, unsigned nslots, unsigned nareas,
+    struct vk_error **err);
 int ram_fd(void);
 /* A free control slot, or -EAGAIN when every one is taken. */
 int ram_ctl_alloc(void);
@@ -29,9 +32,10 @@ int ram_ctl_alloc(void);
 void ram_ctl_free(unsigned slot);
 /* The control page of slot, and its offset in the file. */
 void *ram_ctl_page(unsigned slot, uint64_t *offp);
-
-/* ptrace.c */
-int ptrace_init(struct vk_error **err);
+/* The same for thread areas. */
+int ram_area_alloc(void);
+void ram_area_free(unsigned slot);
+void *ram_area(unsigned slot, uint64_t *offp);
 
 /*
  * console.c: remember the host terminal's settings (before the lock-down)
@@ -148,8 +152,11 @@ bool sandbox_ns_host_root(void);
 #define SANDBOX_STUB_ID 65534
 int sandbox_ns_stub_creds(void);
 
-/* lockdown.c: with net_host, the host socket calls too. */
-int lockdown_install(bool net_host, struct vk_error **err);
+/*
+ * lockdown.c: with net_host, the host socket calls too; with systrap,
+ * that platform's.
+ */
+int lockdown_install(bool net_host, bool systrap, struct vk_error **err);
 
 /*
  * hostnet.c: the host sockets the event loop waits for, as pollfds

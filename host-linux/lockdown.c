@@ -2,7 +2,8 @@
  * Lock-down: the seccomp filter the vkernel puts on itself once start-up
  * is done, built from the allow-list in seccomp-policy/.  From then on a
  * guest that took over the vkernel reaches only those host calls.  The
- * host network's calls are in it only with --net=host.
+ * host network's calls are in it only with --net=host, the systrap
+ * platform's only with --platform=systrap.
  */
 #include <errno.h>
 #include <seccomp.h>
@@ -51,7 +52,7 @@ rule_add(scmp_filter_ctx ctx, const struct policy_rule *r,
 static const struct policy_eq no_more[2];
 
 int
-lockdown_install(bool net_host, struct vk_error **err)
+lockdown_install(bool net_host, bool systrap, struct vk_error **err)
 {
 	scmp_filter_ctx ctx;
 	int e = 0;
@@ -63,6 +64,8 @@ lockdown_install(bool net_host, struct vk_error **err)
 		return vk_error_make(err, ENOMEM, "lock-down: make the filter");
 	for (unsigned i = 0; i < policy_nrules && e == 0; i++)
 		e = rule_add(ctx, &policy_rules[i], no_more, 0, err);
+	for (unsigned i = 0; systrap && i < policy_systrap_nrules && e == 0; i++)
+		e = rule_add(ctx, &policy_systrap_rules[i], no_more, 0, err);
 	for (unsigned i = 0; net_host && i < policy_net_nrules && e == 0; i++) {
 		const struct policy_net_rule *n = &policy_net_rules[i];
 

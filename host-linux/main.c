@@ -32,6 +32,7 @@
 #include "host-linux/host.h"
 #include "seccomp-policy/policy.h"
 #include "vkern/kern/kern.h"
+#include "host-linux/plat_ops.h"
 #include "vkern/platform.h"
 #include "vkern/vfs/vfs_boot.h"
 
@@ -76,6 +77,7 @@ struct run_opts {
 	const char *strace_path;
 	const char *log_path;
 	const char *crash_dir;
+	const char *platform;           /* --platform, ptrace by default */
 	const char *root;
 	const char *hostname;
 	struct mount_opt mounts[MAX_MOUNTS];
@@ -88,7 +90,7 @@ usage(FILE *f)
 {
 	fprintf(f,
 	    "usage: vkernel run [OPTIONS] -- PROG [ARG...]\n"
-	    "       vkernel policy [--net=host]\n"
+	    "       vkernel policy [--net=host] [--platform=ptrace|systrap]\n"
 	    "       vkernel --help | --version\n"
 	    "\n"
 	    "Run PROG, an x86-64 Linux program, inside a Linux kernel that "
@@ -120,8 +122,10 @@ usage(FILE *f)
 	    "                     more run its threads in parallel, each "
 	    "system call\n"
 	    "                     dearer)\n"
-	    "  --platform=ptrace  how guest code is run (ptrace is the only "
-	    "one yet)\n"
+	    "  --platform=ptrace|systrap  how guest code is run (default "
+	    "ptrace;\n"
+	    "                     systrap: one thread per process, no "
+	    "fork yet)\n"
 	    "  --root DIR         the guest's / (default: the host's /, "
 	    "read-only,\n"
 	    "                     under an in-memory overlay)\n"
@@ -564,9 +568,10 @@ parse_run(int argc, char **argv, struct run_opts *o)
 			    optarg);
 			break;
 		case 'p':
-			if (strcmp(optarg, "ptrace") != 0)
-				bad_usage("unknown platform '%s' (there is "
-				    "only ptrace)", optarg);
+			if (!plat_ops_known(optarg))
+				bad_usage("unknown platform '%s' (there are "
+				    "ptrace and systrap)", optarg);
+			o->platform = optarg;
 			break;
 		case 'r':
 			o->root = optarg;
@@ -618,19 +623,28 @@ print_rule(const struct policy_rule *r, const struct policy_eq *also,
 		    (unsigned long)also[j].value);
 }
 
-/* vkernel policy [--net=host] */
+/* vkernel policy [--net=host] [--platform=ptrace|systrap] */
 static int
 print_policy(int argc, char **argv)
 {
-	bool net_host = false;
+	bool net_host = false, systrap = false;
 
 	for (int i = 1; i < argc; i++) {
-		if (strncmp(argv[i], "--net=", 6) != 0)
+		if (strncmp(argv[i], "--net=", 6) == 0) {
+			net_host = parse_net(argv[i] + 6);
+		} else if (strncmp(argv[i], "--platform=", 11) == 0) {
+			if (!plat_ops_known(argv[i] + 11))
+				bad_usage("unknown platform '%s' (there are "
+				    "ptrace and systrap)", argv[i] + 11);
+			systrap = strcmp(argv[i] + 11, "systrap") == 0;
+		} else {
 			bad_usage("policy: unknown option '%s'", argv[i]);
-		net_host = parse_net(argv[i] + 6);
+		}
 	}
 	for (unsigned i = 0; i < policy_nrules; i++)
 		print_rule(&policy_rules[i], NULL, 0);
+	for (unsigned i = 0; systrap && i < policy_systrap_nrules; i++)
+		print_rule(&policy_systrap_rules[i], NULL, 0);
 	for (unsigned i = 0; net_host && i < policy_net_nrules; i++)
 		print_rule(&policy_net_rules[i].r, policy_net_rules[i].also,
 		    policy_net_rules[i].nalso);
@@ -713,12 +727,16 @@ boot(const struct run_opts *o, struct vk_error **err)
 
 	/*
 	 * Offsets beyond --mem keep fragmentation from looking like OOM; a
-	 * control page for each process --pids allows.
+	 * control page for each process --pids allows; systrap's areas, one
+	 * for each guest thread.
 	 */
 	if ((r = ram_init(VK_MAX(4 * o->mem, 64ULL << 30), o->pids > 0 ?
-	    o->pids : KERN_MAX_TASKS, err)) < 0 ||
+	    o->pids : KERN_MAX_TASKS, o->platform != NULL &&
+	    strcmp(o->platform, "systrap") == 0 ? KERN_MAX_TASKS : 0,
+	    err)) < 0 ||
 	    (r = hostinfo_init(o->cpus, err)) < 0 ||
-	    (r = ptrace_init(err)) < 0)
+	    (r = plat_ops_init(o->platform != NULL ? o->platform :
+	    "ptrace", err)) < 0)
 		return r;
 	if (o->strace_path != NULL && (r = trace_open(o->strace_path, err)) < 0)
 		return r;
@@ -748,7 +766,8 @@ boot(const struct run_opts *o, struct vk_error **err)
 	if ((r = sandbox_harden(o->landlock, rw, host_roots_rw(o, rw),
 	    o->net_host, err)) < 0)
 		return r;
-	return lockdown_install(o->net_host, err);
+	return lockdown_install(o->net_host, o->platform != NULL &&
+	    strcmp(o->platform, "systrap") == 0, err);
 }
 
 #ifdef VK_TEST_HOOKS
@@ -931,6 +950,7 @@ run(int argc, char **argv)
 		else
 			fprintf(stderr, "landlock: not applied\n");
 		stats_ns_print();
+		fprintf(stderr, "platform: %s\n", plat_ops_name());
 	}
 	if (res.limit == KERN_LIMIT_TIMEOUT)
 		fprintf(stderr, "vkernel: --timeout ran out: guest ended with "

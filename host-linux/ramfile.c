@@ -3,7 +3,8 @@
  *
  * It is sparse: its size is the guest's offset space (larger than --mem,
  * see vm_ram.c) plus a control page for each stub there may be at once
- * (as many as --pids allows processes), and only pages that are touched
+ * (as many as --pids allows processes) and the systrap platform's thread
+ * areas, and only pages that are touched
  * take host memory.  The kernel maps it whole; each stub
  * maps the ranges its guest owns.  Freed ranges are punched out, so the
  * host gets the memory back and a reused range reads zero.
@@ -23,73 +24,130 @@
 static int ramfd = -1;
 static void *rambase;
 static uint64_t ramspace;
-static bool *slot_used;
-static unsigned nslot, slot_next;
+/*
+ * Slots of the file past the guest's space, all of one size: control
+ * pages, and the systrap platform's thread areas.
+ */
+struct ram_pool {
+	bool *used;
+	unsigned n, next;
+	uint64_t base, size;
+};
+static struct ram_pool ctl_pool, area_pool;
 
-int
-ram_init(uint64_t guest_space, unsigned nslots, struct vk_error **err)
+static void
+pool_init(struct ram_pool *p, uint64_t base, unsigned n, uint64_t size)
 {
-	uint64_t ctl_size = (uint64_t)nslots * VK_PAGE_SIZE;
-	cleanup_close int fd = -1;
-	void *p;
-
-	fd = memfd_create("vkernel-ram", MFD_CLOEXEC);
-	if (fd < 0)
-		return vk_error_make(err, errno, "create the RAM file");
-	if (ftruncate(fd, (off_t)(guest_space + ctl_size)) < 0)
-		return vk_error_make(err, errno, "size the RAM file to %lu "
-		    "bytes", (unsigned long)(guest_space + ctl_size));
-	p = mmap(NULL, guest_space + ctl_size, PROT_READ | PROT_WRITE,
-	    MAP_SHARED | MAP_NORESERVE, fd, 0);
-	if (p == MAP_FAILED)
-		return vk_error_make(err, errno, "map the RAM file");
-	rambase = p;
-	ramspace = guest_space;
-	slot_used = vk_xcalloc(nslots, sizeof(*slot_used));
-	nslot = nslots;
-	ramfd = steal_fd(&fd);
-	return 0;
+	p->used = vk_xcalloc(VK_MAX(n, 1), sizeof(*p->used));
+	p->n = n;
+	p->base = base;
+	p->size = size;
 }
 
 /* Next fit: a scan goes on from the last slot taken. */
-int
-ram_ctl_alloc(void)
+static int
+pool_alloc(struct ram_pool *p)
 {
-	for (unsigned n = 0; n < nslot; n++) {
-		unsigned i = (slot_next + n) % nslot;
+	for (unsigned n = 0; n < p->n; n++) {
+		unsigned i = (p->next + n) % p->n;
 
-		if (!slot_used[i]) {
-			slot_used[i] = true;
-			slot_next = (i + 1) % nslot;
+		if (!p->used[i]) {
+			p->used[i] = true;
+			p->next = (i + 1) % p->n;
 			return (int)i;
 		}
 	}
 	return -EAGAIN;
 }
 
-void
-ram_ctl_free(unsigned slot)
+static void *
+pool_page(const struct ram_pool *p, unsigned slot, uint64_t *offp)
+{
+	VK_ASSERT(slot < p->n);
+	*offp = p->base + (uint64_t)slot * p->size;
+	return (char *)rambase + *offp;
+}
+
+/* Give slot back, zeroed for its next user. */
+static void
+pool_free(struct ram_pool *p, unsigned slot)
 {
 	uint64_t off;
 
-	VK_ASSERT(slot < nslot && slot_used[slot]);
-	(void)ram_ctl_page(slot, &off);
-	plat_ram_discard(off, VK_PAGE_SIZE);
-	slot_used[slot] = false;
+	VK_ASSERT(slot < p->n && p->used[slot]);
+	(void)pool_page(p, slot, &off);
+	plat_ram_discard(off, p->size);
+	p->used[slot] = false;
+}
+
+int
+ram_init(uint64_t guest_space, unsigned nslots, unsigned nareas,
+    struct vk_error **err)
+{
+	uint64_t ctl_size = (uint64_t)nslots * VK_PAGE_SIZE;
+	uint64_t size = guest_space + ctl_size + (uint64_t)nareas *
+	    RAM_AREA_SIZE;
+	cleanup_close int fd = -1;
+	void *p;
+
+	fd = memfd_create("vkernel-ram", MFD_CLOEXEC);
+	if (fd < 0)
+		return vk_error_make(err, errno, "create the RAM file");
+	if (ftruncate(fd, (off_t)size) < 0)
+		return vk_error_make(err, errno, "size the RAM file to %lu "
+		    "bytes", (unsigned long)size);
+	p = mmap(NULL, size, PROT_READ | PROT_WRITE,
+	    MAP_SHARED | MAP_NORESERVE, fd, 0);
+	if (p == MAP_FAILED)
+		return vk_error_make(err, errno, "map the RAM file");
+	rambase = p;
+	ramspace = guest_space;
+	pool_init(&ctl_pool, guest_space, nslots, VK_PAGE_SIZE);
+	pool_init(&area_pool, guest_space + ctl_size, nareas, RAM_AREA_SIZE);
+	ramfd = steal_fd(&fd);
+	return 0;
+}
+
+int
+ram_ctl_alloc(void)
+{
+	return pool_alloc(&ctl_pool);
+}
+
+void
+ram_ctl_free(unsigned slot)
+{
+	pool_free(&ctl_pool, slot);
+}
+
+void *
+ram_ctl_page(unsigned slot, uint64_t *offp)
+{
+	return pool_page(&ctl_pool, slot, offp);
+}
+
+int
+ram_area_alloc(void)
+{
+	return pool_alloc(&area_pool);
+}
+
+void
+ram_area_free(unsigned slot)
+{
+	pool_free(&area_pool, slot);
+}
+
+void *
+ram_area(unsigned slot, uint64_t *offp)
+{
+	return pool_page(&area_pool, slot, offp);
 }
 
 int
 ram_fd(void)
 {
 	return ramfd;
-}
-
-void *
-ram_ctl_page(unsigned slot, uint64_t *offp)
-{
-	VK_ASSERT(slot < nslot);
-	*offp = ramspace + (uint64_t)slot * VK_PAGE_SIZE;
-	return (char *)rambase + *offp;
 }
 
 void *

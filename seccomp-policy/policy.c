@@ -9,6 +9,7 @@
  */
 #include <fcntl.h>
 #include <linux/falloc.h>
+#include <linux/futex.h>
 #include <linux/membarrier.h>
 #include <linux/openat2.h>
 #include <signal.h>
@@ -230,3 +231,13 @@ const struct policy_rule policy_rules[] = {
 };
 
 const unsigned policy_nrules = sizeof(policy_rules) / sizeof(policy_rules[0]);
+
+/* --platform=systrap's own: the hand-off's wake-up of a stub thread. */
+const struct policy_rule policy_systrap_rules[] = {
+	{ "futex", POLICY_EQ, 1, FUTEX_WAKE,
+	    "systrap: wake a stub thread sleeping on its message word, in "
+	    "the RAM file (the word is shared: never FUTEX_PRIVATE_FLAG)" },
+};
+
+const unsigned policy_systrap_nrules =
+    sizeof(policy_systrap_rules) / sizeof(policy_systrap_rules[0]);

@@ -36,6 +36,10 @@ struct policy_rule {
 extern const struct policy_rule policy_rules[];
 extern const unsigned policy_nrules;
 
+/* The systrap platform's rules (--platform=systrap only). */
+extern const struct policy_rule policy_systrap_rules[];
+extern const unsigned policy_systrap_nrules;
+
 /*
  * The host network's rules (--net=host only): the guest's Internet
  * sockets as host sockets, and nothing else of the host's network.

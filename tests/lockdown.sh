@@ -74,6 +74,18 @@ if [ "$n" -gt 45 ]; then
 	echo "FAIL: $n host calls allowed, want at most 45" >&2
 	exit 1
 fi
+# --platform=systrap adds its futex wake alone, and only with the option.
+if echo "$pol" | grep -q '^futex '; then
+	echo "FAIL: futex allowed without --platform=systrap" >&2
+	exit 1
+fi
+spol=$("$vk" policy --platform=systrap | grep -v -e 'sanitizer runtime' \
+    -e 'leak checker') || { echo "FAIL: vkernel policy --platform=systrap failed" >&2; exit 1; }
+if [ "$(echo "$spol" | grep '^futex ')" = "" ] ||
+    [ "$(echo "$spol" | awk '{ print $1 }' | sort -u | wc -l)" -gt 46 ]; then
+	echo "FAIL: --platform=systrap's policy: $(echo "$spol" | grep '^futex ')" >&2
+	exit 1
+fi
 if echo "$pol" | grep '^tgkill ' | grep -qv " arg0 == vkernel's pid "; then
 	echo "FAIL: tgkill allowed towards other processes" >&2
 	exit 1

@@ -7,8 +7,29 @@
  * under PTRACE_SYSEMU, and the platform borrows it to run its own mmap,
  * munmap and mprotect calls at the entry points below, which end in int3
  * so that each borrowing costs one stop.
+ *
+ * Under the systrap platform the guest runs instead in threads made at
+ * stub_clone, which ptrace does not follow: each installs the handler
+ * and the seccomp filter vkernel left in the constants page, then traps
+ * once to say it is ready.  Every guest syscall traps (SIGSYS), as do
+ * faults and vkernel's interrupt; the handler posts the signal frame in
+ * the thread's area, rings vkernel's doorbell, sleeps on its message
+ * word until answered and returns to the frame, as vkernel left it.  The
+ * handler's system calls all go through stub_hsys, the one place the
+ * filter lets them run.
  */
 #include "stub.h"
+
+	/* In the handler: the base vkernel asked for with bit, if it did. */
+	.macro	set_base bit, code, field
+	testl	$\bit, STUB_MSG_SET(%rbx)
+	jz	1f
+	mov	$158, %eax
+	mov	$\code, %edi
+	mov	\field(%rbx), %rsi
+	call	stub_hsys
+1:
+	.endm
 
 	.text
 	.globl	_start
@@ -65,5 +86,115 @@ stub_batch:
 	inc	%r13
 	jmp	6b
 7:	int3
+
+	/* rdi..r8: clone's arguments, r12: the new thread's area. */
+	.org	STUB_CLONE - STUB_BASE
+stub_clone:
+	syscall
+	test	%rax, %rax
+	jz	stub_thread
+	int3
+
+	.org	STUB_HSYS - STUB_BASE
+stub_hsys:
+	syscall
+	ret
+
+	/* rdi: signal, rsi: siginfo, rdx: ucontext; on the area's stack. */
+	.org	STUB_HANDLER - STUB_BASE
+stub_handler:
+	mov	%rsp, %r15			/* rt_sigreturn wants rsp + 8 */
+	mov	%rsp, %rbx
+	and	$-STUB_AREA_SIZE, %rbx
+	mov	%edi, STUB_MSG_SIGNO(%rbx)
+	mov	%rsi, STUB_MSG_INFO(%rbx)
+	mov	%rdx, STUB_MSG_UC(%rbx)
+	movl	$0, STUB_MSG_SET(%rbx)
+	mov	$1, %eax			/* post: after the rest, and */
+	xchg	%eax, STUB_MSG_STATE(%rbx)	/* a full barrier before */
+	movabs	$STUB_CONST_ASLEEP, %rax	/* asleep is read */
+	cmpl	$0, (%rax)
+	je	7f
+	mov	$1, %eax			/* write(bell, &one, 8) */
+	mov	$STUB_BELL_FD, %edi
+	movabs	$STUB_CONST_ONE, %rsi
+	mov	$8, %edx
+	call	stub_hsys
+7:	movabs	$STUB_CONST_SPIN, %rax		/* spin for the answer, */
+	mov	(%rax), %ecx
+8:	cmpl	$1, STUB_MSG_STATE(%rbx)
+	jne	9f
+	sub	$1, %ecx
+	jb	10f
+	pause
+	jmp	8b
+10:	mov	$1, %eax			/* then say it sleeps (1 -> 3) */
+	mov	$3, %edx
+	lock cmpxchg %edx, STUB_MSG_STATE(%rbx)
+	jne	9f
+11:	mov	$202, %eax			/* futex(state, FUTEX_WAIT, 3) */
+	lea	STUB_MSG_STATE(%rbx), %rdi
+	xor	%esi, %esi
+	mov	$3, %edx
+	xor	%r10d, %r10d
+	call	stub_hsys
+	cmpl	$3, STUB_MSG_STATE(%rbx)
+	je	11b
+9:	set_base 1, 0x1002, STUB_MSG_FS	/* arch_prctl(ARCH_SET_FS) */
+	set_base 2, 0x1001, STUB_MSG_GS	/* arch_prctl(ARCH_SET_GS) */
+	lea	8(%r15), %rsp
+	mov	$15, %eax			/* rt_sigreturn */
+	jmp	stub_hsys
+
+	/* A new guest thread: r12 its area, rsp in it. */
+stub_thread:
+	sub	$24, %rsp			/* sigaltstack(&ss, NULL) */
+	lea	STUB_ALT_OFF(%r12), %rax
+	mov	%rax, 0(%rsp)
+	movq	$0, 8(%rsp)
+	movq	$(STUB_AREA_SIZE - STUB_ALT_OFF), 16(%rsp)
+	mov	%rsp, %rdi
+	xor	%esi, %esi
+	mov	$131, %eax
+	syscall
+	test	%rax, %rax
+	jnz	13f
+	lea	stub_sigs(%rip), %r13
+12:	movzbl	(%r13), %edi			/* rt_sigaction(sig, &sa, 0, 8) */
+	test	%edi, %edi
+	jz	14f
+	movabs	$STUB_CONST_SIGACT, %rsi
+	xor	%edx, %edx
+	mov	$8, %r10d
+	mov	$13, %eax
+	syscall
+	test	%rax, %rax
+	jnz	13f
+	inc	%r13
+	jmp	12b
+14:	mov	$2, %edi			/* rt_sigprocmask(SETMASK, 0) */
+	movabs	$STUB_CONST_MASK0, %rsi
+	xor	%edx, %edx
+	mov	$8, %r10d
+	mov	$14, %eax
+	syscall
+	test	%rax, %rax
+	jnz	13f
+	mov	$1, %edi			/* seccomp(SET_MODE_FILTER) */
+	xor	%esi, %esi
+	movabs	$STUB_CONST_FPROG, %rdx
+	mov	$317, %eax
+	syscall
+	test	%rax, %rax
+	jnz	13f
+	mov	$39, %eax			/* the first trap: ready */
+	syscall
+13:	mov	$60, %eax			/* unreachable, or a failure */
+	mov	$127, %edi
+	syscall
+	int3
+
+stub_sigs:
+	.byte	31, 11, 7, 8, 4, 5, STUB_SIG_INTERRUPT, 0
 
 	.section .note.GNU-stack,"",@progbits

@@ -14,7 +14,7 @@ set -u
 
 prog=cli.sh
 all_cases="help version unknown_option nonexistent not_elf truncated_elf
-wrong_machine no_exec_permission cpus log"
+wrong_machine no_exec_permission cpus log platform"
 
 if [ "${1:-}" = -l ]; then
 	echo $all_cases
@@ -225,6 +225,22 @@ case_log()
 	    [ "$(grep -c 'unsupported syscall 500' "$tmp/log")" -eq 1 ] ||
 	    fail "--log: the file holds '$(cat "$tmp/log")'"
 	refused error 'log' run --log "$tmp/no/such/dir" -- "$perl_bin" "$@"
+}
+
+# --platform: ptrace by default, systrap on asking, both said by --stats
+# and running a dynamic program (a shell that forks one); another name is
+# a usage error.
+case_platform()
+{
+	sh_bin=$(command -v sh) || { fail "no sh on the host"; return; }
+	for p in "" ptrace systrap; do
+		run run ${p:+--platform=$p} --stats -- "$sh_bin" -c 'echo ok; /bin/true'
+		[ "$status" -eq 0 ] && [ "$(cat "$tmp/out")" = ok ] ||
+		    fail "--platform=$p: status $status, out '$(cat "$tmp/out")'"
+		grep -q "^platform: ${p:-ptrace}\$" "$tmp/err" ||
+		    fail "--platform=$p: --stats does not say platform ${p:-ptrace}"
+	done
+	refused 2 'unknown platform' run --platform=bogus -- "$sh_bin" -c true
 }
 
 [ $# -gt 0 ] || set -- $all_cases

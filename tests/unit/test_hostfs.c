@@ -1188,7 +1188,7 @@ locked_child(void)
 	struct vnode *root;
 
 	STEP(1, hostfs_mount(rootdir, false, &mp) == 0);
-	STEP(2, lockdown_install(false, &err) == 0);
+	STEP(2, lockdown_install(false, false, &err) == 0);
 	root = mp->root;
 	locked_reads(root);
 	locked_changes(root);

@@ -1,0 +1,981 @@
+/*
+ * The systrap platform: ptrace only on each stub's leader, the control
+ * thread (starting the stub, injected clones and mapping batches); the
+ * guest runs in stub threads ptrace does not follow, under a seccomp
+ * filter.  A guest syscall traps to the stub's SIGSYS handler, which
+ * posts its signal frame in the thread's area (RAM-file pages vkernel
+ * maps too), rings vkernel's doorbell eventfd and sleeps on its message
+ * word; vkernel reads and edits the registers in the frame, sets the word
+ * and wakes it, and rt_sigreturn resumes the guest.  Faults come the same
+ * way.  A stopped guest thread costs no ptrace stop: a trap is a signal
+ * and, when vkernel has a CPU of its own and spins, no context switch.
+ * New threads and forked processes are injected clones and forks of the
+ * control thread; a thread that ends is parked in its handler for the
+ * next.
+ *
+ * The guest can write its areas (they are in its address space) at any
+ * time, from any of its threads: a message and a frame are untrusted
+ * input, read once, bounds-checked against the area, and a frame that
+ * fails the checks ends the guest process.  The filter (stub.S has the
+ * rest) lets the handler's own calls run only from stub_hsys, each
+ * pinned as far as the filter can: whatever registers a guest jumps
+ * there with, it reaches no other host call.
+ *
+ * Not yet: syscall-site patching (every call is a signal), an adaptive
+ * spin, more than STUB_AREA_MAX threads a process at once.
+ */
+#include <errno.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/futex.h>
+#include <linux/seccomp.h>
+#include <asm/prctl.h>
+#include <signal.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <sched.h>
+#include <time.h>
+#include <unistd.h>
+#include <poll.h>
+
+#include "host-linux/host.h"
+#include "host-linux/plat_ops.h"
+#include "host-linux/stub/stub.h"
+#include "host-linux/stubctl.h"
+#include "vkern/platform.h"
+#include "vkern/vk.h"
+
+_Static_assert(STUB_AREA_SIZE == RAM_AREA_SIZE, "a thread area is a slot");
+_Static_assert(STUB_AREA_MAX <= 64, "one bit per area in plat_space.areas");
+
+/* The message at the start of a thread area (stub.h's STUB_MSG_*). */
+struct systrap_area {
+	uint32_t state;
+	uint32_t signo;
+	uint64_t info;
+	uint64_t uc;
+	uint64_t fs_base;
+	uint64_t gs_base;
+	uint32_t set;
+};
+_Static_assert(offsetof(struct systrap_area, signo) == STUB_MSG_SIGNO, "");
+_Static_assert(offsetof(struct systrap_area, info) == STUB_MSG_INFO, "");
+_Static_assert(offsetof(struct systrap_area, uc) == STUB_MSG_UC, "");
+_Static_assert(offsetof(struct systrap_area, fs_base) == STUB_MSG_FS, "");
+_Static_assert(offsetof(struct systrap_area, gs_base) == STUB_MSG_GS, "");
+_Static_assert(offsetof(struct systrap_area, set) == STUB_MSG_SET, "");
+
+/* From the kernel's UAPI signal headers, which clash with libc's. */
+#define SA_RESTORER  0x04000000
+#define SYS_SECCOMP  1
+
+#define MSG_RUNNING  0
+#define MSG_POSTED   1
+#define MSG_ANSWERED 2
+#define MSG_ASLEEP   3   /* posted, and the handler sleeps on the word */
+
+/*
+ * With a host CPU of its own, vkernel spins for the next message this
+ * long before it sleeps, and a handler spins STUB_SPIN pauses (~27 ns
+ * each here) for its answer before it sleeps: a trap then costs a signal
+ * and no context switch.  Sharing a CPU with the guest, neither spins:
+ * the peer it waits for could not run.
+ */
+#define VK_SPIN_NS  50000
+#define STUB_SPIN   2000
+
+/* The host's x86-64 signal frame: its struct ucontext and sigcontext. */
+struct frame_uc {
+	uint64_t uc_flags, uc_link;
+	uint64_t ss_sp;
+	int32_t ss_flags, ss_pad;
+	uint64_t ss_size;
+	uint64_t r8, r9, r10, r11, r12, r13, r14, r15;
+	uint64_t rdi, rsi, rbp, rbx, rdx, rax, rcx, rsp, rip, eflags;
+	uint16_t cs, gs, fs, ss;
+	uint64_t err, trapno, oldmask, cr2, fpstate;
+	uint64_t reserved[8];
+	uint64_t sigmask;
+};
+_Static_assert(offsetof(struct frame_uc, r8) == 40, "uc_mcontext");
+_Static_assert(offsetof(struct frame_uc, fpstate) == 40 + 184, "fpregs");
+_Static_assert(sizeof(struct frame_uc) == 304, "struct ucontext");
+
+/* The XSAVE image's software bytes (struct _fpx_sw_bytes) at 464. */
+#define FP_SW_OFF       464
+#define FP_XSTATE_MAGIC1 0x46505853U
+#define FP_XSAVE_HDR    512
+#define FP_XSAVE_MIN    (FP_XSAVE_HDR + 64)
+
+static int bell = -1;
+static uint64_t const_off;
+static volatile uint32_t *vk_asleep;   /* the constants page's word */
+static int64_t spin_ns;
+static cpu_set_t own_cpu;   /* vkernel's, when it has one: spin_ns > 0 */
+static struct plat_thread *guests;   /* every guest thread, by gnext */
+static struct plat_thread *scan_from;
+
+#define LD(off)      BPF_STMT(BPF_LD | BPF_W | BPF_ABS, (off))
+#define RET(v)       BPF_STMT(BPF_RET | BPF_K, (v))
+#define IS(k, t, f)  BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (k), (t), (f))
+#define GE(k, t, f)  BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, (k), (t), (f))
+#define ARG_LO(i)    (offsetof(struct seccomp_data, args) + 8 * (i))
+#define ARG_HI(i)    (ARG_LO(i) + 4)
+
+/*
+ * A guest thread's filter: a call of another architecture (int $0x80, a
+ * 32-bit code segment) traps, never runs, and the kernel's gate check
+ * makes it the SIGSEGV Linux without IA32 emulation gives; outside the
+ * stub every call traps; the injection site, which only the traced
+ * control thread uses, is SECCOMP_RET_TRACE (for an untraced thread:
+ * -ENOSYS, never run); at
+ * stub_hsys the handler's calls run, pinned (a futex only in the areas,
+ * so a handler whose signal stack a guest moved dies there); the rest of
+ * the stub traps.
+ */
+static const struct sock_filter filter[] = {
+	/* 0 */ LD(offsetof(struct seccomp_data, arch)),
+	/* 1 */ IS(AUDIT_ARCH_X86_64, 1, 0),
+	/* 2 */ RET(SECCOMP_RET_TRAP),
+	/* 3 */ LD(offsetof(struct seccomp_data, instruction_pointer) + 4),
+	/* 4 */ IS(STUB_BASE >> 32, 1, 0),
+	/* 5 */ RET(SECCOMP_RET_TRAP),
+	/* 6 */ LD(offsetof(struct seccomp_data, instruction_pointer)),
+	/* 7 */ IS((uint32_t)(STUB_SYSCALL1 + 2), 0, 1),
+	/* 8 */ RET(SECCOMP_RET_TRACE),
+	/* 9 */ IS((uint32_t)(STUB_HSYS + 2), 1, 0),
+	/* 10 */ RET(SECCOMP_RET_TRAP),
+	/* 11 */ LD(offsetof(struct seccomp_data, nr)),
+	/* 12 */ IS(SYS_rt_sigreturn, 0, 1),
+	/* 13 */ RET(SECCOMP_RET_ALLOW),
+	/* 14 */ IS(SYS_futex, 0, 8),
+	/* 15 */ LD(ARG_LO(1)),
+	/* 16 */ IS(FUTEX_WAIT, 0, 19),
+	/* 17 */ LD(ARG_HI(0)),
+	/* 18 */ IS(STUB_BASE >> 32, 0, 17),
+	/* 19 */ LD(ARG_LO(0)),
+	/* 20 */ GE((uint32_t)STUB_AREAS, 0, 15),
+	/* 21 */ GE((uint32_t)STUB_END, 14, 0),
+	/* 22 */ RET(SECCOMP_RET_ALLOW),
+	/* 23 */ IS(SYS_arch_prctl, 0, 4),
+	/* 24 */ LD(ARG_LO(0)),
+	/* 25 */ IS(ARCH_SET_FS, 1, 0),
+	/* 26 */ IS(ARCH_SET_GS, 0, 9),
+	/* 27 */ RET(SECCOMP_RET_ALLOW),
+	/* 28 */ IS(SYS_write, 0, 7),
+	/* 29 */ LD(ARG_LO(0)),
+	/* 30 */ IS(STUB_BELL_FD, 0, 5),
+	/* 31 */ LD(ARG_LO(2)),
+	/* 32 */ IS(8, 0, 3),
+	/* 33 */ LD(ARG_HI(2)),
+	/* 34 */ IS(0, 0, 1),
+	/* 35 */ RET(SECCOMP_RET_ALLOW),
+	/* 36 */ RET(SECCOMP_RET_KILL_PROCESS),
+};
+
+/* The constants page every systrap stub maps read-only (stub.h). */
+static void
+const_page_fill(void *page)
+{
+	uint64_t *sa = (uint64_t *)((char *)page +
+	    (STUB_CONST_SIGACT - STUB_CONST_PAGE));
+	uint64_t *one = (uint64_t *)((char *)page +
+	    (STUB_CONST_ONE - STUB_CONST_PAGE));
+	struct sock_fprog *fp = (struct sock_fprog *)((char *)page +
+	    (STUB_CONST_FPROG - STUB_CONST_PAGE));
+
+	/* Every signal blocked in the handler: one in it kills the stub. */
+	sa[0] = STUB_HANDLER;
+	sa[1] = SA_SIGINFO | SA_ONSTACK | SA_RESTORER;
+	sa[2] = STUB_HSYS;
+	sa[3] = ~0ULL;
+	*one = 1;
+	vk_asleep = (volatile uint32_t *)((char *)page +
+	    (STUB_CONST_ASLEEP - STUB_CONST_PAGE));
+	*vk_asleep = 1;
+	*(uint32_t *)((char *)page + (STUB_CONST_SPIN - STUB_CONST_PAGE)) =
+	    spin_ns > 0 ? STUB_SPIN : 0;
+	fp->len = VK_NELEM(filter);
+	fp->filter = (struct sock_filter *)STUB_CONST_FILTER;
+	memcpy((char *)page + (STUB_CONST_FILTER - STUB_CONST_PAGE), filter,
+	    sizeof(filter));
+}
+
+/*
+ * vkernel on a host CPU the guest does not run on, when the host lets it
+ * use one (the guest threads keep to the guest's); there it spins.  The
+ * stubs' control threads join it: a ptrace stop across CPUs costs ten
+ * times one on the same CPU, and they run only while vkernel waits.
+ */
+static int
+cpu_place(struct vk_error **err)
+{
+	const cpu_set_t *host = hostinfo_host_cpus();
+	const cpu_set_t *guest = hostinfo_guest_cpus();
+
+	for (int c = 0; c < CPU_SETSIZE; c++) {
+		if (!CPU_ISSET(c, host) || CPU_ISSET(c, guest))
+			continue;
+		CPU_ZERO(&own_cpu);
+		CPU_SET(c, &own_cpu);
+		if (sched_setaffinity(0, sizeof(own_cpu), &own_cpu) < 0)
+			return vk_error_make(err, errno, "move to CPU %d", c);
+		spin_ns = VK_SPIN_NS;
+		return 0;
+	}
+	return 0;
+}
+
+static int
+systrap_init(struct vk_error **err)
+{
+	void *page;
+	int slot, r;
+
+	if ((r = stubctl_init(err)) < 0 || (r = cpu_place(err)) < 0)
+		return r;
+	bell = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (bell < 0)
+		return vk_error_make(err, errno, "create the doorbell");
+	if ((slot = ram_ctl_alloc()) < 0)
+		return vk_error_make(err, EAGAIN, "the stubs' constants page");
+	page = ram_ctl_page((unsigned)slot, &const_off);
+	const_page_fill(page);
+	stubctl_set_bell(bell);
+	return 0;
+}
+
+static void systrap_thread_interrupt(struct plat_thread *pt);
+static long systrap_thread_fpu_get(struct plat_thread *pt, void *buf,
+    size_t size);
+static int systrap_thread_fpu_set(struct plat_thread *pt, const void *buf,
+    size_t size);
+
+/* --- the frame --- */
+
+/* The stub address of pt's area. */
+static uint64_t
+area_va(const struct plat_thread *pt)
+{
+	return STUB_AREAS + (uint64_t)pt->aslot * STUB_AREA_SIZE;
+}
+
+/*
+ * Where [va, va + len) of pt's stub lies in vkernel's view of the area's
+ * signal stack, or NULL when it is not all there.
+ */
+static void *
+area_ptr(const struct plat_thread *pt, uint64_t va, size_t len)
+{
+	uint64_t lo = area_va(pt) + STUB_ALT_OFF, hi = area_va(pt) +
+	    STUB_AREA_SIZE;
+
+	if (va < lo || va > hi || len > hi - va)
+		return NULL;
+	return (char *)pt->area + (va - area_va(pt));
+}
+
+/* The ucontext of the message taken, checked; NULL for a bad one. */
+static struct frame_uc *
+frame_uc(const struct plat_thread *pt)
+{
+	return area_ptr(pt, pt->uc, sizeof(struct frame_uc));
+}
+
+/* The frame's XSAVE image and its size, checked; NULL for a bad one. */
+static uint8_t *
+frame_fpu(const struct plat_thread *pt, size_t *sizep)
+{
+	uint8_t *fp = area_ptr(pt, pt->fpstate, FP_XSAVE_HDR);
+	uint32_t magic, xsize;
+
+	if (fp == NULL)
+		return NULL;
+	memcpy(&magic, fp + FP_SW_OFF, 4);
+	memcpy(&xsize, fp + FP_SW_OFF + 16, 4);
+	if (magic != FP_XSTATE_MAGIC1) {
+		*sizep = FP_XSAVE_HDR;
+		return fp;
+	}
+	if (xsize < FP_XSAVE_MIN || area_ptr(pt, pt->fpstate, xsize) == NULL)
+		return NULL;
+	*sizep = xsize;
+	return fp;
+}
+
+static void
+regs_from_frame(const struct frame_uc *u, struct arch_regs *r)
+{
+	r->r8 = u->r8;
+	r->r9 = u->r9;
+	r->r10 = u->r10;
+	r->r11 = u->r11;
+	r->r12 = u->r12;
+	r->r13 = u->r13;
+	r->r14 = u->r14;
+	r->r15 = u->r15;
+	r->rdi = u->rdi;
+	r->rsi = u->rsi;
+	r->rbp = u->rbp;
+	r->rbx = u->rbx;
+	r->rdx = u->rdx;
+	r->rax = u->rax;
+	r->rcx = u->rcx;
+	r->rsp = u->rsp;
+	r->rip = u->rip;
+	r->eflags = u->eflags;
+	r->cs = u->cs;
+	r->ss = u->ss;
+	r->orig_rax = (uint64_t)-1;
+}
+
+/*
+ * The frame's fields the host reads at rt_sigreturn beside the guest's
+ * registers, put back as the handler needs them whatever the guest wrote
+ * there (another of its threads can while this one is held): its signal
+ * stack, an empty mask, the 64-bit segments and the XSAVE image the
+ * frame had.
+ */
+static void
+frame_host_fields(const struct plat_thread *pt, struct frame_uc *u)
+{
+	u->cs = ARCH_USER_CS;
+	u->ss = ARCH_USER_DS;
+	u->ss_sp = area_va(pt) + STUB_ALT_OFF;
+	u->ss_flags = 0;
+	u->ss_size = STUB_AREA_SIZE - STUB_ALT_OFF;
+	u->sigmask = 0;
+	u->fpstate = pt->fpstate;
+}
+
+/* Load the guest's registers into the frame. */
+static void
+regs_to_frame(struct plat_thread *pt, struct frame_uc *u)
+{
+	const struct arch_regs *r = &pt->ctx->regs;
+
+	u->r8 = r->r8;
+	u->r9 = r->r9;
+	u->r10 = r->r10;
+	u->r11 = r->r11;
+	u->r12 = r->r12;
+	u->r13 = r->r13;
+	u->r14 = r->r14;
+	u->r15 = r->r15;
+	u->rdi = r->rdi;
+	u->rsi = r->rsi;
+	u->rbp = r->rbp;
+	u->rbx = r->rbx;
+	u->rdx = r->rdx;
+	u->rax = r->rax;
+	u->rcx = r->rcx;
+	u->rsp = r->rsp;
+	u->rip = r->rip;
+	u->eflags = r->eflags;
+}
+
+/* --- threads --- */
+
+/* Map a free area of sp for pt; 0 or -EAGAIN. */
+static int
+area_map(struct plat_space *sp, struct plat_thread *pt)
+{
+	uint64_t off;
+	int slot;
+	long r;
+
+	if (~sp->areas == 0 || (slot = ram_area_alloc()) < 0)
+		return -EAGAIN;
+	pt->aslot = __builtin_ctzll(~sp->areas);
+	pt->area = ram_area((unsigned)slot, &off);
+	pt->ramslot = slot;
+	r = stub_syscall(sp->main, SYS_mmap, area_va(pt), STUB_AREA_SIZE,
+	    PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, STUB_RAM_FD, off);
+	if (r != (long)area_va(pt)) {
+		ram_area_free((unsigned)slot);
+		return -EAGAIN;
+	}
+	sp->areas |= 1ULL << pt->aslot;
+	return 0;
+}
+
+/*
+ * The message pt posted, if there is a new one: taken (pt held) with its
+ * frame's addresses; the caller checks them.
+ */
+static bool
+msg_take(struct plat_thread *pt)
+{
+	struct systrap_area *a = pt->area;
+	uint32_t st = __atomic_load_n(&a->state, __ATOMIC_ACQUIRE);
+	const struct frame_uc *u;
+
+	if (pt->held || (st != MSG_POSTED && st != MSG_ASLEEP))
+		return false;
+	pt->held = true;
+	pt->signo = (int)a->signo;
+	pt->info = a->info;
+	pt->uc = a->uc;
+	u = frame_uc(pt);
+	pt->fpstate = u != NULL ? u->fpstate : 0;
+	return true;
+}
+
+/* Wake a held thread to return to its frame. */
+static void
+msg_answer(struct plat_thread *pt)
+{
+	struct systrap_area *a = pt->area;
+
+	pt->held = false;
+	if (__atomic_exchange_n(&a->state, MSG_ANSWERED, __ATOMIC_SEQ_CST) ==
+	    MSG_ASLEEP)
+		(void)syscall(SYS_futex, &a->state, FUTEX_WAKE, 1, NULL, NULL,
+		    0);
+}
+
+/*
+ * Wait for a new thread's first trap, at most a few seconds (a loaded
+ * host is slow to start threads), asleep as the handler must see it to
+ * ring the doorbell.  Returns 0 with pt held, or -EAGAIN.
+ */
+static int
+thread_ready(struct plat_thread *pt)
+{
+	size_t n;
+	int e = -EAGAIN;
+
+	__atomic_store_n(vk_asleep, 1, __ATOMIC_SEQ_CST);
+	for (int i = 0; i < 5000; i++) {
+		struct pollfd p = { .fd = bell, .events = POLLIN };
+		uint64_t v;
+
+		if (msg_take(pt)) {
+			if (frame_uc(pt) != NULL && frame_fpu(pt, &n) != NULL)
+				e = 0;
+			break;
+		}
+		if (ppoll(&p, 1, &(struct timespec){ 0, 1000000 }, NULL) > 0)
+			while (read(bell, &v, sizeof(v)) > 0)
+				;
+	}
+	*vk_asleep = 0;
+	return e;
+}
+
+/*
+ * A new guest thread in sp, made by the control thread, held at its
+ * first trap.  Returns 0 or -EAGAIN.
+ */
+static int
+thread_new(struct plat_space *sp, void *cookie, struct arch_context *ctx,
+    struct plat_thread **ptp)
+{
+	struct plat_thread *pt = vk_xcalloc(1, sizeof(*pt));
+	struct arch_regs r = sp->tmpl;
+	int e;
+
+	pt->sp = sp;
+	pt->ramslot = -1;
+	if ((e = area_map(sp, pt)) < 0) {
+		free(pt);
+		return e;
+	}
+	r.rip = STUB_CLONE;
+	r.rax = SYS_clone;
+	r.rdi = CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND |
+	    CLONE_THREAD | CLONE_SYSVSEM | CLONE_UNTRACED;
+	r.rsi = area_va(pt) + STUB_ALT_OFF;
+	r.rdx = r.r10 = r.r8 = 0;
+	r.r12 = area_va(pt);
+	if ((e = stub_call(sp->main, &r)) < 0 || (long)r.rax <= 0) {
+		sp->areas &= ~(1ULL << pt->aslot);
+		ram_area_free((unsigned)pt->ramslot);
+		free(pt);
+		return -EAGAIN;
+	}
+	pt->tid = (pid_t)r.rax;
+	/* It has the control thread's CPU: the guest's instead. */
+	if (spin_ns > 0)
+		(void)sched_setaffinity(pt->tid, sizeof(cpu_set_t),
+		    hostinfo_guest_cpus());
+	pt->cookie = cookie;
+	pt->ctx = ctx;
+	thread_link(sp, pt, false);
+	pt->held = false;
+	pt->gnext = guests;
+	guests = pt;
+	if (thread_ready(pt) < 0)
+		return -EAGAIN;   /* the caller kills the stub */
+	*ptp = pt;
+	return 0;
+}
+
+static void
+guest_unlink(struct plat_thread *pt)
+{
+	struct plat_thread **pp;
+
+	for (pp = &guests; *pp != NULL; pp = &(*pp)->gnext) {
+		if (*pp == pt) {
+			*pp = pt->gnext;
+			break;
+		}
+	}
+	if (scan_from == pt)
+		scan_from = NULL;
+}
+
+static void
+systrap_space_destroy(struct plat_space *sp)
+{
+	int slots[STUB_AREA_MAX];
+	unsigned n = 0;
+
+	for (struct plat_thread *pt = sp->threads; pt != NULL;
+	    pt = pt->snext) {
+		if (pt == sp->main)
+			continue;
+		guest_unlink(pt);
+		if (pt->ramslot >= 0 && n < VK_NELEM(slots))
+			slots[n++] = pt->ramslot;
+	}
+	/* Killed first: a dead stub writes no area any more. */
+	stub_space_free(sp);
+	while (n > 0)
+		ram_area_free((unsigned)slots[--n]);
+}
+
+static int
+systrap_space_create(void *cookie, struct arch_context *ctx,
+    struct plat_space **spp, struct plat_thread **ptp,
+    struct plat_space_info *info)
+{
+	struct plat_space *sp;
+	long r;
+	int e;
+
+	if ((e = stub_space_new(&sp, info)) < 0)
+		return e;
+	/* The leader stays the control thread: it never runs the guest. */
+	sp->main->retired = true;
+	if (spin_ns > 0)
+		(void)sched_setaffinity(sp->pid, sizeof(own_cpu), &own_cpu);
+	r = stub_syscall(sp->main, SYS_mmap, STUB_CONST_PAGE, VK_PAGE_SIZE,
+	    PROT_READ, MAP_SHARED | MAP_FIXED, STUB_RAM_FD, const_off);
+	if (r != (long)STUB_CONST_PAGE ||
+	    (e = thread_new(sp, cookie, ctx, ptp)) < 0) {
+		systrap_space_destroy(sp);
+		return -EAGAIN;
+	}
+	ctx->regs = sp->tmpl;
+	ctx->dirty = ARCH_DIRTY_ALL;
+	*spp = sp;
+	return 0;
+}
+
+static void
+systrap_thread_destroy(struct plat_thread *pt)
+{
+	if (!pt->held && !msg_take(pt))
+		systrap_thread_interrupt(pt);
+	guest_unlink(pt);
+	pt->cookie = NULL;
+	pt->ctx = NULL;
+	pt->spare = true;
+}
+
+/* from's FPU state into held pt's frame, as a thread or fork inherits it. */
+static int
+fpu_copy(struct plat_thread *from, struct plat_thread *pt)
+{
+	/* The largest XSAVE image (AMX's is ~11 KiB); one event loop. */
+	static uint8_t fpu[32768];
+	long n = systrap_thread_fpu_get(from, fpu, sizeof(fpu));
+
+	return n < 0 ? (int)n : systrap_thread_fpu_set(pt, fpu, (size_t)n);
+}
+
+/*
+ * The child's stub is a fork of the parent's control thread, made while
+ * from waits in its handler.  It has the parent's areas mapped, shared
+ * through the RAM file: they go before its own guest thread is made, so
+ * the child cannot touch the parent's messages.
+ */
+static int
+systrap_space_fork(struct plat_thread *from, void *cookie,
+    struct arch_context *ctx, struct plat_space **spp,
+    struct plat_thread **ptp)
+{
+	struct plat_space *sp;
+	long r;
+	int e;
+
+	if ((e = stub_space_fork(from->sp->main, &sp)) < 0)
+		return e;
+	sp->main->retired = true;
+	r = stub_syscall(sp->main, SYS_munmap, STUB_AREAS,
+	    (uint64_t)STUB_AREA_MAX * STUB_AREA_SIZE, 0, 0, 0, 0);
+	if (r < 0 || (e = thread_new(sp, cookie, ctx, ptp)) < 0 ||
+	    fpu_copy(from, *ptp) < 0) {
+		systrap_space_destroy(sp);
+		return -EAGAIN;
+	}
+	*spp = sp;
+	return 0;
+}
+
+/*
+ * A parked thread of sp (a guest thread that ended) that waits in its
+ * handler, for a new guest thread; NULL when there is none.
+ */
+static struct plat_thread *
+parked_take(struct plat_space *sp)
+{
+	for (struct plat_thread *pt = sp->threads; pt != NULL;
+	    pt = pt->snext) {
+		if (pt == sp->main || !pt->spare || (!pt->held && !msg_take(pt)))
+			continue;
+		if (frame_uc(pt) == NULL)
+			continue;
+		pt->spare = false;
+		pt->interrupted = false;
+		pt->regs_valid = false;
+		pt->gnext = guests;
+		guests = pt;
+		return pt;
+	}
+	return NULL;
+}
+
+static int
+systrap_thread_create(struct plat_thread *from, void *cookie,
+    struct arch_context *ctx, struct plat_thread **ptp)
+{
+	struct plat_thread *pt = parked_take(from->sp);
+	int e;
+
+	if (pt != NULL) {
+		pt->cookie = cookie;
+		pt->ctx = ctx;
+		/* stub_thread_cputime() counts from the base: from zero. */
+		pt->cpu_base = 0;
+		pt->cpu_base = stub_thread_cputime(pt, NULL);
+	} else if ((e = thread_new(from->sp, cookie, ctx, &pt)) < 0) {
+		return e;
+	}
+	if (fpu_copy(from, pt) < 0) {
+		systrap_thread_destroy(pt);
+		return -EAGAIN;
+	}
+	*ptp = pt;
+	return 0;
+}
+
+
+/* --- running --- */
+
+static int
+systrap_thread_run(struct plat_thread *pt)
+{
+	struct arch_context *c = pt->ctx;
+	struct systrap_area *a = pt->area;
+	struct frame_uc *u;
+	int e;
+
+	if ((e = stub_space_flush(pt->sp)) < 0)
+		return e;
+	if (!pt->held || (u = frame_uc(pt)) == NULL)
+		return -EFAULT;
+	if (c->dirty == ARCH_DIRTY_RAX && pt->regs_valid) {
+		u->rax = c->regs.rax;
+	} else {
+		regs_to_frame(pt, u);
+		pt->regs_valid = true;
+	}
+	frame_host_fields(pt, u);
+	c->dirty = 0;
+	a->set = 0;
+	if (c->regs.fs_base != pt->fs_base) {
+		a->fs_base = pt->fs_base = c->regs.fs_base;
+		a->set |= 1;
+	}
+	if (c->regs.gs_base != pt->gs_base) {
+		a->gs_base = pt->gs_base = c->regs.gs_base;
+		a->set |= 2;
+	}
+	msg_answer(pt);
+	return 0;
+}
+
+static void
+systrap_thread_yield(struct plat_thread *pt)
+{
+	/*
+	 * pt waits in its handler, off the CPU once its short spin is over:
+	 * the other guest threads have the guest's CPUs already.
+	 */
+}
+
+/*
+ * The control thread sends the signal, a thread of the same stub: the
+ * lock-down then needs no host call that can signal a stub thread.  A
+ * stop of the control thread each, but only for a signal to a thread
+ * that runs.
+ */
+static void
+systrap_thread_interrupt(struct plat_thread *pt)
+{
+	if (stub_syscall(pt->sp->main, SYS_tgkill, (uint64_t)pt->sp->pid,
+	    (uint64_t)pt->tid, STUB_SIG_INTERRUPT, 0, 0, 0) == 0)
+		pt->interrupted = true;
+}
+
+static long
+systrap_thread_fpu_get(struct plat_thread *pt, void *buf, size_t size)
+{
+	size_t n;
+	uint8_t *fp;
+
+	if (!pt->held || (fp = frame_fpu(pt, &n)) == NULL)
+		return -EFAULT;
+	if (n > size)
+		return -EINVAL;
+	memcpy(buf, fp, n);
+	return (long)n;
+}
+
+/*
+ * Load an XSAVE image into the frame: what rt_sigreturn would refuse
+ * (and kill the stub for) is -EINVAL here, and the software bytes the
+ * host wrote stay as they are.
+ */
+static int
+systrap_thread_fpu_set(struct plat_thread *pt, const void *buf, size_t size)
+{
+	const uint8_t *in = buf;
+	uint32_t mxcsr, mask;
+	uint64_t hdr[8], sw_feat;
+	uint8_t *fp;
+	size_t n;
+
+	if (!pt->held || (fp = frame_fpu(pt, &n)) == NULL)
+		return -EFAULT;
+	if (size < FP_XSAVE_HDR)
+		return -EINVAL;
+	memcpy(&mxcsr, in + 24, 4);
+	memcpy(&mask, fp + 28, 4);
+	if ((mxcsr & ~(mask != 0 ? mask : 0xffbf)) != 0)
+		return -EINVAL;
+	n = VK_MIN(n, size);
+	if (n >= FP_XSAVE_MIN) {
+		memcpy(hdr, in + FP_XSAVE_HDR, sizeof(hdr));
+		memcpy(&sw_feat, fp + FP_SW_OFF + 8, 8);
+		if ((hdr[0] & ~sw_feat) != 0 || hdr[1] != 0)
+			return -EINVAL;
+		for (unsigned i = 2; i < 8; i++)
+			if (hdr[i] != 0)
+				return -EINVAL;
+	}
+	memcpy(fp, in, FP_SW_OFF);
+	if (n > FP_XSAVE_HDR)
+		memcpy(fp + FP_XSAVE_HDR, in + FP_XSAVE_HDR, n - FP_XSAVE_HDR);
+	return 0;
+}
+
+/* --- events --- */
+
+/*
+ * The event for a message taken from pt; false for one the kernel need
+ * not see (a signal sent from outside, an interrupt that found the
+ * thread stopped already), answered at once.
+ */
+static bool
+msg_to_event(struct plat_thread *pt, struct plat_event *ev)
+{
+	struct frame_uc *u = frame_uc(pt);
+	const siginfo_t *si = area_ptr(pt, pt->info, sizeof(siginfo_t));
+	size_t fpsize;
+	int code;
+
+	ev->cookie = pt->cookie;
+	if (u == NULL || si == NULL || frame_fpu(pt, &fpsize) == NULL) {
+		/* A frame the guest broke: end it as the host would. */
+		vk_log_guest("stub %d: thread %d posted a bad signal frame",
+		    pt->sp->pid, pt->tid);
+		ev->kind = PLAT_EV_GONE;
+		return true;
+	}
+	regs_from_frame(u, &pt->ctx->regs);
+	pt->ctx->regs.fs_base = pt->fs_base;
+	pt->ctx->regs.gs_base = pt->gs_base;
+	pt->ctx->dirty = 0;
+	pt->regs_valid = true;
+	code = si->si_code;
+	if (pt->ctx->regs.rip >= STUB_BASE && pt->ctx->regs.rip <= STUB_END &&
+	    (pt->signo == SIGSYS || sig_from_cpu(pt->signo, si))) {
+		/* Guest code in the stub's pages: as if they were not there. */
+		ev->kind = PLAT_EV_FAULT;
+		ev->signo = SIGSEGV;
+		ev->code = SEGV_MAPERR;
+		ev->addr = pt->ctx->regs.rip;
+		return true;
+	}
+	if (pt->signo == SIGSYS && code == SYS_SECCOMP) {
+		/* As a PTRACE_SYSEMU stop leaves it. */
+		pt->ctx->regs.orig_rax = pt->ctx->regs.rax;
+		pt->ctx->regs.rax = (uint64_t)-ENOSYS;
+		ev->kind = PLAT_EV_SYSCALL;
+		return true;
+	}
+	if (pt->signo == STUB_SIG_INTERRUPT && code == SI_TKILL &&
+	    pt->interrupted) {
+		pt->interrupted = false;
+		ev->kind = PLAT_EV_STOPPED;
+		return true;
+	}
+	if (sig_from_cpu(pt->signo, si)) {
+		ev->kind = pt->signo == SIGSEGV || pt->signo == SIGBUS ?
+		    PLAT_EV_FAULT : PLAT_EV_TRAP;
+		ev->signo = pt->signo;
+		ev->code = code;
+		ev->addr = (uint64_t)(uintptr_t)si->si_addr;
+		return true;
+	}
+	pt->ctx->dirty = 0;
+	(void)systrap_thread_run(pt);
+	return false;
+}
+
+/*
+ * The next guest thread with a message, round robin from the last one
+ * served so that a thread that traps without pause cannot starve the
+ * others; or one of a dead stub, not yet reported.
+ */
+static bool
+scan(struct plat_event *ev)
+{
+	struct plat_thread *start = scan_from != NULL ? scan_from->gnext :
+	    NULL, *pt;
+
+	for (int pass = 0; pass < 2; pass++) {
+		for (pt = pass == 0 ? start : guests; pt != NULL &&
+		    (pass == 0 || pt != start); pt = pt->gnext) {
+			if (pt->sp->dead && !pt->spare) {
+				pt->spare = true;
+				ev->kind = PLAT_EV_GONE;
+				ev->cookie = pt->cookie;
+				return true;
+			}
+			if (!msg_take(pt))
+				continue;
+			scan_from = pt;
+			if (msg_to_event(pt, ev))
+				return true;
+		}
+	}
+	return false;
+}
+
+/* A control thread's stop or end: a stub that died takes its threads. */
+static void
+control_stop(pid_t pid, int st)
+{
+	struct plat_thread *pt = thash_find(pid);
+
+	if (pt == NULL)
+		return;
+	if (!WIFSTOPPED(st)) {
+		thash_del(pt);
+		pt->sp->dead = true;
+	}
+	/* A stop of a held control thread cannot come: nothing resumed it. */
+}
+
+/* Spin for a message, for spin_ns at most; true with *ev filled. */
+static bool
+spin(struct plat_event *ev)
+{
+	int64_t end;
+
+	if (spin_ns == 0)
+		return false;
+	end = plat_clock_ns(CLOCK_MONOTONIC) + spin_ns;
+	do {
+		for (int i = 0; i < 64; i++) {
+			if (scan(ev))
+				return true;
+			__builtin_ia32_pause();
+		}
+	} while (plat_clock_ns(CLOCK_MONOTONIC) < end);
+	return false;
+}
+
+/*
+ * Messages first, spun for when vkernel has a CPU of its own; then the
+ * stubs' ends, only when SIGCHLD came, and the watched fds; then sleep, the handlers told to
+ * ring the doorbell (the store and the scan after it against a
+ * handler's post and its read of the word: one of the two sees the
+ * other's).
+ */
+static int
+systrap_event_wait(struct plat_event *ev, int64_t deadline)
+{
+	memset(ev, 0, sizeof(*ev));
+	for (;;) {
+		int st, r;
+		pid_t pid;
+
+		if ((ev->signo = host_sig_take()) != 0) {
+			ev->kind = PLAT_EV_HOSTSIG;
+			return 0;
+		}
+		if (scan(ev))
+			return 0;
+		if (event_child_take())
+			while ((pid = stub_next_stop(true, &st)) > 0)
+				control_stop(pid, st);
+		/* The console and sockets too, when guest calls never stop. */
+		if (event_any_watched() &&
+		    (r = event_wait_slow(ev, deadline, bell, true)) != 0)
+			return r < 0 ? r : 0;
+		if (spin(ev))
+			return 0;
+		__atomic_store_n(vk_asleep, 1, __ATOMIC_SEQ_CST);
+		if (scan(ev)) {
+			*vk_asleep = 0;
+			return 0;
+		}
+		r = event_wait_slow(ev, deadline, bell, false);
+		*vk_asleep = 0;
+		if (r != 0)
+			return r < 0 ? r : 0;
+	}
+}
+
+const struct plat_ops systrap_ops = {
+	.name = "systrap",
+	.init = systrap_init,
+	.space_create = systrap_space_create,
+	.space_fork = systrap_space_fork,
+	.space_destroy = systrap_space_destroy,
+	.space_map = stub_space_map,
+	.space_unmap = stub_space_unmap,
+	.space_protect = stub_space_protect,
+	.space_flush = stub_space_flush,
+	.space_cputime = stub_space_cputime,
+	.thread_create = systrap_thread_create,
+	.thread_destroy = systrap_thread_destroy,
+	.thread_run = systrap_thread_run,
+	.thread_fpu_get = systrap_thread_fpu_get,
+	.thread_fpu_set = systrap_thread_fpu_set,
+	.thread_yield = systrap_thread_yield,
+	.thread_interrupt = systrap_thread_interrupt,
+	.thread_cputime = stub_thread_cputime,
+	.event_wait = systrap_event_wait,
+};
