@@ -183,7 +183,9 @@ fz_at(size_t i)
 
 	if (fz_node[i].parent < 0)
 		return fz_find(fz_node[i].path);
-	dir = fz_held[fz_node[i].parent];
+	/* A directory to be made again is empty. */
+	if ((dir = fz_held[fz_node[i].parent]) == NULL)
+		return NULL;
 	return dir->ops->lookup(dir, fz_node[i].name, &vn) == 0 ? vn : NULL;
 }
 
@@ -320,7 +322,8 @@ fz_remake(size_t i)
  * Put the tree back: each directory a run changed loses what the run
  * added and gets its attributes back; each file a run changed or
  * removed, and each directory it removed, is made again (parents come
- * before their entries in fz_held).  all: as if everything had changed.
+ * before their entries in fz_held), once all the run left is gone, so
+ * that it finds the room it had.  all: as if everything had changed.
  */
 static void
 fz_restore(bool all)
@@ -347,10 +350,18 @@ fz_restore(bool all)
 			fz_clean(vn, (int)i);
 			(void)vn->ops->setattr(vn, &want, VA_MODE | VA_UID |
 			    VA_GID | VA_ATIME | VA_MTIME);
-		} else {
-			fz_remake(i);
+			continue;
 		}
+		if (same)
+			(void)vn_remove(fz_held[fz_node[i].parent],
+			    fz_node[i].name, false);
+		if (fz_held[i] != NULL)
+			vnode_rel(fz_held[i]);
+		fz_held[i] = NULL;
 	}
+	for (size_t i = 0; i < FZ_NHELD; i++)
+		if (fz_held[i] == NULL)
+			fz_remake(i);
 }
 
 /*
