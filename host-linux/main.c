@@ -407,10 +407,23 @@ fs_sizes_resolve(struct run_opts *o)
 			    o->mounts[i].size.arg);
 }
 
-/*
- * A name that fits uname's nodename and reads as one word in
- * /etc/hosts: what RFC 1123 allows, and '_', which hosts files take.
- */
+/* --platform's value: a platform there is, or a usage error. */
+static const char *
+parse_platform(const char *name)
+{
+	if (!plat_ops_known(name))
+		bad_usage("unknown platform '%s' (there are ptrace and systrap)",
+		    name);
+	return name;
+}
+
+/* Whether --platform chose systrap (NULL: the default, ptrace). */
+static bool
+platform_systrap(const char *name)
+{
+	return name != NULL && strcmp(name, "systrap") == 0;
+}
+
 /* --net's MODE: none false, host true. */
 static bool
 parse_net(const char *mode)
@@ -422,6 +435,10 @@ parse_net(const char *mode)
 	return false;
 }
 
+/*
+ * A name that fits uname's nodename and reads as one word in
+ * /etc/hosts: what RFC 1123 allows, and '_', which hosts files take.
+ */
 static bool
 valid_hostname(const char *s)
 {
@@ -568,10 +585,7 @@ parse_run(int argc, char **argv, struct run_opts *o)
 			    optarg);
 			break;
 		case 'p':
-			if (!plat_ops_known(optarg))
-				bad_usage("unknown platform '%s' (there are "
-				    "ptrace and systrap)", optarg);
-			o->platform = optarg;
+			o->platform = parse_platform(optarg);
 			break;
 		case 'r':
 			o->root = optarg;
@@ -633,10 +647,8 @@ print_policy(int argc, char **argv)
 		if (strncmp(argv[i], "--net=", 6) == 0) {
 			net_host = parse_net(argv[i] + 6);
 		} else if (strncmp(argv[i], "--platform=", 11) == 0) {
-			if (!plat_ops_known(argv[i] + 11))
-				bad_usage("unknown platform '%s' (there are "
-				    "ptrace and systrap)", argv[i] + 11);
-			systrap = strcmp(argv[i] + 11, "systrap") == 0;
+			systrap = platform_systrap(
+			    parse_platform(argv[i] + 11));
 		} else {
 			bad_usage("policy: unknown option '%s'", argv[i]);
 		}
@@ -731,8 +743,8 @@ boot(const struct run_opts *o, struct vk_error **err)
 	 * for each guest thread.
 	 */
 	if ((r = ram_init(VK_MAX(4 * o->mem, 64ULL << 30), o->pids > 0 ?
-	    o->pids : KERN_MAX_TASKS, o->platform != NULL &&
-	    strcmp(o->platform, "systrap") == 0 ? KERN_MAX_TASKS : 0,
+	    o->pids : KERN_MAX_TASKS, platform_systrap(o->platform) ?
+	    KERN_MAX_TASKS : 0,
 	    err)) < 0 ||
 	    (r = hostinfo_init(o->cpus, err)) < 0 ||
 	    (r = plat_ops_init(o->platform != NULL ? o->platform :
@@ -766,8 +778,8 @@ boot(const struct run_opts *o, struct vk_error **err)
 	if ((r = sandbox_harden(o->landlock, rw, host_roots_rw(o, rw),
 	    o->net_host, err)) < 0)
 		return r;
-	return lockdown_install(o->net_host, o->platform != NULL &&
-	    strcmp(o->platform, "systrap") == 0, err);
+	return lockdown_install(o->net_host, platform_systrap(o->platform),
+	    err);
 }
 
 #ifdef VK_TEST_HOOKS
