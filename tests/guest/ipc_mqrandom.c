@@ -36,18 +36,7 @@ rsize(void)
 static void *
 rbuf(char *good, size_t len)
 {
-	switch (rnd() % 6) {
-	case 0:
-		return NULL;
-	case 1:
-		return (void *)(uintptr_t)8;
-	case 2:
-		return ro;
-	case 3:
-		return ro - 16;
-	default:
-		return good + (rnd() % 2 ? 0 : len / 2);
-	}
+	return rnd_buf(good, len, ro);
 }
 
 /* A descriptor: a queue's, another kind's, or nonsense. */

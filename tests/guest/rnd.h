@@ -33,4 +33,25 @@ pick(const uint64_t *v, size_t n)
 	return v[rnd() % n];
 }
 
+/*
+ * A buffer for a call: good (at its start or len / 2 in), NULL, an
+ * unmapped address, the read-only page ro, or straddling ro's start.
+ */
+static inline void *
+rnd_buf(char *good, size_t len, char *ro)
+{
+	switch (rnd() % 6) {
+	case 0:
+		return NULL;
+	case 1:
+		return (void *)(uintptr_t)8;
+	case 2:
+		return ro;
+	case 3:
+		return ro - 16;
+	default:
+		return good + (rnd() % 2 ? 0 : len / 2);
+	}
+}
+
 #endif
