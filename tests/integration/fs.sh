@@ -395,7 +395,8 @@ case_overlay_root_attrs()
 # below_run WHO: a guest (as WHO: vkernel's user, or 65534 through python3)
 # looks at names in $h, then waits on its stdin while the host creates one,
 # removes one and makes a directory there; it must see each change on
-# its next look, as a guest on Linux's overlayfs over a live host tree.
+# its next look 10 ms or more later, as a guest on Linux's overlayfs over
+# a live host tree would at its next.
 below_run()
 {
 	who=$1
@@ -426,6 +427,8 @@ os.setresuid(65534, 65534, 65534); os.execv(sys.argv[1], sys.argv[1:])' "$@"
 		i=$((i + 1))
 	done
 	echo new >"$h/late" && rm "$h/gone" && mkdir "$h/dir"
+	# The name cache asks the host for a directory at most every 10 ms.
+	sleep 0.05
 	echo go >&3
 	exec 3>&-
 	wait $pid

@@ -55,6 +55,8 @@ struct hostfs_node {
 	char *name;                   /* its name in parent */
 	struct hostfs_node *hnext;    /* hash chain */
 	struct mapcache *mc;          /* while mapped shared, or NULL */
+	uint64_t names_ver;           /* a directory's, when last asked */
+	int64_t names_seen_ns;        /* then, CLOCK_MONOTONIC */
 };
 
 struct hostfs_mount {
@@ -304,19 +306,33 @@ hostfs_getattr(struct vnode *vn, struct vattr *va)
  * The host moves a directory's ctime at every change of its names, in
  * steps of its clock tick: a ctime within a tick or two of now may move
  * no further at the next change, so it is no version (0) yet.
+ *
+ * Asking the host is a statx per directory per path component, nearly
+ * half of what a cached stat of /etc/passwd costs; a version is trusted
+ * for HOSTFS_NAMES_TTL_NS after it was asked.  A change the host makes
+ * to a directory's names (the guest cannot change a read-only tree's,
+ * and only those are cached) is seen at the first lookup at least that
+ * long after it was made.
  */
-#define HOSTFS_TICK_NS 20000000
+#define HOSTFS_TICK_NS      20000000
+#define HOSTFS_NAMES_TTL_NS 10000000
 
 static uint64_t
 hostfs_names_version(struct vnode *dir)
 {
 	struct hostfs_node *n = dir->data;
 	struct plat_hoststat st;
+	int64_t now = plat_clock_ns(CLOCK_MONOTONIC);
 
+	if (n->names_ver != 0 && now - n->names_seen_ns < HOSTFS_NAMES_TTL_NS)
+		return n->names_ver;
 	if (plat_hostobj_stat(n->obj, &st) < 0 || st.ctime_ns <= 0 ||
 	    plat_clock_ns(CLOCK_REALTIME) - st.ctime_ns < HOSTFS_TICK_NS)
-		return 0;
-	return (uint64_t)st.ctime_ns;
+		n->names_ver = 0;
+	else
+		n->names_ver = (uint64_t)st.ctime_ns;
+	n->names_seen_ns = now;
+	return n->names_ver;
 }
 
 /*
