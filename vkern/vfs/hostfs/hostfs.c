@@ -57,6 +57,7 @@ struct hostfs_node {
 	struct mapcache *mc;          /* while mapped shared, or NULL */
 	uint64_t names_ver;           /* a directory's, when last asked */
 	int64_t names_seen_ns;        /* then, CLOCK_MONOTONIC */
+	uint64_t names_gen;           /* and names_changes then */
 };
 
 struct hostfs_mount {
@@ -312,10 +313,15 @@ hostfs_getattr(struct vnode *vn, struct vattr *va)
  * for HOSTFS_NAMES_TTL_NS after it was asked.  A change the host makes
  * to a directory's names (the guest cannot change a read-only tree's,
  * and only those are cached) is seen at the first lookup at least that
- * long after it was made.
+ * long after it was made.  One the guest makes through a read-write
+ * mount of the same host tree (another path to it) is seen at once:
+ * every such change counts in names_changes, and a version asked before
+ * the last one is asked again.
  */
 #define HOSTFS_TICK_NS      20000000
 #define HOSTFS_NAMES_TTL_NS 10000000
+
+static uint64_t names_changes;
 
 static uint64_t
 hostfs_names_version(struct vnode *dir)
@@ -324,7 +330,8 @@ hostfs_names_version(struct vnode *dir)
 	struct plat_hoststat st;
 	int64_t now = plat_clock_ns(CLOCK_MONOTONIC);
 
-	if (n->names_ver != 0 && now - n->names_seen_ns < HOSTFS_NAMES_TTL_NS)
+	if (n->names_ver != 0 && n->names_gen == names_changes &&
+	    now - n->names_seen_ns < HOSTFS_NAMES_TTL_NS)
 		return n->names_ver;
 	if (plat_hostobj_stat(n->obj, &st) < 0 || st.ctime_ns <= 0 ||
 	    plat_clock_ns(CLOCK_REALTIME) - st.ctime_ns < HOSTFS_TICK_NS)
@@ -332,6 +339,7 @@ hostfs_names_version(struct vnode *dir)
 	else
 		n->names_ver = (uint64_t)st.ctime_ns;
 	n->names_seen_ns = now;
+	n->names_gen = names_changes;
 	return n->names_ver;
 }
 
@@ -711,6 +719,7 @@ hostfs_create(struct vnode *dir, const char *name, uint32_t mode,
 
 	if (vn_rdonly(dir))
 		return -EROFS;
+	names_changes++;
 	if (dir->type != VDIR)
 		return -ENOTDIR;
 	if (name != NULL && (strcmp(name, ".") == 0 ||
@@ -738,6 +747,7 @@ hostfs_link(struct vnode *dir, const char *name, struct vnode *vn)
 
 	if (vn_rdonly(dir))
 		return -EROFS;
+	names_changes++;
 	if (vn->ops != &hostfs_vnops || vn->mount != dir->mount)
 		return -EXDEV;
 	if (dir->type != VDIR)
@@ -763,6 +773,7 @@ hostfs_remove(struct vnode *dir, const char *name, bool rmdir)
 
 	if (vn_rdonly(dir))
 		return -EROFS;
+	names_changes++;
 	if (dir->type != VDIR)
 		return -ENOTDIR;
 	if ((r = node_at(dn, name, &victim)) < 0)
@@ -823,6 +834,7 @@ hostfs_rename(struct vnode *fromdir, const char *from, struct vnode *todir,
 
 	if (vn_rdonly(fromdir))
 		return -EROFS;
+	names_changes++;
 	if (todir->ops != &hostfs_vnops || todir->mount != fromdir->mount)
 		return -EXDEV;
 	if (fromdir->type != VDIR || todir->type != VDIR)
