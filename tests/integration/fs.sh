@@ -30,7 +30,7 @@ all_cases="ls_root cat_os_release sha256sum find_usr_include df_root
 stat_passwd host_untouched overlay_names bind_rw bind_ro root_tree root_bad
 fallocate_bind_rw fallocate_enospc statfs_mem df_shape statfs_bind locks
 mmap_bind_rw sqlite_wal_bind_rw seek_holes_host overlay_links
-overlay_root_attrs host_changes_below"
+overlay_root_attrs host_changes_below bind_alias"
 
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/busybox_args.sh"
@@ -395,7 +395,8 @@ case_overlay_root_attrs()
 # below_run WHO: a guest (as WHO: vkernel's user, or 65534 through python3)
 # looks at names in $h, then waits on its stdin while the host creates one,
 # removes one and makes a directory there; it must see each change on
-# its next look, as a guest on Linux's overlayfs over a live host tree.
+# its next look 10 ms or more later, as a guest on Linux's overlayfs over
+# a live host tree would at its next.
 below_run()
 {
 	who=$1
@@ -426,6 +427,8 @@ os.setresuid(65534, 65534, 65534); os.execv(sys.argv[1], sys.argv[1:])' "$@"
 		i=$((i + 1))
 	done
 	echo new >"$h/late" && rm "$h/gone" && mkdir "$h/dir"
+	# The name cache asks the host for a directory at most every 10 ms.
+	sleep 0.05
 	echo go >&3
 	exec 3>&-
 	wait $pid
@@ -442,6 +445,30 @@ case_host_changes_below()
 	below_run self
 	# The guest is root when vkernel's user is: then it drops to 65534.
 	[ "$(id -u)" != 0 ] || below_run user
+	rm -rf "$h"
+}
+
+# One host directory bound twice, rw and ro: a name the guest makes or
+# removes through the rw bind is seen through the ro one at once, though
+# the name cache trusts a read-only host directory for 10 ms.
+case_bind_alias()
+{
+	h=$tmp/alias
+	rm -rf "$h" && mkdir "$h" || { fail "cannot make $h"; return; }
+	"$vkernel" run --bind "$h:/mnt:rw" --bind "$h:/opt:ro" -- \
+	    "$busybox" sh -c '
+	    for i in 1 2 3 4 5 6 7 8; do
+		[ -e /opt/n$i ] || echo absent
+		: >/mnt/n$i
+		[ -e /opt/n$i ] && echo seen
+		rm -f /mnt/n$i
+		[ -e /opt/n$i ] || echo gone
+	    done' >"$tmp/vk.out" 2>"$tmp/vk.err"
+	for i in 1 2 3 4 5 6 7 8; do
+		printf '%s\n' absent seen gone
+	done >"$tmp/alias.want"
+	same "names made through the rw bind, seen through the ro one" \
+	    "$tmp/alias.want" "$tmp/vk.out"
 	rm -rf "$h"
 }
 

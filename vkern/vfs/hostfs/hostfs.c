@@ -55,6 +55,9 @@ struct hostfs_node {
 	char *name;                   /* its name in parent */
 	struct hostfs_node *hnext;    /* hash chain */
 	struct mapcache *mc;          /* while mapped shared, or NULL */
+	uint64_t names_ver;           /* a directory's, when last asked */
+	int64_t names_seen_ns;        /* then, CLOCK_MONOTONIC */
+	uint64_t names_gen;           /* and names_changes then */
 };
 
 struct hostfs_mount {
@@ -304,19 +307,40 @@ hostfs_getattr(struct vnode *vn, struct vattr *va)
  * The host moves a directory's ctime at every change of its names, in
  * steps of its clock tick: a ctime within a tick or two of now may move
  * no further at the next change, so it is no version (0) yet.
+ *
+ * Asking the host is a statx per directory per path component, nearly
+ * half of what a cached stat of /etc/passwd costs; a version is trusted
+ * for HOSTFS_NAMES_TTL_NS after it was asked.  A change the host makes
+ * to a directory's names (the guest cannot change a read-only tree's,
+ * and only those are cached) is seen at the first lookup at least that
+ * long after it was made.  One the guest makes through a read-write
+ * mount of the same host tree (another path to it) is seen at once:
+ * every such change counts in names_changes, and a version asked before
+ * the last one is asked again.
  */
-#define HOSTFS_TICK_NS 20000000
+#define HOSTFS_TICK_NS      20000000
+#define HOSTFS_NAMES_TTL_NS 10000000
+
+static uint64_t names_changes;
 
 static uint64_t
 hostfs_names_version(struct vnode *dir)
 {
 	struct hostfs_node *n = dir->data;
 	struct plat_hoststat st;
+	int64_t now = plat_clock_ns(CLOCK_MONOTONIC);
 
+	if (n->names_ver != 0 && n->names_gen == names_changes &&
+	    now - n->names_seen_ns < HOSTFS_NAMES_TTL_NS)
+		return n->names_ver;
 	if (plat_hostobj_stat(n->obj, &st) < 0 || st.ctime_ns <= 0 ||
 	    plat_clock_ns(CLOCK_REALTIME) - st.ctime_ns < HOSTFS_TICK_NS)
-		return 0;
-	return (uint64_t)st.ctime_ns;
+		n->names_ver = 0;
+	else
+		n->names_ver = (uint64_t)st.ctime_ns;
+	n->names_seen_ns = now;
+	n->names_gen = names_changes;
+	return n->names_ver;
 }
 
 /*
@@ -695,6 +719,7 @@ hostfs_create(struct vnode *dir, const char *name, uint32_t mode,
 
 	if (vn_rdonly(dir))
 		return -EROFS;
+	names_changes++;
 	if (dir->type != VDIR)
 		return -ENOTDIR;
 	if (name != NULL && (strcmp(name, ".") == 0 ||
@@ -722,6 +747,7 @@ hostfs_link(struct vnode *dir, const char *name, struct vnode *vn)
 
 	if (vn_rdonly(dir))
 		return -EROFS;
+	names_changes++;
 	if (vn->ops != &hostfs_vnops || vn->mount != dir->mount)
 		return -EXDEV;
 	if (dir->type != VDIR)
@@ -747,6 +773,7 @@ hostfs_remove(struct vnode *dir, const char *name, bool rmdir)
 
 	if (vn_rdonly(dir))
 		return -EROFS;
+	names_changes++;
 	if (dir->type != VDIR)
 		return -ENOTDIR;
 	if ((r = node_at(dn, name, &victim)) < 0)
@@ -807,6 +834,7 @@ hostfs_rename(struct vnode *fromdir, const char *from, struct vnode *todir,
 
 	if (vn_rdonly(fromdir))
 		return -EROFS;
+	names_changes++;
 	if (todir->ops != &hostfs_vnops || todir->mount != fromdir->mount)
 		return -EXDEV;
 	if (fromdir->type != VDIR || todir->type != VDIR)
