@@ -402,6 +402,16 @@ guest_as_nobody(void (*fn)(const void *), const void *arg)
 	    WEXITSTATUS(st) == 0, "uid 65534: status %#x", st);
 }
 
+/* Whether child pid, reaped here, exited with status 0. */
+static inline bool
+guest_child_ok(pid_t pid)
+{
+	int st = -1;
+
+	return waitpid(pid, &st, 0) == pid && WIFEXITED(st) &&
+	    WEXITSTATUS(st) == 0;
+}
+
 /*
  * Writes text to path in one write(2), as "echo -n text > path" with
  * O_WRONLY alone (a /proc or /sys file): 0, or the errno of the open

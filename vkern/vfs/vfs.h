@@ -340,6 +340,13 @@ void vfs_umount(struct mount *mp);
 void mntns_ref(struct mntns *ns);
 void mntns_rel(struct mntns *ns);
 void mntns_unshare(struct mntns **nsp);
+/* The inode number of ns, as /proc/PID/ns/mnt names it. */
+uint64_t mntns_ino(const struct mntns *ns);
+/*
+ * setns(2): *nsp (fs state's, NULL: boot's) becomes ns, letting the old
+ * one go; *rootp is ns's root directory, referenced.
+ */
+void mntns_enter(struct mntns **nsp, struct mntns *ns, struct vnode **rootp);
 /*
  * VK_TEST_HOOKS builds: mount the unmounted mp on dir again, as it was
  * (the fuzz harness's mounts are those of the boot at each run's start).

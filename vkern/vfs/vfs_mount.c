@@ -12,7 +12,8 @@
  * mounted or unmounted on either side afterwards is not seen on the
  * other (mount_namespaces(7)).  A file system's own mount (a vnode's
  * mount) stays the one that made it; when it leaves the last table it is
- * kept, as detached, for the files still open on it.
+ * kept, as detached, for the files still open on it.  Each namespace has
+ * the inode number that /proc/PID/ns/mnt shows (nsfs.c).
  */
 #include <errno.h>
 #include <linux/mount.h>
@@ -20,19 +21,22 @@
 #include <string.h>
 
 #include "vkern/kern/proc.h"
+#include "vkern/vfs/nsfs.h"
 #include "vkern/vfs/vfs.h"
 #include "vkern/vfs/vfs_notify.h"
 #include "vkern/vk.h"
 
 struct mntns {
 	int refs;
+	uint64_t ino;           /* its nsfs inode */
 	struct mount *mounts, *tail;
 	struct mount *root;
 	struct mntns *next;     /* on the list of every namespace */
 };
 
 /* Boot's, and every process's whose fs state names none. */
-static struct mntns init_ns = { .refs = 1 };
+static struct mntns init_ns = { .refs = 1, .ino = NSFS_INO_MNT };
+static uint64_t next_ns_ino = NSFS_INO_NEXT;
 static struct mntns *all_ns = &init_ns;
 static struct mount *detached;  /* unmounted, kept for files still open */
 static uint64_t next_dev = 0x20;
@@ -435,6 +439,7 @@ mntns_copy(const struct mntns *ns)
 	struct mount *m, *d, *pm, *pd;
 
 	c->refs = 1;
+	c->ino = next_ns_ino++;
 	c->next = all_ns;
 	all_ns = c;
 	for (m = ns->mounts; m != NULL; m = m->next) {
@@ -464,6 +469,12 @@ void
 mntns_ref(struct mntns *ns)
 {
 	ns->refs++;
+}
+
+uint64_t
+mntns_ino(const struct mntns *ns)
+{
+	return ns->ino;
 }
 
 /*
@@ -510,4 +521,18 @@ mntns_unshare(struct mntns **nsp)
 	*nsp = mntns_copy(ns);
 	if (ns != &init_ns)
 		mntns_rel(ns);
+}
+
+void
+mntns_enter(struct mntns **nsp, struct mntns *ns, struct vnode **rootp)
+{
+	struct mntns *old = *nsp;
+
+	if (ns != &init_ns)
+		mntns_ref(ns);
+	*nsp = ns != &init_ns ? ns : NULL;
+	if (old != NULL)
+		mntns_rel(old);
+	*rootp = ns->root->root;
+	vnode_ref(*rootp);
 }
