@@ -188,6 +188,7 @@ struct vnode {
 	struct mount *covered_by;
 	void *data;                   /* the file system's */
 	int writers;                  /* open files that may write it */
+	int opens;                    /* open files on it */
 	int texts;                    /* process images running it */
 	unsigned privmaps;            /* private mappings' entries (vm/) */
 	struct vnode *rel_next;       /* vnode_rel's queue, once unreferenced */
@@ -215,6 +216,10 @@ struct mount {
 	uint32_t magic;               /* statfs(2)'s f_type */
 	uint64_t dev;                 /* st_dev of its files */
 	int id;                       /* mountinfo's, never reused */
+	/* A file system's own: open files on its vnodes; unmounted, */
+	/* with its watches' IN_UNMOUNT waiting for the last to close. */
+	int opens;
+	bool unmount_pending;
 	/*
 	 * This mount's own MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC: a
 	 * read-only mount of a file system that may be writable through
@@ -332,6 +337,12 @@ bool vfs_mount_tree_has(const struct mount *mp, unsigned long type);
  * be open: the struct stays (on a list of detached mounts) for them.
  */
 void vfs_umount(struct mount *mp);
+/*
+ * The last open file on file system fs (its vnodes' mount) closed after
+ * unmount_pending was set: its watches end now, unless it has been
+ * mounted again.
+ */
+void vfs_fs_idle(struct mount *fs);
 /*
  * Mount namespaces, held by the processes' fs state (NULL there: boot's,
  * which is never released).  mntns_unshare() puts a copy of *nsp's table

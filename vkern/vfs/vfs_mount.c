@@ -409,8 +409,10 @@ vfs_fs_shown(const struct mount *fs)
 /*
  * Take mp out of its table.  When no mount shows its file system any
  * more, that file system is unmounted for its watchers (Linux: its
- * superblock shuts down).  XXX: for MNT_DETACH with files still open
- * Linux waits for their last close; here it is at once.
+ * superblock shuts down), at once or, while files are open on it (after
+ * MNT_DETACH), at the last one's close, as Linux.  XXX: Linux also waits
+ * for a working directory or a mapping in it; here only open files
+ * count.
  */
 void
 vfs_umount(struct mount *mp)
@@ -423,8 +425,18 @@ vfs_umount(struct mount *mp)
 	mp->parent = NULL;      /* which may go with its namespace */
 	mp->next = detached;
 	detached = mp;
-	if (!vfs_fs_shown(mp->root->mount))
-		vnotify_unmount(mp->root->mount);
+	if (mp->root->mount->opens > 0)
+		mp->root->mount->unmount_pending = true;
+	else
+		vfs_fs_idle(mp->root->mount);
+}
+
+void
+vfs_fs_idle(struct mount *fs)
+{
+	fs->unmount_pending = false;
+	if (!vfs_fs_shown(fs))
+		vnotify_unmount(fs);
 }
 
 /*
