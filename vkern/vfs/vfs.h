@@ -226,7 +226,10 @@ struct mount {
 	 * its other mounts (rdonly is the file system's).
 	 */
 	unsigned long flags;
-	unsigned long propagation;    /* MS_SHARED, MS_SLAVE, MS_UNBINDABLE */
+	/* Propagation (vfs_propagate.c): 0 for none of each. */
+	int group;                    /* its peer group: shared:N */
+	int master;                   /* the group it receives from */
+	bool unbindable;
 	struct mount *next;
 };
 
@@ -328,10 +331,27 @@ char *vfs_path_rebase(const char *path, size_t n, const char *newp);
  * nothing covers, at path.  The caller checked that it may go there.
  */
 void vfs_mount_move(struct mount *mp, struct vnode *dir, const char *path);
-/* MS_REC: propagation type for mp and every mount on it. */
-void vfs_mount_set_propagation(struct mount *mp, unsigned long type);
-/* Whether mp or a mount on it has propagation type. */
-bool vfs_mount_tree_has(const struct mount *mp, unsigned long type);
+/*
+ * Propagation type MS_SHARED, MS_PRIVATE, MS_SLAVE or MS_UNBINDABLE for
+ * mp, and with rec (MS_REC) for every mount on it.
+ */
+void vfs_mount_set_propagation(struct mount *mp, unsigned long type,
+    bool rec);
+/* Whether mp or a mount on it is unbindable. */
+bool vfs_mount_tree_unbindable(const struct mount *mp);
+/* vfs_propagate.c: what MS_* type makes of m (mount_namespaces(7)). */
+void vfs_propagation_make(struct mount *m, unsigned long type);
+/*
+ * mp, just mounted in its namespace, and unmounted next: a copy of it
+ * goes to, or leaves, the other namespaces' peers and slaves of the
+ * mount it is on.
+ */
+void vfs_mount_propagate(struct mount *mp);
+void vfs_umount_propagate(struct mount *mp);
+/* The namespace after ns in the list of all (NULL: the first), or NULL. */
+struct mntns *mntns_next(const struct mntns *ns);
+/* Free mp, which mount_dup() made and no table holds. */
+void vfs_mount_free(struct mount *mp);
 /*
  * Take mp off its mount point and out of the table.  Its files may still
  * be open: the struct stays (on a list of detached mounts) for them.

@@ -370,28 +370,38 @@ vfs_mount_move(struct mount *mp, struct vnode *dir, const char *path)
 }
 
 void
-vfs_mount_set_propagation(struct mount *mp, unsigned long type)
+vfs_mount_set_propagation(struct mount *mp, unsigned long type, bool rec)
 {
 	bool after = false;
 
+	if (!rec) {
+		vfs_propagation_make(mp, type);
+		return;
+	}
 	for (struct mount *m = mp->ns->mounts; m != NULL; m = m->next) {
 		after = after || m == mp;
 		if (mount_on(m, mp, after))
-			m->propagation = type;
+			vfs_propagation_make(m, type);
 	}
 }
 
 bool
-vfs_mount_tree_has(const struct mount *mp, unsigned long type)
+vfs_mount_tree_unbindable(const struct mount *mp)
 {
 	bool after = false;
 
 	for (struct mount *m = mp->ns->mounts; m != NULL; m = m->next) {
 		after = after || m == mp;
-		if (mount_on(m, mp, after) && m->propagation == type)
+		if (mount_on(m, mp, after) && m->unbindable)
 			return true;
 	}
 	return false;
+}
+
+struct mntns *
+mntns_next(const struct mntns *ns)
+{
+	return ns == NULL ? all_ns : ns->next;
 }
 
 /* Whether a mount of any namespace still shows the files of fs. */
@@ -441,7 +451,8 @@ vfs_fs_idle(struct mount *fs)
 
 /*
  * A copy of ns's table: each mount the same root on the same directory
- * at the same path, with the same flags and propagation type, and its
+ * at the same path, with the same flags and propagation (a shared
+ * mount's copy its peer), and its
  * parent the copy of the parent.
  */
 static struct mntns *
@@ -459,7 +470,9 @@ mntns_copy(const struct mntns *ns)
 		free(d->source);
 		d->source = strdup(m->source);
 		d->flags = m->flags;
-		d->propagation = m->propagation;
+		d->group = m->group;
+		d->master = m->master;
+		d->unbindable = m->unbindable;
 		d->path = strdup(m->path);
 		if (m->covered != NULL)
 			cover_link(d, m->covered);
@@ -517,12 +530,18 @@ mntns_rel(struct mntns *ns)
 			detached = m;
 			continue;
 		}
-		vnode_rel(m->root);
-		free(m->source);
-		free(m->path);
-		free(m);
+		vfs_mount_free(m);
 	}
 	free(ns);
+}
+
+void
+vfs_mount_free(struct mount *mp)
+{
+	vnode_rel(mp->root);
+	free(mp->source);
+	free(mp->path);
+	free(mp);
 }
 
 void
