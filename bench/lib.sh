@@ -32,7 +32,8 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "" || b == "" || a == 0) pri
 met() { awk -v r="${1%x}" -v t="$2" -v ge="$3" 'BEGIN { if (r == "–") print "–"; else if (ge) print (r + 0 >= t ? "yes" : "**no**"); else print (r + 0 <= t ? "yes" : "**no**") }'; }
 
 # bench_report TITLE TABLE: prints the table, and appends it to OUTFILE
-# under a dated heading with the command, when one was given.
+# under a dated heading with the command (after the environment settings
+# the runner names in BENCH_ENV), when one was given.
 bench_report() {
 	echo "$2"
 	[ -n "$OUT" ] || return 0
@@ -40,7 +41,7 @@ bench_report() {
 		echo
 		echo "## $(date -u '+%Y-%m-%d %H:%M:%S UTC'): $1"
 		echo
-		echo "Command: \`bench/$NAME.sh $VK $OUT\` ($(nproc) CPUs, $(uname -r), load $(cut -d' ' -f1-3 /proc/loadavg))"
+		echo "Command: \`${BENCH_ENV:-}bench/$NAME.sh $VK $OUT\` ($(nproc) CPUs, $(uname -r), load $(cut -d' ' -f1-3 /proc/loadavg))"
 		echo
 		echo "$2"
 	} >> "$OUT"

@@ -17,6 +17,7 @@
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/mount.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -288,6 +289,9 @@ fz_mounts_reset(void)
 			fz_fail(mp->path, "mount again", r);
 		vnode_rel(dir);
 	}
+	/* Private again, as the boot made them. */
+	for (size_t i = 0; i < fz_nmounts; i++)
+		vfs_mount_set_propagation(fz_mounts[i], MS_PRIVATE, false);
 }
 
 /* Make the tree's node i again, in place of whatever is there. */

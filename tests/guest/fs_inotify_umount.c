@@ -2,9 +2,12 @@
  * Verifies inotify at umount2 as Linux: every watch on the unmounted file
  * system hears IN_UNMOUNT, then IN_IGNORED, and is gone; watches on other
  * file systems hear nothing, nor does anyone while a bind still shows the
- * file system; a file deleted there gives IN_DELETE_SELF, then
- * IN_IGNORED.  The watches are a guest root's and an unprivileged
- * user's.  Natively it runs in a mount namespace of its own.
+ * file system; after umount2(MNT_DETACH) with a file still open there
+ * they hear it at that file's last close; a file deleted there gives
+ * IN_DELETE_SELF, then IN_IGNORED, only once its last name and its
+ * last open file are gone (one of two hard links unlinked is IN_ATTRIB
+ * alone).  The watches are a guest root's and an unprivileged user's.
+ * Natively it runs in a mount namespace of its own.
  */
 #include <poll.h>
 #include <sched.h>
@@ -111,6 +114,29 @@ test_umount(bool detach)
 	close(in);
 }
 
+/* MNT_DETACH while a file is open there: IN_UNMOUNT at its last close. */
+static void
+test_detach_busy(void)
+{
+	char f[96];
+	int w, in = mount_watched(f, sizeof(f), IN_ATTRIB, &w), fd, dup;
+	long n;
+
+	if (in < 0)
+		return;
+	fd = (int)CHECK_OK(open(f, O_RDONLY));
+	dup = (int)CHECK_OK(fcntl(fd, F_DUPFD_CLOEXEC, 0));
+	CHECK_OK(umount2(dir, MNT_DETACH));
+	CHECK_EQ(drain(in), 0);
+	CHECK_OK(close(fd));
+	CHECK_EQ(drain(in), 0);
+	CHECK_OK(close(dup));
+	n = drain(in);
+	CHECK(strcmp(masks_of(n, w), "2000,8000,") == 0, "at close: %s",
+	    masks_of(n, w));
+	close(in);
+}
+
 /* While a bind shows the file system, its first mount's umount is quiet. */
 static void
 test_bind(void)
@@ -151,6 +177,38 @@ test_delete(void)
 	    masks_of(n, w));
 	CHECK_OK(umount2(dir, 0));
 	CHECK_EQ(drain(in), 0);
+	close(in);
+}
+
+/*
+ * One of two hard links goes: ATTRIB alone.  The last goes while the
+ * file is open: ATTRIB; DELETE_SELF and IGNORED follow its last close.
+ */
+static void
+test_delete_linked(void)
+{
+	char f[96], g[96];
+	int w, in = mount_watched(f, sizeof(f), IN_ALL_EVENTS, &w), fd;
+	long n;
+
+	if (in < 0)
+		return;
+	path(g, sizeof(g), dir, "g");
+	CHECK_OK(link(f, g));
+	CHECK_OK(unlink(f));
+	n = drain(in);
+	CHECK(strcmp(masks_of(n, w), "4,") == 0, "linked: %s",
+	    masks_of(n, w));
+	fd = (int)CHECK_OK(open(g, O_RDONLY));
+	CHECK_OK(unlink(g));
+	n = drain(in);
+	CHECK(strcmp(masks_of(n, w), "20,4,") == 0, "last, open: %s",
+	    masks_of(n, w));
+	CHECK_OK(close(fd));
+	n = drain(in);
+	CHECK(strcmp(masks_of(n, w), "10,400,8000,") == 0, "closed: %s",
+	    masks_of(n, w));
+	CHECK_OK(umount2(dir, 0));
 	close(in);
 }
 
@@ -214,8 +272,10 @@ main(void)
 	CHECK_OK(mkdir(dir2, 0755));
 	test_umount(false);
 	test_umount(true);
+	test_detach_busy();
 	test_bind();
 	test_delete();
+	test_delete_linked();
 	test_user();
 	rmdir(dir);
 	rmdir(dir2);

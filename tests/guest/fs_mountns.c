@@ -75,34 +75,6 @@ put(const char *path)
 	close(fd);
 }
 
-/* One byte each way: the child's turn, then the parent's. */
-static void
-step(int fd)
-{
-	char c = 0;
-
-	if (write(fd, &c, 1) != 1)
-		_exit(3);
-}
-
-static void
-await(int fd)
-{
-	char c;
-
-	if (read(fd, &c, 1) != 1)
-		_exit(3);
-}
-
-static bool
-child_ok(pid_t pid)
-{
-	int st;
-
-	return waitpid(pid, &st, 0) == pid && WIFEXITED(st) &&
-	    WEXITSTATUS(st) == 0;
-}
-
 /*
  * A child in a namespace of its own mounts on da; the parent mounts on
  * db afterwards; each sees only its own.
@@ -122,8 +94,8 @@ test_unshare(void)
 		CHECK_EQ(mounts(NULL, NULL), before);
 		CHECK_OK(sys_mount("vkt", da, "tmpfs", 0, NULL));
 		put(in(da, "child"));
-		step(up[1]);
-		await(down[0]);
+		guest_step(up[1]);
+		guest_await(down[0]);
 		CHECK(!exists(in(db, "parent")), "the parent's mount unseen");
 		CHECK(mounts(db, &found) == before + 1 && !found,
 		    "the parent's mount not in the child's table");
@@ -131,14 +103,14 @@ test_unshare(void)
 		    "the child's mount in its table");
 		_exit(guest_done() == 0 ? 0 : 1);
 	}
-	await(up[0]);
+	guest_await(up[0]);
 	CHECK(!exists(in(da, "child")), "the child's mount unseen");
 	CHECK(mounts(da, &found) == before && !found,
 	    "the child's mount not in the parent's table");
 	CHECK_OK(sys_mount("vkt", db, "tmpfs", 0, NULL));
 	put(in(db, "parent"));
-	step(down[1]);
-	CHECK(child_ok(pid), "the child in its namespace");
+	guest_step(down[1]);
+	CHECK(guest_child_ok(pid), "the child in its namespace");
 	/* Its namespace went with it; the parent's is as it made it. */
 	CHECK(!exists(in(da, "child")), "the child's mount gone");
 	CHECK_EQ(mounts(NULL, NULL), before + 1);
@@ -170,7 +142,7 @@ test_umount_copy(void)
 		CHECK_OK(sys_mount(da, db, NULL, MS_MOVE, NULL));
 		_exit(guest_done() == 0 ? 0 : 1);
 	}
-	CHECK(child_ok(pid), "the child's unmount");
+	CHECK(guest_child_ok(pid), "the child's unmount");
 	CHECK(exists(in(da, "kept")), "the parent's mount stays");
 	CHECK(!exists(in(db, "kept")), "nothing moved in the parent's");
 	CHECK_OK(umount2(da, 0));
@@ -190,7 +162,7 @@ test_clone(void)
 		put(in(da, "cloned"));
 		_exit(guest_done() == 0 ? 0 : 1);
 	}
-	CHECK(pid > 0 && child_ok(pid), "the cloned child");
+	CHECK(pid > 0 && guest_child_ok(pid), "the cloned child");
 	CHECK(!exists(in(da, "cloned")), "its mount unseen");
 }
 
@@ -209,7 +181,7 @@ test_unprivileged(void)
 		    EPERM);
 		_exit(guest_done() == 0 ? 0 : 1);
 	}
-	CHECK(child_ok(pid), "unprivileged child");
+	CHECK(guest_child_ok(pid), "unprivileged child");
 }
 
 int

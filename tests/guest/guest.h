@@ -403,6 +403,37 @@ guest_as_nobody(void (*fn)(const void *), const void *arg)
 }
 
 /*
+ * One byte each way through a pipe, for two processes taking turns:
+ * guest_step() lets the other go on, guest_await() waits for its step.
+ * A broken pipe ends the process (status 3).
+ */
+static inline void
+guest_step(int fd)
+{
+	if (write(fd, "s", 1) != 1)
+		_exit(3);
+}
+
+static inline void
+guest_await(int fd)
+{
+	char c;
+
+	if (read(fd, &c, 1) != 1)
+		_exit(3);
+}
+
+/* Whether child pid, reaped here, exited with status 0. */
+static inline bool
+guest_child_ok(pid_t pid)
+{
+	int st = -1;
+
+	return waitpid(pid, &st, 0) == pid && WIFEXITED(st) &&
+	    WEXITSTATUS(st) == 0;
+}
+
+/*
  * Writes text to path in one write(2), as "echo -n text > path" with
  * O_WRONLY alone (a /proc or /sys file): 0, or the errno of the open
  * or the write.

@@ -2,7 +2,10 @@
  * Verifies System V semaphores (semget, semop, semtimedop, semctl):
  * all-or-nothing operations, blocking until another process changes the
  * set, timeouts, EINTR from a signal, EIDRM for a set removed under a
- * waiter, GETNCNT and GETZCNT while one waits, SEM_UNDO applied at exit
+ * waiter, GETNCNT and GETZCNT while one waits, a change that lets only
+ * some waiters go (and one whose completion lets an earlier waiter go,
+ * and one whose IPC_NOWAIT operation fails once it runs), SEM_UNDO
+ * applied at exit
  * and cleared by SETVAL, the *_STAT and *_INFO commands, permissions,
  * and Linux's errno for each bad argument.
  */
@@ -139,6 +142,72 @@ test_block(void)
 	CHECK(wait_cnt(id, 0, GETNCNT, 1), "waiter");
 	CHECK_OK(semctl_(id, 0, IPC_RMID, 0));
 	CHECK(waitpid(pid, &st, 0) == pid && st == 0, "EIDRM: %#x", st);
+}
+
+/* A child that runs sops and exits 0 with the errno it expects. */
+static pid_t
+waiter(long id, struct sembuf *sops, unsigned n, int err)
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		errno = 0;
+		_exit((semop_(id, sops, n) == 0 ? 0 : errno) == err ? 0 : 1);
+	}
+	return pid;
+}
+
+static bool
+reaped(pid_t pid)
+{
+	int st = -1;
+
+	return waitpid(pid, &st, 0) == pid && st == 0;
+}
+
+/*
+ * A change lets go only the waiters whose operations can run; one that
+ * completes and changes values lets an earlier one go; one whose later
+ * IPC_NOWAIT operation cannot run when it is tried fails with EAGAIN
+ * and leaves the values as they were.
+ */
+static void
+test_queue(void)
+{
+	long id = CHECK_OK(semget_(IPC_PRIVATE, 2, 0600));
+	struct sembuf two = { 0, -2, 0 }, one = { 0, -1, 0 };
+	struct sembuf x = { 1, -1, 0 }, y[2] = { { 0, -1, 0 }, { 1, 1, 0 } };
+	struct sembuf z[2] = { { 0, -1, 0 }, { 1, -1, IPC_NOWAIT } };
+	pid_t a, b;
+
+	if (id < 0)
+		return;
+	a = waiter(id, &two, 1, 0);
+	CHECK(wait_cnt(id, 0, GETNCNT, 1), "first waiter");
+	b = waiter(id, &one, 1, 0);
+	CHECK(wait_cnt(id, 0, GETNCNT, 2), "second waiter");
+	CHECK_OK(op1(id, 0, 1, 0));
+	CHECK(reaped(b), "the waiter for 1");
+	CHECK_EQ(semctl_(id, 0, GETNCNT, 0), 1);
+	CHECK_EQ(semctl_(id, 0, GETVAL, 0), 0);
+	CHECK_OK(op1(id, 0, 2, 0));
+	CHECK(reaped(a), "the waiter for 2");
+
+	a = waiter(id, &x, 1, 0);
+	CHECK(wait_cnt(id, 1, GETNCNT, 1), "waiter on 1");
+	b = waiter(id, y, 2, 0);
+	CHECK(wait_cnt(id, 0, GETNCNT, 1), "waiter on 0");
+	CHECK_OK(op1(id, 0, 1, 0));
+	CHECK(reaped(b) && reaped(a), "both let go");
+	CHECK_EQ(semctl_(id, 0, GETVAL, 0), 0);
+	CHECK_EQ(semctl_(id, 1, GETVAL, 0), 0);
+
+	a = waiter(id, z, 2, EAGAIN);
+	CHECK(wait_cnt(id, 0, GETNCNT, 1), "IPC_NOWAIT waiter");
+	CHECK_OK(op1(id, 0, 1, 0));
+	CHECK(reaped(a), "EAGAIN once tried");
+	CHECK_EQ(semctl_(id, 0, GETVAL, 0), 1);
+	CHECK_OK(semctl_(id, 0, IPC_RMID, 0));
 }
 
 static void
@@ -305,6 +374,7 @@ tests(void)
 {
 	test_basic();
 	test_block();
+	test_queue();
 	test_signal();
 	test_undo();
 	test_errors();

@@ -484,7 +484,7 @@ Test(procfs, fd_lists_open_fds_as_links)
 {
 	struct dlist d;
 	struct file *fp;
-	struct vnode *vn;
+	struct vnode *vn, *ns;
 	struct vattr va;
 
 	fd_install(p1->fdt, 0, file_alloc(&vn_fileops, NULL, O_RDONLY,
@@ -504,8 +504,28 @@ Test(procfs, fd_lists_open_fds_as_links)
 	vn = walk_ok("1/fd/3");
 	cr_assert_eq(vn->ops->getattr(vn, &va), 0);
 	cr_assert_eq(va.mode, S_IFLNK | 0300, "mode %o", va.mode);
-	cr_assert_eq(procfs_link_follow(vn, p1, &fp), 0);
+	cr_assert_eq(procfs_link_follow(vn, p1, &fp, &ns), 0);
 	cr_assert_eq(fp, fd_get(p1->fdt, 3));
+	cr_assert_null(ns);
+	vnode_rel(vn);
+}
+
+Test(procfs, ns_links_lead_to_the_namespaces)
+{
+	struct vnode *vn, *ns;
+	struct file *fp;
+	struct vattr va;
+
+	cr_assert_str_eq(link_of("1/ns/mnt"), "mnt:[4026531841]");
+	cr_assert_str_eq(link_of("1/ns/pid_for_children"), "pid:[4026531836]");
+	vn = walk_ok("1/ns/uts");
+	cr_assert_eq(procfs_link_follow(vn, p1, &fp, &ns), 0);
+	cr_assert_null(fp);
+	cr_assert_not_null(ns);
+	cr_assert_eq(ns->ops->getattr(ns, &va), 0);
+	cr_assert_eq(va.ino, 4026531838ULL);
+	cr_assert_eq(va.mode, S_IFREG | 0444, "mode %o", va.mode);
+	vnode_rel(ns);
 	vnode_rel(vn);
 }
 
@@ -527,7 +547,7 @@ Test(procfs, fdinfo_shows_offset_and_flags)
 Test(procfs, fd_of_closed_file_goes_away)
 {
 	struct file *fp;
-	struct vnode *vn;
+	struct vnode *vn, *ns;
 	char buf[32];
 
 	fd_install(p1->fdt, 4, file_alloc(&vn_fileops, NULL, O_RDONLY,
@@ -535,7 +555,7 @@ Test(procfs, fd_of_closed_file_goes_away)
 	vn = walk_ok("1/fd/4");
 	fd_close(p1->fdt, 4);
 	cr_assert_eq(vn->ops->readlink(vn, buf, sizeof(buf)), -ENOENT);
-	cr_assert_eq(procfs_link_follow(vn, p1, &fp), -ENOENT);
+	cr_assert_eq(procfs_link_follow(vn, p1, &fp, &ns), -ENOENT);
 	cr_assert_null(fp);
 	vnode_rel(vn);
 }
@@ -567,7 +587,7 @@ Test(procfs, pid_dir_lists_its_files)
 		"stat", "status", "statm", "cmdline", "environ", "comm",
 		"maps", "exe", "cwd", "root", "fd", "fdinfo", "mounts",
 		"mountinfo", "oom_score", "oom_score_adj", "task", "limits",
-		"cgroup",
+		"cgroup", "ns",
 	};
 	struct dlist d;
 

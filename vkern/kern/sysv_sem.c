@@ -5,10 +5,15 @@
  * semop applies its operations all or none: they are applied in order,
  * and undone in reverse at the first that cannot proceed.  A call that
  * must wait parks its thread with a copy of its operations on the set's
- * queue; every change to the set's values wakes the whole queue, and
- * each waiter tries its operations again in turn when it runs.  Which
- * operation blocked a waiter is what GETNCNT and GETZCNT count, as
- * Linux's count_semcnt().  A removed set fails its waiters with EIDRM.
+ * queue.  Whoever changes the set's values then runs the queue as
+ * Linux's update_queue(): each waiter's operations are tried in arrival
+ * order, and one whose operations complete (or fail) leaves the queue
+ * with its result and its thread is woken to return it; a completion
+ * that changed values starts the walk again.  A waiter that still cannot
+ * proceed is not woken at all, and a call that need not wait copies its
+ * operations no further than the stack.  Which operation blocked a
+ * waiter is what GETNCNT and GETZCNT count, as Linux's count_semcnt().
+ * A removed set fails its waiters with EIDRM.
  *
  * SEM_UNDO keeps, per process and set, the adjustment to apply at exit
  * (a sem_undo on both the process's and the set's list); SETVAL and
@@ -17,7 +22,8 @@
  * CLONE_SYSVSEM; a child starts with none.
  *
  * semop and semtimedop are never restarted after a signal handler
- * (signal(7)): a signal ends the wait with EINTR.
+ * (signal(7)): a signal ends the wait with EINTR, unless the operations
+ * had completed already, whose result the call returns.
  */
 #include <errno.h>
 #include <linux/ipc.h>
@@ -58,13 +64,23 @@ struct sem_set {
 	struct sem_val sem[];
 };
 
+/*
+ * Operations a semop copies onto its stack (Linux's SEMOPM_FAST); more
+ * are copied into the kernel's memory.
+ */
+#define SEM_FAST_OPS 64
+
 /* A parked semop. */
 struct sem_wait {
 	TAILQ_ENTRY(sem_wait) link;
 	struct thread *td;
-	struct sem_set *set;        /* NULL once the set is gone */
+	struct sem_set *set;        /* its queue's, while on it */
+	struct sem_undo *undo;      /* its process's adjustments, or NULL */
 	int64_t deadline;           /* CLOCK_MONOTONIC ns, or -1 */
 	int blocked;                /* the operation it waits on */
+	bool alters;                /* it changes values, not only waits */
+	bool done;                  /* off the queue, with result */
+	long result;
 	unsigned nsops;
 	struct sembuf sops[];
 };
@@ -98,14 +114,14 @@ sem_lookup(int id)
 	return o != NULL ? VK_CONTAINER_OF(o, struct sem_set, o) : NULL;
 }
 
-/* Let every waiter on s try again at its next turn. */
+/* Take w off its queue with result r; its thread returns r next turn. */
 static void
-sem_wake(struct sem_set *s)
+sem_wait_done(struct sem_wait *w, long r)
 {
-	struct sem_wait *w;
-
-	TAILQ_FOREACH(w, &s->waiters, link)
-		w->td->wait.deadline = 0;
+	TAILQ_REMOVE(&w->set->waiters, w, link);
+	w->done = true;
+	w->result = r;
+	w->td->wait.deadline = 0;
 }
 
 static void
@@ -125,11 +141,8 @@ sem_destroy(struct sem_set *s)
 {
 	struct sem_wait *w;
 
-	while ((w = TAILQ_FIRST(&s->waiters)) != NULL) {
-		TAILQ_REMOVE(&s->waiters, w, link);
-		w->set = NULL;
-		w->td->wait.deadline = 0;
-	}
+	while ((w = TAILQ_FIRST(&s->waiters)) != NULL)
+		sem_wait_done(w, -EIDRM);
 	while (!LIST_EMPTY(&s->undos))
 		sem_undo_free(LIST_FIRST(&s->undos));
 	ipc_remove(&sem_ids, &s->o);
@@ -276,55 +289,65 @@ sem_alters(const struct sembuf *sops, unsigned n)
 	return false;
 }
 
+/*
+ * A signal ends the wait, or its thread is going away.  Operations that
+ * completed already stand, and the call returns their result.
+ */
 static void
 sem_wait_cancel(struct thread *td)
 {
 	struct sem_wait *w = (struct sem_wait *)td->wait.arg[0];
 
-	if (w->set != NULL)
+	if (w->done) {
+		td->wait.done = w->result;
+		td->wait.done_set = true;
+	} else {
 		TAILQ_REMOVE(&w->set->waiters, w, link);
+	}
 	kmem_free(w, sem_wait_size(w->nsops), 0);
 }
 
 /*
- * Try w's operations on s with p's adjustments u: 0 when done (the set's
- * waiters woken if they changed it), 1 to wait on, -EAGAIN once w's
- * timeout passed, or sem_apply()'s -errno.
+ * s's values changed: complete every waiter whose operations can run now
+ * (or fail, as an IPC_NOWAIT one that would wait), in arrival order, and
+ * walk again from the start after one that changed values.
  */
-static long
-sem_try(struct proc *p, struct sem_set *s, struct sem_wait *w,
-    struct sem_undo *u)
+static void
+sem_update(struct sem_set *s)
 {
-	long r = sem_apply(s, w->sops, w->nsops, u, p->pid, &w->blocked);
+	struct sem_wait *w, *next;
 
-	if (r == 0 && sem_alters(w->sops, w->nsops))
-		sem_wake(s);
-	if (r == 1 && w->deadline >= 0 &&
-	    plat_clock_ns(CLOCK_MONOTONIC) >= w->deadline)
-		r = -EAGAIN;
-	return r;
+	for (w = TAILQ_FIRST(&s->waiters); w != NULL; w = next) {
+		long r = sem_apply(s, w->sops, w->nsops, w->undo,
+		    w->td->proc->pid, &w->blocked);
+
+		next = TAILQ_NEXT(w, link);
+		if (r == 1)
+			continue;
+		sem_wait_done(w, r);
+		if (r == 0 && w->alters)
+			next = TAILQ_FIRST(&s->waiters);
+	}
 }
 
 /*
- * A parked semop tries again: done, EIDRM for a set removed meanwhile,
- * or wait on.  Adjustments the call keeps were made before it waited,
- * and only IPC_RMID, which fails the wait, takes them away.
+ * A parked semop's thread runs: its result, EAGAIN once its timeout
+ * passed, or on waiting when woken for nothing.
  */
 static long
 sem_wait_cont(struct thread *td)
 {
 	struct sem_wait *w = (struct sem_wait *)td->wait.arg[0];
-	struct sem_set *s = w->set;
-	long r = -EIDRM;
+	long r = -EAGAIN;
 
-	if (s != NULL) {
-		r = sem_try(td->proc, s, w, sem_undo_find(td->proc, s));
-		if (r == 1) {
-			td->wait.deadline = w->deadline;
-			return -EPARKED;
-		}
-		TAILQ_REMOVE(&s->waiters, w, link);
-	}
+	if (w->done)
+		r = w->result;
+	else if (w->deadline < 0 ||
+	    plat_clock_ns(CLOCK_MONOTONIC) < w->deadline) {
+		td->wait.deadline = w->deadline;
+		return -EPARKED;
+	} else
+		TAILQ_REMOVE(&w->set->waiters, w, link);
 	kmem_free(w, sem_wait_size(w->nsops), 0);
 	return r;
 }
@@ -336,7 +359,7 @@ sem_wait_cont(struct thread *td)
  */
 static int
 sem_check(struct thread *td, struct sem_set *s, const struct sembuf *sops,
-    unsigned n)
+    unsigned n, bool alters)
 {
 	unsigned max = 0;
 
@@ -344,8 +367,7 @@ sem_check(struct thread *td, struct sem_set *s, const struct sembuf *sops,
 		max = VK_MAX(max, sops[i].sem_num);
 	if (max >= (unsigned)s->nsems)
 		return -EFBIG;
-	if (!ipc_may(td->proc, &s->o, sem_alters(sops, n) ? IPC_MAY_WRITE :
-	    IPC_MAY_READ))
+	if (!ipc_may(td->proc, &s->o, alters ? IPC_MAY_WRITE : IPC_MAY_READ))
 		return -EACCES;
 	return 0;
 }
@@ -360,33 +382,53 @@ sem_undoes(const struct sembuf *sops, unsigned n)
 }
 
 /*
- * Run w's operations on s now, or park w's thread until they can run or
- * deadline (-1: none) passes.  Takes over w.
+ * Park td on s's queue until sops can run, deadline (-1: none) passes or
+ * a signal comes; blocked is the operation that cannot run now.
  */
 static long
-sem_run(struct thread *td, struct sem_set *s, struct sem_wait *w)
+sem_park(struct thread *td, struct sem_set *s, const struct sembuf *sops,
+    unsigned n, struct sem_undo *u, int64_t deadline, int blocked)
+{
+	struct sem_wait *w = kmem_alloc(sem_wait_size(n), 0);
+
+	if (w == NULL)
+		return -ENOMEM;
+	*w = (struct sem_wait){ .td = td, .set = s, .undo = u,
+	    .deadline = deadline, .blocked = blocked,
+	    .alters = sem_alters(sops, n), .nsops = n };
+	memcpy(w->sops, sops, n * sizeof(*sops));
+	TAILQ_INSERT_TAIL(&s->waiters, w, link);
+	td->wait = (struct wait){ .cont = sem_wait_cont,
+	    .cancel = sem_wait_cancel, .deadline = deadline, .console_fd = -1 };
+	td->wait.arg[0] = (uint64_t)(uintptr_t)w;
+	return -EPARKED;
+}
+
+/*
+ * Run sops on s now, or park td until they can run or deadline (-1:
+ * none) passes.
+ */
+static long
+sem_run(struct thread *td, struct sem_set *s, const struct sembuf *sops,
+    unsigned n, int64_t deadline)
 {
 	struct sem_undo *u = NULL;
+	bool alters = sem_alters(sops, n);
+	int blocked;
 	long r;
 
-	if (sem_undoes(w->sops, w->nsops) &&
-	    (u = sem_undo_get(td->proc, s)) == NULL) {
-		r = -ENOMEM;
-		goto out;
-	}
-	if ((r = sem_try(td->proc, s, w, u)) == 1) {
-		w->td = td;
-		w->set = s;
-		TAILQ_INSERT_TAIL(&s->waiters, w, link);
-		td->wait = (struct wait){ .cont = sem_wait_cont,
-		    .cancel = sem_wait_cancel, .deadline = w->deadline,
-		    .console_fd = -1 };
-		td->wait.arg[0] = (uint64_t)(uintptr_t)w;
-		return -EPARKED;
-	}
-out:
-	kmem_free(w, sem_wait_size(w->nsops), 0);
-	return r;
+	if ((r = sem_check(td, s, sops, n, alters)) < 0)
+		return r;
+	if (sem_undoes(sops, n) && (u = sem_undo_get(td->proc, s)) == NULL)
+		return -ENOMEM;
+	r = sem_apply(s, sops, n, u, td->proc->pid, &blocked);
+	if (r == 0 && alters)
+		sem_update(s);
+	if (r != 1)
+		return r;
+	if (deadline >= 0 && plat_clock_ns(CLOCK_MONOTONIC) >= deadline)
+		return -EAGAIN;
+	return sem_park(td, s, sops, n, u, deadline, blocked);
 }
 
 /* A relative timeout as a CLOCK_MONOTONIC deadline (-1: none). */
@@ -412,7 +454,7 @@ static long
 kern_semtimedop(struct thread *td, int id, uaddr_t usops, unsigned nsops,
     uaddr_t uts)
 {
-	struct sem_wait *w;
+	struct sembuf fast[SEM_FAST_OPS], *sops = fast;
 	struct sem_set *s;
 	int64_t dl;
 	long r;
@@ -421,19 +463,16 @@ kern_semtimedop(struct thread *td, int id, uaddr_t usops, unsigned nsops,
 		return -EINVAL;
 	if (nsops > ipc_lim.sem[IPC_SEMOPM])
 		return -E2BIG;
-	if ((w = kmem_alloc(sem_wait_size(nsops), KM_ZERO)) == NULL)
+	if (nsops > SEM_FAST_OPS &&
+	    (sops = kmem_alloc(nsops * sizeof(*sops), 0)) == NULL)
 		return -ENOMEM;
-	w->nsops = nsops;
-	if (copyin(td, usops, w->sops, nsops * sizeof(struct sembuf)) < 0)
+	if (copyin(td, usops, sops, nsops * sizeof(*sops)) < 0)
 		r = -EFAULT;
-	else if ((r = sem_deadline(td, uts, &dl)) == 0 &&
-	    (s = sem_lookup(id)) == NULL)
-		r = -EINVAL;
-	else if (r == 0 && (r = sem_check(td, s, w->sops, nsops)) == 0) {
-		w->deadline = dl;
-		return sem_run(td, s, w);
-	}
-	kmem_free(w, sem_wait_size(nsops), 0);
+	else if ((r = sem_deadline(td, uts, &dl)) == 0)
+		r = (s = sem_lookup(id)) == NULL ? -EINVAL :
+		    sem_run(td, s, sops, nsops, dl);
+	if (sops != fast)
+		kmem_free(sops, nsops * sizeof(*sops), 0);
 	return r;
 }
 
@@ -531,7 +570,7 @@ sem_setall(struct thread *td, struct sem_set *s, const uint16_t *v)
 	for (int i = 0; i < s->nsems; i++)
 		s->sem[i] = (struct sem_val){ v[i], td->proc->pid };
 	s->o.ctime = ipc_now();
-	sem_wake(s);
+	sem_update(s);
 	return 0;
 }
 
@@ -590,7 +629,7 @@ semctl_main(struct thread *td, int id, int n, int cmd, uint64_t arg)
 		sem_undo_clear(s, n);
 		s->sem[n] = (struct sem_val){ (uint16_t)arg, td->proc->pid };
 		s->o.ctime = ipc_now();
-		sem_wake(s);
+		sem_update(s);
 		return 0;
 	}
 }
@@ -655,7 +694,7 @@ sem_exit(struct proc *p)
 			s->sem[i].val = (uint16_t)VK_MIN(VK_MAX(v, 0), SEMVMX);
 			s->sem[i].pid = p->pid;
 		}
-		sem_wake(s);
+		sem_update(s);
 		sem_undo_free(u);
 	}
 }

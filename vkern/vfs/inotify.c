@@ -9,8 +9,10 @@
  * queued is merged into it, and past max_queued_events one IN_Q_OVERFLOW
  * stands for all that are lost.  A file's event goes to the watches of
  * the directory it was last found in (with its name) before its own.
- * XXX: IN_DELETE_SELF comes when the last name goes, not when the last
- * open file of it closes.
+ * IN_DELETE_SELF (and IN_IGNORED) comes when a file has no name left
+ * and no open file either: at the last unlink, or at the last close
+ * after it, as Linux lets an inode go.  XXX: Linux also waits for the
+ * file's mappings; a directory's comes at its rmdir.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -332,13 +334,27 @@ vnotify_link_(struct vnode *dir, const char *name, struct vnode *vn)
 	vnotify_create_(dir, name, vn);
 }
 
+/* vn is gone for good: IN_DELETE_SELF, and its watches end. */
+static void
+in_delete_self(struct vnode *vn)
+{
+	struct in_key id = in_key(vn);
+	struct in_watch *w, *next;
+
+	in_deliver(id, IN_DELETE_SELF, 0, NULL, false, false);
+	for (w = LIST_FIRST(&in_whash[in_slot(id)]); w != NULL; w = next) {
+		next = LIST_NEXT(w, hlink);
+		if (in_key_eq(w->key, id))
+			in_watch_drop(w, true);
+	}
+}
+
 void
 vnotify_remove_(struct vnode *dir, const char *name, struct vnode *vn,
     bool gone)
 {
 	struct in_key id = in_key(vn), d = { 0, 0 };
 	struct in_name *n = in_name_find(id);
-	struct in_watch *w, *next;
 	bool isdir = vn->type == VDIR;
 
 	/* Its link count changed (only its own watches hear of that). */
@@ -349,16 +365,12 @@ vnotify_remove_(struct vnode *dir, const char *name, struct vnode *vn,
 	if (n != NULL && (dir == NULL || (in_key_eq(n->dir, d) &&
 	    strcmp(n->name, name) == 0)))
 		in_name_drop(n);
-	/* As Linux: the file's own events come before its directory's. */
-	if (gone) {
-		in_deliver(id, IN_DELETE_SELF, 0, NULL, false, false);
-		for (w = LIST_FIRST(&in_whash[in_slot(id)]); w != NULL;
-		    w = next) {
-			next = LIST_NEXT(w, hlink);
-			if (in_key_eq(w->key, id))
-				in_watch_drop(w, true);
-		}
-	}
+	/*
+	 * As Linux: the file's own events come before its directory's; an
+	 * open file's wait for its last close.
+	 */
+	if (gone && (isdir || vn->opens == 0))
+		in_delete_self(vn);
 	if (dir != NULL)
 		in_deliver(d, IN_DELETE, 0, name, isdir, false);
 }
@@ -384,10 +396,17 @@ vnotify_rename_(struct vnode *fromdir, const char *from, struct vnode *todir,
 void
 vnotify_close_(struct file *fp)
 {
-	if (fp->vn == NULL || (fp->flags & O_PATH))
+	struct vnode *vn = fp->vn;
+
+	if (vn == NULL)
 		return;
-	in_event_on(fp->vn, file_writable(fp) ? IN_CLOSE_WRITE :
-	    IN_CLOSE_NOWRITE, 0);
+	if (!(fp->flags & O_PATH))
+		in_event_on(vn, file_writable(fp) ? IN_CLOSE_WRITE :
+		    IN_CLOSE_NOWRITE, 0);
+	/* The last open file of a file without a name. */
+	if (vn->opens == 0 && vn->type != VDIR && in_watched(in_key(vn)) &&
+	    in_unlinked(vn))
+		in_delete_self(vn);
 }
 
 /*

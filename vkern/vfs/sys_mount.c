@@ -6,9 +6,11 @@
  * sysfs, devpts, mqueue.  Bind mounts put a directory's vnode as the root
  * of a new mount elsewhere.  MS_MOVE takes a mount with what is mounted on
  * it to another mount point.  Propagation types (MS_SHARED, MS_PRIVATE,
- * MS_SLAVE, MS_UNBINDABLE) are kept for the rules Linux gives them
- * (no bind of an unbindable mount, no move out of a shared one) and
- * propagate nothing: a mount shows wherever its directory does anyway.
+ * MS_SLAVE, MS_UNBINDABLE) follow Linux's rules (no bind of an
+ * unbindable mount, no move out of a shared one), and what is mounted or
+ * unmounted below a shared mount reaches its peers and slaves in the
+ * other namespaces (vfs_propagate.c); in one namespace a mount shows
+ * wherever its directory does anyway.
  *
  * A mount read-only alone (MS_REMOUNT | MS_BIND | MS_RDONLY) keeps
  * MS_RDONLY in its flags; its file system stays as it was, writable
@@ -269,7 +271,9 @@ mount_new(struct mntns *ns, unsigned long flags, struct mount_strs *ms,
 		free(mp->source);
 		mp->source = strdup(ms->source);
 	}
-	return vfs_mount(ns, mp, nd->vp, nd->path);
+	if ((r = vfs_mount(ns, mp, nd->vp, nd->path)) == 0)
+		vfs_mount_propagate(mp);
+	return r;
 }
 
 /*
@@ -295,14 +299,19 @@ mount_bind(struct thread *td, struct mount_strs *ms, struct nameidata *nd)
 	from = vfs_mount_of_path(ns, snd.path);
 	if (snd.vp->type != VDIR)
 		r = -ENOTDIR;
-	else if (from != NULL && from->propagation == MS_UNBINDABLE)
+	else if (from != NULL && from->unbindable)
 		r = -EINVAL;
 	else
 		r = vfs_mount_check(ns, snd.vp, nd->vp);
 	if (r == 0) {
 		mp = mount_dup(snd.vp->mount, snd.vp);
-		mp->flags = from != NULL ? from->flags : mp->flags;
-		r = vfs_mount(ns, mp, nd->vp, nd->path);
+		if (from != NULL) {
+			mp->flags = from->flags;
+			mp->group = from->group;
+			mp->master = from->master;
+		}
+		if ((r = vfs_mount(ns, mp, nd->vp, nd->path)) == 0)
+			vfs_mount_propagate(mp);
 	}
 	nd_release(&snd);
 	return r;
@@ -446,10 +455,10 @@ mount_move(struct thread *td, struct mount_strs *ms, struct nameidata *nd)
 	mp = mount_of(ns, &snd);
 	if (mp == NULL)
 		r = -EINVAL;
-	else if (mp->parent != NULL && mp->parent->propagation == MS_SHARED)
+	else if (mp->parent != NULL && mp->parent->group != 0)
 		r = -EINVAL;
-	else if (to != NULL && to->propagation == MS_SHARED &&
-	    vfs_mount_tree_has(mp, MS_UNBINDABLE))
+	else if (to != NULL && to->group != 0 &&
+	    vfs_mount_tree_unbindable(mp))
 		r = -EINVAL;
 	else if (vfs_path_below(nd->path, mp->path))
 		r = -ELOOP;
@@ -479,11 +488,7 @@ mount_propagation(struct mntns *ns, unsigned long flags,
 	    (flags & ~(unsigned long)(MOUNT_PROPAGATION | MS_REC |
 	    MS_SILENT)) != 0 || mp == NULL)
 		return -EINVAL;
-	if (type == MS_PRIVATE)
-		type = 0;
-	mp->propagation = type;
-	if (flags & MS_REC)
-		vfs_mount_set_propagation(mp, type);
+	vfs_mount_set_propagation(mp, type, (flags & MS_REC) != 0);
 	return 0;
 }
 
@@ -566,6 +571,14 @@ mount_busy(struct mount *mp)
 	return false;
 }
 
+/* Unmount mp, and its copies in the namespaces it propagates to. */
+static void
+mount_take(struct mount *mp)
+{
+	vfs_umount_propagate(mp);
+	vfs_umount(mp);
+}
+
 /* MNT_DETACH: the mounts below mp go first, the last made first. */
 static void
 mount_detach(struct mount *mp)
@@ -579,9 +592,9 @@ mount_detach(struct mount *mp)
 				last = m;
 		if (last == NULL)
 			break;
-		vfs_umount(last);
+		mount_take(last);
 	}
-	vfs_umount(mp);
+	mount_take(mp);
 }
 
 /* In Linux's order: the flags, the target, the privilege, the mount. */
@@ -620,6 +633,6 @@ sys_umount2(struct thread *td, const struct sys_umount2_args *a)
 	if (r == 0 && (flags & MNT_DETACH))
 		mount_detach(mp);
 	else if (r == 0)
-		vfs_umount(mp);
+		mount_take(mp);
 	return r;
 }

@@ -188,6 +188,7 @@ struct vnode {
 	struct mount *covered_by;
 	void *data;                   /* the file system's */
 	int writers;                  /* open files that may write it */
+	int opens;                    /* open files on it */
 	int texts;                    /* process images running it */
 	unsigned privmaps;            /* private mappings' entries (vm/) */
 	struct vnode *rel_next;       /* vnode_rel's queue, once unreferenced */
@@ -215,13 +216,20 @@ struct mount {
 	uint32_t magic;               /* statfs(2)'s f_type */
 	uint64_t dev;                 /* st_dev of its files */
 	int id;                       /* mountinfo's, never reused */
+	/* A file system's own: open files on its vnodes; unmounted, */
+	/* with its watches' IN_UNMOUNT waiting for the last to close. */
+	int opens;
+	bool unmount_pending;
 	/*
 	 * This mount's own MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC: a
 	 * read-only mount of a file system that may be writable through
 	 * its other mounts (rdonly is the file system's).
 	 */
 	unsigned long flags;
-	unsigned long propagation;    /* MS_SHARED, MS_SLAVE, MS_UNBINDABLE */
+	/* Propagation (vfs_propagate.c): 0 for none of each. */
+	int group;                    /* its peer group: shared:N */
+	int master;                   /* the group it receives from */
+	bool unbindable;
 	struct mount *next;
 };
 
@@ -323,15 +331,38 @@ char *vfs_path_rebase(const char *path, size_t n, const char *newp);
  * nothing covers, at path.  The caller checked that it may go there.
  */
 void vfs_mount_move(struct mount *mp, struct vnode *dir, const char *path);
-/* MS_REC: propagation type for mp and every mount on it. */
-void vfs_mount_set_propagation(struct mount *mp, unsigned long type);
-/* Whether mp or a mount on it has propagation type. */
-bool vfs_mount_tree_has(const struct mount *mp, unsigned long type);
+/*
+ * Propagation type MS_SHARED, MS_PRIVATE, MS_SLAVE or MS_UNBINDABLE for
+ * mp, and with rec (MS_REC) for every mount on it.
+ */
+void vfs_mount_set_propagation(struct mount *mp, unsigned long type,
+    bool rec);
+/* Whether mp or a mount on it is unbindable. */
+bool vfs_mount_tree_unbindable(const struct mount *mp);
+/* vfs_propagate.c: what MS_* type makes of m (mount_namespaces(7)). */
+void vfs_propagation_make(struct mount *m, unsigned long type);
+/*
+ * mp, just mounted in its namespace, and unmounted next: a copy of it
+ * goes to, or leaves, the other namespaces' peers and slaves of the
+ * mount it is on.
+ */
+void vfs_mount_propagate(struct mount *mp);
+void vfs_umount_propagate(struct mount *mp);
+/* The namespace after ns in the list of all (NULL: the first), or NULL. */
+struct mntns *mntns_next(const struct mntns *ns);
+/* Free mp, which mount_dup() made and no table holds. */
+void vfs_mount_free(struct mount *mp);
 /*
  * Take mp off its mount point and out of the table.  Its files may still
  * be open: the struct stays (on a list of detached mounts) for them.
  */
 void vfs_umount(struct mount *mp);
+/*
+ * The last open file on file system fs (its vnodes' mount) closed after
+ * unmount_pending was set: its watches end now, unless it has been
+ * mounted again.
+ */
+void vfs_fs_idle(struct mount *fs);
 /*
  * Mount namespaces, held by the processes' fs state (NULL there: boot's,
  * which is never released).  mntns_unshare() puts a copy of *nsp's table
@@ -340,6 +371,13 @@ void vfs_umount(struct mount *mp);
 void mntns_ref(struct mntns *ns);
 void mntns_rel(struct mntns *ns);
 void mntns_unshare(struct mntns **nsp);
+/* The inode number of ns, as /proc/PID/ns/mnt names it. */
+uint64_t mntns_ino(const struct mntns *ns);
+/*
+ * setns(2): *nsp (fs state's, NULL: boot's) becomes ns, letting the old
+ * one go; *rootp is ns's root directory, referenced.
+ */
+void mntns_enter(struct mntns **nsp, struct mntns *ns, struct vnode **rootp);
 /*
  * VK_TEST_HOOKS builds: mount the unmounted mp on dir again, as it was
  * (the fuzz harness's mounts are those of the boot at each run's start).

@@ -55,6 +55,10 @@ file_alloc(const struct file_ops *ops, struct vnode *vn, unsigned flags,
 	fp->seekable = vn != NULL && vn->type != VFIFO && vn->type != VSOCK;
 	if (file_writes_vnode(fp))
 		vn->writers++;
+	if (vn != NULL) {
+		vn->opens++;
+		vn->mount->opens++;
+	}
 	return fp;
 }
 
@@ -77,7 +81,14 @@ file_rel(struct file *fp)
 	lf_file_close(fp);
 	if (fp->ops->close != NULL)
 		fp->ops->close(fp);
+	if (fp->vn != NULL) {
+		fp->vn->opens--;
+		fp->vn->mount->opens--;
+	}
 	vnotify_close(fp);
+	if (fp->vn != NULL && fp->vn->mount->opens == 0 &&
+	    fp->vn->mount->unmount_pending)
+		vfs_fs_idle(fp->vn->mount);
 	if (file_writes_vnode(fp))
 		fp->vn->writers--;
 	if (fp->vn != NULL)

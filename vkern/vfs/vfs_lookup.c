@@ -257,14 +257,31 @@ walk_jump(struct walk *w, struct file *fp)
 }
 
 /*
+ * Go on from vn, the namespace file a /proc/PID/ns link named, which
+ * takes over a reference, with the link's text for the path.
+ */
+static int
+walk_jump_ns(struct walk *w, struct vnode *link, struct vnode *vn)
+{
+	long n = link->ops->readlink(link, w->nd->path,
+	    sizeof(w->nd->path) - 1);
+
+	w->nd->path[VK_MAX(n, 0)] = '\0';
+	walk_set(w, vn);
+	w->jumped = true;
+	return 0;
+}
+
+/*
  * Splice the target of symlink vn in front of the rest of the path, or
- * for a magic link to an open file, jump to the file.
+ * for a magic link to an open file or a namespace, jump to it.
  */
 static int
 walk_symlink(struct walk *w, struct vnode *vn)
 {
 	char target[VK_PATH_MAX];
 	size_t restlen = strlen(w->rest + w->pos);
+	struct vnode *nsvn = NULL;
 	struct file *fp = NULL;
 	long n;
 	int r;
@@ -277,13 +294,18 @@ walk_symlink(struct walk *w, struct vnode *vn)
 			return -ELOOP;
 		if (w->flags & (LOOKUP_BENEATH | LOOKUP_IN_ROOT))
 			return -EXDEV;
-		if ((r = procfs_link_follow(vn, w->p, &fp)) < 0)
+		if ((r = procfs_link_follow(vn, w->p, &fp, &nsvn)) < 0)
 			return r;
 	}
-	if (++w->links > VK_MAXSYMLINKS)
+	if (++w->links > VK_MAXSYMLINKS) {
+		if (nsvn != NULL)
+			vnode_rel(nsvn);
 		return -ELOOP;
+	}
 	if (fp != NULL)
 		return walk_jump(w, fp);
+	if (nsvn != NULL)
+		return walk_jump_ns(w, vn, nsvn);
 	n = vn->ops->readlink(vn, target, sizeof(target) - 1);
 	if (n < 0)
 		return (int)n;

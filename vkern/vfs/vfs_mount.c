@@ -12,7 +12,8 @@
  * mounted or unmounted on either side afterwards is not seen on the
  * other (mount_namespaces(7)).  A file system's own mount (a vnode's
  * mount) stays the one that made it; when it leaves the last table it is
- * kept, as detached, for the files still open on it.
+ * kept, as detached, for the files still open on it.  Each namespace has
+ * the inode number that /proc/PID/ns/mnt shows (nsfs.c).
  */
 #include <errno.h>
 #include <linux/mount.h>
@@ -20,19 +21,22 @@
 #include <string.h>
 
 #include "vkern/kern/proc.h"
+#include "vkern/vfs/nsfs.h"
 #include "vkern/vfs/vfs.h"
 #include "vkern/vfs/vfs_notify.h"
 #include "vkern/vk.h"
 
 struct mntns {
 	int refs;
+	uint64_t ino;           /* its nsfs inode */
 	struct mount *mounts, *tail;
 	struct mount *root;
 	struct mntns *next;     /* on the list of every namespace */
 };
 
 /* Boot's, and every process's whose fs state names none. */
-static struct mntns init_ns = { .refs = 1 };
+static struct mntns init_ns = { .refs = 1, .ino = NSFS_INO_MNT };
+static uint64_t next_ns_ino = NSFS_INO_NEXT;
 static struct mntns *all_ns = &init_ns;
 static struct mount *detached;  /* unmounted, kept for files still open */
 static uint64_t next_dev = 0x20;
@@ -366,28 +370,38 @@ vfs_mount_move(struct mount *mp, struct vnode *dir, const char *path)
 }
 
 void
-vfs_mount_set_propagation(struct mount *mp, unsigned long type)
+vfs_mount_set_propagation(struct mount *mp, unsigned long type, bool rec)
 {
 	bool after = false;
 
+	if (!rec) {
+		vfs_propagation_make(mp, type);
+		return;
+	}
 	for (struct mount *m = mp->ns->mounts; m != NULL; m = m->next) {
 		after = after || m == mp;
 		if (mount_on(m, mp, after))
-			m->propagation = type;
+			vfs_propagation_make(m, type);
 	}
 }
 
 bool
-vfs_mount_tree_has(const struct mount *mp, unsigned long type)
+vfs_mount_tree_unbindable(const struct mount *mp)
 {
 	bool after = false;
 
 	for (struct mount *m = mp->ns->mounts; m != NULL; m = m->next) {
 		after = after || m == mp;
-		if (mount_on(m, mp, after) && m->propagation == type)
+		if (mount_on(m, mp, after) && m->unbindable)
 			return true;
 	}
 	return false;
+}
+
+struct mntns *
+mntns_next(const struct mntns *ns)
+{
+	return ns == NULL ? all_ns : ns->next;
 }
 
 /* Whether a mount of any namespace still shows the files of fs. */
@@ -405,8 +419,10 @@ vfs_fs_shown(const struct mount *fs)
 /*
  * Take mp out of its table.  When no mount shows its file system any
  * more, that file system is unmounted for its watchers (Linux: its
- * superblock shuts down).  XXX: for MNT_DETACH with files still open
- * Linux waits for their last close; here it is at once.
+ * superblock shuts down), at once or, while files are open on it (after
+ * MNT_DETACH), at the last one's close, as Linux.  XXX: Linux also waits
+ * for a working directory or a mapping in it; here only open files
+ * count.
  */
 void
 vfs_umount(struct mount *mp)
@@ -419,13 +435,24 @@ vfs_umount(struct mount *mp)
 	mp->parent = NULL;      /* which may go with its namespace */
 	mp->next = detached;
 	detached = mp;
-	if (!vfs_fs_shown(mp->root->mount))
-		vnotify_unmount(mp->root->mount);
+	if (mp->root->mount->opens > 0)
+		mp->root->mount->unmount_pending = true;
+	else
+		vfs_fs_idle(mp->root->mount);
+}
+
+void
+vfs_fs_idle(struct mount *fs)
+{
+	fs->unmount_pending = false;
+	if (!vfs_fs_shown(fs))
+		vnotify_unmount(fs);
 }
 
 /*
  * A copy of ns's table: each mount the same root on the same directory
- * at the same path, with the same flags and propagation type, and its
+ * at the same path, with the same flags and propagation (a shared
+ * mount's copy its peer), and its
  * parent the copy of the parent.
  */
 static struct mntns *
@@ -435,6 +462,7 @@ mntns_copy(const struct mntns *ns)
 	struct mount *m, *d, *pm, *pd;
 
 	c->refs = 1;
+	c->ino = next_ns_ino++;
 	c->next = all_ns;
 	all_ns = c;
 	for (m = ns->mounts; m != NULL; m = m->next) {
@@ -442,7 +470,9 @@ mntns_copy(const struct mntns *ns)
 		free(d->source);
 		d->source = strdup(m->source);
 		d->flags = m->flags;
-		d->propagation = m->propagation;
+		d->group = m->group;
+		d->master = m->master;
+		d->unbindable = m->unbindable;
 		d->path = strdup(m->path);
 		if (m->covered != NULL)
 			cover_link(d, m->covered);
@@ -464,6 +494,12 @@ void
 mntns_ref(struct mntns *ns)
 {
 	ns->refs++;
+}
+
+uint64_t
+mntns_ino(const struct mntns *ns)
+{
+	return ns->ino;
 }
 
 /*
@@ -494,12 +530,18 @@ mntns_rel(struct mntns *ns)
 			detached = m;
 			continue;
 		}
-		vnode_rel(m->root);
-		free(m->source);
-		free(m->path);
-		free(m);
+		vfs_mount_free(m);
 	}
 	free(ns);
+}
+
+void
+vfs_mount_free(struct mount *mp)
+{
+	vnode_rel(mp->root);
+	free(mp->source);
+	free(mp->path);
+	free(mp);
 }
 
 void
@@ -510,4 +552,18 @@ mntns_unshare(struct mntns **nsp)
 	*nsp = mntns_copy(ns);
 	if (ns != &init_ns)
 		mntns_rel(ns);
+}
+
+void
+mntns_enter(struct mntns **nsp, struct mntns *ns, struct vnode **rootp)
+{
+	struct mntns *old = *nsp;
+
+	if (ns != &init_ns)
+		mntns_ref(ns);
+	*nsp = ns != &init_ns ? ns : NULL;
+	if (old != NULL)
+		mntns_rel(old);
+	*rootp = ns->root->root;
+	vnode_ref(*rootp);
 }

@@ -18,6 +18,7 @@
 #include "vkern/kern/proc.h"
 #include "vkern/platform.h"
 #include "vkern/vfs/namei.h"
+#include "vkern/vfs/nsfs.h"
 #include "vkern/vfs/procfs/procfs.h"
 #include "vkern/vfs/procfs/procfs_impl.h"
 #include "vkern/vfs/procfs/pseudofs.h"
@@ -58,7 +59,11 @@ enum procfs_kind {
 	PK_P_STAT, PK_P_STATUS, PK_P_STATM, PK_P_CMDLINE, PK_P_ENVIRON,
 	PK_P_COMM, PK_P_MAPS, PK_P_EXE, PK_P_CWD, PK_P_ROOT, PK_P_FD,
 	PK_P_FDINFO, PK_P_MOUNTS, PK_P_MOUNTINFO, PK_P_OOM_SCORE,
-	PK_P_OOM_ADJ, PK_P_TASK, PK_P_LIMITS, PK_P_CGROUP,
+	PK_P_OOM_ADJ, PK_P_TASK, PK_P_LIMITS, PK_P_CGROUP, PK_P_NS,
+	/* In nsfs.h's order. */
+	PK_NS_CGROUP, PK_NS_IPC, PK_NS_MNT, PK_NS_NET, PK_NS_PID,
+	PK_NS_PID_FOR_CHILDREN, PK_NS_TIME, PK_NS_TIME_FOR_CHILDREN,
+	PK_NS_USER, PK_NS_UTS,
 	PK_FD, PK_FDINFO,
 	PK_TID,
 	PK_T_STAT, PK_T_STATUS, PK_T_STATM, PK_T_COMM, PK_T_CMDLINE,
@@ -85,6 +90,40 @@ static const char procfs_filesystems[] =
 	.mode = S_IFREG | 0644, .scope = PFS_GLOBAL, .gen = g, .write = w }
 #define TEXT(n, par, m, t) { .name = n, .parent = par, .mode = m, \
 	.scope = PFS_GLOBAL, .text = t }
+
+/*
+ * /proc/PID/ns/NAME: "KIND:[INODE]" (nsfs.c), to those who may trace
+ * the process, as Linux's proc_ns_readlink().
+ */
+static int
+procfs_gen_ns(const struct pfs_ctx *c, struct sbuf *sb, enum nsfs_link l)
+{
+	char text[32];
+	int r;
+
+	if ((r = procfs_may_read(c->p)) < 0)
+		return r;
+	nsfs_link_text(l, c->p, text, sizeof(text));
+	sbuf_printf(sb, "%s", text);
+	return 0;
+}
+
+#define PROCFS_NS_GEN(name, l)						\
+static int								\
+name(const struct pfs_ctx *c, struct sbuf *sb)				\
+{									\
+	return procfs_gen_ns(c, sb, l);					\
+}
+PROCFS_NS_GEN(procfs_gen_ns_cgroup, NSFS_CGROUP)
+PROCFS_NS_GEN(procfs_gen_ns_ipc, NSFS_IPC)
+PROCFS_NS_GEN(procfs_gen_ns_mnt, NSFS_MNT)
+PROCFS_NS_GEN(procfs_gen_ns_net, NSFS_NET)
+PROCFS_NS_GEN(procfs_gen_ns_pid, NSFS_PID)
+PROCFS_NS_GEN(procfs_gen_ns_pid_children, NSFS_PID_FOR_CHILDREN)
+PROCFS_NS_GEN(procfs_gen_ns_time, NSFS_TIME)
+PROCFS_NS_GEN(procfs_gen_ns_time_children, NSFS_TIME_FOR_CHILDREN)
+PROCFS_NS_GEN(procfs_gen_ns_user, NSFS_USER)
+PROCFS_NS_GEN(procfs_gen_ns_uts, NSFS_UTS)
 
 /*
  * Modes are Linux's: environ is the owner's only (it holds secrets), as
@@ -304,6 +343,28 @@ static const struct pfs_spec procfs_specs[PK_NKINDS] = {
 	/* One cgroup v2 hierarchy, seen from inside a cgroup namespace. */
 	[PK_P_CGROUP] = { .name = "cgroup", .parent = PK_PID,
 	    .mode = PFS_FILE, .scope = PFS_PROC, .text = "0::/\n" },
+	[PK_P_NS] = { .name = "ns", .parent = PK_PID,
+	    .mode = S_IFDIR | 0511, .scope = PFS_PROC },
+	[PK_NS_CGROUP] = ROW("cgroup", PK_P_NS, PFS_LINK, PFS_PROC,
+	    procfs_gen_ns_cgroup),
+	[PK_NS_IPC] = ROW("ipc", PK_P_NS, PFS_LINK, PFS_PROC,
+	    procfs_gen_ns_ipc),
+	[PK_NS_MNT] = ROW("mnt", PK_P_NS, PFS_LINK, PFS_PROC,
+	    procfs_gen_ns_mnt),
+	[PK_NS_NET] = ROW("net", PK_P_NS, PFS_LINK, PFS_PROC,
+	    procfs_gen_ns_net),
+	[PK_NS_PID] = ROW("pid", PK_P_NS, PFS_LINK, PFS_PROC,
+	    procfs_gen_ns_pid),
+	[PK_NS_PID_FOR_CHILDREN] = ROW("pid_for_children", PK_P_NS, PFS_LINK,
+	    PFS_PROC, procfs_gen_ns_pid_children),
+	[PK_NS_TIME] = ROW("time", PK_P_NS, PFS_LINK, PFS_PROC,
+	    procfs_gen_ns_time),
+	[PK_NS_TIME_FOR_CHILDREN] = ROW("time_for_children", PK_P_NS,
+	    PFS_LINK, PFS_PROC, procfs_gen_ns_time_children),
+	[PK_NS_USER] = ROW("user", PK_P_NS, PFS_LINK, PFS_PROC,
+	    procfs_gen_ns_user),
+	[PK_NS_UTS] = ROW("uts", PK_P_NS, PFS_LINK, PFS_PROC,
+	    procfs_gen_ns_uts),
 	[PK_FD] = ROW(NULL, PK_P_FD, PFS_LINK, PFS_FD, procfs_gen_fd_link),
 	[PK_FDINFO] = ROW(NULL, PK_P_FDINFO, PFS_FILE, PFS_FD,
 	    procfs_gen_fdinfo),
@@ -449,15 +510,19 @@ procfs_unmount(struct mount *mp)
 
 int
 procfs_link_follow(const struct vnode *vn, struct proc *p,
-    struct file **fpp)
+    struct file **fpp, struct vnode **vpp)
 {
+	bool ns;
 	struct proc *q;
 	int kind, pid;
 
 	*fpp = NULL;
-	if (!pfs_vnode_key(vn, procfs_specs, &kind, &pid) ||
-	    (kind != PK_FD && kind != PK_P_EXE && kind != PK_P_CWD &&
-	    kind != PK_P_ROOT))
+	*vpp = NULL;
+	if (!pfs_vnode_key(vn, procfs_specs, &kind, &pid))
+		return 0;
+	ns = kind >= PK_NS_CGROUP && kind <= PK_NS_UTS;
+	if (!ns && kind != PK_FD && kind != PK_P_EXE && kind != PK_P_CWD &&
+	    kind != PK_P_ROOT)
 		return 0;
 	if ((q = proc_find(pid)) == NULL || q->exiting)
 		return -ENOENT;
@@ -465,6 +530,8 @@ procfs_link_follow(const struct vnode *vn, struct proc *p,
 		return -EACCES;
 	if (kind == PK_FD && (*fpp = pfs_fd_file(vn)) == NULL)
 		return -ENOENT;
+	if (ns)
+		*vpp = nsfs_vnode((enum nsfs_link)(kind - PK_NS_CGROUP), q);
 	return 0;
 }
 

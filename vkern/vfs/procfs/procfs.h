@@ -47,16 +47,17 @@ void procfs_unmount(struct mount *mp);
 void procfs_set_current(struct proc *p);
 
 /*
- * p follows vn, a magic link of a process (fd/N, exe, cwd, root): only
- * as Linux's ptrace access rule lets it (-EACCES), and only while the
- * process and fd are there (-ENOENT).  For fd/N *fpp is the open file
- * (not referenced; valid until that fd is closed), which Linux opens
- * itself rather than following the link's text: that is how /dev/stdin
- * reaches a pipe.  For the other links, or any other vnode, *fpp is
- * NULL and the text is followed.  Returns 0 or -errno.
+ * p follows vn, a magic link of a process (fd/N, exe, cwd, root, ns/NAME):
+ * only as Linux's ptrace access rule lets it (-EACCES), and only while
+ * the process and fd are there (-ENOENT).  For fd/N *fpp is the open
+ * file (not referenced; valid until that fd is closed), which Linux
+ * opens itself rather than following the link's text: that is how
+ * /dev/stdin reaches a pipe.  For ns/NAME *vpp is the namespace's file
+ * (nsfs.h), referenced.  For the other links, or any other vnode, both
+ * are NULL and the text is followed.  Returns 0 or -errno.
  */
 int procfs_link_follow(const struct vnode *vn, struct proc *p,
-    struct file **fpp);
+    struct file **fpp, struct vnode **vpp);
 
 /*
  * The pid whose /proc/PID directory vn is, or -1 for any other vnode

@@ -282,9 +282,10 @@ procfs_gen_mounts(const struct pfs_ctx *c, struct sbuf *sb)
 }
 
 /*
- * "ID PARENT MAJ:MIN ROOT POINT OPTIONS - TYPE SOURCE SUPER" (Linux's
- * show_mountinfo).  The root's parent is an id no mount has, as in Linux
- * where it is the hidden rootfs.
+ * "ID PARENT MAJ:MIN ROOT POINT OPTIONS [TAGS] - TYPE SOURCE SUPER"
+ * (Linux's show_mountinfo), the tags shared:N, master:N and unbindable.
+ * The root's parent is an id no mount has, as in Linux where it is the
+ * hidden rootfs.
  */
 int
 procfs_gen_mountinfo(const struct pfs_ctx *c, struct sbuf *sb)
@@ -298,6 +299,12 @@ procfs_gen_mountinfo(const struct pfs_ctx *c, struct sbuf *sb)
 		sbuf_escape(sb, m->path != NULL ? m->path : "/");
 		sbuf_printf(sb, " ");
 		procfs_mount_opts(sb, m);
+		if (m->group != 0)
+			sbuf_printf(sb, " shared:%d", m->group);
+		if (m->master != 0)
+			sbuf_printf(sb, " master:%d", m->master);
+		if (m->unbindable)
+			sbuf_printf(sb, " unbindable");
 		sbuf_printf(sb, " - %s ", m->fstype);
 		sbuf_escape(sb, m->source != NULL ? m->source : "none");
 		sbuf_printf(sb, " %s\n", ro);
