@@ -65,8 +65,7 @@ fz_make(const char *path, uint32_t mode, const char *target,
 	return vn;
 }
 
-/* What path leads to now, referenced, or NULL. */
-static struct vnode *
+struct vnode *
 fz_find(const char *path)
 {
 	struct nameidata nd;
@@ -79,12 +78,6 @@ fz_find(const char *path)
 	nd_release(&nd);
 	return vn;
 }
-
-/* The names a readdir gave. */
-struct fz_names {
-	char (*name)[256];
-	size_t n, cap;
-};
 
 static int
 fz_collect(void *arg, const char *name, size_t len, uint64_t ino,
@@ -104,6 +97,13 @@ fz_collect(void *arg, const char *name, size_t len, uint64_t ino,
 	memcpy(nm->name[nm->n], name, len);
 	nm->name[nm->n++][len] = '\0';
 	return 0;
+}
+
+void
+fz_list(struct vnode *dir, struct fz_names *nm)
+{
+	*nm = (struct fz_names){ 0 };
+	(void)dir->ops->readdir(dir, 0, fz_collect, nm);
 }
 
 /* The program every run starts: see fuzz_prog.h for its layout. */
@@ -210,9 +210,9 @@ fz_keep(int self, const char *name, const struct vnode *vn)
 static void
 fz_clean(struct vnode *dir, int self)
 {
-	struct fz_names nm = { 0 };
+	struct fz_names nm;
 
-	(void)dir->ops->readdir(dir, 0, fz_collect, &nm);
+	fz_list(dir, &nm);
 	for (size_t i = 0; i < nm.n; i++) {
 		struct vnode *vn;
 
@@ -419,6 +419,7 @@ fz_tree(void)
 	}
 	/* Lookups fill the name cache: a run starts with it empty. */
 	ncache_flush();
+	fz_state_reset();
 }
 
 void

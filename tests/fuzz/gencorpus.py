@@ -372,8 +372,67 @@ PARSER_SEEDS = {
 }
 
 
+def write_to(name, text):
+    """Open a file by a path outside the dictionary and write text."""
+    return (call('openat', raw(-100), rawpath(name), raw(1), raw(0)) +
+            call('write', b'\x00\x00', data(0x100, text), raw(len(text))))
+
+
+NOPATH = b'\xe8' + u8(D['FZ_PTR_NULL'])     # a path argument of NULL
+TMPFS = rawpath('tmpfs')
+MS_BIND, CLONE_NEWNS = 0x1000, 0x20000
+
+# fuzz_reset's programs: each changes kernel state outside the file tree,
+# which the harness must put back before the next run.
+RESET = {
+    'devfs_attrs': (
+        call('chmod', path('/dev/null'), raw(0)) +
+        call('chown', path('/dev/tty'), raw(65534), raw(65534)) +
+        call('utimensat', raw(-100), path('/dev/zero'), raw(0), raw(0)) +
+        call('chmod', path('/dev/pts'), raw(0o700))),
+    'uts': (
+        call('sethostname', data(0x100, b'fuzz'), raw(4)) +
+        call('setdomainname', data(0x100, b'dom'), raw(3))),
+    'sysctl_ipc': (
+        write_to('/proc/sys/kernel/shmmax', b'4096\n') +
+        write_to('/proc/sys/kernel/msgmni', b'1\n') +
+        write_to('/proc/sys/kernel/sem', b'1 1 1 1\n')),
+    'sysctl_mqueue': (
+        write_to('/proc/sys/fs/mqueue/msg_max', b'1\n') +
+        write_to('/proc/sys/fs/mqueue/queues_max', b'0\n')),
+    'sysctl_vm_net': (
+        write_to('/proc/sys/vm/overcommit_memory', b'2\n') +
+        write_to('/proc/sys/net/ipv4/ip_local_port_range',
+                 b'40000 40001\n')),
+    'sysctl_uts': write_to('/proc/sys/kernel/hostname', b'fuzz\n'),
+    'mount_umount': (
+        call('mount', rawpath('none'), path('/tmp/d'), TMPFS, raw(0),
+             raw(0)) +
+        call('umount2', path('/tmp/d'), raw(0))),
+    'bind_umount': (
+        call('mount', path('/tmp'), path('/tmp/d'), NOPATH, raw(MS_BIND),
+             raw(0)) +
+        call('umount2', path('/tmp/d'), raw(0))),
+    # A namespace of its own, with three file systems in it, left at exit.
+    'mntns_exit': (
+        call('unshare', raw(CLONE_NEWNS)) +
+        call('mount', rawpath('none'), path('/tmp/d'), TMPFS, raw(0),
+             raw(0)) +
+        call('mount', rawpath('none'), path('/tmp/d'), rawpath('proc'),
+             raw(0), raw(0)) +
+        call('mount', rawpath('none'), path('/tmp/d'), rawpath('sysfs'),
+             raw(0), raw(0))),
+    'mqueue_left': call('mq_open', rawpath('q'), raw(0o102), raw(0o600),
+                        raw(0)),
+}
+
+
 def main():
     corpus, dictfile = sys.argv[1:3]
+    os.makedirs(corpus + '-reset', exist_ok=True)
+    for name, prog in RESET.items():
+        with open(os.path.join(corpus + '-reset', name), 'wb') as f:
+            f.write(prog)
     for name, seeds in PARSER_SEEDS.items():
         os.makedirs(corpus + '-' + name, exist_ok=True)
         for seed, b in seeds.items():

@@ -280,6 +280,8 @@ struct mount *mount_alloc(const char *fstype, const char *source,
  * rooted at its directory root (which it references): a bind.
  */
 struct mount *mount_dup(const struct mount *fs, struct vnode *root);
+/* Free mp, out of every table, a mount_dup()'s: its root is let go. */
+void mount_free(struct mount *mp);
 /* p's mount namespace (NULL: boot's). */
 struct mntns *vfs_ns(const struct proc *p);
 /* The mount of namespace ns on directory dir, or NULL. */
@@ -345,5 +347,10 @@ void mntns_unshare(struct mntns **nsp);
  * (the fuzz harness's mounts are those of the boot at each run's start).
  */
 int vfs_mount_again(struct mount *mp, struct vnode *dir);
+/*
+ * VK_TEST_HOOKS builds: the detached mounts, chained by next, which the
+ * caller now owns (the fuzz harness frees them once a run is over).
+ */
+struct mount *vfs_detached_take(void);
 
 #endif
