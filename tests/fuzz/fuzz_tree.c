@@ -466,8 +466,25 @@ fz_tree_boot(void)
 }
 
 /*
- * Every mount of the first namespace is found where its path says (a
- * guest's move takes the path along).
+ * Whether a mount made after mp, on its mount point or on a directory
+ * above it, hides it from lookups by its path.
+ */
+static bool
+fz_hidden(const struct mount *mp)
+{
+	for (const struct mount *m = mp->next; m != NULL; m = m->next) {
+		size_t n = strlen(m->path);
+
+		if (m->covered != NULL && strncmp(mp->path, m->path, n) == 0 &&
+		    (mp->path[n] == '\0' || mp->path[n] == '/' || n == 1))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Every mount of the first namespace that no later one hides is found
+ * where its path says (a guest's move takes the path along).
  */
 void
 fz_check_mounts(void)
@@ -477,7 +494,7 @@ fz_check_mounts(void)
 		struct nameidata nd;
 		int r;
 
-		if (mp->covered == NULL)
+		if (mp->covered == NULL || fz_hidden(mp))
 			continue;
 		if ((r = vfs_lookup(&fz_root, AT_FDCWD, mp->path, 0, &nd)) < 0)
 			fz_fail(mp->path, "find the mount on", r);

@@ -409,6 +409,12 @@ RESET = {
         call('mount', rawpath('none'), path('/tmp/d'), TMPFS, raw(0),
              raw(0)) +
         call('umount2', path('/tmp/d'), raw(0))),
+    # The second mount hides the first from lookups by its path.
+    'mount_over_parent': (
+        call('mount', rawpath('none'), path('/tmp/d'), TMPFS, raw(0),
+             raw(0)) +
+        call('mount', rawpath('none'), path('/tmp'), TMPFS, raw(0),
+             raw(0))),
     'bind_umount': (
         call('mount', path('/tmp'), path('/tmp/d'), NOPATH, raw(MS_BIND),
              raw(0)) +
