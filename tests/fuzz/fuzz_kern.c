@@ -477,6 +477,7 @@ fz_boot(void)
 	if (vfs_boot_root("/", true) < 0 || vfs_boot_std() < 0)
 		abort();
 	fz_tree_boot();
+	fz_state_boot();
 	memset(fz.longpath, 'a', FZ_LONGPATH);
 	for (size_t i = 0; i < FZ_LONGPATH; i += 200)
 		fz.longpath[i] = '/';

@@ -42,6 +42,28 @@ void fz_tree(void);
 /* Abort unless every mount is where it was mounted. */
 void fz_check_mounts(void);
 
+/* What path leads to now, referenced, or NULL. */
+struct vnode *fz_find(const char *path);
+
+/* The names a readdir gave; free(name) when done. */
+struct fz_names {
+	char (*name)[256];
+	size_t n, cap;
+};
+
+/* The names dir holds, but "." and "..". */
+void fz_list(struct vnode *dir, struct fz_names *nm);
+
+/*
+ * fuzz_state.c: the kernel's state outside the tree and the mounts.
+ * fz_state_boot notes it, once, after the boot; fz_state_reset puts it
+ * back after a run; fz_state_diff names what differs from the boot's, or
+ * gives NULL.
+ */
+void fz_state_boot(void);
+void fz_state_reset(void);
+const char *fz_state_diff(void);
+
 /*
  * Make a file (or a directory, symlink, FIFO) as root, in place of what
  * the path names, and return it referenced.

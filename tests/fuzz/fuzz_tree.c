@@ -66,8 +66,7 @@ fz_make(const char *path, uint32_t mode, const char *target,
 	return vn;
 }
 
-/* What path leads to now, referenced, or NULL. */
-static struct vnode *
+struct vnode *
 fz_find(const char *path)
 {
 	struct nameidata nd;
@@ -80,12 +79,6 @@ fz_find(const char *path)
 	nd_release(&nd);
 	return vn;
 }
-
-/* The names a readdir gave. */
-struct fz_names {
-	char (*name)[256];
-	size_t n, cap;
-};
 
 static int
 fz_collect(void *arg, const char *name, size_t len, uint64_t ino,
@@ -105,6 +98,13 @@ fz_collect(void *arg, const char *name, size_t len, uint64_t ino,
 	memcpy(nm->name[nm->n], name, len);
 	nm->name[nm->n++][len] = '\0';
 	return 0;
+}
+
+void
+fz_list(struct vnode *dir, struct fz_names *nm)
+{
+	*nm = (struct fz_names){ 0 };
+	(void)dir->ops->readdir(dir, 0, fz_collect, nm);
 }
 
 /* The program every run starts: see fuzz_prog.h for its layout. */
@@ -211,9 +211,9 @@ fz_keep(int self, const char *name, const struct vnode *vn)
 static void
 fz_clean(struct vnode *dir, int self)
 {
-	struct fz_names nm = { 0 };
+	struct fz_names nm;
 
-	(void)dir->ops->readdir(dir, 0, fz_collect, &nm);
+	fz_list(dir, &nm);
 	for (size_t i = 0; i < nm.n; i++) {
 		struct vnode *vn;
 
@@ -423,6 +423,7 @@ fz_tree(void)
 	}
 	/* Lookups fill the name cache: a run starts with it empty. */
 	ncache_flush();
+	fz_state_reset();
 }
 
 void
@@ -469,8 +470,25 @@ fz_tree_boot(void)
 }
 
 /*
- * Every mount of the first namespace is found where its path says (a
- * guest's move takes the path along).
+ * Whether a mount made after mp, on its mount point or on a directory
+ * above it, hides it from lookups by its path.
+ */
+static bool
+fz_hidden(const struct mount *mp)
+{
+	for (const struct mount *m = mp->next; m != NULL; m = m->next) {
+		size_t n = strlen(m->path);
+
+		if (m->covered != NULL && strncmp(mp->path, m->path, n) == 0 &&
+		    (mp->path[n] == '\0' || mp->path[n] == '/' || n == 1))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Every mount of the first namespace that no later one hides is found
+ * where its path says (a guest's move takes the path along).
  */
 void
 fz_check_mounts(void)
@@ -480,7 +498,7 @@ fz_check_mounts(void)
 		struct nameidata nd;
 		int r;
 
-		if (mp->covered == NULL)
+		if (mp->covered == NULL || fz_hidden(mp))
 			continue;
 		if ((r = vfs_lookup(&fz_root, AT_FDCWD, mp->path, 0, &nd)) < 0)
 			fz_fail(mp->path, "find the mount on", r);

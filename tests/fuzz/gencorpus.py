@@ -125,6 +125,15 @@ def msghdr(controllen):
                        SCRATCH + 0x740, controllen, 0).ljust(56, b'\0')
 
 OPEN = call('openat', raw(-100), path('/tmp/f'), raw(O_RDWR), raw(0))
+NOPATH = b'\xe8' + u8(D['FZ_PTR_NULL'])     # a path argument of NULL
+TMPFS = rawpath('tmpfs')
+MS_BIND, MS_MOVE, MS_REC, MS_PRIVATE = 0x1000, 0x2000, 0x4000, 0x40000
+CLONE_NEWNS = 0x20000
+
+
+def mount_tmpfs(where):
+    return call('mount', rawpath('none'), path(where), TMPFS, raw(0), raw(0))
+
 
 SCENARIOS = {
     # fork; the child writes into a pipe and exits; the parent reads
@@ -277,6 +286,54 @@ SCENARIOS = {
         call('read', fd(4), scratch(0x200), bound(16), thread=1) +
         call('shutdown', fd(4), raw(1), thread=0) +
         call('exit_group', raw(0), thread=0)),
+    # A mount namespace of its own, its mounts made private, its table
+    # read back.
+    'mount_ns': (
+        call('unshare', raw(CLONE_NEWNS)) +
+        mount_tmpfs('/tmp/d') +
+        call('mount', NOPATH, path('/'), NOPATH, raw(MS_REC | MS_PRIVATE),
+             raw(0)) +
+        call('openat', raw(-100), rawpath('/proc/self/mountinfo'), raw(0),
+             raw(0)) +
+        call('read', fd(3), scratch(0x1000), bound(4096))),
+    # A tmpfs moved to another mount point, then unmounted there.
+    'mount_move': (
+        mount_tmpfs('/tmp/d') +
+        call('mkdir', path('/tmp/new'), raw(0o755)) +
+        call('mount', path('/tmp/d'), path('/tmp/new'), NOPATH,
+             raw(MS_MOVE), raw(0)) +
+        call('umount2', path('/tmp/new'), raw(0))),
+    # A message queue seen as a file of /dev/mqueue: read, listed,
+    # removed by unlink.
+    'dev_mqueue': (
+        call('mq_open', rawpath('q'), raw(0o102), raw(0o600), raw(0)) +
+        call('mq_timedsend', fd(3), data(0x100, b'hi'), raw(2), raw(1),
+             raw(0)) +
+        call('openat', raw(-100), rawpath('/dev/mqueue/q'), raw(0), raw(0)) +
+        call('read', fd(4), scratch(0x1000), bound(128)) +
+        call('openat', raw(-100), rawpath('/dev/mqueue'), raw(0o200000),
+             raw(0)) +
+        call('getdents64', fd(5), scratch(0x1000), bound(4096)) +
+        call('unlink', rawpath('/dev/mqueue/q'))),
+    # A watch on a tmpfs that is then detached: IN_UNMOUNT, IN_IGNORED.
+    'inotify_unmount': (
+        mount_tmpfs('/tmp/d') +
+        call('inotify_init1', raw(0)) +
+        call('inotify_add_watch', fd(3), path('/tmp/d'), raw(0xfff)) +
+        call('umount2', path('/tmp/d'), raw(2)) +
+        call('read', fd(3), scratch(0x1000), bound(4096))),
+    # MCL_FUTURE: the mappings made after it are locked.
+    'mlockall_future': (
+        call('mlockall', raw(3)) +
+        call('mmap', raw(0), raw(8192), raw(3), raw(0x22), raw(-1), raw(0)) +
+        call('brk', raw(0)) +
+        call('munlockall')),
+    # A shared mapping of a written file, written back by range.
+    'sync_file_range': (
+        OPEN +
+        call('write', fd(3), scratch(0x100), bound(16)) +
+        call('mmap', raw(0), raw(4096), raw(3), raw(1), fd(3), raw(0)) +
+        call('sync_file_range', fd(3), raw(0), raw(0), raw(7))),
     # A sleep that only the clock ends.
     'nanosleep_clock': (
         call('nanosleep', data(0x600, struct.pack('<qq', 1, 0)), raw(0)) +
@@ -372,8 +429,63 @@ PARSER_SEEDS = {
 }
 
 
+def write_to(name, text):
+    """Open a file by a path outside the dictionary and write text."""
+    return (call('openat', raw(-100), rawpath(name), raw(1), raw(0)) +
+            call('write', b'\x00\x00', data(0x100, text), raw(len(text))))
+
+
+# fuzz_reset's programs: each changes kernel state outside the file tree,
+# which the harness must put back before the next run.
+RESET = {
+    'devfs_attrs': (
+        call('chmod', path('/dev/null'), raw(0)) +
+        call('chown', path('/dev/tty'), raw(65534), raw(65534)) +
+        call('utimensat', raw(-100), path('/dev/zero'), raw(0), raw(0)) +
+        call('chmod', path('/dev/pts'), raw(0o700))),
+    'uts': (
+        call('sethostname', data(0x100, b'fuzz'), raw(4)) +
+        call('setdomainname', data(0x100, b'dom'), raw(3))),
+    'sysctl_ipc': (
+        write_to('/proc/sys/kernel/shmmax', b'4096\n') +
+        write_to('/proc/sys/kernel/msgmni', b'1\n') +
+        write_to('/proc/sys/kernel/sem', b'1 1 1 1\n')),
+    'sysctl_mqueue': (
+        write_to('/proc/sys/fs/mqueue/msg_max', b'1\n') +
+        write_to('/proc/sys/fs/mqueue/queues_max', b'0\n')),
+    'sysctl_vm_net': (
+        write_to('/proc/sys/vm/overcommit_memory', b'2\n') +
+        write_to('/proc/sys/net/ipv4/ip_local_port_range',
+                 b'40000 40001\n')),
+    'sysctl_uts': write_to('/proc/sys/kernel/hostname', b'fuzz\n'),
+    'mount_umount': (
+        mount_tmpfs('/tmp/d') +
+        call('umount2', path('/tmp/d'), raw(0))),
+    # The second mount hides the first from lookups by its path.
+    'mount_over_parent': mount_tmpfs('/tmp/d') + mount_tmpfs('/tmp'),
+    'bind_umount': (
+        call('mount', path('/tmp'), path('/tmp/d'), NOPATH, raw(MS_BIND),
+             raw(0)) +
+        call('umount2', path('/tmp/d'), raw(0))),
+    # A namespace of its own, with three file systems in it, left at exit.
+    'mntns_exit': (
+        call('unshare', raw(CLONE_NEWNS)) +
+        mount_tmpfs('/tmp/d') +
+        call('mount', rawpath('none'), path('/tmp/d'), rawpath('proc'),
+             raw(0), raw(0)) +
+        call('mount', rawpath('none'), path('/tmp/d'), rawpath('sysfs'),
+             raw(0), raw(0))),
+    'mqueue_left': call('mq_open', rawpath('q'), raw(0o102), raw(0o600),
+                        raw(0)),
+}
+
+
 def main():
     corpus, dictfile = sys.argv[1:3]
+    os.makedirs(corpus + '-reset', exist_ok=True)
+    for name, prog in RESET.items():
+        with open(os.path.join(corpus + '-reset', name), 'wb') as f:
+            f.write(prog)
     for name, seeds in PARSER_SEEDS.items():
         os.makedirs(corpus + '-' + name, exist_ok=True)
         for seed, b in seeds.items():

@@ -32,6 +32,7 @@
 
 #include "vkern/kern/kern.h"
 #include "vkern/kern/kmsg.h"
+#include "vkern/kern/mqueue.h"
 #include "vkern/kern/proc.h"
 #include "vkern/kern/syscall.h"
 #include "vkern/kern/sysv_ipc.h"
@@ -366,6 +367,7 @@ kern_run(void)
 	usock_gc();
 	proc_reap_orphans();
 	ipc_gone();
+	mq_gone();
 	sysring_gone_free();
 	kmem_check();
 	cmdproc = NULL;

@@ -868,6 +868,15 @@ mq_unname(struct mqueue *q)
 }
 
 void
+mq_gone(void)
+{
+	struct mqueue *q;
+
+	while ((q = TAILQ_FIRST(&mq_names)) != NULL)
+		mq_unname(q);
+}
+
+void
 mq_file_attach(struct file *fp, struct mqueue *q)
 {
 	fp->ops = &mq_fileops;

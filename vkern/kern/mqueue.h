@@ -25,6 +25,12 @@ struct mq_limits {
 };
 extern struct mq_limits mq_lim;
 
+/*
+ * The sandbox is gone: so are the queues' names, as an IPC namespace's
+ * queues go with it; a queue still held goes with its last holder.
+ */
+void mq_gone(void);
+
 /* mq_unlink(3) of name (no slash) by p: 0, -ENOENT or -EPERM. */
 long kern_mq_unlink(struct proc *p, const char *name);
 

@@ -288,6 +288,8 @@ struct mount *mount_alloc(const char *fstype, const char *source,
  * rooted at its directory root (which it references): a bind.
  */
 struct mount *mount_dup(const struct mount *fs, struct vnode *root);
+/* Free mp, out of every table, a mount_dup()'s: its root is let go. */
+void mount_free(struct mount *mp);
 /* p's mount namespace (NULL: boot's). */
 struct mntns *vfs_ns(const struct proc *p);
 /* The mount of namespace ns on directory dir, or NULL. */
@@ -350,8 +352,6 @@ void vfs_mount_propagate(struct mount *mp);
 void vfs_umount_propagate(struct mount *mp);
 /* The namespace after ns in the list of all (NULL: the first), or NULL. */
 struct mntns *mntns_next(const struct mntns *ns);
-/* Free mp, which mount_dup() made and no table holds. */
-void vfs_mount_free(struct mount *mp);
 /*
  * Take mp off its mount point and out of the table.  Its files may still
  * be open: the struct stays (on a list of detached mounts) for them.
@@ -383,5 +383,10 @@ void mntns_enter(struct mntns **nsp, struct mntns *ns, struct vnode **rootp);
  * (the fuzz harness's mounts are those of the boot at each run's start).
  */
 int vfs_mount_again(struct mount *mp, struct vnode *dir);
+/*
+ * VK_TEST_HOOKS builds: the detached mounts, chained by next, which the
+ * caller now owns (the fuzz harness frees them once a run is over).
+ */
+struct mount *vfs_detached_take(void);
 
 #endif

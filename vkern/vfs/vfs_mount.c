@@ -93,6 +93,16 @@ mount_dup(const struct mount *fs, struct vnode *root)
 	return mp;
 }
 
+void
+mount_free(struct mount *mp)
+{
+	VK_ASSERT(mp->ns == NULL && mp->root->mount != mp);
+	vnode_rel(mp->root);
+	free(mp->source);
+	free(mp->path);
+	free(mp);
+}
+
 struct mntns *
 vfs_ns(const struct proc *p)
 {
@@ -217,6 +227,15 @@ vfs_mount_again(struct mount *mp, struct vnode *dir)
 	cover_link(mp, dir);
 	ns_append(&init_ns, mp);
 	return 0;
+}
+
+struct mount *
+vfs_detached_take(void)
+{
+	struct mount *list = detached;
+
+	detached = NULL;
+	return list;
 }
 #endif
 
@@ -530,18 +549,9 @@ mntns_rel(struct mntns *ns)
 			detached = m;
 			continue;
 		}
-		vfs_mount_free(m);
+		mount_free(m);
 	}
 	free(ns);
-}
-
-void
-vfs_mount_free(struct mount *mp)
-{
-	vnode_rel(mp->root);
-	free(mp->source);
-	free(mp->path);
-	free(mp);
 }
 
 void

@@ -105,7 +105,7 @@ prop_copy(struct mount *mp, struct mount *m, bool peer)
 	path = strcmp(m->path, "/") == 0 ? strdup(mp->path + n) :
 	    vfs_path_rebase(mp->path, n, m->path);
 	if (vfs_mount(m->ns, d, mp->covered, path) < 0)
-		vfs_mount_free(d);
+		mount_free(d);
 	free(path);
 }
 
