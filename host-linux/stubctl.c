@@ -556,6 +556,25 @@ thread_exit_now(struct plat_thread *pt, const struct arch_regs *tmpl,
 		thread_reap(pt->tid);
 }
 
+/*
+ * Trace a new stub.  Its change of uid (sandbox_ns_stub_creds) makes it
+ * not dumpable until its next call makes it so again, and a seize that
+ * comes between is EPERM: a loaded host can preempt the child there.
+ */
+static int
+stub_seize(pid_t pid)
+{
+	for (int i = 0;; i++) {
+		if (ptrace(PTRACE_SEIZE, pid, 0, PTRACE_O_EXITKILL |
+		    PTRACE_O_TRACESYSGOOD | PTRACE_O_TRACEEXEC |
+		    PTRACE_O_TRACEFORK | PTRACE_O_TRACECLONE) == 0)
+			return 0;
+		if (errno != EPERM || i == 1000)
+			return -errno;
+		nanosleep(&(struct timespec){ 0, 100000 }, NULL);
+	}
+}
+
 /* Start the stub process and take it to its hello stop. */
 static int
 stub_start(struct plat_space *sp, struct plat_thread *pt)
@@ -579,10 +598,8 @@ stub_start(struct plat_space *sp, struct plat_thread *pt)
 	/* After the lock-down a stub is signalled through it alone. */
 	sp->pidfd = proc_pidfd(pid);
 	e = sp->pidfd < 0 ? sp->pidfd : 0;
-	if (ptrace(PTRACE_SEIZE, pid, 0, PTRACE_O_EXITKILL |
-	    PTRACE_O_TRACESYSGOOD | PTRACE_O_TRACEEXEC |
-	    PTRACE_O_TRACEFORK | PTRACE_O_TRACECLONE) < 0)
-		e = -errno;
+	if (e == 0)
+		e = stub_seize(pid);
 	if (write(sync[1], "g", 1) != 1 && e == 0)
 		e = -errno;
 	close(sync[1]);
