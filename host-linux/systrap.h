@@ -30,6 +30,7 @@ struct systrap_area {
 	uint32_t fslot;
 	uint64_t frax;
 	uint64_t frip;
+	uint64_t pad2[5];
 	uint64_t fregs[STUB_FR_N];
 };
 _Static_assert(offsetof(struct systrap_area, signo) == STUB_MSG_SIGNO, "");

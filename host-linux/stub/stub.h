@@ -68,7 +68,8 @@
 #define STUB_FAST_SLOT   0x44  /* u32 */
 #define STUB_FAST_RAX    0x48  /* u64 */
 #define STUB_FAST_RIP    0x50  /* u64 */
-#define STUB_FAST_REGS   0x58  /* u64 each, in STUB_FR_* order */
+#define STUB_FAST_REGS   0x80  /* u64 each, in STUB_FR_* order: a cache */
+				/* line apart from the state vkernel polls */
 #define STUB_FR_RDI      0
 #define STUB_FR_RSI      1
 #define STUB_FR_RDX      2
