@@ -14,7 +14,11 @@
  *   readself  after the sites ran, /proc/self/exe and a new mapping of
  *             it hold the original bytes
  *   signal    a thread blocked in read() at a patched site, signalled:
- *             EINTR without SA_RESTART, restarted with it
+ *             its handler runs, then EINTR without SA_RESTART, the read
+ *             restarted with it
+ *   sigstorm  a thread calls a patched site without pause while queued
+ *             signals interrupt it wherever it is (in the trampoline
+ *             too): every one handled, every call right
  *   jump      children jump into the patching's table, slot entries and
  *             every byte of the stub's trampoline with registers of their
  *             own: each ends (a signal, or back as from a call vkernel
@@ -24,6 +28,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -237,11 +242,13 @@ readself(void)
 
 static int pipefd[2];
 static volatile long got;
+static volatile int handled;
 
 static void
 on_usr1(int sig)
 {
 	(void)sig;
+	handled++;
 }
 
 static void *
@@ -259,6 +266,7 @@ static void
 signal_one(bool restart)
 {
 	struct sigaction sa = { .sa_handler = on_usr1 };
+	int before = handled;
 	pthread_t t;
 
 	sa.sa_flags = restart ? SA_RESTART : 0;
@@ -274,6 +282,8 @@ signal_one(bool restart)
 	}
 	pthread_join(t, NULL);
 	CHECK(got == (restart ? 1 : -EINTR), "read at the site: %ld", got);
+	CHECK(handled == before + 1, "the handler ran %d times",
+	    handled - before);
 }
 
 static void
@@ -289,6 +299,63 @@ signals(void)
 	signal_one(false);
 	signal_one(true);
 	signal_one(false);
+}
+
+/* --- sigstorm --- */
+
+#define NSIGS 1000
+
+static volatile int stop, rt_handled;
+static volatile long hammer_tid;
+
+static void
+on_rt(int sig)
+{
+	(void)sig;
+	rt_handled++;
+}
+
+static void *
+hammer(void *arg)
+{
+	long pid = getpid(), bad = 0;
+
+	(void)arg;
+	hammer_tid = syscall(SYS_gettid);
+	while (!stop)
+		if (site_getpid() != pid)
+			bad++;
+	return (void *)bad;
+}
+
+static void
+sigstorm(void)
+{
+	struct sigaction sa = { .sa_handler = on_rt };
+	pthread_t t;
+	void *bad;
+
+	sigaction(SIGRTMIN, &sa, NULL);
+	pthread_create(&t, NULL, hammer, NULL);
+	while (hammer_tid == 0)
+		sched_yield();
+	for (int i = 0; i < NSIGS; i++) {
+		siginfo_t si = { .si_signo = SIGRTMIN, .si_code = SI_QUEUE };
+
+		/* Queued, never more than a few pending. */
+		while (i - rt_handled > 8)
+			sched_yield();
+		si.si_pid = getpid();
+		syscall(SYS_rt_tgsigqueueinfo, getpid(), hammer_tid, SIGRTMIN,
+		    &si);
+	}
+	while (rt_handled < NSIGS)
+		sched_yield();
+	stop = 1;
+	pthread_join(t, &bad);
+	CHECK(bad == NULL, "%ld calls wrong", (long)bad);
+	CHECK(rt_handled == NSIGS, "%d of %d signals handled", rt_handled,
+	    NSIGS);
 }
 
 /* --- jump --- */
@@ -356,11 +423,13 @@ main(int argc, char **argv)
 		readself();
 	else if (strcmp(mode, "signal") == 0)
 		signals();
+	else if (strcmp(mode, "sigstorm") == 0)
+		sigstorm();
 	else if (strcmp(mode, "jump") == 0)
 		jumps();
 	else {
 		fprintf(stderr, "usage: systrap_patch race|fork|rewrite|"
-		    "readself|signal|jump\n");
+		    "readself|signal|sigstorm|jump\n");
 		return 2;
 	}
 	return fails == 0 ? 0 : 1;
