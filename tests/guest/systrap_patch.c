@@ -16,6 +16,9 @@
  *   signal    a thread blocked in read() at a patched site, signalled:
  *             its handler runs, then EINTR without SA_RESTART, the read
  *             restarted with it
+ *   gs        with a GS base of its own (a block of its memory), the
+ *             sites still answer and the block is untouched: the
+ *             trampoline takes its area from GS only when it is one
  *   sigstorm  a thread calls a patched site without pause while queued
  *             signals interrupt it wherever it is (in the trampoline
  *             too): every one handled, every call right
@@ -35,6 +38,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <asm/prctl.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -301,6 +305,32 @@ signals(void)
 	signal_one(false);
 }
 
+/* --- gs --- */
+
+static void
+gs_own(void)
+{
+	static uint64_t block[512];
+	uint64_t got_base = 0;
+
+	memset(block, 0xa5, sizeof(block));
+	CHECK(syscall(SYS_arch_prctl, ARCH_SET_GS, block) == 0,
+	    "ARCH_SET_GS: %s", strerror(errno));
+	for (int i = 0; i < 100; i++)
+		CHECK(site_getpid() == getpid(), "getpid site with a GS");
+	CHECK(syscall(SYS_arch_prctl, ARCH_GET_GS, &got_base) == 0 &&
+	    got_base == (uint64_t)block, "ARCH_GET_GS: %#lx",
+	    (unsigned long)got_base);
+	for (size_t i = 0; i < sizeof(block) / 8; i++)
+		if (block[i] != 0xa5a5a5a5a5a5a5a5ULL) {
+			CHECK(0, "the GS block changed at %zu", i * 8);
+			break;
+		}
+	CHECK(syscall(SYS_arch_prctl, ARCH_SET_GS, 0) == 0, "GS back to 0");
+	for (int i = 0; i < 100; i++)
+		CHECK(site_getpid() == getpid(), "getpid site, GS 0");
+}
+
 /* --- sigstorm --- */
 
 #define NSIGS 1000
@@ -423,13 +453,15 @@ main(int argc, char **argv)
 		readself();
 	else if (strcmp(mode, "signal") == 0)
 		signals();
+	else if (strcmp(mode, "gs") == 0)
+		gs_own();
 	else if (strcmp(mode, "sigstorm") == 0)
 		sigstorm();
 	else if (strcmp(mode, "jump") == 0)
 		jumps();
 	else {
 		fprintf(stderr, "usage: systrap_patch race|fork|rewrite|"
-		    "readself|signal|sigstorm|jump\n");
+		    "readself|signal|gs|sigstorm|jump\n");
 		return 2;
 	}
 	return fails == 0 ? 0 : 1;
