@@ -250,11 +250,9 @@ vm_uio(struct thread *td, uaddr_t va, size_t len, int need,
 }
 
 int
-kern_text_replace(void *cookie, uint64_t va, const void *old,
+vm_text_replace(struct vm_map *m, uint64_t va, const void *old,
     const void *new, size_t len)
 {
-	struct thread *td = cookie;
-	struct vm_map *m = td->proc->vm;
 	struct vm_entry *e;
 	char *hp;
 	int r;
@@ -283,4 +281,13 @@ kern_text_replace(void *cookie, uint64_t va, const void *old,
 	}
 	memcpy(hp, new, len);
 	return 0;
+}
+
+int
+kern_text_replace(void *cookie, uint64_t va, const void *old,
+    const void *new, size_t len)
+{
+	struct thread *td = cookie;
+
+	return vm_text_replace(td->proc->vm, va, old, new, len);
 }
