@@ -218,7 +218,6 @@ systrap_init(struct vk_error **err)
 	return 0;
 }
 
-static void systrap_thread_interrupt(struct plat_thread *pt);
 static long systrap_thread_fpu_get(struct plat_thread *pt, void *buf,
     size_t size);
 static int systrap_thread_fpu_set(struct plat_thread *pt, const void *buf,
@@ -415,17 +414,18 @@ msg_answer(struct plat_thread *pt)
 }
 
 /*
- * Wait until take(pt) takes a message of pt, at most a few seconds (a
- * loaded host is slow to start threads), asleep as a handler must see
- * vkernel to ring the doorbell.  Returns 0 with pt held, or -EAGAIN.
+ * Wait until take(pt) takes a message of pt, at most ms milliseconds
+ * (a loaded host is slow to start threads: seconds), asleep as a handler
+ * must see vkernel to ring the doorbell.  Returns 0 with pt held, or
+ * -EAGAIN.
  */
 int
-msg_wait(struct plat_thread *pt, bool (*take)(struct plat_thread *))
+msg_wait(struct plat_thread *pt, bool (*take)(struct plat_thread *), int ms)
 {
 	int e = -EAGAIN;
 
 	__atomic_store_n(vk_asleep, 1, __ATOMIC_SEQ_CST);
-	for (int i = 0; i < 5000; i++) {
+	for (int i = 0; i < ms; i++) {
 		struct pollfd p = { .fd = bell, .events = POLLIN };
 		uint64_t v;
 
@@ -447,7 +447,7 @@ thread_ready(struct plat_thread *pt)
 {
 	size_t n;
 
-	if (msg_wait(pt, msg_take) < 0 || frame_uc(pt) == NULL ||
+	if (msg_wait(pt, msg_take, 5000) < 0 || frame_uc(pt) == NULL ||
 	    frame_fpu(pt, &n) == NULL)
 		return -EAGAIN;
 	return 0;
@@ -725,7 +725,7 @@ systrap_thread_yield(struct plat_thread *pt)
  * stop of the control thread each, but only for a signal to a thread
  * that runs.
  */
-static void
+void
 systrap_thread_interrupt(struct plat_thread *pt)
 {
 	if (stub_syscall(pt->sp->main, SYS_tgkill, (uint64_t)pt->sp->pid,

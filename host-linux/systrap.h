@@ -78,7 +78,9 @@ struct frame_uc *frame_uc(const struct plat_thread *pt);
 bool msg_take(struct plat_thread *pt);
 bool msg_read(struct plat_thread *pt);
 void msg_answer(struct plat_thread *pt);
-int msg_wait(struct plat_thread *pt, bool (*take)(struct plat_thread *));
+int msg_wait(struct plat_thread *pt, bool (*take)(struct plat_thread *),
+    int ms);
+void systrap_thread_interrupt(struct plat_thread *pt);
 int systrap_thread_run(struct plat_thread *pt);
 void regs_from_frame(const struct frame_uc *u, struct arch_regs *r);
 

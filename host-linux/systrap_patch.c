@@ -524,8 +524,9 @@ fast_frame_event(struct plat_thread *pt, struct frame_uc *u,
 		ev->kind = PLAT_EV_SYSCALL;
 		return 1;
 	}
+	/* No message of its own waits: the guest jumped in. */
 	if (z == ZONE_WAIT && fs != FAST_ANSWERED)
-		return resume(pt);
+		return fault(pt, ev);
 	/* Answered: where the trampoline would return, as it would. */
 	fast_load(pt);
 	pt->ctx->regs.rax = pt->fast_rax;
@@ -583,13 +584,23 @@ frame_attach(struct plat_thread *pt)
 	return true;
 }
 
+/*
+ * The trampoline traps when it sees FAST_TRAP.  One that has not within
+ * a moment is nudged by the interrupt signal, which a thread still in
+ * the trampoline takes there too: a guest that wrote its area so that
+ * its thread left the trampoline without an answer is found out by
+ * that, not after seconds.
+ */
 int
 fast_to_frame(struct plat_thread *pt)
 {
 	struct systrap_area *a = pt->area;
 
 	__atomic_store_n(&a->fstate, FAST_TRAP, __ATOMIC_SEQ_CST);
-	if (msg_wait(pt, frame_attach) < 0 || pt->fast)
-		return -EFAULT;
-	return 0;
+	if (msg_wait(pt, frame_attach, 20) < 0) {
+		systrap_thread_interrupt(pt);
+		if (msg_wait(pt, frame_attach, 5000) < 0)
+			return -EFAULT;
+	}
+	return pt->fast ? -EFAULT : 0;
 }
