@@ -8,6 +8,12 @@
 #   native          bench/micro/getpid.c natively
 #   vkernel ptrace  the same under "vkernel run --platform=ptrace"
 #   vkernel systrap the same under "vkernel run --platform=systrap"
+#                   (syscall(2): a site the platform does not patch)
+#   site ...        bench/micro/sitecall.c: getpid, open+close of
+#                   /etc/passwd and stat of it, each from a site
+#                   "mov $NR, %eax; syscall": natively, under ptrace,
+#                   under systrap with patching off (VKERNEL_NO_PATCH=1:
+#                   every call traps) and on (the site patched)
 #   trap            sigsys_floor trap: seccomp RET_TRAP, SIGSYS answered
 #                   in the thread, no tracer (the floor of a trap hand-off)
 #   trap, sibling   sigsys_floor sibling: the same in an untraced thread of
@@ -27,13 +33,19 @@ trap 'rm -rf "$work"' EXIT
 cc=musl-gcc
 command -v musl-gcc >/dev/null || cc=cc
 $cc -static -O2 -o "$work/getpid" "$here/micro/getpid.c" || exit 1
+$cc -static -O2 -o "$work/site" "$here/micro/sitecall.c" || exit 1
 # seccomp's and ptrace's UAPI headers: musl-gcc does not see them.
 cc -static -O2 -o "$work/sf" "$here/micro/sigsys_floor.c" || exit 1
 
 declare -A label
 # One row per line: its name (a mode of sigsys_floor but native and
 # ptrace) and the label the table gives it.
-rows=(native ptrace systrap trap sibling traced sysemu)
+sites=(getpid openclose stat)
+rows=(native ptrace systrap)
+for c in "${sites[@]}"; do
+	rows+=("$c-native" "$c-ptrace" "$c-trapped" "$c-patched")
+done
+rows+=(trap sibling traced sysemu)
 while IFS='|' read -r name text; do
 	label[$name]=$text
 done <<'EOF2'
@@ -45,11 +57,21 @@ sibling|seccomp trap, untraced thread of a traced process
 traced|seccomp trap, SIGSYS answered in the thread, traced
 sysemu|bare PTRACE_SYSEMU tracer
 EOF2
+for c in "${sites[@]}"; do
+	label[$c-native]="$c at a site, native"
+	label[$c-ptrace]="$c at a site, --platform=ptrace"
+	label[$c-trapped]="$c at a site, --platform=systrap, VKERNEL_NO_PATCH=1"
+	label[$c-patched]="$c at a site, --platform=systrap, patched"
+done
 
 cmd() {
 	case $1 in
 	native) echo "$work/getpid $ITERS" ;;
 	ptrace|systrap) echo "$VK run --platform=$1 -- $work/getpid $ITERS" ;;
+	*-native) echo "$work/site ${1%-*} $ITERS" ;;
+	*-ptrace) echo "$VK run --platform=ptrace -- $work/site ${1%-*} $ITERS" ;;
+	*-trapped) echo "env VKERNEL_NO_PATCH=1 $VK run --platform=systrap -- $work/site ${1%-*} $ITERS" ;;
+	*-patched) echo "$VK run --platform=systrap -- $work/site ${1%-*} $ITERS" ;;
 	*) echo "$work/sf $1 $ITERS" ;;
 	esac
 }
@@ -66,10 +88,14 @@ for _ in $(seq "$N"); do
 		one "$(cmd "$r")" >> "$work/$r"
 	done
 done
-base=$(med < "$work/native")
-echo "| getpid through | ns per call | x native |"
+echo "| call through | ns per call | x native |"
 echo "|---|---:|---:|"
 for r in "${rows[@]}"; do
+	# Each site row against its own call natively; the rest getpid's.
+	case $r in
+	*-*) base=$(med < "$work/${r%-*}-native") ;;
+	*) base=$(med < "$work/native") ;;
+	esac
 	m=$(med < "$work/$r")
 	x=$(awk -v m="$m" -v b="$base" 'BEGIN { if (m + 0 > 0 && b + 0 > 0)
 		printf "%.1f", m / b; else print "-" }')

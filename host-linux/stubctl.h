@@ -38,7 +38,9 @@ struct plat_thread {
 	int ramslot;              /* systrap: its slot of the RAM file */
 	int signo;                /* systrap: the message taken: signal, */
 	uint64_t info, uc, fpstate;  /* and its frame, as stub addresses */
-	uint64_t fs_base, gs_base;  /* systrap: the host's, as last set */
+	uint64_t fs_base, gs_base;  /* systrap: the guest's, as last set */
+	bool fast;                /* systrap: held at a patched site, no frame */
+	uint64_t fast_rip, fast_rax;  /* systrap: the last such answer */
 	struct plat_thread *hnext;
 	struct plat_thread *snext;  /* the space's threads */
 	struct plat_thread *gnext;  /* systrap: every guest thread */
@@ -59,6 +61,7 @@ struct plat_space {
 	unsigned nspare;          /* threads kept for reuse */
 	uint64_t areas;           /* systrap: thread areas in use, a bit each */
 	bool dead;                /* systrap: the stub is gone */
+	struct patch_sites *patch;  /* systrap: its patched sites, or NULL */
 };
 
 /* Set-up common to both backends; before any stub. */

@@ -21,8 +21,12 @@
  * pinned as far as the filter can: whatever registers a guest jumps
  * there with, it reaches no other host call.
  *
- * Not yet: syscall-site patching (every call is a signal), an adaptive
- * spin, more than STUB_AREA_MAX threads a process at once.
+ * A syscall site "mov $NR, %eax; syscall" that trapped is patched into a
+ * jump to the stub's trampoline, which posts the call without a signal
+ * (systrap_patch.c).
+ *
+ * Not yet: an adaptive spin, more than STUB_AREA_MAX threads a process
+ * at once.
  */
 #include <errno.h>
 #include <linux/audit.h>
@@ -47,37 +51,17 @@
 #include "host-linux/plat_ops.h"
 #include "host-linux/stub/stub.h"
 #include "host-linux/stubctl.h"
+#include "host-linux/systrap.h"
 #include "vkern/platform.h"
 #include "vkern/vk.h"
 
 _Static_assert(STUB_AREA_SIZE == RAM_AREA_SIZE, "a thread area is a slot");
 _Static_assert(STUB_AREA_MAX <= 64, "one bit per area in plat_space.areas");
 
-/* The message at the start of a thread area (stub.h's STUB_MSG_*). */
-struct systrap_area {
-	uint32_t state;
-	uint32_t signo;
-	uint64_t info;
-	uint64_t uc;
-	uint64_t fs_base;
-	uint64_t gs_base;
-	uint32_t set;
-};
-_Static_assert(offsetof(struct systrap_area, signo) == STUB_MSG_SIGNO, "");
-_Static_assert(offsetof(struct systrap_area, info) == STUB_MSG_INFO, "");
-_Static_assert(offsetof(struct systrap_area, uc) == STUB_MSG_UC, "");
-_Static_assert(offsetof(struct systrap_area, fs_base) == STUB_MSG_FS, "");
-_Static_assert(offsetof(struct systrap_area, gs_base) == STUB_MSG_GS, "");
-_Static_assert(offsetof(struct systrap_area, set) == STUB_MSG_SET, "");
-
 /* From the kernel's UAPI signal headers, which clash with libc's. */
 #define SA_RESTORER  0x04000000
 #define SYS_SECCOMP  1
 
-#define MSG_RUNNING  0
-#define MSG_POSTED   1
-#define MSG_ANSWERED 2
-#define MSG_ASLEEP   3   /* posted, and the handler sleeps on the word */
 
 /*
  * With a host CPU of its own, vkernel spins for the next message this
@@ -88,23 +72,6 @@ _Static_assert(offsetof(struct systrap_area, set) == STUB_MSG_SET, "");
  */
 #define VK_SPIN_NS  50000
 #define STUB_SPIN   2000
-
-/* The host's x86-64 signal frame: its struct ucontext and sigcontext. */
-struct frame_uc {
-	uint64_t uc_flags, uc_link;
-	uint64_t ss_sp;
-	int32_t ss_flags, ss_pad;
-	uint64_t ss_size;
-	uint64_t r8, r9, r10, r11, r12, r13, r14, r15;
-	uint64_t rdi, rsi, rbp, rbx, rdx, rax, rcx, rsp, rip, eflags;
-	uint16_t cs, gs, fs, ss;
-	uint64_t err, trapno, oldmask, cr2, fpstate;
-	uint64_t reserved[8];
-	uint64_t sigmask;
-};
-_Static_assert(offsetof(struct frame_uc, r8) == 40, "uc_mcontext");
-_Static_assert(offsetof(struct frame_uc, fpstate) == 40 + 184, "fpregs");
-_Static_assert(sizeof(struct frame_uc) == 304, "struct ucontext");
 
 /* The XSAVE image's software bytes (struct _fpx_sw_bytes) at 464. */
 #define FP_SW_OFF       464
@@ -239,6 +206,7 @@ systrap_init(struct vk_error **err)
 
 	if ((r = stubctl_init(err)) < 0 || (r = cpu_place(err)) < 0)
 		return r;
+	patch_init(spin_ns > 0);
 	bell = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (bell < 0)
 		return vk_error_make(err, errno, "create the doorbell");
@@ -250,7 +218,6 @@ systrap_init(struct vk_error **err)
 	return 0;
 }
 
-static void systrap_thread_interrupt(struct plat_thread *pt);
 static long systrap_thread_fpu_get(struct plat_thread *pt, void *buf,
     size_t size);
 static int systrap_thread_fpu_set(struct plat_thread *pt, const void *buf,
@@ -259,7 +226,7 @@ static int systrap_thread_fpu_set(struct plat_thread *pt, const void *buf,
 /* --- the frame --- */
 
 /* The stub address of pt's area. */
-static uint64_t
+uint64_t
 area_va(const struct plat_thread *pt)
 {
 	return STUB_AREAS + (uint64_t)pt->aslot * STUB_AREA_SIZE;
@@ -281,7 +248,7 @@ area_ptr(const struct plat_thread *pt, uint64_t va, size_t len)
 }
 
 /* The ucontext of the message taken, checked; NULL for a bad one. */
-static struct frame_uc *
+struct frame_uc *
 frame_uc(const struct plat_thread *pt)
 {
 	return area_ptr(pt, pt->uc, sizeof(struct frame_uc));
@@ -308,7 +275,7 @@ frame_fpu(const struct plat_thread *pt, size_t *sizep)
 	return fp;
 }
 
-static void
+void
 regs_from_frame(const struct frame_uc *u, struct arch_regs *r)
 {
 	r->r8 = u->r8;
@@ -405,17 +372,24 @@ area_map(struct plat_space *sp, struct plat_thread *pt)
 }
 
 /*
- * The message pt posted, if there is a new one: taken (pt held) with its
- * frame's addresses; the caller checks them.
+ * The message pt's handler posted, if there is a new one: taken (pt
+ * held) with its frame's addresses; the caller checks them.  msg_read
+ * takes it from a thread held already, at a patched site.
  */
-static bool
+bool
 msg_take(struct plat_thread *pt)
+{
+	return !pt->held && msg_read(pt);
+}
+
+bool
+msg_read(struct plat_thread *pt)
 {
 	struct systrap_area *a = pt->area;
 	uint32_t st = __atomic_load_n(&a->state, __ATOMIC_ACQUIRE);
 	const struct frame_uc *u;
 
-	if (pt->held || (st != MSG_POSTED && st != MSG_ASLEEP))
+	if (st != MSG_POSTED && st != MSG_ASLEEP)
 		return false;
 	pt->held = true;
 	pt->signo = (int)a->signo;
@@ -427,7 +401,7 @@ msg_take(struct plat_thread *pt)
 }
 
 /* Wake a held thread to return to its frame. */
-static void
+void
 msg_answer(struct plat_thread *pt)
 {
 	struct systrap_area *a = pt->area;
@@ -440,24 +414,23 @@ msg_answer(struct plat_thread *pt)
 }
 
 /*
- * Wait for a new thread's first trap, at most a few seconds (a loaded
- * host is slow to start threads), asleep as the handler must see it to
- * ring the doorbell.  Returns 0 with pt held, or -EAGAIN.
+ * Wait until take(pt) takes a message of pt, at most ms milliseconds
+ * (a loaded host is slow to start threads: seconds), asleep as a handler
+ * must see vkernel to ring the doorbell.  Returns 0 with pt held, or
+ * -EAGAIN.
  */
-static int
-thread_ready(struct plat_thread *pt)
+int
+msg_wait(struct plat_thread *pt, bool (*take)(struct plat_thread *), int ms)
 {
-	size_t n;
 	int e = -EAGAIN;
 
 	__atomic_store_n(vk_asleep, 1, __ATOMIC_SEQ_CST);
-	for (int i = 0; i < 5000; i++) {
+	for (int i = 0; i < ms; i++) {
 		struct pollfd p = { .fd = bell, .events = POLLIN };
 		uint64_t v;
 
-		if (msg_take(pt)) {
-			if (frame_uc(pt) != NULL && frame_fpu(pt, &n) != NULL)
-				e = 0;
+		if (take(pt)) {
+			e = 0;
 			break;
 		}
 		if (ppoll(&p, 1, &(struct timespec){ 0, 1000000 }, NULL) > 0)
@@ -466,6 +439,18 @@ thread_ready(struct plat_thread *pt)
 	}
 	*vk_asleep = 0;
 	return e;
+}
+
+/* A new thread's first trap, with a frame that passes the checks. */
+static int
+thread_ready(struct plat_thread *pt)
+{
+	size_t n;
+
+	if (msg_wait(pt, msg_take, 5000) < 0 || frame_uc(pt) == NULL ||
+	    frame_fpu(pt, &n) == NULL)
+		return -EAGAIN;
+	return 0;
 }
 
 /*
@@ -545,6 +530,7 @@ systrap_space_destroy(struct plat_space *sp)
 		if (pt->ramslot >= 0 && n < VK_NELEM(slots))
 			slots[n++] = pt->ramslot;
 	}
+	patch_space_free(sp);
 	/* Killed first: a dead stub writes no area any more. */
 	stub_space_free(sp);
 	while (n > 0)
@@ -568,6 +554,8 @@ systrap_space_create(void *cookie, struct arch_context *ctx,
 		(void)sched_setaffinity(sp->pid, sizeof(own_cpu), &own_cpu);
 	r = stub_syscall(sp->main, SYS_mmap, STUB_CONST_PAGE, VK_PAGE_SIZE,
 	    PROT_READ, MAP_SHARED | MAP_FIXED, STUB_RAM_FD, const_off);
+	if (r == (long)STUB_CONST_PAGE)
+		patch_space_map(sp, info);
 	if (r != (long)STUB_CONST_PAGE ||
 	    (e = thread_new(sp, cookie, ctx, ptp)) < 0) {
 		systrap_space_destroy(sp);
@@ -584,6 +572,9 @@ systrap_thread_destroy(struct plat_thread *pt)
 {
 	if (!pt->held && !msg_take(pt))
 		systrap_thread_interrupt(pt);
+	/* A parked thread waits in its handler. */
+	if (pt->fast)
+		(void)fast_to_frame(pt);
 	guest_unlink(pt);
 	pt->cookie = NULL;
 	pt->ctx = NULL;
@@ -619,6 +610,7 @@ systrap_space_fork(struct plat_thread *from, void *cookie,
 	if ((e = stub_space_fork(from->sp->main, &sp)) < 0)
 		return e;
 	sp->main->retired = true;
+	patch_space_fork(from->sp, sp);
 	r = stub_syscall(sp->main, SYS_munmap, STUB_AREAS,
 	    (uint64_t)STUB_AREA_MAX * STUB_AREA_SIZE, 0, 0, 0, 0);
 	if (r < 0 || (e = thread_new(sp, cookie, ctx, ptp)) < 0 ||
@@ -639,7 +631,8 @@ parked_take(struct plat_space *sp)
 {
 	for (struct plat_thread *pt = sp->threads; pt != NULL;
 	    pt = pt->snext) {
-		if (pt == sp->main || !pt->spare || (!pt->held && !msg_take(pt)))
+		if (pt == sp->main || !pt->spare || pt->fast ||
+		    (!pt->held && !msg_take(pt)))
 			continue;
 		if (frame_uc(pt) == NULL)
 			continue;
@@ -680,7 +673,7 @@ systrap_thread_create(struct plat_thread *from, void *cookie,
 
 /* --- running --- */
 
-static int
+int
 systrap_thread_run(struct plat_thread *pt)
 {
 	struct arch_context *c = pt->ctx;
@@ -689,6 +682,8 @@ systrap_thread_run(struct plat_thread *pt)
 	int e;
 
 	if ((e = stub_space_flush(pt->sp)) < 0)
+		return e;
+	if (pt->fast && (fast_answer(pt) || (e = fast_to_frame(pt)) < 0))
 		return e;
 	if (!pt->held || (u = frame_uc(pt)) == NULL)
 		return -EFAULT;
@@ -706,7 +701,9 @@ systrap_thread_run(struct plat_thread *pt)
 		a->set |= 1;
 	}
 	if (c->regs.gs_base != pt->gs_base) {
-		a->gs_base = pt->gs_base = c->regs.gs_base;
+		/* Without a GS base of the guest's, GS is the area. */
+		pt->gs_base = c->regs.gs_base;
+		a->gs_base = pt->gs_base != 0 ? pt->gs_base : area_va(pt);
 		a->set |= 2;
 	}
 	msg_answer(pt);
@@ -728,7 +725,7 @@ systrap_thread_yield(struct plat_thread *pt)
  * stop of the control thread each, but only for a signal to a thread
  * that runs.
  */
-static void
+void
 systrap_thread_interrupt(struct plat_thread *pt)
 {
 	if (stub_syscall(pt->sp->main, SYS_tgkill, (uint64_t)pt->sp->pid,
@@ -742,6 +739,8 @@ systrap_thread_fpu_get(struct plat_thread *pt, void *buf, size_t size)
 	size_t n;
 	uint8_t *fp;
 
+	if (pt->fast && fast_to_frame(pt) < 0)
+		return -EFAULT;
 	if (!pt->held || (fp = frame_fpu(pt, &n)) == NULL)
 		return -EFAULT;
 	if (n > size)
@@ -764,6 +763,8 @@ systrap_thread_fpu_set(struct plat_thread *pt, const void *buf, size_t size)
 	uint8_t *fp;
 	size_t n;
 
+	if (pt->fast && fast_to_frame(pt) < 0)
+		return -EFAULT;
 	if (!pt->held || (fp = frame_fpu(pt, &n)) == NULL)
 		return -EFAULT;
 	if (size < FP_XSAVE_HDR)
@@ -801,7 +802,7 @@ msg_to_event(struct plat_thread *pt, struct plat_event *ev)
 	struct frame_uc *u = frame_uc(pt);
 	const siginfo_t *si = area_ptr(pt, pt->info, sizeof(siginfo_t));
 	size_t fpsize;
-	int code;
+	int code, e;
 
 	ev->cookie = pt->cookie;
 	if (u == NULL || si == NULL || frame_fpu(pt, &fpsize) == NULL) {
@@ -817,6 +818,8 @@ msg_to_event(struct plat_thread *pt, struct plat_event *ev)
 	pt->ctx->dirty = 0;
 	pt->regs_valid = true;
 	code = si->si_code;
+	if ((e = fast_frame_event(pt, u, si, ev)) >= 0)
+		return e > 0;
 	if (pt->ctx->regs.rip >= STUB_BASE && pt->ctx->regs.rip <= STUB_END &&
 	    (pt->signo == SIGSYS || sig_from_cpu(pt->signo, si))) {
 		/* Guest code in the stub's pages: as if they were not there. */
@@ -830,6 +833,7 @@ msg_to_event(struct plat_thread *pt, struct plat_event *ev)
 		/* As a PTRACE_SYSEMU stop leaves it. */
 		pt->ctx->regs.orig_rax = pt->ctx->regs.rax;
 		pt->ctx->regs.rax = (uint64_t)-ENOSYS;
+		patch_site(pt, pt->ctx->regs.rip, pt->ctx->regs.orig_rax);
 		ev->kind = PLAT_EV_SYSCALL;
 		return true;
 	}
@@ -872,11 +876,14 @@ scan(struct plat_event *ev)
 				ev->cookie = pt->cookie;
 				return true;
 			}
-			if (!msg_take(pt))
-				continue;
-			scan_from = pt;
-			if (msg_to_event(pt, ev))
+			if (msg_take(pt)) {
+				scan_from = pt;
+				if (msg_to_event(pt, ev))
+					return true;
+			} else if (fast_take(pt, ev)) {
+				scan_from = pt;
 				return true;
+			}
 		}
 	}
 	return false;

@@ -70,6 +70,9 @@ struct plat_space_info {
 	uint64_t vdso_base;        /* the host vdso left in the space, or 0 */
 	uint64_t vdso_start;       /* [vdso_start, vdso_end): vvar + vdso */
 	uint64_t vdso_end;
+	uint64_t own_start;        /* [own_start, own_end): another range */
+	uint64_t own_end;          /* below reserved_start that is the */
+				   /* platform's, kept as the vdso's; or 0 */
 };
 
 /*
@@ -295,6 +298,21 @@ const char *plat_os_version(void);
 
 /* Sockets of a network outside the sandbox: see platform_net.h. */
 #include "vkern/platform_net.h"
+
+/*
+ * --- The kernel's, for the platform ---
+ *
+ * Replace len bytes (within one page) of text at va in the address space
+ * of the thread whose cookie is cookie, if they still read old, as a
+ * debugger's write does: a page the mapping shares (a file's cached
+ * page, or a fork's copy-on-write one) gets a copy of its own first, so
+ * that the file and other processes keep the old bytes.  Text is private
+ * memory the guest may execute and not write.  With new NULL, only
+ * compare.  Returns 0, -EAGAIN when the bytes differ, -EFAULT when va is
+ * no text, -ENOMEM.  Called from plat_event_wait and plat_thread_run.
+ */
+int kern_text_replace(void *cookie, uint64_t va, const void *old,
+    const void *new, size_t len);
 
 /*
  * --- Output of diagnostics and of --strace ---

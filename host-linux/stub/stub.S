@@ -16,7 +16,9 @@
  * the thread's area, rings vkernel's doorbell, sleeps on its message
  * word until answered and returns to the frame, as vkernel left it.  The
  * handler's system calls all go through stub_hsys, the one place the
- * filter lets them run.
+ * filter lets them run.  A syscall site vkernel patched jumps to
+ * stub_tramp instead, which posts the registers in the area and spins
+ * for the answer without a signal.
  */
 #include "stub.h"
 
@@ -146,8 +148,18 @@ stub_handler:
 	mov	$15, %eax			/* rt_sigreturn */
 	jmp	stub_hsys
 
-	/* A new guest thread: r12 its area, rsp in it. */
+	/*
+	 * A new guest thread: r12 its area, rsp in it.  GS is the area
+	 * while the guest has no GS base of its own: the trampoline finds
+	 * its area there.
+	 */
 stub_thread:
+	mov	$158, %eax			/* arch_prctl(ARCH_SET_GS, r12) */
+	mov	$0x1001, %edi
+	mov	%r12, %rsi
+	syscall
+	test	%rax, %rax
+	jnz	13f
 	sub	$24, %rsp			/* sigaltstack(&ss, NULL) */
 	lea	STUB_ALT_OFF(%r12), %rax
 	mov	%rax, 0(%rsp)
@@ -196,5 +208,113 @@ stub_thread:
 
 stub_sigs:
 	.byte	31, 11, 7, 8, 4, 5, STUB_SIG_INTERRUPT, 0
+
+	/* Guest registers saved in the area: slot k. */
+#define FR(k)	(STUB_FAST_REGS + 8 * STUB_FR_##k)
+
+	/*
+	 * A patched syscall site's way in (patch.c): its slot's entry
+	 * loads eax with the slot and jumps here.  rax, rcx and r11 are
+	 * free, as the syscall instruction the patch replaced clobbers
+	 * them; every other register and the flags come back as they were.
+	 * The area is GS's base, checked with rdgsbase: a guest that set a
+	 * GS base of its own, or one that jumps here from elsewhere, takes
+	 * the slot's trapping way instead (it keeps its registers, the
+	 * flags put back).  Nothing is saved on the guest's stack: the
+	 * registers go to the area, and its own stack there serves pushf
+	 * and the call to stub_hsys, whose rules pin the one host call made
+	 * here (the doorbell).  vkernel knows where a signal found the
+	 * thread from rip: before STUB_TRAMP_POSTED nothing is posted yet,
+	 * from there the message waits, from STUB_TRAMP_DONE the answer is
+	 * taken.  The padding between is int3.
+	 */
+	.org	STUB_TRAMP - STUB_BASE, 0xcc
+stub_tramp:
+	mov	%eax, %r11d			/* the slot */
+	lahf					/* SF ZF AF PF CF */
+	seto	%al				/* OF */
+	rdgsbase %rcx
+	sub	areas_lo(%rip), %rcx
+	cmp	$(STUB_AREA_MAX * STUB_AREA_SIZE), %rcx
+	jae	stub_tramp_trap
+	test	$(STUB_AREA_SIZE - 1), %ecx
+	jnz	stub_tramp_trap
+	add	areas_lo(%rip), %rcx
+	mov	%rdi, FR(RDI)(%rcx)
+	mov	%rsi, FR(RSI)(%rcx)
+	mov	%rdx, FR(RDX)(%rcx)
+	mov	%r10, FR(R10)(%rcx)
+	mov	%r8, FR(R8)(%rcx)
+	mov	%r9, FR(R9)(%rcx)
+	mov	%rbx, FR(RBX)(%rcx)
+	mov	%rbp, FR(RBP)(%rcx)
+	mov	%r12, FR(R12)(%rcx)
+	mov	%r13, FR(R13)(%rcx)
+	mov	%r14, FR(R14)(%rcx)
+	mov	%r15, FR(R15)(%rcx)
+	mov	%rsp, FR(RSP)(%rcx)
+	mov	%r11d, STUB_FAST_SLOT(%rcx)
+	lea	STUB_FAST_STACK(%rcx), %rsp
+	add	$0x7f, %al			/* the flags back, */
+	sahf
+	pushfq					/* and all of them saved */
+	popq	FR(FLAGS)(%rcx)
+	mov	$1, %eax			/* post: a full barrier */
+	xchg	%eax, STUB_FAST_STATE(%rcx)
+	jmp	stub_tramp_posted
+
+	.org	STUB_TRAMP_POSTED - STUB_BASE, 0xcc
+stub_tramp_posted:
+	movabs	$STUB_CONST_ASLEEP, %rax	/* ring vkernel if it sleeps */
+	cmpl	$0, (%rax)
+	je	22f
+	mov	$1, %eax			/* write(bell, &one, 8) */
+	mov	$STUB_BELL_FD, %edi
+	movabs	$STUB_CONST_ONE, %rsi
+	mov	$8, %edx
+	call	stub_hsys
+	rdgsbase %rcx
+22:	movabs	$STUB_CONST_SPIN, %rax		/* spin for the answer, */
+	mov	(%rax), %r11d
+23:	mov	STUB_FAST_STATE(%rcx), %eax
+	cmp	$1, %eax
+	jne	24f
+	sub	$1, %r11d
+	jb	25f
+	pause
+	jmp	23b
+24:	cmp	$2, %eax
+	je	stub_tramp_done
+25:	or	$-1, %rax			/* then wait in the handler, */
+	syscall					/* a trap vkernel knows by rip */
+	rdgsbase %rcx
+	jmp	22b
+
+	.org	STUB_TRAMP_DONE - STUB_BASE, 0xcc
+stub_tramp_done:
+	mov	FR(RDI)(%rcx), %rdi		/* as the doorbell left them */
+	mov	FR(RSI)(%rcx), %rsi
+	mov	FR(RDX)(%rcx), %rdx
+	pushq	FR(FLAGS)(%rcx)
+	popfq
+	mov	STUB_FAST_RAX(%rcx), %rax
+	mov	FR(RSP)(%rcx), %rsp
+	mov	FR(FLAGS)(%rcx), %r11		/* as a syscall leaves r11 */
+	mov	STUB_FAST_RIP(%rcx), %rcx	/* and rcx */
+	jmp	*%rcx
+
+	/* The slot's trapping way: rcx and r11 as a syscall leaves them. */
+	.org	STUB_TRAMP_END - STUB_BASE, 0xcc
+stub_tramp_trap:
+	and	$(STUB_PATCH_SLOTS - 1), %r11d
+	shl	$4, %r11
+	lea	STUB_PATCH_CODE + STUB_PATCH_TRAP(%r11), %rcx
+	add	$0x7f, %al
+	sahf
+	jmp	*%rcx
+
+areas_lo:
+	.quad	STUB_AREAS
+	.org	STUB_TRAMP_LIMIT - STUB_BASE, 0xcc
 
 	.section .note.GNU-stack,"",@progbits

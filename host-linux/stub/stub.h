@@ -16,6 +16,11 @@
 #define STUB_CLONE       (STUB_BASE + 0x300)   /* systrap: a guest thread */
 #define STUB_HSYS        (STUB_BASE + 0x380)   /* systrap: syscall; ret */
 #define STUB_HANDLER     (STUB_BASE + 0x400)   /* systrap: signal handler */
+#define STUB_TRAMP       (STUB_BASE + 0xa00)   /* systrap: patched sites' */
+#define STUB_TRAMP_POSTED (STUB_BASE + 0xb00)  /* ... message posted */
+#define STUB_TRAMP_DONE  (STUB_BASE + 0xb80)   /* ... answered: return */
+#define STUB_TRAMP_END   (STUB_BASE + 0xbc0)   /* ... its trapping way */
+#define STUB_TRAMP_LIMIT (STUB_BASE + 0xc00)
 #define STUB_BATCH_PAGE  (STUB_BASE + 0x1000)  /* read-only, from the RAM file */
 #define STUB_CONST_PAGE  (STUB_BASE + 0x2000)  /* systrap: read-only */
 #define STUB_AREAS       (STUB_BASE + 0x10000)
@@ -51,7 +56,53 @@
 #define STUB_MSG_FS      24    /* u64: FS base to set before returning */
 #define STUB_MSG_GS      32    /* u64: GS base to set */
 #define STUB_MSG_SET     40    /* u32: bit 0 set FS, bit 1 set GS */
+
+/*
+ * The trampoline's message (systrap), beside the handler's so that a
+ * signal in the trampoline loses neither: its state, the site's slot,
+ * the answer (the result and where to return) and the guest's registers
+ * (STUB_FR_*) as the trampoline saved them; its stack below
+ * STUB_FAST_STACK, apart from the signal stack.
+ */
+#define STUB_FAST_STATE  0x40  /* u32: 1 posted, 2 answered, 3 trap now */
+#define STUB_FAST_SLOT   0x44  /* u32 */
+#define STUB_FAST_RAX    0x48  /* u64 */
+#define STUB_FAST_RIP    0x50  /* u64 */
+#define STUB_FAST_REGS   0x80  /* u64 each, in STUB_FR_* order: a cache */
+				/* line apart from the state vkernel polls */
+#define STUB_FR_RDI      0
+#define STUB_FR_RSI      1
+#define STUB_FR_RDX      2
+#define STUB_FR_R10      3
+#define STUB_FR_R8       4
+#define STUB_FR_R9       5
+#define STUB_FR_RBX      6
+#define STUB_FR_RBP      7
+#define STUB_FR_R12      8
+#define STUB_FR_R13      9
+#define STUB_FR_R14      10
+#define STUB_FR_R15      11
+#define STUB_FR_RSP      12
+#define STUB_FR_FLAGS    13
+#define STUB_FR_N        14
+#define STUB_FAST_STACK  0x800
 #define STUB_ALT_OFF     0x1000
+
+/*
+ * Syscall-site patching (systrap): one read-only region, the same in
+ * every stub, below 2 GiB where a 7-byte "jmp *ABS32" reaches it.  A
+ * slot's pointer in the table leads to the slot's entry in the code
+ * below: "mov $slot, %eax; jmp *STUB_PATCH_PTR" (11 bytes), then the
+ * slot's trapping way, "syscall; ud2" (at STUB_PATCH_TRAP).  Bits 16-23
+ * of every table address are 0x06, an invalid opcode: the byte a patch
+ * leaves where the site's syscall instruction began.
+ */
+#define STUB_PATCH_BASE  0x7f060000
+#define STUB_PATCH_SLOTS 1024
+#define STUB_PATCH_CODE  (STUB_PATCH_BASE + 0x2000)  /* 16 bytes a slot */
+#define STUB_PATCH_TRAP  11                          /* in a slot's code */
+#define STUB_PATCH_PTR   (STUB_PATCH_BASE + 0x6000)  /* u64: STUB_TRAMP */
+#define STUB_PATCH_SIZE  0x8000
 
 #define STUB_SIG_INTERRUPT 10  /* SIGUSR1: vkernel stops a guest thread */
 

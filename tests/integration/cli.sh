@@ -14,7 +14,7 @@ set -u
 
 prog=cli.sh
 all_cases="help version unknown_option nonexistent not_elf truncated_elf
-wrong_machine no_exec_permission cpus log platform"
+wrong_machine no_exec_permission cpus log platform platform_patch"
 
 if [ "${1:-}" = -l ]; then
 	echo $all_cases
@@ -241,6 +241,36 @@ case_platform()
 		    fail "--platform=$p: --stats does not say platform ${p:-ptrace}"
 	done
 	refused 2 'unknown platform' run --platform=bogus -- "$sh_bin" -c true
+}
+
+# --platform=systrap patches the syscall sites of libc that a program
+# runs into jumps: in a private copy of each page.  A python that made
+# thousands of calls then reads its libc and maps it anew: both the
+# original bytes, as the host has them; so too with the patching off.
+case_platform_patch()
+{
+	py=/usr/bin/python3
+	[ -x "$py" ] || { fail "no $py on the host"; return; }
+	libc=$(ldd "$py" | awk '/libc\.so/ { print $3 }')
+	[ -f "$libc" ] || { fail "no libc for $py"; return; }
+	want=$(sha256sum < "$libc" | cut -d' ' -f1)
+	script='
+import hashlib, mmap, os, sys
+for i in range(20000):
+    os.getpid(); os.stat("/")
+with open(sys.argv[1], "rb") as f:
+    print(hashlib.sha256(f.read()).hexdigest())
+    m = mmap.mmap(f.fileno(), 0, prot=mmap.PROT_READ)
+    print(hashlib.sha256(m).hexdigest())
+'
+	for env in "" VKERNEL_NO_PATCH=1; do
+		env $env "$vkernel" run --platform=systrap -- "$py" -c \
+		    "$script" "$libc" </dev/null >"$tmp/out" 2>"$tmp/err"
+		status=$?
+		[ "$status" -eq 0 ] &&
+		    [ "$(cat "$tmp/out")" = "$(printf '%s\n%s' "$want" "$want")" ] ||
+		    fail "${env:-patching}: status $status, out '$(cat "$tmp/out")' err '$(head -c 300 "$tmp/err")', want $want"
+	done
 }
 
 [ $# -gt 0 ] || set -- $all_cases

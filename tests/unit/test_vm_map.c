@@ -15,6 +15,7 @@
 
 #include "tests/unit/fake_platform.h"
 #include "vkern/kmem.h"
+#include "vkern/vm/copyio.h"
 #include "vkern/vm/vm_map.h"
 #include "vkern/vm/vm_ram.h"
 
@@ -1035,4 +1036,57 @@ Test(vm_map, cow_short_of_ram_copies_the_page, .init = map_setup_tight,
 	cr_assert_eq(e->end, A + 4 * PG);
 	cr_assert_eq(ram_at(e->ramoff)[0], 4);
 	vm_map_destroy(&child);
+}
+
+/*
+ * kern_text_replace's work: text shared with another map (a fork's, or
+ * a file's cached pages) gets a copy of its own before the write, so the
+ * other keeps the old bytes; only where the bytes still are the old
+ * ones, only in executable memory the guest cannot write.
+ */
+Test(vm_map, text_replace_copies_shared_text, .init = map_setup,
+    .fini = map_teardown)
+{
+	static const uint8_t old[] = { 0xb8, 39, 0, 0, 0, 0x0f, 0x05 };
+	static const uint8_t jmp[] = { 0xff, 0x24, 0x25, 0, 0, 6, 0x7f };
+	struct vm_map child;
+	uint64_t parent_ram;
+
+	anon_ok(A, 4 * PG, R | X, 0);
+	memcpy(ram_at(m.ent[0].ramoff) + PG + 100, old, sizeof(old));
+	vm_map_init(&child, NULL, MAP_MIN, MAP_MAX);
+	vm_map_fork(&m, &child);
+	parent_ram = vm_map_lookup(&m, A + PG)->ramoff;
+	cr_assert_eq(vm_text_replace(&child, A + PG + 100, jmp, jmp,
+	    sizeof(jmp)), -EAGAIN);
+	cr_assert_eq(vm_text_replace(&child, A + PG + 100, old, NULL,
+	    sizeof(old)), 0);
+	cr_assert_eq(vm_text_replace(&child, A + PG + 100, old, jmp,
+	    sizeof(jmp)), 0);
+	cr_assert_null(vm_map_lookup(&child, A + PG)->obj);
+	cr_assert_arr_eq(ram_at(vm_map_lookup(&child, A + PG)->ramoff) +
+	    PG + 100, jmp, sizeof(jmp));
+	/* The parent's page: the old bytes, where they were. */
+	cr_assert_eq(vm_map_lookup(&m, A + PG)->ramoff, parent_ram);
+	cr_assert_arr_eq(ram_at(parent_ram) + PG + 100, old, sizeof(old));
+	cr_assert_eq(vm_text_replace(&m, A + PG + 100, old, NULL,
+	    sizeof(old)), 0);
+	vm_map_destroy(&child);
+}
+
+Test(vm_map, text_replace_only_in_text, .init = map_setup,
+    .fini = map_teardown)
+{
+	static const uint8_t z[2], one[2] = { 1, 1 };
+
+	anon_ok(A, PG, R | W | X, 0);
+	anon_ok(A + 2 * PG, PG, R, 0);
+	anon_ok(A + 4 * PG, PG, R | X, 0);
+	cr_assert_eq(vm_text_replace(&m, A, z, one, 2), -EFAULT);
+	cr_assert_eq(vm_text_replace(&m, A + 2 * PG, z, one, 2), -EFAULT);
+	cr_assert_eq(vm_text_replace(&m, A + 3 * PG, z, one, 2), -EFAULT);
+	/* Within one page only. */
+	cr_assert_eq(vm_text_replace(&m, A + 5 * PG - 1, z, one, 2), -EFAULT);
+	cr_assert_eq(vm_text_replace(&m, A + 4 * PG, z, one, 2), 0);
+	cr_assert_arr_eq(ram_at(m.ent[2].ramoff), one, 2);
 }

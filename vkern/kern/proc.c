@@ -403,7 +403,7 @@ proc_create(struct proc **pp)
 {
 	struct proc *p = kmem_alloc(sizeof(*p), KM_ZERO);
 	struct thread *td = p != NULL ? thread_alloc(p) : NULL;
-	struct plat_space_info info;
+	struct plat_space_info info = { 0 };
 	struct plat_space *sp;
 	int r = -ENOMEM;
 
@@ -423,6 +423,11 @@ proc_create(struct proc **pp)
 		p->vdso_start = info.vdso_start;
 		p->vdso_end = VK_MIN(info.vdso_end, p->vm->max);
 		vm_map_reserve(p->vm, p->vdso_start, p->vdso_end);
+	}
+	if (info.own_end > info.own_start && info.own_end <= p->vm->max &&
+	    vm_map_reserve(p->vm, info.own_start, info.own_end) == 0) {
+		p->own_start = info.own_start;
+		p->own_end = info.own_end;
 	}
 	proc_link(p);
 	*pp = p;
@@ -718,6 +723,8 @@ proc_copy_state(struct proc *c, const struct proc *p)
 	c->vdso_base = p->vdso_base;
 	c->vdso_start = p->vdso_start;
 	c->vdso_end = p->vdso_end;
+	c->own_start = p->own_start;
+	c->own_end = p->own_end;
 	c->arg_start = p->arg_start;
 	c->arg_end = p->arg_end;
 	c->env_start = p->env_start;

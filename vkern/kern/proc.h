@@ -184,6 +184,7 @@ struct proc {
 	int pid, ppid, pgid, sid;
 	struct vm_map *vm;            /* shared (CLONE_VM); NULL once exited */
 	uint64_t vdso_base, vdso_start, vdso_end;
+	uint64_t own_start, own_end;   /* the platform's other range */
 	struct thread *main;          /* the leader, or once it is gone the */
 				      /* thread that speaks for the process */
 	struct thread *threads;       /* all live threads, main among them */

@@ -148,6 +148,8 @@ exec_flush_old(struct proc *p)
 	vm_map_init(m, m->space, min, max);
 	if (p->vdso_start < p->vdso_end)
 		vm_map_reserve(m, p->vdso_start, p->vdso_end);
+	if (p->own_start < p->own_end)
+		vm_map_reserve(m, p->own_start, p->own_end);
 	/* As Linux, the new image shares neither fds nor signal actions. */
 	proc_unshare_files(p);
 	fd_close_on_exec(p->fdt);

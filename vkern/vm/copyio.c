@@ -14,6 +14,7 @@
 #include "vkern/platform.h"
 #include "vkern/vm/copyio.h"
 #include "vkern/vm/vm_map.h"
+#include "vkern/vm/vm_ram.h"
 
 static int
 span_check(uint64_t va, size_t len, uint64_t max)
@@ -246,4 +247,47 @@ vm_uio(struct thread *td, uaddr_t va, size_t len, int need,
 		len -= n;
 	}
 	return total;
+}
+
+int
+vm_text_replace(struct vm_map *m, uint64_t va, const void *old,
+    const void *new, size_t len)
+{
+	struct vm_entry *e;
+	char *hp;
+	int r;
+
+	if (m == NULL || len == 0 || va >= m->max ||
+	    len > VK_PAGE_SIZE - (va & VK_PAGE_MASK))
+		return -EFAULT;
+	e = vm_map_lookup(m, va);
+	if (e == NULL || (e->flags & (VME_RESERVED | VME_SHARED)) ||
+	    e->ramoff == VM_NORAM ||
+	    (e->prot & (PLAT_PROT_EXEC | PLAT_PROT_WRITE)) != PLAT_PROT_EXEC)
+		return -EFAULT;
+	hp = (char *)plat_ram_base() + e->ramoff + (va - e->start);
+	if (memcmp(hp, old, len) != 0)
+		return -EAGAIN;
+	if (new == NULL)
+		return 0;
+	if (e->obj != NULL) {
+		/* Shared with a file's cache or a fork: a copy of its own. */
+		if (!(e->flags & VME_COW))
+			return -EFAULT;
+		if ((r = vm_map_cow(m, va)) < 0)
+			return r;
+		e = vm_map_lookup(m, va);
+		hp = (char *)plat_ram_base() + e->ramoff + (va - e->start);
+	}
+	memcpy(hp, new, len);
+	return 0;
+}
+
+int
+kern_text_replace(void *cookie, uint64_t va, const void *old,
+    const void *new, size_t len)
+{
+	struct thread *td = cookie;
+
+	return vm_text_replace(td->proc->vm, va, old, new, len);
 }

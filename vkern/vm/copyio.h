@@ -71,6 +71,10 @@ int xop_u32(struct thread *td, uaddr_t va, enum uword_op op, uint32_t arg,
 int vm_copyout_map(struct vm_map *m, const void *src, uint64_t dst,
     size_t len);
 
+/* kern_text_replace (platform.h) on a map. */
+int vm_text_replace(struct vm_map *m, uint64_t va, const void *old,
+    const void *new, size_t len);
+
 /*
  * Walk [va, va + len) as host spans: fn is called with each contiguous
  * piece of RAM; it returns how many bytes it used (less stops the walk) or

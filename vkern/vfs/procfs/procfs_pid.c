@@ -535,8 +535,10 @@ procfs_gen_pid_maps(const struct pfs_ctx *c, struct sbuf *sb)
 		const char *name = NULL;
 		uint64_t end = e->end;
 
+		/* The platform's other range is no more shown than its stub. */
 		if (e->flags & VME_RESERVED) {
-			maps_reserved(sb, e, c->p->vdso_base);
+			if (e->start != c->p->own_start)
+				maps_reserved(sb, e, c->p->vdso_base);
 			continue;
 		}
 		if (e->flags & VME_HEAP)

@@ -1,0 +1,118 @@
+/*
+ * What the systrap platform (systrap.c) and its syscall-site patching
+ * (systrap_patch.c) share: a thread area's messages, the host's signal
+ * frame, and the calls each makes of the other.
+ */
+#ifndef VK_HOST_SYSTRAP_H
+#define VK_HOST_SYSTRAP_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "host-linux/error.h"
+#include "host-linux/stub/stub.h"
+#include "vkern/platform.h"
+
+/* The message at the start of a thread area (stub.h's STUB_MSG_*). */
+struct systrap_area {
+	uint32_t state;
+	uint32_t signo;
+	uint64_t info;
+	uint64_t uc;
+	uint64_t fs_base;
+	uint64_t gs_base;
+	uint32_t set;
+	uint32_t pad[5];
+	/* The trampoline's message (stub.h's STUB_FAST_*). */
+	uint32_t fstate;
+	uint32_t fslot;
+	uint64_t frax;
+	uint64_t frip;
+	uint64_t pad2[5];
+	uint64_t fregs[STUB_FR_N];
+};
+_Static_assert(offsetof(struct systrap_area, signo) == STUB_MSG_SIGNO, "");
+_Static_assert(offsetof(struct systrap_area, info) == STUB_MSG_INFO, "");
+_Static_assert(offsetof(struct systrap_area, uc) == STUB_MSG_UC, "");
+_Static_assert(offsetof(struct systrap_area, fs_base) == STUB_MSG_FS, "");
+_Static_assert(offsetof(struct systrap_area, gs_base) == STUB_MSG_GS, "");
+_Static_assert(offsetof(struct systrap_area, set) == STUB_MSG_SET, "");
+_Static_assert(offsetof(struct systrap_area, fstate) == STUB_FAST_STATE, "");
+_Static_assert(offsetof(struct systrap_area, fslot) == STUB_FAST_SLOT, "");
+_Static_assert(offsetof(struct systrap_area, frax) == STUB_FAST_RAX, "");
+_Static_assert(offsetof(struct systrap_area, frip) == STUB_FAST_RIP, "");
+_Static_assert(offsetof(struct systrap_area, fregs) == STUB_FAST_REGS, "");
+_Static_assert(sizeof(struct systrap_area) <= STUB_FAST_STACK - 256, "");
+
+#define MSG_RUNNING  0
+#define MSG_POSTED   1
+#define MSG_ANSWERED 2
+#define MSG_ASLEEP   3   /* posted, and the handler sleeps on the word */
+
+#define FAST_POSTED   1   /* the trampoline's states (fstate) */
+#define FAST_ANSWERED 2
+#define FAST_TRAP     3   /* vkernel wants the thread in its handler */
+
+/* The host's x86-64 signal frame: its struct ucontext and sigcontext. */
+struct frame_uc {
+	uint64_t uc_flags, uc_link;
+	uint64_t ss_sp;
+	int32_t ss_flags, ss_pad;
+	uint64_t ss_size;
+	uint64_t r8, r9, r10, r11, r12, r13, r14, r15;
+	uint64_t rdi, rsi, rbp, rbx, rdx, rax, rcx, rsp, rip, eflags;
+	uint16_t cs, gs, fs, ss;
+	uint64_t err, trapno, oldmask, cr2, fpstate;
+	uint64_t reserved[8];
+	uint64_t sigmask;
+};
+_Static_assert(offsetof(struct frame_uc, r8) == 40, "uc_mcontext");
+_Static_assert(offsetof(struct frame_uc, fpstate) == 40 + 184, "fpregs");
+_Static_assert(sizeof(struct frame_uc) == 304, "struct ucontext");
+
+/* systrap.c */
+uint64_t area_va(const struct plat_thread *pt);
+struct frame_uc *frame_uc(const struct plat_thread *pt);
+bool msg_take(struct plat_thread *pt);
+bool msg_read(struct plat_thread *pt);
+void msg_answer(struct plat_thread *pt);
+int msg_wait(struct plat_thread *pt, bool (*take)(struct plat_thread *),
+    int ms);
+void systrap_thread_interrupt(struct plat_thread *pt);
+int systrap_thread_run(struct plat_thread *pt);
+void regs_from_frame(const struct frame_uc *u, struct arch_regs *r);
+
+/*
+ * systrap_patch.c: patching off unless patch_init found what it needs;
+ * a space's region and sites.
+ */
+void patch_init(bool spinning);
+bool patch_enabled(void);
+void patch_space_map(struct plat_space *sp, struct plat_space_info *info);
+void patch_space_fork(struct plat_space *from, struct plat_space *sp);
+void patch_space_free(struct plat_space *sp);
+/* After a trapped syscall nr whose instruction ended at rip. */
+void patch_site(struct plat_thread *pt, uint64_t rip, uint64_t nr);
+/*
+ * The message pt posted from a patched site, if there is one: pt held,
+ * *ev filled (false: none).
+ */
+bool fast_take(struct plat_thread *pt, struct plat_event *ev);
+/*
+ * A message taken from pt's handler whose frame (loaded in pt->ctx)
+ * the patching explains: 1 with *ev filled, 0 when answered, -1 when it
+ * is none of its business.
+ */
+int fast_frame_event(struct plat_thread *pt, struct frame_uc *u,
+    const siginfo_t *si, struct plat_event *ev);
+/*
+ * pt, held at a patched site: answered with its result when that is all
+ * that changed (true), else left as it is (false).
+ */
+bool fast_answer(struct plat_thread *pt);
+/* pt, held at a patched site, brought into its handler: 0 or -EFAULT. */
+int fast_to_frame(struct plat_thread *pt);
+
+#endif

@@ -1,0 +1,606 @@
+/*
+ * Syscall-site patching for the systrap platform: a guest syscall at a
+ * patched site reaches vkernel with no host signal at all.
+ *
+ * When a guest syscall traps at a site whose 7 bytes are "mov $NR, %eax;
+ * syscall" and NR is one whose answer seldom needs more than rax, the
+ * site is rewritten to "jmp *ABS32" (ff 24 25 disp32) through a slot of
+ * the table stub.h's STUB_PATCH_BASE holds: one read-only region below
+ * 2 GiB, the same in every stub (the kernel keeps it out of the guest's
+ * reach as it does the vdso: plat_space_info.own_start).  A slot leads
+ * to its entry, "mov $slot, %eax; jmp *STUB_PATCH_PTR", and on to the
+ * stub's trampoline (stub.S), which saves the guest's registers in the
+ * thread's area, posts the slot (fstate) and spins for the answer.  The
+ * slot names the site: vkernel keeps each space's sites (address and
+ * NR) itself, so the return address and the number come from vkernel,
+ * never from the guest.  The trampoline finds its area through GS, which
+ * is the area while the guest has no GS base of its own, checked by
+ * rdgsbase against the areas' range; with any other GS it takes the
+ * slot's trapping way, a syscall instruction of the slot's that vkernel
+ * knows by rip and serves as the site's own.  Its one host call is the
+ * doorbell through stub_hsys, whose filter rules pin it as for the
+ * handler: a guest that jumps into the table, the entries or the
+ * trampoline with registers of its own reaches no other host call.
+ *
+ * An answer that changes only rax goes back through the area.  Anything
+ * more (another register, the FPU state, a signal to deliver) needs the
+ * signal frame: vkernel asks the trampoline to trap (FAST_TRAP), a
+ * syscall vkernel knows by its rip and never serves, and answers that
+ * frame with every register.  So a call runs once whichever way it ends.
+ *
+ * Races and odd guests:
+ * - The patch is written int3 first, then the byte where the syscall
+ *   instruction began (bits 16-23 of every table address: 0x06, an
+ *   invalid opcode), then the rest, then the jump's first byte.  A thread
+ *   that was between the two old instructions faults at that byte, and
+ *   vkernel serves the call rax names, as that syscall instruction would
+ *   have (a restart the kernel asks for comes back there too); one that
+ *   meets the int3 starts again at the site.
+ * - The patched bytes live in a private copy of the page, made as a
+ *   debugger's write makes one (kern_text_replace): a file's cached
+ *   pages, read() of it and other processes keep the original bytes.
+ *   What the guest reads of its own text in memory is the patch.
+ * - Writable text (a JIT's) is never patched; text the guest makes
+ *   writable and writes is the guest's again, and a site whose patch is
+ *   gone is forgotten when its slot is wanted.
+ * - fork keeps the parent's sites (the child's pages are the parent's);
+ *   exec leaves sites that no longer hold their patch, reused as above.
+ * - A signal that finds a thread in the trampoline: before the message
+ *   is posted it is answered at once (the message follows); while the
+ *   message waits, the call is taken with that frame; after the answer,
+ *   the trampoline's remaining work is done in vkernel (the registers
+ *   it would restore) and the thread stops at the site's next
+ *   instruction.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <asm/hwcap2.h>
+
+#include "host-linux/host.h"
+#include "host-linux/stubctl.h"
+#include "host-linux/systrap.h"
+#include "vkern/vk.h"
+
+_Static_assert(STUB_PATCH_SIZE == RAM_AREA_SIZE, "the region is an area slot");
+_Static_assert(STUB_PATCH_PTR + 8 <= STUB_PATCH_BASE + STUB_PATCH_SIZE, "");
+_Static_assert(STUB_PATCH_CODE + 16 * STUB_PATCH_SLOTS <= STUB_PATCH_PTR, "");
+_Static_assert(((STUB_PATCH_BASE + 8 * STUB_PATCH_SLOTS - 1) >> 16 & 0xff) ==
+    0x06 && (STUB_PATCH_BASE >> 16 & 0xff) == 0x06, "");
+
+#define SYS_SECCOMP 1   /* si_code, from the kernel's UAPI headers */
+#define SITE_LEN    7
+
+struct patch_site {
+	uint64_t va;   /* 0: a free slot */
+	uint32_t nr;
+};
+
+struct patch_sites {
+	unsigned cap;
+	struct patch_site *s;
+};
+
+static bool patch_on;
+static uint64_t region_off;
+
+void
+patch_init(bool spinning)
+{
+	char *page;
+	int slot;
+
+	/*
+	 * Without a CPU of its own vkernel does not spin: a patched call
+	 * would trap anyway.  Without FSGSBASE there is no rdgsbase.
+	 */
+	if (!spinning || getenv("VKERNEL_NO_PATCH") != NULL ||
+	    !(getauxval(AT_HWCAP2) & HWCAP2_FSGSBASE) ||
+	    (slot = ram_area_alloc()) < 0)
+		return;
+	page = ram_area((unsigned)slot, &region_off);
+	for (uint32_t i = 0; i < STUB_PATCH_SLOTS; i++) {
+		uint64_t entry = STUB_PATCH_CODE + 16 * i;
+		uint8_t *c = (uint8_t *)page + (entry - STUB_PATCH_BASE);
+		int32_t rel = (int32_t)(STUB_PATCH_PTR - (entry + 11));
+
+		memcpy(page + 8 * i, &entry, 8);
+		c[0] = 0xb8;				/* mov $i, %eax */
+		memcpy(c + 1, &i, 4);
+		c[5] = 0xff;				/* jmp *PTR(%rip) */
+		c[6] = 0x25;
+		memcpy(c + 7, &rel, 4);
+		c[11] = 0x0f;				/* syscall */
+		c[12] = 0x05;
+		c[13] = 0x0f;				/* ud2 */
+		c[14] = 0x0b;
+		c[15] = 0xcc;
+	}
+	*(uint64_t *)(page + (STUB_PATCH_PTR - STUB_PATCH_BASE)) = STUB_TRAMP;
+	patch_on = true;
+}
+
+bool
+patch_enabled(void)
+{
+	return patch_on;
+}
+
+void
+patch_space_map(struct plat_space *sp, struct plat_space_info *info)
+{
+	const uint64_t code = STUB_PATCH_CODE - STUB_PATCH_BASE;
+
+	if (!patch_on || stub_syscall(sp->main, SYS_mmap, STUB_PATCH_BASE,
+	    code, PROT_READ, MAP_SHARED | MAP_FIXED, STUB_RAM_FD,
+	    region_off) != (long)STUB_PATCH_BASE ||
+	    stub_syscall(sp->main, SYS_mmap, STUB_PATCH_CODE,
+	    STUB_PATCH_SIZE - code, PROT_READ | PROT_EXEC,
+	    MAP_SHARED | MAP_FIXED, STUB_RAM_FD, region_off + code) !=
+	    (long)STUB_PATCH_CODE)
+		return;
+	sp->patch = vk_xcalloc(1, sizeof(*sp->patch));
+	info->own_start = STUB_PATCH_BASE;
+	info->own_end = STUB_PATCH_BASE + STUB_PATCH_SIZE;
+}
+
+void
+patch_space_fork(struct plat_space *from, struct plat_space *sp)
+{
+	const struct patch_sites *ps = from->patch;
+
+	if (ps == NULL)
+		return;
+	sp->patch = vk_xcalloc(1, sizeof(*sp->patch));
+	sp->patch->cap = ps->cap;
+	sp->patch->s = vk_xcalloc(VK_MAX(ps->cap, 1), sizeof(*ps->s));
+	memcpy(sp->patch->s, ps->s, ps->cap * sizeof(*ps->s));
+}
+
+void
+patch_space_free(struct plat_space *sp)
+{
+	if (sp->patch != NULL)
+		free(sp->patch->s);
+	free(sp->patch);
+	sp->patch = NULL;
+}
+
+/* --- sites --- */
+
+/* The jump a site patched for slot takes. */
+static void
+jmp_bytes(unsigned slot, uint8_t b[SITE_LEN])
+{
+	uint32_t t = (uint32_t)(STUB_PATCH_BASE + 8 * slot);
+
+	b[0] = 0xff;
+	b[1] = 0x24;
+	b[2] = 0x25;
+	memcpy(b + 3, &t, 4);
+}
+
+static int
+slot_of(const struct patch_sites *ps, uint64_t va)
+{
+	for (unsigned i = 0; i < ps->cap; i++)
+		if (ps->s[i].va == va)
+			return (int)i;
+	return -1;
+}
+
+/* Whether slot's site still holds its patch. */
+static bool
+site_intact(struct plat_thread *pt, unsigned slot)
+{
+	uint8_t jmp[SITE_LEN];
+
+	jmp_bytes(slot, jmp);
+	return kern_text_replace(pt->cookie, pt->sp->patch->s[slot].va, jmp,
+	    NULL, SITE_LEN) == 0;
+}
+
+/*
+ * A free slot: a new one while there are, then one whose site lost its
+ * patch (written over, or exec'd away); -1 when every one holds.
+ */
+static int
+slot_new(struct plat_thread *pt)
+{
+	struct patch_sites *ps = pt->sp->patch;
+	int found = -1;
+
+	if ((found = slot_of(ps, 0)) >= 0)
+		return found;
+	if (ps->cap < STUB_PATCH_SLOTS) {
+		unsigned cap = VK_MIN(VK_MAX(2 * ps->cap, 16U),
+		    (unsigned)STUB_PATCH_SLOTS);
+
+		ps->s = vk_xrealloc(ps->s, cap * sizeof(*ps->s));
+		memset(ps->s + ps->cap, 0, (cap - ps->cap) * sizeof(*ps->s));
+		found = (int)ps->cap;
+		ps->cap = cap;
+		return found;
+	}
+	for (unsigned i = 0; i < ps->cap; i++) {
+		if (!site_intact(pt, i)) {
+			ps->s[i].va = 0;
+			found = (int)i;
+		}
+	}
+	return found;
+}
+
+/*
+ * Calls whose answer always needs the frame (a new image, a thread or
+ * process, the signal frame, the thread's end, TLS bases the handler
+ * sets): they stay trapped.
+ */
+static bool
+nr_patchable(uint64_t nr)
+{
+	switch (nr) {
+	case SYS_rt_sigreturn:
+	case SYS_clone:
+	case SYS_clone3:
+	case SYS_fork:
+	case SYS_vfork:
+	case SYS_execve:
+	case SYS_execveat:
+	case SYS_exit:
+	case SYS_exit_group:
+	case SYS_arch_prctl:
+		return false;
+	default:
+		return nr < 1024;
+	}
+}
+
+void
+patch_site(struct plat_thread *pt, uint64_t rip, uint64_t nr)
+{
+	static const uint8_t int3 = 0xcc;
+	struct patch_sites *ps = pt->sp->patch;
+	uint64_t va = rip - SITE_LEN;
+	uint8_t old[SITE_LEN], jmp[SITE_LEN];
+	uint32_t n32 = (uint32_t)nr;
+	void *td = pt->cookie;
+	int slot;
+
+	if (ps == NULL || !nr_patchable(nr) || rip < SITE_LEN ||
+	    (va & VK_PAGE_MASK) > VK_PAGE_SIZE - SITE_LEN)
+		return;
+	old[0] = 0xb8;
+	memcpy(old + 1, &n32, 4);
+	old[5] = 0x0f;
+	old[6] = 0x05;
+	if (kern_text_replace(td, va, old, NULL, SITE_LEN) < 0 ||
+	    ((slot = slot_of(ps, va)) < 0 && (slot = slot_new(pt)) < 0))
+		return;
+	jmp_bytes((unsigned)slot, jmp);
+	/* The first write gives the page its private copy. */
+	if (kern_text_replace(td, va, old, &int3, 1) < 0)
+		return;
+	if (kern_text_replace(td, va + 5, old + 5, jmp + 5, 1) < 0 ||
+	    kern_text_replace(td, va + 6, old + 6, jmp + 6, 1) < 0 ||
+	    kern_text_replace(td, va + 1, old + 1, jmp + 1, 4) < 0 ||
+	    kern_text_replace(td, va, &int3, jmp, 1) < 0) {
+		/* The guest wrote there meanwhile: its bytes, not ours. */
+		(void)kern_text_replace(td, va, &int3, old, 1);
+		return;
+	}
+	ps->s[slot].va = va;
+	ps->s[slot].nr = n32;
+}
+
+/* --- messages --- */
+
+enum zone {
+	ZONE_NONE,       /* not the patching's code */
+	ZONE_ENTRY,      /* nothing posted yet */
+	ZONE_SLOT_TRAP,  /* after a slot's trapping syscall */
+	ZONE_WAIT,       /* posted, waiting for the answer */
+	ZONE_DONE,       /* answered, on the way back */
+};
+
+static enum zone
+zone_of(const struct plat_thread *pt, uint64_t rip, uint64_t rsp,
+    unsigned *slotp)
+{
+	if (rip >= STUB_PATCH_CODE &&
+	    rip < STUB_PATCH_CODE + 16 * STUB_PATCH_SLOTS) {
+		*slotp = (unsigned)((rip - STUB_PATCH_CODE) / 16);
+		return (rip - STUB_PATCH_CODE) % 16 == STUB_PATCH_TRAP + 2 ?
+		    ZONE_SLOT_TRAP : ZONE_ENTRY;
+	}
+	if (rip >= STUB_TRAMP && rip < STUB_TRAMP_POSTED)
+		return ZONE_ENTRY;
+	if (rip >= STUB_TRAMP_POSTED && rip < STUB_TRAMP_DONE)
+		return ZONE_WAIT;
+	if (rip >= STUB_TRAMP_DONE && rip < STUB_TRAMP_END)
+		return ZONE_DONE;
+	if (rip >= STUB_TRAMP_END && rip < STUB_TRAMP_LIMIT)
+		return ZONE_ENTRY;
+	/* The doorbell, called on the area's trampoline stack. */
+	if (rip >= STUB_HSYS && rip <= STUB_HSYS + 2 &&
+	    rsp == area_va(pt) + STUB_FAST_STACK - 8)
+		return ZONE_WAIT;
+	return ZONE_NONE;
+}
+
+/* The registers the trampoline saved, into pt's context. */
+static void
+fast_load(struct plat_thread *pt)
+{
+	const struct systrap_area *a = pt->area;
+	struct arch_regs *r = &pt->ctx->regs;
+	uint64_t f[STUB_FR_N];
+
+	memcpy(f, a->fregs, sizeof(f));
+	r->rdi = f[STUB_FR_RDI];
+	r->rsi = f[STUB_FR_RSI];
+	r->rdx = f[STUB_FR_RDX];
+	r->r10 = f[STUB_FR_R10];
+	r->r8 = f[STUB_FR_R8];
+	r->r9 = f[STUB_FR_R9];
+	r->rbx = f[STUB_FR_RBX];
+	r->rbp = f[STUB_FR_RBP];
+	r->r12 = f[STUB_FR_R12];
+	r->r13 = f[STUB_FR_R13];
+	r->r14 = f[STUB_FR_R14];
+	r->r15 = f[STUB_FR_R15];
+	r->rsp = f[STUB_FR_RSP];
+	r->eflags = r->r11 = f[STUB_FR_FLAGS];
+	r->cs = ARCH_USER_CS;
+	r->ss = ARCH_USER_DS;
+	r->fs_base = pt->fs_base;
+	r->gs_base = pt->gs_base;
+	pt->ctx->dirty = 0;
+}
+
+/*
+ * pt's context as a stop at the syscall of the site of the slot its
+ * trampoline posted; false for a slot without a site (the guest jumped
+ * into the table itself).
+ */
+static bool
+fast_call(struct plat_thread *pt)
+{
+	const struct patch_sites *ps = pt->sp->patch;
+	struct arch_regs *r = &pt->ctx->regs;
+	uint32_t slot = ((volatile struct systrap_area *)pt->area)->fslot;
+
+	if (ps == NULL || slot >= ps->cap || ps->s[slot].va == 0)
+		return false;
+	fast_load(pt);
+	r->rip = r->rcx = pt->fast_rip = ps->s[slot].va + SITE_LEN;
+	r->orig_rax = ps->s[slot].nr;
+	r->rax = (uint64_t)-ENOSYS;
+	return true;
+}
+
+static int
+fault(struct plat_thread *pt, struct plat_event *ev)
+{
+	ev->kind = PLAT_EV_FAULT;
+	ev->signo = SIGSEGV;
+	ev->code = SEGV_MAPERR;
+	ev->addr = pt->ctx->regs.rip;
+	return 1;
+}
+
+/* Answer pt's frame as it is: it goes on where the signal found it. */
+static int
+resume(struct plat_thread *pt)
+{
+	pt->ctx->dirty = 0;
+	(void)systrap_thread_run(pt);
+	return 0;
+}
+
+bool
+fast_take(struct plat_thread *pt, struct plat_event *ev)
+{
+	struct systrap_area *a = pt->area;
+	struct frame_uc *u;
+
+	if (pt->held || pt->sp->patch == NULL ||
+	    __atomic_load_n(&a->fstate, __ATOMIC_ACQUIRE) != FAST_POSTED)
+		return false;
+	pt->held = true;
+	pt->fast = true;
+	ev->cookie = pt->cookie;
+	if (fast_call(pt)) {
+		pt->regs_valid = true;
+		ev->kind = PLAT_EV_SYSCALL;
+		return true;
+	}
+	/* A SIGSEGV for a slot of nothing, from the frame. */
+	if (fast_to_frame(pt) < 0 || (u = frame_uc(pt)) == NULL) {
+		ev->kind = PLAT_EV_GONE;
+		return true;
+	}
+	regs_from_frame(u, &pt->ctx->regs);
+	pt->ctx->regs.fs_base = pt->fs_base;
+	pt->ctx->regs.gs_base = pt->gs_base;
+	pt->ctx->dirty = 0;
+	(void)fault(pt, ev);
+	return true;
+}
+
+/* The site of the patch at va, if its bytes are still the patch. */
+static int
+patched_at(struct plat_thread *pt, uint64_t va)
+{
+	int slot = slot_of(pt->sp->patch, va);
+
+	return slot >= 0 && va != 0 && site_intact(pt, (unsigned)slot) ?
+	    slot : -1;
+}
+
+/* A stop at site va's syscall, from a frame that did not end there. */
+static int
+site_call(struct plat_thread *pt, struct frame_uc *u, uint64_t va,
+    uint64_t nr, struct plat_event *ev)
+{
+	struct arch_regs *r = &pt->ctx->regs;
+
+	r->rip = r->rcx = u->rip = u->rcx = va + SITE_LEN;
+	r->r11 = u->r11 = u->eflags;
+	r->orig_rax = nr;
+	r->rax = (uint64_t)-ENOSYS;
+	ev->kind = PLAT_EV_SYSCALL;
+	return 1;
+}
+
+/*
+ * A fault at a patched site itself: the invalid byte where the syscall
+ * instruction began (a thread that ran the old mov before the patch, or
+ * a restart the kernel asked for) or the int3 written first.
+ */
+static int
+site_fault(struct plat_thread *pt, struct frame_uc *u, const siginfo_t *si,
+    struct plat_event *ev)
+{
+	uint64_t rip = u->rip, va;
+
+	if (si->si_code <= 0 || (pt->signo != SIGILL && pt->signo != SIGTRAP))
+		return -1;
+	va = rip - (pt->signo == SIGILL ? 5 : 1);
+	if (patched_at(pt, va) < 0)
+		return -1;
+	/* The old syscall instruction's call, whatever rax says. */
+	if (pt->signo == SIGILL)
+		return site_call(pt, u, va, u->rax, ev);
+	/* The int3: rax is dead before the site, run it again. */
+	pt->ctx->regs.rip = u->rip = va;
+	return resume(pt);
+}
+
+int
+fast_frame_event(struct plat_thread *pt, struct frame_uc *u,
+    const siginfo_t *si, struct plat_event *ev)
+{
+	const struct patch_sites *ps = pt->sp->patch;
+	struct systrap_area *a = pt->area;
+	bool cpu = sig_from_cpu(pt->signo, si), trap = pt->signo == SIGSYS &&
+	    si->si_code == SYS_SECCOMP;
+	enum zone z;
+	unsigned slot = 0;
+	uint32_t fs;
+
+	if (ps == NULL)
+		return -1;
+	z = zone_of(pt, u->rip, u->rsp, &slot);
+	switch (z) {
+	case ZONE_NONE:
+		return site_fault(pt, u, si, ev);
+	case ZONE_SLOT_TRAP:
+		if (!trap || slot >= ps->cap || ps->s[slot].va == 0)
+			return fault(pt, ev);
+		return site_call(pt, u, ps->s[slot].va, ps->s[slot].nr, ev);
+	case ZONE_ENTRY:
+		/* A signal sent: the message or trap follows at once. */
+		return cpu || trap ? fault(pt, ev) : resume(pt);
+	case ZONE_WAIT:
+	case ZONE_DONE:
+		break;
+	}
+	if (cpu || (trap && z != ZONE_WAIT))
+		return fault(pt, ev);
+	fs = __atomic_load_n(&a->fstate, __ATOMIC_ACQUIRE);
+	if (z == ZONE_WAIT && fs == FAST_POSTED) {
+		/* The call waits: taken now, with this frame to answer. */
+		if (!fast_call(pt))
+			return fault(pt, ev);
+		a->fstate = 0;
+		pt->regs_valid = false;
+		if (pt->signo == STUB_SIG_INTERRUPT)
+			pt->interrupted = false;
+		ev->kind = PLAT_EV_SYSCALL;
+		return 1;
+	}
+	/* No message of its own waits: the guest jumped in. */
+	if (z == ZONE_WAIT && fs != FAST_ANSWERED)
+		return fault(pt, ev);
+	/* Answered: where the trampoline would return, as it would. */
+	fast_load(pt);
+	pt->ctx->regs.rax = pt->fast_rax;
+	pt->ctx->regs.rip = pt->ctx->regs.rcx = pt->fast_rip;
+	pt->ctx->dirty = ARCH_DIRTY_ALL;
+	pt->regs_valid = false;
+	if (pt->signo == STUB_SIG_INTERRUPT && si->si_code == SI_TKILL &&
+	    pt->interrupted) {
+		pt->interrupted = false;
+		ev->kind = PLAT_EV_STOPPED;
+		return 1;
+	}
+	(void)systrap_thread_run(pt);
+	return 0;
+}
+
+bool
+fast_answer(struct plat_thread *pt)
+{
+	struct arch_context *c = pt->ctx;
+	struct systrap_area *a = pt->area;
+
+	if ((c->dirty & ~ARCH_DIRTY_RAX) != 0 || !pt->regs_valid ||
+	    c->regs.fs_base != pt->fs_base || c->regs.gs_base != pt->gs_base)
+		return false;
+	a->frax = pt->fast_rax = c->regs.rax;
+	a->frip = pt->fast_rip;
+	c->dirty = 0;
+	pt->held = false;
+	pt->fast = false;
+	__atomic_store_n(&a->fstate, FAST_ANSWERED, __ATOMIC_RELEASE);
+	return true;
+}
+
+/*
+ * The handler's message of a thread held at a patched site, once the
+ * trampoline trapped (or a signal found it waiting): its frame is the
+ * stop's from now on.  A message from elsewhere (another thread wrote
+ * the area) is taken too, and fast_to_frame fails.
+ */
+static bool
+frame_attach(struct plat_thread *pt)
+{
+	struct frame_uc *u;
+	unsigned slot;
+
+	if (!msg_read(pt))
+		return false;
+	u = frame_uc(pt);
+	if (u != NULL && zone_of(pt, u->rip, u->rsp, &slot) == ZONE_WAIT) {
+		((struct systrap_area *)pt->area)->fstate = 0;
+		pt->fast = false;
+		pt->regs_valid = false;
+	}
+	return true;
+}
+
+/*
+ * The trampoline traps when it sees FAST_TRAP.  One that has not within
+ * a moment is nudged by the interrupt signal, which a thread still in
+ * the trampoline takes there too: a guest that wrote its area so that
+ * its thread left the trampoline without an answer is found out by
+ * that, not after seconds.
+ */
+int
+fast_to_frame(struct plat_thread *pt)
+{
+	struct systrap_area *a = pt->area;
+
+	__atomic_store_n(&a->fstate, FAST_TRAP, __ATOMIC_SEQ_CST);
+	if (msg_wait(pt, frame_attach, 20) < 0) {
+		systrap_thread_interrupt(pt);
+		if (msg_wait(pt, frame_attach, 5000) < 0)
+			return -EFAULT;
+	}
+	return pt->fast ? -EFAULT : 0;
+}

@@ -1,0 +1,468 @@
+/*
+ * Syscall sites "mov $NR, %eax; syscall" as the systrap platform patches
+ * them, each checked for what Linux does (the program passes natively
+ * too).  The sites are this program's own, written in assembly, so that
+ * both libcs have the same.  argv[1] is the mode:
+ *   race      threads started together call one gettid site while it is
+ *             patched, each must get its own tid every time; a call made
+ *             at the old syscall instruction (a thread that ran the mov
+ *             before the patch) still runs the call
+ *   fork      a patched site called again in a forked child
+ *   rewrite   the program makes its text writable, writes another call
+ *             over a patched site and runs it: the new call runs, then
+ *             again once the text is read-only
+ *   readself  after the sites ran, /proc/self/exe and a new mapping of
+ *             it hold the original bytes
+ *   signal    a thread blocked in read() at a patched site, signalled:
+ *             its handler runs, then EINTR without SA_RESTART, the read
+ *             restarted with it
+ *   gs        with a GS base of its own (a block of its memory), the
+ *             sites still answer and the block is untouched: the
+ *             trampoline takes its area from GS only when it is one
+ *   sigstorm  a thread calls a patched site without pause while queued
+ *             signals interrupt it wherever it is (in the trampoline
+ *             too): every one handled, every call right
+ *   jump      children jump into the patching's table, slot entries and
+ *             every byte of the stub's trampoline with registers of their
+ *             own: each ends (a signal, or back as from a call vkernel
+ *             served) and vkernel goes on
+ * Exits 0 when all is right.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <asm/prctl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define STUB_BASE        0x7ffb00000000UL
+#define STUB_TRAMP       (STUB_BASE + 0xa00)
+#define STUB_TRAMP_LIMIT (STUB_BASE + 0xc00)
+#define PATCH_BASE       0x7f060000UL
+#define PATCH_CODE       (PATCH_BASE + 0x2000)
+#define PATCH_SLOTS      1024
+
+/* The sites, each "mov $NR, %eax; syscall; ret", and a marker. */
+long site_gettid(void);
+long site_getpid(void);
+long site_getppid(void);
+long site_read(int fd, void *buf, size_t n);
+long site_rw(void);
+__asm__(".text\n"
+    ".globl site_gettid\nsite_gettid:\n\tmov $186, %eax\n\tsyscall\n\tret\n"
+    ".globl site_getpid\nsite_getpid:\n\tmov $39, %eax\n\tsyscall\n\tret\n"
+    "\t.ascii \"vkpatch-getpid\"\n"
+    ".globl site_getppid\nsite_getppid:\n\tmov $110, %eax\n\tsyscall\n\tret\n"
+    ".globl site_read\nsite_read:\n\tmov $0, %eax\n\tsyscall\n\tret\n"
+    "\t.balign 4096\n"
+    ".globl site_rw\nsite_rw:\n\tmov $39, %eax\n\tsyscall\n\tret\n"
+    "\t.balign 4096\n");
+
+static const uint8_t getpid_bytes[] = {
+	0xb8, 39, 0, 0, 0, 0x0f, 0x05, 0xc3,
+	'v', 'k', 'p', 'a', 't', 'c', 'h', '-', 'g', 'e', 't', 'p', 'i', 'd',
+};
+
+static int fails;
+
+#define CHECK(c, ...)                                                   \
+	do {                                                            \
+		if (!(c)) {                                             \
+			fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__); \
+			fprintf(stderr, __VA_ARGS__);                   \
+			fprintf(stderr, "\n");                          \
+			fails++;                                        \
+		}                                                       \
+	} while (0)
+
+/* Call addr with rax = nr, as a thread that ran a site's mov would. */
+static long
+call_rax(uint64_t addr, long nr, long a0)
+{
+	long r;
+
+	__asm__ volatile("call *%[addr]"
+	    : "=a"(r)
+	    : [addr] "r"(addr), "0"(nr), "D"(a0)
+	    : "rcx", "r11", "rsi", "rdx", "r8", "r9", "r10", "memory");
+	return r;
+}
+
+/* --- race --- */
+
+#define NTHREADS 6
+#define NCALLS   20000
+
+static pthread_barrier_t start;
+
+static void *
+racer(void *arg)
+{
+	long tid = syscall(SYS_gettid), bad = 0;
+
+	(void)arg;
+	pthread_barrier_wait(&start);
+	for (int i = 0; i < NCALLS; i++)
+		if (site_gettid() != tid)
+			bad++;
+	return (void *)bad;
+}
+
+static void
+race(void)
+{
+	pthread_t t[NTHREADS];
+
+	pthread_barrier_init(&start, NULL, NTHREADS);
+	for (int i = 0; i < NTHREADS; i++)
+		pthread_create(&t[i], NULL, racer, NULL);
+	for (int i = 0; i < NTHREADS; i++) {
+		void *bad;
+
+		pthread_join(t[i], &bad);
+		CHECK(bad == NULL, "thread %d: %ld calls not its tid", i,
+		    (long)bad);
+	}
+	/* Patched now, if it is; the old syscall instruction still calls. */
+	for (int i = 0; i < 3; i++)
+		CHECK(site_getpid() == getpid(), "getpid site");
+	CHECK(call_rax((uint64_t)site_getpid + 5, SYS_getpid, 0) == getpid(),
+	    "a call from the old syscall instruction");
+	CHECK(call_rax((uint64_t)site_getpid + 5, SYS_getppid, 0) ==
+	    getppid(), "the old syscall instruction runs rax's call");
+}
+
+/* --- fork --- */
+
+static void
+forked(void)
+{
+	pid_t child;
+	int st;
+
+	for (int i = 0; i < 3; i++)
+		CHECK(site_getpid() == getpid(), "getpid site");
+	child = fork();
+	if (child == 0) {
+		pid_t me = getpid();
+
+		for (int i = 0; i < 1000; i++)
+			if (site_getpid() != me || site_getppid() == me)
+				_exit(1);
+		_exit(0);
+	}
+	CHECK(waitpid(child, &st, 0) == child && WIFEXITED(st) &&
+	    WEXITSTATUS(st) == 0, "child: status %#x", st);
+	CHECK(site_getpid() == getpid(), "getpid site after fork");
+}
+
+/* --- rewrite --- */
+
+static void
+rewrite(void)
+{
+	static const uint8_t ppid[] = { 0xb8, 110, 0, 0, 0, 0x0f, 0x05 };
+	uint8_t *page = (uint8_t *)((uintptr_t)site_rw & ~4095UL);
+
+	for (int i = 0; i < 3; i++)
+		CHECK(site_rw() == getpid(), "site before");
+	CHECK(mprotect(page, 4096, PROT_READ | PROT_WRITE | PROT_EXEC) == 0,
+	    "mprotect rwx: %s", strerror(errno));
+	memcpy((uint8_t *)site_rw, ppid, sizeof(ppid));
+	__builtin___clear_cache((char *)page, (char *)page + 4096);
+	for (int i = 0; i < 3; i++)
+		CHECK(site_rw() == getppid(), "rewritten site, writable");
+	CHECK(mprotect(page, 4096, PROT_READ | PROT_EXEC) == 0,
+	    "mprotect rx: %s", strerror(errno));
+	for (int i = 0; i < 5; i++)
+		CHECK(site_rw() == getppid(), "rewritten site, read-only");
+}
+
+/* --- readself --- */
+
+/* The offset of the getpid site's bytes in the file, or -1. */
+static long
+file_find(const uint8_t *file, size_t n)
+{
+	for (size_t i = 0; i + sizeof(getpid_bytes) <= n; i++)
+		if (memcmp(file + i, getpid_bytes, sizeof(getpid_bytes)) == 0)
+			return (long)i;
+	return -1;
+}
+
+static uint8_t *
+file_read(size_t *np)
+{
+	int fd = open("/proc/self/exe", O_RDONLY);
+	size_t cap = 1 << 20, n = 0;
+	uint8_t *b = malloc(cap);
+	ssize_t r;
+
+	if (fd < 0)
+		return NULL;
+	while ((r = read(fd, b + n, cap - n)) > 0) {
+		n += (size_t)r;
+		if (n == cap)
+			b = realloc(b, cap *= 2);
+	}
+	close(fd);
+	*np = n;
+	return b;
+}
+
+static void
+readself(void)
+{
+	size_t n = 0;
+	uint8_t *file;
+	long off = -1;
+	int fd;
+	void *m;
+
+	for (int i = 0; i < 5; i++)
+		CHECK(site_getpid() == getpid(), "getpid site");
+	file = file_read(&n);
+	if (file != NULL)
+		off = file_find(file, n);
+	CHECK(off >= 0, "the site's original bytes in /proc/self/exe");
+	fd = open("/proc/self/exe", O_RDONLY);
+	m = mmap(NULL, n, PROT_READ, MAP_PRIVATE, fd, 0);
+	CHECK(m != MAP_FAILED && file_find(m, n) >= 0,
+	    "the original bytes in a new mapping of the file");
+	close(fd);
+	free(file);
+}
+
+/* --- signal --- */
+
+static int pipefd[2];
+static volatile long got;
+static volatile int handled;
+
+static void
+on_usr1(int sig)
+{
+	(void)sig;
+	handled++;
+}
+
+static void *
+reader(void *arg)
+{
+	char c;
+
+	(void)arg;
+	got = site_read(pipefd[0], &c, 1);
+	return NULL;
+}
+
+/* A thread blocked in read() at the site, signalled; restart or not. */
+static void
+signal_one(bool restart)
+{
+	struct sigaction sa = { .sa_handler = on_usr1 };
+	int before = handled;
+	pthread_t t;
+
+	sa.sa_flags = restart ? SA_RESTART : 0;
+	sigaction(SIGUSR1, &sa, NULL);
+	got = -1000;
+	pthread_create(&t, NULL, reader, NULL);
+	usleep(100000);
+	pthread_kill(t, SIGUSR1);
+	usleep(100000);
+	if (restart) {
+		CHECK(got == -1000, "restarted read returned %ld", got);
+		CHECK(write(pipefd[1], "x", 1) == 1, "write");
+	}
+	pthread_join(t, NULL);
+	CHECK(got == (restart ? 1 : -EINTR), "read at the site: %ld", got);
+	CHECK(handled == before + 1, "the handler ran %d times",
+	    handled - before);
+}
+
+static void
+signals(void)
+{
+	char c;
+
+	CHECK(pipe(pipefd) == 0, "pipe");
+	CHECK(write(pipefd[1], "ab", 2) == 2, "write");
+	/* Patched by the first calls. */
+	CHECK(site_read(pipefd[0], &c, 1) == 1, "read");
+	CHECK(site_read(pipefd[0], &c, 1) == 1, "read");
+	signal_one(false);
+	signal_one(true);
+	signal_one(false);
+}
+
+/* --- gs --- */
+
+static void
+gs_own(void)
+{
+	static uint64_t block[512];
+	uint64_t got_base = 0;
+
+	memset(block, 0xa5, sizeof(block));
+	CHECK(syscall(SYS_arch_prctl, ARCH_SET_GS, block) == 0,
+	    "ARCH_SET_GS: %s", strerror(errno));
+	for (int i = 0; i < 100; i++)
+		CHECK(site_getpid() == getpid(), "getpid site with a GS");
+	CHECK(syscall(SYS_arch_prctl, ARCH_GET_GS, &got_base) == 0 &&
+	    got_base == (uint64_t)block, "ARCH_GET_GS: %#lx",
+	    (unsigned long)got_base);
+	for (size_t i = 0; i < sizeof(block) / 8; i++)
+		if (block[i] != 0xa5a5a5a5a5a5a5a5ULL) {
+			CHECK(0, "the GS block changed at %zu", i * 8);
+			break;
+		}
+	CHECK(syscall(SYS_arch_prctl, ARCH_SET_GS, 0) == 0, "GS back to 0");
+	for (int i = 0; i < 100; i++)
+		CHECK(site_getpid() == getpid(), "getpid site, GS 0");
+}
+
+/* --- sigstorm --- */
+
+#define NSIGS 1000
+
+static volatile int stop, rt_handled;
+static volatile long hammer_tid;
+
+static void
+on_rt(int sig)
+{
+	(void)sig;
+	rt_handled++;
+}
+
+static void *
+hammer(void *arg)
+{
+	long pid = getpid(), bad = 0;
+
+	(void)arg;
+	hammer_tid = syscall(SYS_gettid);
+	while (!stop)
+		if (site_getpid() != pid)
+			bad++;
+	return (void *)bad;
+}
+
+static void
+sigstorm(void)
+{
+	struct sigaction sa = { .sa_handler = on_rt };
+	pthread_t t;
+	void *bad;
+
+	sigaction(SIGRTMIN, &sa, NULL);
+	pthread_create(&t, NULL, hammer, NULL);
+	while (hammer_tid == 0)
+		sched_yield();
+	for (int i = 0; i < NSIGS; i++) {
+		siginfo_t si = { .si_signo = SIGRTMIN, .si_code = SI_QUEUE };
+
+		/* Queued, never more than a few pending. */
+		while (i - rt_handled > 8)
+			sched_yield();
+		si.si_pid = getpid();
+		syscall(SYS_rt_tgsigqueueinfo, getpid(), hammer_tid, SIGRTMIN,
+		    &si);
+	}
+	while (rt_handled < NSIGS)
+		sched_yield();
+	stop = 1;
+	pthread_join(t, &bad);
+	CHECK(bad == NULL, "%ld calls wrong", (long)bad);
+	CHECK(rt_handled == NSIGS, "%d of %d signals handled", rt_handled,
+	    NSIGS);
+}
+
+/* --- jump --- */
+
+static void
+on_fault(int sig)
+{
+	(void)sig;
+	_exit(0);
+}
+
+/*
+ * A child that jumps to addr with registers of its own: it must end, by
+ * a signal or by its fault handler, or come back as from a call of the
+ * guest's (served by vkernel: the filter lets no other run there), and
+ * vkernel must go on.
+ */
+static void
+jump_one(uint64_t addr, uint32_t eax)
+{
+	pid_t child = fork();
+	int st;
+
+	if (child == 0) {
+		signal(SIGSEGV, on_fault);
+		signal(SIGILL, on_fault);
+		signal(SIGTRAP, on_fault);
+		signal(SIGBUS, on_fault);
+		alarm(10);
+		(void)call_rax(addr, SYS_getppid, eax);
+		_exit(0);
+	}
+	CHECK(waitpid(child, &st, 0) == child, "wait");
+	CHECK((WIFEXITED(st) && WEXITSTATUS(st) == 0) ||
+	    (WIFSIGNALED(st) && WTERMSIG(st) != SIGALRM),
+	    "jump to %#lx: status %#x", (unsigned long)addr, st);
+}
+
+static void
+jumps(void)
+{
+	const uint64_t slot = PATCH_SLOTS - 1;
+
+	(void)site_getpid();
+	jump_one(PATCH_BASE + 8 * slot, (uint32_t)slot);
+	jump_one(PATCH_CODE + 16 * slot, 0);
+	jump_one(PATCH_CODE + 16 * slot + 11, 0);
+	for (uint64_t a = STUB_TRAMP; a < STUB_TRAMP_LIMIT; a++)
+		jump_one(a, (uint32_t)slot);
+	CHECK(site_getpid() == getpid(), "getpid site after the jumps");
+}
+
+int
+main(int argc, char **argv)
+{
+	const char *mode = argc > 1 ? argv[1] : "";
+
+	if (strcmp(mode, "race") == 0)
+		race();
+	else if (strcmp(mode, "fork") == 0)
+		forked();
+	else if (strcmp(mode, "rewrite") == 0)
+		rewrite();
+	else if (strcmp(mode, "readself") == 0)
+		readself();
+	else if (strcmp(mode, "signal") == 0)
+		signals();
+	else if (strcmp(mode, "gs") == 0)
+		gs_own();
+	else if (strcmp(mode, "sigstorm") == 0)
+		sigstorm();
+	else if (strcmp(mode, "jump") == 0)
+		jumps();
+	else {
+		fprintf(stderr, "usage: systrap_patch race|fork|rewrite|"
+		    "readself|signal|gs|sigstorm|jump\n");
+		return 2;
+	}
+	return fails == 0 ? 0 : 1;
+}
