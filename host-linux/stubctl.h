@@ -15,6 +15,7 @@
 #include <sys/types.h>
 
 #include "host-linux/error.h"
+#include "host-linux/stub/stub.h"
 #include "vkern/platform.h"
 
 struct systrap_area;
@@ -57,7 +58,8 @@ struct plat_space {
 	int stat_fd;              /* its /proc stat once read, or -1 */
 	int pidfd;                /* its /proc/PID: what signals it, or -1 */
 	unsigned nspare;          /* threads kept for reuse */
-	uint64_t areas;           /* systrap: thread areas in use, a bit each */
+	uint64_t areas[STUB_AREA_MAX / 64];  /* systrap: areas in use, a bit */
+					     /* each */
 	bool dead;                /* systrap: the stub is gone */
 };
 

@@ -22,7 +22,7 @@
  * there with, it reaches no other host call.
  *
  * Not yet: syscall-site patching (every call is a signal), an adaptive
- * spin, more than STUB_AREA_MAX threads a process at once.
+ * spin.
  */
 #include <errno.h>
 #include <linux/audit.h>
@@ -47,11 +47,14 @@
 #include "host-linux/plat_ops.h"
 #include "host-linux/stub/stub.h"
 #include "host-linux/stubctl.h"
+#include "vkern/kern/kern.h"
 #include "vkern/platform.h"
 #include "vkern/vk.h"
 
 _Static_assert(STUB_AREA_SIZE == RAM_AREA_SIZE, "a thread area is a slot");
-_Static_assert(STUB_AREA_MAX <= 64, "one bit per area in plat_space.areas");
+/* A process has areas for as many threads as the kernel has tasks. */
+_Static_assert(STUB_AREA_MAX >= KERN_MAX_TASKS && STUB_AREA_MAX % 64 == 0,
+    "areas");
 
 /* The message at the start of a thread area (stub.h's STUB_MSG_*). */
 struct systrap_area {
@@ -381,6 +384,28 @@ regs_to_frame(struct plat_thread *pt, struct frame_uc *u)
 
 /* --- threads --- */
 
+/* The lowest area of sp no thread has, or -1. */
+static int
+area_free_index(const struct plat_space *sp)
+{
+	for (unsigned w = 0; w < VK_NELEM(sp->areas); w++)
+		if (~sp->areas[w] != 0)
+			return (int)(w * 64 + (unsigned)__builtin_ctzll(
+			    ~sp->areas[w]));
+	return -1;
+}
+
+static void
+area_mark(struct plat_space *sp, int aslot, bool used)
+{
+	uint64_t bit = 1ULL << (aslot % 64);
+
+	if (used)
+		sp->areas[aslot / 64] |= bit;
+	else
+		sp->areas[aslot / 64] &= ~bit;
+}
+
 /* Map a free area of sp for pt; 0 or -EAGAIN. */
 static int
 area_map(struct plat_space *sp, struct plat_thread *pt)
@@ -389,9 +414,9 @@ area_map(struct plat_space *sp, struct plat_thread *pt)
 	int slot;
 	long r;
 
-	if (~sp->areas == 0 || (slot = ram_area_alloc()) < 0)
+	if ((pt->aslot = area_free_index(sp)) < 0 ||
+	    (slot = ram_area_alloc()) < 0)
 		return -EAGAIN;
-	pt->aslot = __builtin_ctzll(~sp->areas);
 	pt->area = ram_area((unsigned)slot, &off);
 	pt->ramslot = slot;
 	r = stub_syscall(sp->main, SYS_mmap, area_va(pt), STUB_AREA_SIZE,
@@ -400,7 +425,7 @@ area_map(struct plat_space *sp, struct plat_thread *pt)
 		ram_area_free((unsigned)slot);
 		return -EAGAIN;
 	}
-	sp->areas |= 1ULL << pt->aslot;
+	area_mark(sp, pt->aslot, true);
 	return 0;
 }
 
@@ -494,7 +519,7 @@ thread_new(struct plat_space *sp, void *cookie, struct arch_context *ctx,
 	r.rdx = r.r10 = r.r8 = 0;
 	r.r12 = area_va(pt);
 	if ((e = stub_call(sp->main, &r)) < 0 || (long)r.rax <= 0) {
-		sp->areas &= ~(1ULL << pt->aslot);
+		area_mark(sp, pt->aslot, false);
 		ram_area_free((unsigned)pt->ramslot);
 		free(pt);
 		return -EAGAIN;
@@ -534,21 +559,26 @@ guest_unlink(struct plat_thread *pt)
 static void
 systrap_space_destroy(struct plat_space *sp)
 {
-	int slots[STUB_AREA_MAX];
+	struct plat_thread *pt;
 	unsigned n = 0;
+	int *slots;
 
-	for (struct plat_thread *pt = sp->threads; pt != NULL;
-	    pt = pt->snext) {
+	for (pt = sp->threads; pt != NULL; pt = pt->snext)
+		n++;
+	slots = vk_xcalloc(n, sizeof(*slots));
+	n = 0;
+	for (pt = sp->threads; pt != NULL; pt = pt->snext) {
 		if (pt == sp->main)
 			continue;
 		guest_unlink(pt);
-		if (pt->ramslot >= 0 && n < VK_NELEM(slots))
+		if (pt->ramslot >= 0)
 			slots[n++] = pt->ramslot;
 	}
 	/* Killed first: a dead stub writes no area any more. */
 	stub_space_free(sp);
 	while (n > 0)
 		ram_area_free((unsigned)slots[--n]);
+	free(slots);
 }
 
 static int

@@ -20,7 +20,7 @@
 #define STUB_CONST_PAGE  (STUB_BASE + 0x2000)  /* systrap: read-only */
 #define STUB_AREAS       (STUB_BASE + 0x10000)
 #define STUB_AREA_SIZE   0x8000                /* aligned to its size */
-#define STUB_AREA_MAX    64
+#define STUB_AREA_MAX    4096                  /* the kernel's task limit */
 #define STUB_END         (STUB_AREAS + STUB_AREA_MAX * STUB_AREA_SIZE)
 
 /*
