@@ -52,6 +52,7 @@
 #include "vkern/vk.h"
 
 _Static_assert(STUB_AREA_SIZE == RAM_AREA_SIZE, "a thread area is a slot");
+_Static_assert(sizeof(cpu_set_t) == STUB_CPUS_SIZE, "the CPUs' mask");
 /* A process has areas for as many threads as the kernel has tasks. */
 _Static_assert(STUB_AREA_MAX >= KERN_MAX_TASKS && STUB_AREA_MAX % 64 == 0,
     "areas");
@@ -122,6 +123,7 @@ static int64_t spin_ns;
 static cpu_set_t own_cpu;   /* vkernel's, when it has one: spin_ns > 0 */
 static struct plat_thread *guests;   /* every guest thread, by gnext */
 static struct plat_thread *scan_from;
+static struct plat_thread *last_ev;   /* the thread of the last event */
 
 #define LD(off)      BPF_STMT(BPF_LD | BPF_W | BPF_ABS, (off))
 #define RET(v)       BPF_STMT(BPF_RET | BPF_K, (v))
@@ -203,6 +205,8 @@ const_page_fill(void *page)
 	*vk_asleep = 1;
 	*(uint32_t *)((char *)page + (STUB_CONST_SPIN - STUB_CONST_PAGE)) =
 	    spin_ns > 0 ? STUB_SPIN : 0;
+	memcpy((char *)page + (STUB_CONST_CPUS - STUB_CONST_PAGE),
+	    hostinfo_guest_cpus(), sizeof(cpu_set_t));
 	fp->len = VK_NELEM(filter);
 	fp->filter = (struct sock_filter *)STUB_CONST_FILTER;
 	memcpy((char *)page + (STUB_CONST_FILTER - STUB_CONST_PAGE), filter,
@@ -465,32 +469,52 @@ msg_answer(struct plat_thread *pt)
 }
 
 /*
+ * A held thread the kernel did not answer while it served the event
+ * (the call blocks), or whose call takes longer than a handler spins (a
+ * fork, a new thread): the handler sleeps at once instead of spinning
+ * out its time on a CPU another guest thread may want.
+ */
+static void
+msg_hold(struct plat_thread *pt)
+{
+	uint32_t posted = MSG_POSTED;
+
+	if (pt->held)
+		(void)__atomic_compare_exchange_n(&pt->area->state, &posted,
+		    MSG_ASLEEP, false, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED);
+}
+
+/*
  * Wait for a new thread's first trap, at most a few seconds (a loaded
- * host is slow to start threads), asleep as the handler must see it to
- * ring the doorbell.  Returns 0 with pt held, or -EAGAIN.
+ * host is slow to start threads): with a CPU of its own vkernel spins
+ * first, as a thread starts sooner than a wake-up of vkernel takes
+ * here; then asleep, as the handler must see it to ring the doorbell.
+ * Returns 0 with pt held, or -EAGAIN.
  */
 static int
 thread_ready(struct plat_thread *pt)
 {
+	int64_t end = plat_clock_ns(CLOCK_MONOTONIC) + VK_SPIN_NS;
+	bool taken = false;
 	size_t n;
-	int e = -EAGAIN;
 
+	while (spin_ns > 0 && !(taken = msg_take(pt)) &&
+	    plat_clock_ns(CLOCK_MONOTONIC) < end)
+		__builtin_ia32_pause();
 	__atomic_store_n(vk_asleep, 1, __ATOMIC_SEQ_CST);
-	for (int i = 0; i < 5000; i++) {
+	for (int i = 0; i < 5000 && !taken; i++) {
 		struct pollfd p = { .fd = bell, .events = POLLIN };
 		uint64_t v;
 
-		if (msg_take(pt)) {
-			if (frame_uc(pt) != NULL && frame_fpu(pt, &n) != NULL)
-				e = 0;
+		if ((taken = msg_take(pt)))
 			break;
-		}
 		if (ppoll(&p, 1, &(struct timespec){ 0, 1000000 }, NULL) > 0)
 			while (read(bell, &v, sizeof(v)) > 0)
 				;
 	}
 	*vk_asleep = 0;
-	return e;
+	return taken && frame_uc(pt) != NULL && frame_fpu(pt, &n) != NULL ?
+	    0 : -EAGAIN;
 }
 
 /*
@@ -525,10 +549,6 @@ thread_new(struct plat_space *sp, void *cookie, struct arch_context *ctx,
 		return -EAGAIN;
 	}
 	pt->tid = (pid_t)r.rax;
-	/* It has the control thread's CPU: the guest's instead. */
-	if (spin_ns > 0)
-		(void)sched_setaffinity(pt->tid, sizeof(cpu_set_t),
-		    hostinfo_guest_cpus());
 	pt->cookie = cookie;
 	pt->ctx = ctx;
 	thread_link(sp, pt, false);
@@ -554,6 +574,8 @@ guest_unlink(struct plat_thread *pt)
 	}
 	if (scan_from == pt)
 		scan_from = NULL;
+	if (last_ev == pt)
+		last_ev = NULL;
 }
 
 static void
@@ -614,6 +636,7 @@ systrap_thread_destroy(struct plat_thread *pt)
 {
 	if (!pt->held && !msg_take(pt))
 		systrap_thread_interrupt(pt);
+	msg_hold(pt);
 	guest_unlink(pt);
 	pt->cookie = NULL;
 	pt->ctx = NULL;
@@ -631,11 +654,25 @@ fpu_copy(struct plat_thread *from, struct plat_thread *pt)
 	return n < 0 ? (int)n : systrap_thread_fpu_set(pt, fpu, (size_t)n);
 }
 
+/* Whether sp's only area in use is its first. */
+static bool
+area_first_only(const struct plat_space *sp)
+{
+	if (sp->areas[0] != 1)
+		return false;
+	for (unsigned w = 1; w < VK_NELEM(sp->areas); w++)
+		if (sp->areas[w] != 0)
+			return false;
+	return true;
+}
+
 /*
  * The child's stub is a fork of the parent's control thread, made while
  * from waits in its handler.  It has the parent's areas mapped, shared
  * through the RAM file: they go before its own guest thread is made, so
- * the child cannot touch the parent's messages.
+ * the child cannot touch the parent's messages.  A parent with one
+ * thread has only the first, which the child's own area, mapped over
+ * it, replaces: one injected call fewer.
  */
 static int
 systrap_space_fork(struct plat_thread *from, void *cookie,
@@ -646,11 +683,12 @@ systrap_space_fork(struct plat_thread *from, void *cookie,
 	long r;
 	int e;
 
+	msg_hold(from);
 	if ((e = stub_space_fork(from->sp->main, &sp)) < 0)
 		return e;
 	sp->main->retired = true;
-	r = stub_syscall(sp->main, SYS_munmap, STUB_AREAS,
-	    (uint64_t)STUB_AREA_MAX * STUB_AREA_SIZE, 0, 0, 0, 0);
+	r = area_first_only(from->sp) ? 0 : stub_syscall(sp->main, SYS_munmap,
+	    STUB_AREAS, (uint64_t)STUB_AREA_MAX * STUB_AREA_SIZE, 0, 0, 0, 0);
 	if (r < 0 || (e = thread_new(sp, cookie, ctx, ptp)) < 0 ||
 	    fpu_copy(from, *ptp) < 0) {
 		systrap_space_destroy(sp);
@@ -696,8 +734,10 @@ systrap_thread_create(struct plat_thread *from, void *cookie,
 		/* stub_thread_cputime() counts from the base: from zero. */
 		pt->cpu_base = 0;
 		pt->cpu_base = stub_thread_cputime(pt, NULL);
-	} else if ((e = thread_new(from->sp, cookie, ctx, &pt)) < 0) {
-		return e;
+	} else {
+		msg_hold(from);
+		if ((e = thread_new(from->sp, cookie, ctx, &pt)) < 0)
+			return e;
 	}
 	if (fpu_copy(from, pt) < 0) {
 		systrap_thread_destroy(pt);
@@ -905,8 +945,10 @@ scan(struct plat_event *ev)
 			if (!msg_take(pt))
 				continue;
 			scan_from = pt;
-			if (msg_to_event(pt, ev))
+			if (msg_to_event(pt, ev)) {
+				last_ev = pt;
 				return true;
+			}
 		}
 	}
 	return false;
@@ -957,6 +999,10 @@ static int
 systrap_event_wait(struct plat_event *ev, int64_t deadline)
 {
 	memset(ev, 0, sizeof(*ev));
+	if (last_ev != NULL) {
+		msg_hold(last_ev);
+		last_ev = NULL;
+	}
 	for (;;) {
 		int st, r;
 		pid_t pid;
