@@ -21,8 +21,7 @@
  * pinned as far as the filter can: whatever registers a guest jumps
  * there with, it reaches no other host call.
  *
- * Not yet: syscall-site patching (every call is a signal), an adaptive
- * spin.
+ * Not yet: syscall-site patching (every call is a signal).
  */
 #include <errno.h>
 #include <linux/audit.h>
@@ -84,14 +83,27 @@ _Static_assert(offsetof(struct systrap_area, set) == STUB_MSG_SET, "");
 #define MSG_ASLEEP   3   /* posted, and the handler sleeps on the word */
 
 /*
- * With a host CPU of its own, vkernel spins for the next message this
- * long before it sleeps, and a handler spins STUB_SPIN pauses (~27 ns
- * each here) for its answer before it sleeps: a trap then costs a signal
- * and no context switch.  Sharing a CPU with the guest, neither spins:
- * the peer it waits for could not run.
+ * With a host CPU of its own, vkernel spins for the next message before
+ * it sleeps, and a handler spins about HANDLER_SPIN_NS for its answer
+ * before it sleeps: a trap then costs a signal and no context switch.
+ * Sharing a CPU with the guest, neither spins: the peer it waits for
+ * could not run.
+ *
+ * vkernel's spin adapts to the traffic: it starts at VK_SPIN_MAX_NS,
+ * halves each time it ends without a message (a compute-bound or idle
+ * guest: below VK_SPIN_MIN_NS it stops) and doubles each time it finds
+ * one.  Stopped, every VK_SPIN_PROBE-th wait spins VK_SPIN_MAX_NS once,
+ * and a message found then starts it again: the traffic came back.
+ * A handler stops spinning as soon as vkernel holds its call (msg_hold),
+ * so its spin only covers vkernel's work on it; that time is vkernel's
+ * service, which the kernel counts as the guest's system time, and is
+ * taken out of the stub thread's own (spin_count) rather than counted
+ * twice, the second time as user time.
  */
-#define VK_SPIN_NS  50000
-#define STUB_SPIN   2000
+#define VK_SPIN_MAX_NS   50000
+#define VK_SPIN_MIN_NS   2000
+#define VK_SPIN_PROBE    16
+#define HANDLER_SPIN_NS  50000
 
 /* The host's x86-64 signal frame: its struct ucontext and sigcontext. */
 struct frame_uc {
@@ -119,8 +131,11 @@ _Static_assert(sizeof(struct frame_uc) == 304, "struct ucontext");
 static int bell = -1;
 static uint64_t const_off;
 static volatile uint32_t *vk_asleep;   /* the constants page's word */
-static int64_t spin_ns;
-static cpu_set_t own_cpu;   /* vkernel's, when it has one: spin_ns > 0 */
+static int64_t spin_ns;     /* vkernel's spin now, when spin_max > 0 */
+static int64_t spin_max;    /* VK_SPIN_MAX_NS with a CPU of its own, or 0 */
+static unsigned spin_idle;  /* waits without a spin since it stopped */
+static int64_t handler_spin_ns;  /* the handlers' spin, measured, or 0 */
+static cpu_set_t own_cpu;   /* vkernel's, when it has one: spin_max > 0 */
 static struct plat_thread *guests;   /* every guest thread, by gnext */
 static struct plat_thread *scan_from;
 static struct plat_thread *last_ev;   /* the thread of the last event */
@@ -183,6 +198,33 @@ static const struct sock_filter filter[] = {
 	/* 36 */ RET(SECCOMP_RET_KILL_PROCESS),
 };
 
+/*
+ * How many pauses a handler spins for HANDLER_SPIN_NS, from the fastest
+ * of a few timed runs (a run the host preempted is slower), and the
+ * time that takes in handler_spin_ns; none without a CPU of its own.
+ */
+static uint32_t
+handler_spin_pauses(void)
+{
+	const int n = 20000;
+	int64_t best = INT64_MAX;
+	uint64_t pauses;
+
+	if (spin_max == 0)
+		return 0;
+	for (int run = 0; run < 3; run++) {
+		int64_t t = plat_clock_ns(CLOCK_MONOTONIC);
+
+		for (int i = 0; i < n; i++)
+			__builtin_ia32_pause();
+		best = VK_MIN(best, plat_clock_ns(CLOCK_MONOTONIC) - t);
+	}
+	pauses = (uint64_t)HANDLER_SPIN_NS * n / (uint64_t)VK_MAX(best, 1);
+	pauses = VK_MIN(VK_MAX(pauses, 1), UINT32_MAX);
+	handler_spin_ns = (int64_t)(pauses * (uint64_t)best / n);
+	return (uint32_t)pauses;
+}
+
 /* The constants page every systrap stub maps read-only (stub.h). */
 static void
 const_page_fill(void *page)
@@ -204,7 +246,7 @@ const_page_fill(void *page)
 	    (STUB_CONST_ASLEEP - STUB_CONST_PAGE));
 	*vk_asleep = 1;
 	*(uint32_t *)((char *)page + (STUB_CONST_SPIN - STUB_CONST_PAGE)) =
-	    spin_ns > 0 ? STUB_SPIN : 0;
+	    handler_spin_pauses();
 	memcpy((char *)page + (STUB_CONST_CPUS - STUB_CONST_PAGE),
 	    hostinfo_guest_cpus(), sizeof(cpu_set_t));
 	fp->len = VK_NELEM(filter);
@@ -232,7 +274,7 @@ cpu_place(struct vk_error **err)
 		CPU_SET(c, &own_cpu);
 		if (sched_setaffinity(0, sizeof(own_cpu), &own_cpu) < 0)
 			return vk_error_make(err, errno, "move to CPU %d", c);
-		spin_ns = VK_SPIN_NS;
+		spin_ns = spin_max = VK_SPIN_MAX_NS;
 		return 0;
 	}
 	return 0;
@@ -447,6 +489,8 @@ msg_take(struct plat_thread *pt)
 	if (pt->held || (st != MSG_POSTED && st != MSG_ASLEEP))
 		return false;
 	pt->held = true;
+	if (handler_spin_ns > 0)
+		pt->taken_at = plat_clock_ns(CLOCK_MONOTONIC);
 	pt->signo = (int)a->signo;
 	pt->info = a->info;
 	pt->uc = a->uc;
@@ -455,12 +499,33 @@ msg_take(struct plat_thread *pt)
 	return true;
 }
 
+/*
+ * The time pt's handler may have spun since its message was taken, at
+ * most its spin: counted as vkernel's service, not as the thread's own
+ * time (stub_thread_cputime).  Never more than the handler spun, as it
+ * spun from the post, before the take; less when the host preempted it.
+ */
+static void
+spin_count(struct plat_thread *pt)
+{
+	int64_t t;
+
+	if (pt->taken_at == 0)
+		return;
+	t = VK_MIN(plat_clock_ns(CLOCK_MONOTONIC) - pt->taken_at,
+	    handler_spin_ns);
+	pt->taken_at = 0;
+	pt->spun += t;
+	pt->sp->spun += t;
+}
+
 /* Wake a held thread to return to its frame. */
 static void
 msg_answer(struct plat_thread *pt)
 {
 	struct systrap_area *a = pt->area;
 
+	spin_count(pt);
 	pt->held = false;
 	if (__atomic_exchange_n(&a->state, MSG_ANSWERED, __ATOMIC_SEQ_CST) ==
 	    MSG_ASLEEP)
@@ -479,9 +544,11 @@ msg_hold(struct plat_thread *pt)
 {
 	uint32_t posted = MSG_POSTED;
 
-	if (pt->held)
-		(void)__atomic_compare_exchange_n(&pt->area->state, &posted,
-		    MSG_ASLEEP, false, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED);
+	if (!pt->held)
+		return;
+	spin_count(pt);
+	(void)__atomic_compare_exchange_n(&pt->area->state, &posted,
+	    MSG_ASLEEP, false, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED);
 }
 
 /*
@@ -494,11 +561,11 @@ msg_hold(struct plat_thread *pt)
 static int
 thread_ready(struct plat_thread *pt)
 {
-	int64_t end = plat_clock_ns(CLOCK_MONOTONIC) + VK_SPIN_NS;
+	int64_t end = plat_clock_ns(CLOCK_MONOTONIC) + VK_SPIN_MAX_NS;
 	bool taken = false;
 	size_t n;
 
-	while (spin_ns > 0 && !(taken = msg_take(pt)) &&
+	while (spin_max > 0 && !(taken = msg_take(pt)) &&
 	    plat_clock_ns(CLOCK_MONOTONIC) < end)
 		__builtin_ia32_pause();
 	__atomic_store_n(vk_asleep, 1, __ATOMIC_SEQ_CST);
@@ -616,7 +683,7 @@ systrap_space_create(void *cookie, struct arch_context *ctx,
 		return e;
 	/* The leader stays the control thread: it never runs the guest. */
 	sp->main->retired = true;
-	if (spin_ns > 0)
+	if (spin_max > 0)
 		(void)sched_setaffinity(sp->pid, sizeof(own_cpu), &own_cpu);
 	r = stub_syscall(sp->main, SYS_mmap, STUB_CONST_PAGE, VK_PAGE_SIZE,
 	    PROT_READ, MAP_SHARED | MAP_FIXED, STUB_RAM_FD, const_off);
@@ -731,9 +798,7 @@ systrap_thread_create(struct plat_thread *from, void *cookie,
 	if (pt != NULL) {
 		pt->cookie = cookie;
 		pt->ctx = ctx;
-		/* stub_thread_cputime() counts from the base: from zero. */
-		pt->cpu_base = 0;
-		pt->cpu_base = stub_thread_cputime(pt, NULL);
+		stub_thread_cputime_reset(pt);
 	} else {
 		msg_hold(from);
 		if ((e = thread_new(from->sp, cookie, ctx, &pt)) < 0)
@@ -969,22 +1034,33 @@ control_stop(pid_t pid, int st)
 	/* A stop of a held control thread cannot come: nothing resumed it. */
 }
 
-/* Spin for a message, for spin_ns at most; true with *ev filled. */
+/*
+ * Spin for a message, for spin_ns at most or a probe's VK_SPIN_MAX_NS,
+ * and adapt spin_ns to what came; true with *ev filled.
+ */
 static bool
 spin(struct plat_event *ev)
 {
-	int64_t end;
+	int64_t len = spin_ns, end;
 
-	if (spin_ns == 0)
+	if (len == 0 && spin_max > 0 && ++spin_idle % VK_SPIN_PROBE == 0)
+		len = spin_max;
+	if (len == 0)
 		return false;
-	end = plat_clock_ns(CLOCK_MONOTONIC) + spin_ns;
+	end = plat_clock_ns(CLOCK_MONOTONIC) + len;
 	do {
 		for (int i = 0; i < 64; i++) {
-			if (scan(ev))
-				return true;
-			__builtin_ia32_pause();
+			if (!scan(ev)) {
+				__builtin_ia32_pause();
+				continue;
+			}
+			spin_ns = spin_ns == 0 ? spin_max :
+			    VK_MIN(2 * spin_ns, spin_max);
+			return true;
 		}
 	} while (plat_clock_ns(CLOCK_MONOTONIC) < end);
+	if ((spin_ns /= 2) < VK_SPIN_MIN_NS)
+		spin_ns = 0;
 	return false;
 }
 
