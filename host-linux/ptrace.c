@@ -130,9 +130,7 @@ spare_take(struct plat_thread *from, void *cookie, struct arch_context *ctx)
 	pt->ctx = ctx;
 	pt->regs_valid = false;
 	pt->interrupted = false;
-	/* stub_thread_cputime() counts from the base: read it from zero. */
-	pt->cpu_base = 0;
-	pt->cpu_base = stub_thread_cputime(pt, NULL);
+	stub_thread_cputime_reset(pt);
 	return pt;
 }
 

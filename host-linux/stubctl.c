@@ -828,6 +828,24 @@ held_thread(struct plat_space *sp)
 	return NULL;
 }
 
+/*
+ * The host's time ns (user part *userp) less what a systrap handler spun
+ * while vkernel served the thread (spun: user time on the host, but
+ * vkernel's service, which the kernel counts itself), never below the
+ * time last reported (*last): a handler the host preempted while
+ * vkernel counted its spin would otherwise turn the clock back.
+ */
+static int64_t
+cputime_less_spun(int64_t ns, int64_t *userp, int64_t spun, int64_t *last)
+{
+	int64_t own = VK_MAX(ns - spun, *last);
+
+	if (userp != NULL)
+		*userp = VK_MIN(VK_MAX(*userp - (ns - own), 0), own);
+	*last = own;
+	return own;
+}
+
 int64_t
 stub_space_cputime(struct plat_space *sp, int64_t *userp)
 {
@@ -838,12 +856,13 @@ stub_space_cputime(struct plat_space *sp, int64_t *userp)
 
 	if (clock_gettime(clk, &ts) == 0)
 		ns = ts.tv_sec * 1000000000LL + ts.tv_nsec;
-	if (userp == NULL)
-		return ns;
-	if (sp->stat_fd < 0)
-		sp->stat_fd = cputime_open(sp->pid, 0, "stat");
-	*userp = sp->stat_fd >= 0 ? cputime_user_ns(sp->stat_fd, ns) : ns;
-	return ns;
+	if (userp != NULL) {
+		if (sp->stat_fd < 0)
+			sp->stat_fd = cputime_open(sp->pid, 0, "stat");
+		*userp = sp->stat_fd >= 0 ? cputime_user_ns(sp->stat_fd, ns) :
+		    ns;
+	}
+	return cputime_less_spun(ns, userp, sp->spun, &sp->cpu_last);
 }
 
 int64_t
@@ -859,14 +878,22 @@ stub_thread_cputime(struct plat_thread *pt, int64_t *userp)
 	if (ns < 0)
 		return stub_space_cputime(pt->sp, userp);
 	ns = VK_MAX(ns - pt->cpu_base, 0);
-	if (userp == NULL)
-		return ns;
-	/* Rarely asked (RUSAGE_THREAD): not worth an fd per thread. */
-	fd = cputime_open(pt->sp->pid, pt->tid, "stat");
-	*userp = fd >= 0 ? cputime_user_ns(fd, ns) : ns;
-	if (fd >= 0)
-		close(fd);
-	return ns;
+	if (userp != NULL) {
+		/* Rarely asked (RUSAGE_THREAD): not worth an fd per thread. */
+		fd = cputime_open(pt->sp->pid, pt->tid, "stat");
+		*userp = fd >= 0 ? cputime_user_ns(fd, ns) : ns;
+		if (fd >= 0)
+			close(fd);
+	}
+	return cputime_less_spun(ns, userp, pt->spun, &pt->cpu_last);
+}
+
+void
+stub_thread_cputime_reset(struct plat_thread *pt)
+{
+	pt->cpu_base = pt->spun = pt->cpu_last = 0;
+	pt->cpu_base = stub_thread_cputime(pt, NULL);
+	pt->cpu_last = 0;
 }
 
 /* --- mapping changes, batched --- */

@@ -15,6 +15,7 @@
 #include <sys/types.h>
 
 #include "host-linux/error.h"
+#include "host-linux/stub/stub.h"
 #include "vkern/platform.h"
 
 struct systrap_area;
@@ -33,6 +34,11 @@ struct plat_thread {
 				  /* that the kernel has already seen */
 	int sched_fd;             /* its /proc schedstat once read, or -1 */
 	int64_t cpu_base;         /* host CPU time it had when last reused */
+	int64_t cpu_last;         /* the time last reported: never less */
+	int64_t spun;             /* systrap: CPU time its handler spun while */
+				  /* vkernel served it, not the guest's own */
+	int64_t taken_at;         /* systrap: when its message was taken, */
+				  /* while its handler may spin, or 0 */
 	struct systrap_area *area;  /* systrap: its area, in vkernel */
 	int aslot;                /* systrap: its index in the stub */
 	int ramslot;              /* systrap: its slot of the RAM file */
@@ -59,7 +65,10 @@ struct plat_space {
 	int stat_fd;              /* its /proc stat once read, or -1 */
 	int pidfd;                /* its /proc/PID: what signals it, or -1 */
 	unsigned nspare;          /* threads kept for reuse */
-	uint64_t areas;           /* systrap: thread areas in use, a bit each */
+	uint64_t areas[STUB_AREA_MAX / 64];  /* systrap: areas in use, a bit */
+					     /* each */
+	int64_t spun;             /* systrap: its threads' spun, gone ones too */
+	int64_t cpu_last;         /* the time last reported: never less */
 	bool dead;                /* systrap: the stub is gone */
 	struct patch_sites *patch;  /* systrap: its patched sites, or NULL */
 };
@@ -136,6 +145,8 @@ void stub_space_protect(struct plat_space *sp, uint64_t va, uint64_t len,
 int stub_space_flush(struct plat_space *sp);
 int64_t stub_space_cputime(struct plat_space *sp, int64_t *userp);
 int64_t stub_thread_cputime(struct plat_thread *pt, int64_t *userp);
+/* A reused thread's CPU time counts from zero again. */
+void stub_thread_cputime_reset(struct plat_thread *pt);
 
 /*
  * event.c: catch SIGCHLD and the host's signals to vkernel; before any

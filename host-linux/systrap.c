@@ -24,9 +24,6 @@
  * A syscall site "mov $NR, %eax; syscall" that trapped is patched into a
  * jump to the stub's trampoline, which posts the call without a signal
  * (systrap_patch.c).
- *
- * Not yet: an adaptive spin, more than STUB_AREA_MAX threads a process
- * at once.
  */
 #include <errno.h>
 #include <linux/audit.h>
@@ -52,11 +49,15 @@
 #include "host-linux/stub/stub.h"
 #include "host-linux/stubctl.h"
 #include "host-linux/systrap.h"
+#include "vkern/kern/kern.h"
 #include "vkern/platform.h"
 #include "vkern/vk.h"
 
 _Static_assert(STUB_AREA_SIZE == RAM_AREA_SIZE, "a thread area is a slot");
-_Static_assert(STUB_AREA_MAX <= 64, "one bit per area in plat_space.areas");
+_Static_assert(sizeof(cpu_set_t) == STUB_CPUS_SIZE, "the CPUs' mask");
+/* A process has areas for as many threads as the kernel has tasks. */
+_Static_assert(STUB_AREA_MAX >= KERN_MAX_TASKS && STUB_AREA_MAX % 64 == 0,
+    "areas");
 
 /* From the kernel's UAPI signal headers, which clash with libc's. */
 #define SA_RESTORER  0x04000000
@@ -64,14 +65,27 @@ _Static_assert(STUB_AREA_MAX <= 64, "one bit per area in plat_space.areas");
 
 
 /*
- * With a host CPU of its own, vkernel spins for the next message this
- * long before it sleeps, and a handler spins STUB_SPIN pauses (~27 ns
- * each here) for its answer before it sleeps: a trap then costs a signal
- * and no context switch.  Sharing a CPU with the guest, neither spins:
- * the peer it waits for could not run.
+ * With a host CPU of its own, vkernel spins for the next message before
+ * it sleeps, and a handler spins about HANDLER_SPIN_NS for its answer
+ * before it sleeps: a trap then costs a signal and no context switch.
+ * Sharing a CPU with the guest, neither spins: the peer it waits for
+ * could not run.
+ *
+ * vkernel's spin adapts to the traffic: it starts at VK_SPIN_MAX_NS,
+ * halves each time it ends without a message (a compute-bound or idle
+ * guest: below VK_SPIN_MIN_NS it stops) and doubles each time it finds
+ * one.  Stopped, every VK_SPIN_PROBE-th wait spins VK_SPIN_MAX_NS once,
+ * and a message found then starts it again: the traffic came back.
+ * A handler stops spinning as soon as vkernel holds its call (msg_hold),
+ * so its spin only covers vkernel's work on it; that time is vkernel's
+ * service, which the kernel counts as the guest's system time, and is
+ * taken out of the stub thread's own (spin_count) rather than counted
+ * twice, the second time as user time.
  */
-#define VK_SPIN_NS  50000
-#define STUB_SPIN   2000
+#define VK_SPIN_MAX_NS   50000
+#define VK_SPIN_MIN_NS   2000
+#define VK_SPIN_PROBE    16
+#define HANDLER_SPIN_NS  50000
 
 /* The XSAVE image's software bytes (struct _fpx_sw_bytes) at 464. */
 #define FP_SW_OFF       464
@@ -82,10 +96,14 @@ _Static_assert(STUB_AREA_MAX <= 64, "one bit per area in plat_space.areas");
 static int bell = -1;
 static uint64_t const_off;
 static volatile uint32_t *vk_asleep;   /* the constants page's word */
-static int64_t spin_ns;
-static cpu_set_t own_cpu;   /* vkernel's, when it has one: spin_ns > 0 */
+static int64_t spin_ns;     /* vkernel's spin now, when spin_max > 0 */
+static int64_t spin_max;    /* VK_SPIN_MAX_NS with a CPU of its own, or 0 */
+static unsigned spin_idle;  /* waits without a spin since it stopped */
+static int64_t handler_spin_ns;  /* the handlers' spin, measured, or 0 */
+static cpu_set_t own_cpu;   /* vkernel's, when it has one: spin_max > 0 */
 static struct plat_thread *guests;   /* every guest thread, by gnext */
 static struct plat_thread *scan_from;
+static struct plat_thread *last_ev;   /* the thread of the last event */
 
 #define LD(off)      BPF_STMT(BPF_LD | BPF_W | BPF_ABS, (off))
 #define RET(v)       BPF_STMT(BPF_RET | BPF_K, (v))
@@ -145,6 +163,33 @@ static const struct sock_filter filter[] = {
 	/* 36 */ RET(SECCOMP_RET_KILL_PROCESS),
 };
 
+/*
+ * How many pauses a handler spins for HANDLER_SPIN_NS, from the fastest
+ * of a few timed runs (a run the host preempted is slower), and the
+ * time that takes in handler_spin_ns; none without a CPU of its own.
+ */
+static uint32_t
+handler_spin_pauses(void)
+{
+	const int n = 20000;
+	int64_t best = INT64_MAX;
+	uint64_t pauses;
+
+	if (spin_max == 0)
+		return 0;
+	for (int run = 0; run < 3; run++) {
+		int64_t t = plat_clock_ns(CLOCK_MONOTONIC);
+
+		for (int i = 0; i < n; i++)
+			__builtin_ia32_pause();
+		best = VK_MIN(best, plat_clock_ns(CLOCK_MONOTONIC) - t);
+	}
+	pauses = (uint64_t)HANDLER_SPIN_NS * n / (uint64_t)VK_MAX(best, 1);
+	pauses = VK_MIN(VK_MAX(pauses, 1), UINT32_MAX);
+	handler_spin_ns = (int64_t)(pauses * (uint64_t)best / n);
+	return (uint32_t)pauses;
+}
+
 /* The constants page every systrap stub maps read-only (stub.h). */
 static void
 const_page_fill(void *page)
@@ -166,7 +211,9 @@ const_page_fill(void *page)
 	    (STUB_CONST_ASLEEP - STUB_CONST_PAGE));
 	*vk_asleep = 1;
 	*(uint32_t *)((char *)page + (STUB_CONST_SPIN - STUB_CONST_PAGE)) =
-	    spin_ns > 0 ? STUB_SPIN : 0;
+	    handler_spin_pauses();
+	memcpy((char *)page + (STUB_CONST_CPUS - STUB_CONST_PAGE),
+	    hostinfo_guest_cpus(), sizeof(cpu_set_t));
 	fp->len = VK_NELEM(filter);
 	fp->filter = (struct sock_filter *)STUB_CONST_FILTER;
 	memcpy((char *)page + (STUB_CONST_FILTER - STUB_CONST_PAGE), filter,
@@ -192,7 +239,7 @@ cpu_place(struct vk_error **err)
 		CPU_SET(c, &own_cpu);
 		if (sched_setaffinity(0, sizeof(own_cpu), &own_cpu) < 0)
 			return vk_error_make(err, errno, "move to CPU %d", c);
-		spin_ns = VK_SPIN_NS;
+		spin_ns = spin_max = VK_SPIN_MAX_NS;
 		return 0;
 	}
 	return 0;
@@ -206,7 +253,7 @@ systrap_init(struct vk_error **err)
 
 	if ((r = stubctl_init(err)) < 0 || (r = cpu_place(err)) < 0)
 		return r;
-	patch_init(spin_ns > 0);
+	patch_init(spin_max > 0);
 	bell = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (bell < 0)
 		return vk_error_make(err, errno, "create the doorbell");
@@ -348,6 +395,28 @@ regs_to_frame(struct plat_thread *pt, struct frame_uc *u)
 
 /* --- threads --- */
 
+/* The lowest area of sp no thread has, or -1. */
+static int
+area_free_index(const struct plat_space *sp)
+{
+	for (unsigned w = 0; w < VK_NELEM(sp->areas); w++)
+		if (~sp->areas[w] != 0)
+			return (int)(w * 64 + (unsigned)__builtin_ctzll(
+			    ~sp->areas[w]));
+	return -1;
+}
+
+static void
+area_mark(struct plat_space *sp, int aslot, bool used)
+{
+	uint64_t bit = 1ULL << (aslot % 64);
+
+	if (used)
+		sp->areas[aslot / 64] |= bit;
+	else
+		sp->areas[aslot / 64] &= ~bit;
+}
+
 /* Map a free area of sp for pt; 0 or -EAGAIN. */
 static int
 area_map(struct plat_space *sp, struct plat_thread *pt)
@@ -356,9 +425,9 @@ area_map(struct plat_space *sp, struct plat_thread *pt)
 	int slot;
 	long r;
 
-	if (~sp->areas == 0 || (slot = ram_area_alloc()) < 0)
+	if ((pt->aslot = area_free_index(sp)) < 0 ||
+	    (slot = ram_area_alloc()) < 0)
 		return -EAGAIN;
-	pt->aslot = __builtin_ctzll(~sp->areas);
 	pt->area = ram_area((unsigned)slot, &off);
 	pt->ramslot = slot;
 	r = stub_syscall(sp->main, SYS_mmap, area_va(pt), STUB_AREA_SIZE,
@@ -367,7 +436,7 @@ area_map(struct plat_space *sp, struct plat_thread *pt)
 		ram_area_free((unsigned)slot);
 		return -EAGAIN;
 	}
-	sp->areas |= 1ULL << pt->aslot;
+	area_mark(sp, pt->aslot, true);
 	return 0;
 }
 
@@ -392,6 +461,8 @@ msg_read(struct plat_thread *pt)
 	if (st != MSG_POSTED && st != MSG_ASLEEP)
 		return false;
 	pt->held = true;
+	if (handler_spin_ns > 0)
+		pt->taken_at = plat_clock_ns(CLOCK_MONOTONIC);
 	pt->signo = (int)a->signo;
 	pt->info = a->info;
 	pt->uc = a->uc;
@@ -400,12 +471,33 @@ msg_read(struct plat_thread *pt)
 	return true;
 }
 
+/*
+ * The time pt's handler may have spun since its message was taken, at
+ * most its spin: counted as vkernel's service, not as the thread's own
+ * time (stub_thread_cputime).  Never more than the handler spun, as it
+ * spun from the post, before the take; less when the host preempted it.
+ */
+static void
+spin_count(struct plat_thread *pt)
+{
+	int64_t t;
+
+	if (pt->taken_at == 0)
+		return;
+	t = VK_MIN(plat_clock_ns(CLOCK_MONOTONIC) - pt->taken_at,
+	    handler_spin_ns);
+	pt->taken_at = 0;
+	pt->spun += t;
+	pt->sp->spun += t;
+}
+
 /* Wake a held thread to return to its frame. */
 void
 msg_answer(struct plat_thread *pt)
 {
 	struct systrap_area *a = pt->area;
 
+	spin_count(pt);
 	pt->held = false;
 	if (__atomic_exchange_n(&a->state, MSG_ANSWERED, __ATOMIC_SEQ_CST) ==
 	    MSG_ASLEEP)
@@ -414,31 +506,52 @@ msg_answer(struct plat_thread *pt)
 }
 
 /*
- * Wait until take(pt) takes a message of pt, at most ms milliseconds
- * (a loaded host is slow to start threads: seconds), asleep as a handler
- * must see vkernel to ring the doorbell.  Returns 0 with pt held, or
- * -EAGAIN.
+ * A held thread the kernel did not answer while it served the event
+ * (the call blocks), or whose call takes longer than a handler spins (a
+ * fork, a new thread): the handler sleeps at once instead of spinning
+ * out its time on a CPU another guest thread may want.
+ */
+static void
+msg_hold(struct plat_thread *pt)
+{
+	uint32_t posted = MSG_POSTED;
+
+	if (!pt->held)
+		return;
+	spin_count(pt);
+	(void)__atomic_compare_exchange_n(&pt->area->state, &posted,
+	    MSG_ASLEEP, false, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED);
+}
+
+/*
+ * Wait until take(pt) takes a message of pt, at most ms milliseconds (a
+ * loaded host is slow to start threads: seconds): with a CPU of its own
+ * vkernel spins first, as a thread starts sooner than a wake-up of
+ * vkernel takes here; then asleep, as a handler must see vkernel to ring
+ * the doorbell.  Returns 0 with pt held, or -EAGAIN.
  */
 int
 msg_wait(struct plat_thread *pt, bool (*take)(struct plat_thread *), int ms)
 {
-	int e = -EAGAIN;
+	int64_t end = plat_clock_ns(CLOCK_MONOTONIC) + VK_SPIN_MAX_NS;
+	bool taken = false;
 
+	while (spin_max > 0 && !(taken = take(pt)) &&
+	    plat_clock_ns(CLOCK_MONOTONIC) < end)
+		__builtin_ia32_pause();
 	__atomic_store_n(vk_asleep, 1, __ATOMIC_SEQ_CST);
-	for (int i = 0; i < ms; i++) {
+	for (int i = 0; i < ms && !taken; i++) {
 		struct pollfd p = { .fd = bell, .events = POLLIN };
 		uint64_t v;
 
-		if (take(pt)) {
-			e = 0;
+		if ((taken = take(pt)))
 			break;
-		}
 		if (ppoll(&p, 1, &(struct timespec){ 0, 1000000 }, NULL) > 0)
 			while (read(bell, &v, sizeof(v)) > 0)
 				;
 	}
 	*vk_asleep = 0;
-	return e;
+	return taken ? 0 : -EAGAIN;
 }
 
 /* A new thread's first trap, with a frame that passes the checks. */
@@ -479,16 +592,12 @@ thread_new(struct plat_space *sp, void *cookie, struct arch_context *ctx,
 	r.rdx = r.r10 = r.r8 = 0;
 	r.r12 = area_va(pt);
 	if ((e = stub_call(sp->main, &r)) < 0 || (long)r.rax <= 0) {
-		sp->areas &= ~(1ULL << pt->aslot);
+		area_mark(sp, pt->aslot, false);
 		ram_area_free((unsigned)pt->ramslot);
 		free(pt);
 		return -EAGAIN;
 	}
 	pt->tid = (pid_t)r.rax;
-	/* It has the control thread's CPU: the guest's instead. */
-	if (spin_ns > 0)
-		(void)sched_setaffinity(pt->tid, sizeof(cpu_set_t),
-		    hostinfo_guest_cpus());
 	pt->cookie = cookie;
 	pt->ctx = ctx;
 	thread_link(sp, pt, false);
@@ -514,20 +623,26 @@ guest_unlink(struct plat_thread *pt)
 	}
 	if (scan_from == pt)
 		scan_from = NULL;
+	if (last_ev == pt)
+		last_ev = NULL;
 }
 
 static void
 systrap_space_destroy(struct plat_space *sp)
 {
-	int slots[STUB_AREA_MAX];
+	struct plat_thread *pt;
 	unsigned n = 0;
+	int *slots;
 
-	for (struct plat_thread *pt = sp->threads; pt != NULL;
-	    pt = pt->snext) {
+	for (pt = sp->threads; pt != NULL; pt = pt->snext)
+		n++;
+	slots = vk_xcalloc(n, sizeof(*slots));
+	n = 0;
+	for (pt = sp->threads; pt != NULL; pt = pt->snext) {
 		if (pt == sp->main)
 			continue;
 		guest_unlink(pt);
-		if (pt->ramslot >= 0 && n < VK_NELEM(slots))
+		if (pt->ramslot >= 0)
 			slots[n++] = pt->ramslot;
 	}
 	patch_space_free(sp);
@@ -535,6 +650,7 @@ systrap_space_destroy(struct plat_space *sp)
 	stub_space_free(sp);
 	while (n > 0)
 		ram_area_free((unsigned)slots[--n]);
+	free(slots);
 }
 
 static int
@@ -550,7 +666,7 @@ systrap_space_create(void *cookie, struct arch_context *ctx,
 		return e;
 	/* The leader stays the control thread: it never runs the guest. */
 	sp->main->retired = true;
-	if (spin_ns > 0)
+	if (spin_max > 0)
 		(void)sched_setaffinity(sp->pid, sizeof(own_cpu), &own_cpu);
 	r = stub_syscall(sp->main, SYS_mmap, STUB_CONST_PAGE, VK_PAGE_SIZE,
 	    PROT_READ, MAP_SHARED | MAP_FIXED, STUB_RAM_FD, const_off);
@@ -575,6 +691,7 @@ systrap_thread_destroy(struct plat_thread *pt)
 	/* A parked thread waits in its handler. */
 	if (pt->fast)
 		(void)fast_to_frame(pt);
+	msg_hold(pt);
 	guest_unlink(pt);
 	pt->cookie = NULL;
 	pt->ctx = NULL;
@@ -592,11 +709,25 @@ fpu_copy(struct plat_thread *from, struct plat_thread *pt)
 	return n < 0 ? (int)n : systrap_thread_fpu_set(pt, fpu, (size_t)n);
 }
 
+/* Whether sp's only area in use is its first. */
+static bool
+area_first_only(const struct plat_space *sp)
+{
+	if (sp->areas[0] != 1)
+		return false;
+	for (unsigned w = 1; w < VK_NELEM(sp->areas); w++)
+		if (sp->areas[w] != 0)
+			return false;
+	return true;
+}
+
 /*
  * The child's stub is a fork of the parent's control thread, made while
  * from waits in its handler.  It has the parent's areas mapped, shared
  * through the RAM file: they go before its own guest thread is made, so
- * the child cannot touch the parent's messages.
+ * the child cannot touch the parent's messages.  A parent with one
+ * thread has only the first, which the child's own area, mapped over
+ * it, replaces: one injected call fewer.
  */
 static int
 systrap_space_fork(struct plat_thread *from, void *cookie,
@@ -607,12 +738,13 @@ systrap_space_fork(struct plat_thread *from, void *cookie,
 	long r;
 	int e;
 
+	msg_hold(from);
 	if ((e = stub_space_fork(from->sp->main, &sp)) < 0)
 		return e;
 	sp->main->retired = true;
 	patch_space_fork(from->sp, sp);
-	r = stub_syscall(sp->main, SYS_munmap, STUB_AREAS,
-	    (uint64_t)STUB_AREA_MAX * STUB_AREA_SIZE, 0, 0, 0, 0);
+	r = area_first_only(from->sp) ? 0 : stub_syscall(sp->main, SYS_munmap,
+	    STUB_AREAS, (uint64_t)STUB_AREA_MAX * STUB_AREA_SIZE, 0, 0, 0, 0);
 	if (r < 0 || (e = thread_new(sp, cookie, ctx, ptp)) < 0 ||
 	    fpu_copy(from, *ptp) < 0) {
 		systrap_space_destroy(sp);
@@ -656,11 +788,11 @@ systrap_thread_create(struct plat_thread *from, void *cookie,
 	if (pt != NULL) {
 		pt->cookie = cookie;
 		pt->ctx = ctx;
-		/* stub_thread_cputime() counts from the base: from zero. */
-		pt->cpu_base = 0;
-		pt->cpu_base = stub_thread_cputime(pt, NULL);
-	} else if ((e = thread_new(from->sp, cookie, ctx, &pt)) < 0) {
-		return e;
+		stub_thread_cputime_reset(pt);
+	} else {
+		msg_hold(from);
+		if ((e = thread_new(from->sp, cookie, ctx, &pt)) < 0)
+			return e;
 	}
 	if (fpu_copy(from, pt) < 0) {
 		systrap_thread_destroy(pt);
@@ -878,10 +1010,13 @@ scan(struct plat_event *ev)
 			}
 			if (msg_take(pt)) {
 				scan_from = pt;
-				if (msg_to_event(pt, ev))
+				if (msg_to_event(pt, ev)) {
+					last_ev = pt;
 					return true;
+				}
 			} else if (fast_take(pt, ev)) {
 				scan_from = pt;
+				last_ev = pt;
 				return true;
 			}
 		}
@@ -904,22 +1039,33 @@ control_stop(pid_t pid, int st)
 	/* A stop of a held control thread cannot come: nothing resumed it. */
 }
 
-/* Spin for a message, for spin_ns at most; true with *ev filled. */
+/*
+ * Spin for a message, for spin_ns at most or a probe's VK_SPIN_MAX_NS,
+ * and adapt spin_ns to what came; true with *ev filled.
+ */
 static bool
 spin(struct plat_event *ev)
 {
-	int64_t end;
+	int64_t len = spin_ns, end;
 
-	if (spin_ns == 0)
+	if (len == 0 && spin_max > 0 && ++spin_idle % VK_SPIN_PROBE == 0)
+		len = spin_max;
+	if (len == 0)
 		return false;
-	end = plat_clock_ns(CLOCK_MONOTONIC) + spin_ns;
+	end = plat_clock_ns(CLOCK_MONOTONIC) + len;
 	do {
 		for (int i = 0; i < 64; i++) {
-			if (scan(ev))
-				return true;
-			__builtin_ia32_pause();
+			if (!scan(ev)) {
+				__builtin_ia32_pause();
+				continue;
+			}
+			spin_ns = spin_ns == 0 ? spin_max :
+			    VK_MIN(2 * spin_ns, spin_max);
+			return true;
 		}
 	} while (plat_clock_ns(CLOCK_MONOTONIC) < end);
+	if ((spin_ns /= 2) < VK_SPIN_MIN_NS)
+		spin_ns = 0;
 	return false;
 }
 
@@ -934,6 +1080,10 @@ static int
 systrap_event_wait(struct plat_event *ev, int64_t deadline)
 {
 	memset(ev, 0, sizeof(*ev));
+	if (last_ev != NULL) {
+		msg_hold(last_ev);
+		last_ev = NULL;
+	}
 	for (;;) {
 		int st, r;
 		pid_t pid;

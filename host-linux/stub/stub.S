@@ -124,16 +124,20 @@ stub_handler:
 	call	stub_hsys
 7:	movabs	$STUB_CONST_SPIN, %rax		/* spin for the answer, */
 	mov	(%rax), %ecx
-8:	cmpl	$1, STUB_MSG_STATE(%rbx)
-	jne	9f
+8:	mov	STUB_MSG_STATE(%rbx), %eax
+	cmp	$1, %eax
+	jne	15f
 	sub	$1, %ecx
 	jb	10f
 	pause
 	jmp	8b
+15:	cmp	$3, %eax			/* vkernel said sleep: it holds */
+	je	11f				/* the thread */
+	jmp	9f
 10:	mov	$1, %eax			/* then say it sleeps (1 -> 3) */
 	mov	$3, %edx
 	lock cmpxchg %edx, STUB_MSG_STATE(%rbx)
-	jne	9f
+	jne	15b
 11:	mov	$202, %eax			/* futex(state, FUTEX_WAIT, 3) */
 	lea	STUB_MSG_STATE(%rbx), %rdi
 	xor	%esi, %esi
@@ -149,11 +153,18 @@ stub_handler:
 	jmp	stub_hsys
 
 	/*
-	 * A new guest thread: r12 its area, rsp in it.  GS is the area
+	 * A new guest thread: r12 its area, rsp in it.  It starts on the
+	 * CPU of the control thread, vkernel's own, and leaves it first:
+	 * there it would hold up the control thread's stop.  GS is the area
 	 * while the guest has no GS base of its own: the trampoline finds
 	 * its area there.
 	 */
 stub_thread:
+	xor	%edi, %edi			/* sched_setaffinity(0, */
+	mov	$STUB_CPUS_SIZE, %esi		/* size, guest's CPUs) */
+	movabs	$STUB_CONST_CPUS, %rdx
+	mov	$203, %eax
+	syscall
 	mov	$158, %eax			/* arch_prctl(ARCH_SET_GS, r12) */
 	mov	$0x1001, %edi
 	mov	%r12, %rsi

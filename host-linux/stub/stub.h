@@ -25,13 +25,14 @@
 #define STUB_CONST_PAGE  (STUB_BASE + 0x2000)  /* systrap: read-only */
 #define STUB_AREAS       (STUB_BASE + 0x10000)
 #define STUB_AREA_SIZE   0x8000                /* aligned to its size */
-#define STUB_AREA_MAX    64
+#define STUB_AREA_MAX    4096                  /* the kernel's task limit */
 #define STUB_END         (STUB_AREAS + STUB_AREA_MAX * STUB_AREA_SIZE)
 
 /*
  * The constants page (systrap): the handler's kernel struct sigaction,
- * an empty signal mask, the 8-byte 1 the doorbell is rung with, and the
- * seccomp filter as a struct sock_fprog and its instructions; and what
+ * an empty signal mask, the 8-byte 1 the doorbell is rung with, the
+ * seccomp filter as a struct sock_fprog and its instructions, the guest's
+ * host CPUs a new thread moves to; and what
  * vkernel says there for every handler: whether it sleeps (a message
  * then rings its doorbell) and how long a handler spins before it sleeps
  * itself.
@@ -43,13 +44,16 @@
 #define STUB_CONST_ASLEEP  (STUB_CONST_PAGE + 0x40)  /* u32: ring vkernel */
 #define STUB_CONST_SPIN    (STUB_CONST_PAGE + 0x44)  /* u32: pauses to spin */
 #define STUB_CONST_FILTER  (STUB_CONST_PAGE + 0x100)
+#define STUB_CONST_CPUS    (STUB_CONST_PAGE + 0x800)  /* a cpu_set_t */
+#define STUB_CPUS_SIZE     128
 
 /*
  * A thread area (systrap): the message at its start, the stack of the
  * thread's start-up code up to STUB_ALT_OFF, the signal stack above.
  */
 #define STUB_MSG_STATE   0     /* u32: 0 guest runs, 1 posted, 2 answered, */
-				/* 3 posted and the handler sleeps */
+				/* 3 posted and the handler sleeps (its */
+				/* spin ran out, or vkernel holds it) */
 #define STUB_MSG_SIGNO   4     /* u32: the signal */
 #define STUB_MSG_INFO    8     /* u64: its siginfo, a stub address */
 #define STUB_MSG_UC      16    /* u64: its ucontext, a stub address */
