@@ -156,8 +156,10 @@ patch_space_fork(struct plat_space *from, struct plat_space *sp)
 	if (ps == NULL)
 		return;
 	sp->patch = vk_xcalloc(1, sizeof(*sp->patch));
+	if (ps->cap == 0)
+		return;
 	sp->patch->cap = ps->cap;
-	sp->patch->s = vk_xcalloc(VK_MAX(ps->cap, 1), sizeof(*ps->s));
+	sp->patch->s = vk_xcalloc(ps->cap, sizeof(*ps->s));
 	memcpy(sp->patch->s, ps->s, ps->cap * sizeof(*ps->s));
 }
 
