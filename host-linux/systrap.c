@@ -62,7 +62,6 @@ _Static_assert(STUB_AREA_MAX <= 64, "one bit per area in plat_space.areas");
 #define SA_RESTORER  0x04000000
 #define SYS_SECCOMP  1
 
-
 /*
  * With a host CPU of its own, vkernel spins for the next message this
  * long before it sleeps, and a handler spins STUB_SPIN pauses (~27 ns
