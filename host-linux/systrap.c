@@ -63,7 +63,6 @@ _Static_assert(STUB_AREA_MAX >= KERN_MAX_TASKS && STUB_AREA_MAX % 64 == 0,
 #define SA_RESTORER  0x04000000
 #define SYS_SECCOMP  1
 
-
 /*
  * With a host CPU of its own, vkernel spins for the next message before
  * it sleeps, and a handler spins about HANDLER_SPIN_NS for its answer

@@ -35,7 +35,10 @@
  *   that was between the two old instructions faults at that byte, and
  *   vkernel serves the call rax names, as that syscall instruction would
  *   have (a restart the kernel asks for comes back there too); one that
- *   meets the int3 starts again at the site.
+ *   meets the int3 starts again at the site.  Each step is a plain
+ *   store from vkernel's CPU: nothing serializes the guest's CPUs in
+ *   between as a kernel's text poke does, and a page copied on the
+ *   first write reaches the stub, whole, only at the next flush.
  * - The patched bytes live in a private copy of the page, made as a
  *   debugger's write makes one (kern_text_replace): a file's cached
  *   pages, read() of it and other processes keep the original bytes.
@@ -50,7 +53,8 @@
  *   message waits, the call is taken with that frame; after the answer,
  *   the trampoline's remaining work is done in vkernel (the registers
  *   it would restore) and the thread stops at the site's next
- *   instruction.
+ *   instruction.  A thread found waiting there with no message of its
+ *   own (a guest that jumped in) gets SIGSEGV.
  */
 #include <errno.h>
 #include <signal.h>
@@ -156,8 +160,10 @@ patch_space_fork(struct plat_space *from, struct plat_space *sp)
 	if (ps == NULL)
 		return;
 	sp->patch = vk_xcalloc(1, sizeof(*sp->patch));
+	if (ps->cap == 0)
+		return;
 	sp->patch->cap = ps->cap;
-	sp->patch->s = vk_xcalloc(VK_MAX(ps->cap, 1), sizeof(*ps->s));
+	sp->patch->s = vk_xcalloc(ps->cap, sizeof(*ps->s));
 	memcpy(sp->patch->s, ps->s, ps->cap * sizeof(*ps->s));
 }
 
