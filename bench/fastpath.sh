@@ -14,7 +14,10 @@
 #   SELFBUILD 1 adds the self-build row (minutes natively)
 #   SHELL_LOOPS=100, BENCH_CC
 # The in-guest rows time themselves (start-up excluded); shell, find and
-# the build are wall times from outside, start-up included.
+# the build are wall times from outside, start-up included.  getpid,
+# open+close and stat are made at sites of libc's wrappers' shape, "mov
+# $NR, %eax; syscall" (micro/sitecall.c), which systrap patches;
+# bench/systrap.sh also has the trapped shape.
 set -u
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(cd "$HERE/.." && pwd)
@@ -35,7 +38,7 @@ command -v busybox >/dev/null || { echo "fastpath.sh: needs busybox" >&2; exit 1
 work=$(mktemp -d /tmp/vk-bench-fastpath.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 
-for p in getpid openclose statfile getdents forkexec true_static; do
+for p in sitecall getdents forkexec true_static; do
 	"$CC" -static -O2 -std=c17 -Wall -Wextra -Wno-unused-parameter \
 	    -o "$work/$p" "$HERE/micro/$p.c" || exit 1
 done
@@ -70,9 +73,9 @@ EOF2
 # The command line of row r: the guest program and its arguments.
 guest_cmd() {
 	case $1 in
-	getpid) echo "$work/getpid 100000" ;;
-	openclose) echo "$work/openclose 20000" ;;
-	stat) echo "$work/statfile 20000" ;;
+	getpid) echo "$work/sitecall getpid 100000" ;;
+	openclose) echo "$work/sitecall openclose 20000" ;;
+	stat) echo "$work/sitecall stat 20000" ;;
 	getdents) echo "$work/getdents $work/dir 20" ;;
 	forkexec) echo "$work/forkexec 200 $work/true_static" ;;
 	esac
