@@ -156,7 +156,7 @@ if [ -n "$OUT" ]; then
 		echo
 		echo "## $(date -u '+%Y-%m-%d %H:%M:%S UTC'): fast-path rows"
 		echo
-		echo "Command: \`VARIANTS='$VARIANTS' SELFBUILD=$SELFBUILD bench/fastpath.sh $VK $N $OUT\` ($(nproc) CPUs, $(uname -r), load before $(cut -d' ' -f1-3 /proc/loadavg)), tree $(git -C "$ROOT" rev-parse --short HEAD)"
+		echo "Command: \`VARIANTS='$VARIANTS' SELFBUILD=$SELFBUILD bench/fastpath.sh $VK $N $OUT\` ($(nproc) CPUs, $(uname -r), load at the end $(cut -d' ' -f1-3 /proc/loadavg)), tree $(git -C "$ROOT" rev-parse --short HEAD)"
 		echo
 		echo "$table"
 	} >> "$OUT"
