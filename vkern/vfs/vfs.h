@@ -342,6 +342,15 @@ void vfs_umount(struct mount *mp);
 void mntns_ref(struct mntns *ns);
 void mntns_rel(struct mntns *ns);
 void mntns_unshare(struct mntns **nsp);
+/* The namespace after ns on the list of all of them (NULL: the first). */
+struct mntns *mntns_next(const struct mntns *ns);
+/*
+ * sys_mount.c: detach, as MNT_DETACH does, every mount of every namespace
+ * whose mount point is a /proc directory of a process or thread that is
+ * gone, with what is on it: Linux detaches them when it releases the task
+ * (proc_flush_pid), else they would stay out of reach by any path.
+ */
+void vfs_umount_gone(void);
 /*
  * VK_TEST_HOOKS builds: mount the unmounted mp on dir again, as it was
  * (the fuzz harness's mounts are those of the boot at each run's start).

@@ -518,6 +518,12 @@ mntns_rel(struct mntns *ns)
 	free(ns);
 }
 
+struct mntns *
+mntns_next(const struct mntns *ns)
+{
+	return ns == NULL ? all_ns : ns->next;
+}
+
 void
 mntns_unshare(struct mntns **nsp)
 {
