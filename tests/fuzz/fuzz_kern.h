@@ -42,6 +42,12 @@ void fz_tree(void);
 /* Abort unless every mount is where it was mounted. */
 void fz_check_mounts(void);
 
+/*
+ * The file system type of a mount of the boot whose flags, propagation
+ * type or read-only differ from the boot's, or NULL.
+ */
+const char *fz_mounts_diff(void);
+
 /* What path leads to now, referenced, or NULL. */
 struct vnode *fz_find(const char *path);
 

@@ -225,7 +225,13 @@ const char *
 fz_state_diff(void)
 {
 	struct mount *mp;
+	const char *fs;
 
+	if ((fs = fz_mounts_diff()) != NULL) {
+		snprintf(fz_diff, sizeof(fz_diff), "the flags of a %s mount",
+		    fs);
+		return fz_diff;
+	}
 	for (size_t i = 0; i < fz_nsysctls; i++)
 		if (!fz_sysctl_same(&fz_sysctls[i])) {
 			snprintf(fz_diff, sizeof(fz_diff), "%s",

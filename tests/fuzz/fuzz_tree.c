@@ -153,6 +153,35 @@ static struct mount *fz_mounts[8];
 static char *fz_paths[8];       /* where each was: a run may move it */
 static size_t fz_nmounts;
 
+/*
+ * Every mount of the boot, the root's too, with what a remount or a
+ * change of propagation may change: its own flags, its type, and its
+ * file system's read-only.
+ */
+static struct fz_mode {
+	struct mount *mp;
+	unsigned long flags, propagation;
+	bool rdonly;
+} fz_modes[8];
+static size_t fz_nmodes;
+
+static bool
+fz_mode_same(const struct fz_mode *m)
+{
+	return m->mp->flags == m->flags &&
+	    m->mp->propagation == m->propagation &&
+	    m->mp->root->mount->rdonly == m->rdonly;
+}
+
+const char *
+fz_mounts_diff(void)
+{
+	for (size_t i = 0; i < fz_nmodes; i++)
+		if (!fz_mode_same(&fz_modes[i]))
+			return fz_modes[i].mp->fstype;
+	return NULL;
+}
+
 static bool
 fz_boot_mount(const struct mount *mp)
 {
@@ -238,6 +267,12 @@ fz_clean(struct vnode *dir, int self)
 static void
 fz_mounts_reset(void)
 {
+	/* Writable again first: the tree is put back through them. */
+	for (size_t i = 0; i < fz_nmodes; i++) {
+		fz_modes[i].mp->flags = fz_modes[i].flags;
+		fz_modes[i].mp->propagation = fz_modes[i].propagation;
+		fz_modes[i].mp->root->mount->rdonly = fz_modes[i].rdonly;
+	}
 	for (;;) {
 		struct mount *last = NULL;
 
@@ -432,11 +467,16 @@ fz_tree_boot(void)
 	struct vattr va;
 
 	for (struct mount *mp = vfs_mounts(vfs_ns(&fz_root)); mp != NULL;
-	    mp = mp->next)
+	    mp = mp->next) {
 		if (mp->covered != NULL && fz_nmounts < VK_NELEM(fz_mounts)) {
 			fz_paths[fz_nmounts] = strdup(mp->path);
 			fz_mounts[fz_nmounts++] = mp;
 		}
+		if (fz_nmodes < VK_NELEM(fz_modes))
+			fz_modes[fz_nmodes++] = (struct fz_mode){ .mp = mp,
+			    .flags = mp->flags, .propagation = mp->propagation,
+			    .rdonly = mp->root->mount->rdonly };
+	}
 	fz_fs.root = fz_fs.cwd = vfs_root();
 	fz_fs.cwd_path = (char *)"/";
 	for (size_t i = 0; i < FZ_NHELD; i++) {

@@ -475,6 +475,14 @@ RESET = {
              raw(0), raw(0)) +
         call('mount', rawpath('none'), path('/tmp/d'), rawpath('sysfs'),
              raw(0), raw(0))),
+    # The root read-only and noexec, /dev/shm's bind read-only, /proc
+    # shared: the next run must still exec /bin/init and write the tree.
+    'remount': (
+        call('mount', NOPATH, path('/'), NOPATH, raw(0x29), raw(0)) +
+        call('mount', NOPATH, path('/dev/shm'), NOPATH,
+             raw(0x20 | MS_BIND | 1), raw(0)) +
+        call('mount', NOPATH, path('/proc'), NOPATH, raw(1 << 20),
+             raw(0))),
     'mqueue_left': call('mq_open', rawpath('q'), raw(0o102), raw(0o600),
                         raw(0)),
 }

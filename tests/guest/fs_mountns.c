@@ -4,7 +4,8 @@
  * or unmounts is not seen by the others, and what they mount afterwards
  * is not seen by it), its table starts as a copy of its parent's, and
  * its namespace goes with its last process; CLONE_NEWNS with CLONE_FS is
- * EINVAL, and EPERM for an unprivileged user.  Natively it runs in a
+ * EINVAL, and EPERM for an unprivileged user.  What a process mounts on
+ * its own /proc directory goes when it is reaped.  Natively it runs in a
  * mount namespace of its own (private, so nothing reaches the host's
  * mounts).
  */
@@ -166,6 +167,34 @@ test_clone(void)
 	CHECK(!exists(in(da, "cloned")), "its mount unseen");
 }
 
+/*
+ * A mount on a process's /proc directory goes when the process is reaped
+ * (Linux detaches it then), and with it what is mounted on that mount.
+ */
+static void
+test_proc_pid(void)
+{
+	char path[64];
+	bool found;
+	int before = mounts(NULL, NULL);
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		snprintf(path, sizeof(path), "/proc/%d/task", getpid());
+		CHECK_OK(sys_mount("vkt", "/proc/self/task", "tmpfs", 0, NULL));
+		CHECK_OK(mkdir("/proc/self/task/sub", 0755));
+		CHECK_OK(sys_mount("vkt", "/proc/self/task/sub", "tmpfs", 0,
+		    NULL));
+		CHECK(mounts(path, &found) == before + 2 && found,
+		    "the mount on %s listed", path);
+		_exit(guest_done() == 0 ? 0 : 1);
+	}
+	CHECK(guest_child_ok(pid), "the child that mounted on its /proc");
+	snprintf(path, sizeof(path), "/proc/%d/task", pid);
+	CHECK(mounts(path, &found) == before && !found,
+	    "the mounts on %s gone with it", path);
+}
+
 /* Without CAP_SYS_ADMIN: EPERM. */
 static void
 test_unprivileged(void)
@@ -177,6 +206,8 @@ test_unprivileged(void)
 		    setresuid(65534, 65534, 65534) < 0)
 			_exit(2);
 		CHECK_ERR(unshare(CLONE_NEWNS), EPERM);
+		CHECK_ERR(sys_mount("vkt", "/proc/self/task", "tmpfs", 0,
+		    NULL), EPERM);
 		CHECK_ERR(syscall(SYS_clone, CLONE_NEWNS | SIGCHLD, 0, 0, 0, 0),
 		    EPERM);
 		_exit(guest_done() == 0 ? 0 : 1);
@@ -203,6 +234,7 @@ main(void)
 	test_unshare();
 	test_umount_copy();
 	test_clone();
+	test_proc_pid();
 	test_unprivileged();
 	rmdir(da);
 	rmdir(db);

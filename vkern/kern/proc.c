@@ -310,6 +310,8 @@ thread_free(struct thread *td)
 	if (td->ring != NULL)
 		sysring_keep(td->tid, td->ring);
 	kmem_free(td, sizeof(*td), 0);
+	/* Its /proc/PID/task/TID is gone: what was mounted there goes. */
+	vfs_umount_gone();
 }
 
 static struct vm_map *
@@ -876,6 +878,7 @@ proc_free(struct proc *p)
 	sighand_rel(p->sighand);
 	kmem_free(p->groups, proc_groups_size(p->ngroups), 0);
 	kmem_free(p, sizeof(*p), 0);
+	vfs_umount_gone();
 }
 
 bool

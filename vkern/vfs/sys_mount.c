@@ -29,6 +29,7 @@
 #include "vkern/vfs/mqueuefs/mqueuefs.h"
 #include "vkern/vfs/namei.h"
 #include "vkern/vfs/procfs/procfs.h"
+#include "vkern/vfs/procfs/pseudofs.h"
 #include "vkern/vfs/tmpfs/tmpfs.h"
 #include "vkern/vfs/vfs.h"
 #include "vkern/vm/copyio.h"
@@ -595,6 +596,31 @@ mount_detach(struct mount *mp)
 		mount_take(last);
 	}
 	mount_take(mp);
+}
+
+void
+vfs_umount_gone(void)
+{
+	for (struct mntns *ns = mntns_next(NULL); ns != NULL;
+	    ns = mntns_next(ns)) {
+		for (;;) {
+			struct mount *gone = NULL, *last = NULL;
+
+			/* The last made on it or below it goes first. */
+			for (struct mount *m = vfs_mounts(ns); m != NULL;
+			    m = m->next) {
+				if (gone == NULL && m->covered != NULL &&
+				    pfs_vnode_gone(m->covered))
+					gone = m;
+				if (gone != NULL && m->covered != NULL &&
+				    vfs_path_below(m->path, gone->path))
+					last = m;
+			}
+			if (gone == NULL)
+				break;
+			vfs_umount(last);
+		}
+	}
 }
 
 /* In Linux's order: the flags, the target, the privilege, the mount. */

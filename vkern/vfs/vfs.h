@@ -379,6 +379,13 @@ uint64_t mntns_ino(const struct mntns *ns);
  */
 void mntns_enter(struct mntns **nsp, struct mntns *ns, struct vnode **rootp);
 /*
+ * sys_mount.c: detach, as MNT_DETACH does, every mount of every namespace
+ * whose mount point is a /proc directory of a process or thread that is
+ * gone, with what is on it: Linux detaches them when it releases the task
+ * (proc_flush_pid), else they would stay out of reach by any path.
+ */
+void vfs_umount_gone(void);
+/*
  * VK_TEST_HOOKS builds: mount the unmounted mp on dir again, as it was
  * (the fuzz harness's mounts are those of the boot at each run's start).
  */

@@ -705,6 +705,14 @@ pfs_unmount(struct mount *mp)
 	free(mp);
 }
 
+bool
+pfs_vnode_gone(const struct vnode *vn)
+{
+	struct pfs_ctx c;
+
+	return vn->ops == &pfs_vnops && pfs_node_resolve(vn->data, &c) < 0;
+}
+
 struct file *
 pfs_fd_file(const struct vnode *vn)
 {

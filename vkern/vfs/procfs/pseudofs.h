@@ -105,6 +105,9 @@ int pfs_mount(const char *fstype, const struct pfs_spec *specs, size_t n,
  */
 void pfs_unmount(struct mount *mp);
 
+/* Whether vn is a node of a pseudo file system whose process is gone. */
+bool pfs_vnode_gone(const struct vnode *vn);
+
 /* The open file behind a PFS_FD link vnode (not referenced), or NULL. */
 struct file *pfs_fd_file(const struct vnode *vn);
 
