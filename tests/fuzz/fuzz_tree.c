@@ -160,16 +160,18 @@ static size_t fz_nmounts;
  */
 static struct fz_mode {
 	struct mount *mp;
-	unsigned long flags, propagation;
-	bool rdonly;
+	unsigned long flags;
+	int group, master;      /* its propagation */
+	bool unbindable, rdonly;
 } fz_modes[8];
 static size_t fz_nmodes;
 
 static bool
 fz_mode_same(const struct fz_mode *m)
 {
-	return m->mp->flags == m->flags &&
-	    m->mp->propagation == m->propagation &&
+	return m->mp->flags == m->flags && m->mp->group == m->group &&
+	    m->mp->master == m->master &&
+	    m->mp->unbindable == m->unbindable &&
 	    m->mp->root->mount->rdonly == m->rdonly;
 }
 
@@ -270,7 +272,9 @@ fz_mounts_reset(void)
 	/* Writable again first: the tree is put back through them. */
 	for (size_t i = 0; i < fz_nmodes; i++) {
 		fz_modes[i].mp->flags = fz_modes[i].flags;
-		fz_modes[i].mp->propagation = fz_modes[i].propagation;
+		fz_modes[i].mp->group = fz_modes[i].group;
+		fz_modes[i].mp->master = fz_modes[i].master;
+		fz_modes[i].mp->unbindable = fz_modes[i].unbindable;
 		fz_modes[i].mp->root->mount->rdonly = fz_modes[i].rdonly;
 	}
 	for (;;) {
@@ -474,7 +478,8 @@ fz_tree_boot(void)
 		}
 		if (fz_nmodes < VK_NELEM(fz_modes))
 			fz_modes[fz_nmodes++] = (struct fz_mode){ .mp = mp,
-			    .flags = mp->flags, .propagation = mp->propagation,
+			    .flags = mp->flags, .group = mp->group,
+			    .master = mp->master, .unbindable = mp->unbindable,
 			    .rdonly = mp->root->mount->rdonly };
 	}
 	fz_fs.root = fz_fs.cwd = vfs_root();
