@@ -8,7 +8,9 @@
  *   strace.TID   each live guest thread's last system calls (SYSRING_LEN),
  *                oldest first, in --strace's format
  *
- * and exits with CRASH_EXIT_STATUS.
+ * and exits with CRASH_EXIT_STATUS.  A host SIGUSR1 asks for DIR/state-<time>/
+ * instead, with "tasks" (each guest thread: who, state, what it waits
+ * for, its signals) and the same strace.TID files, and vkernel goes on.
  *
  * The writer runs under the lock-down, in a vkernel whose state may be
  * broken, so everything it needs from the host is taken at start-up: DIR
@@ -33,6 +35,7 @@
 #include <unistd.h>
 
 #include "host-linux/host.h"
+#include "vkern/kern/proc_report.h"
 #include "vkern/kern/syscall.h"
 
 #define CRASH_FRAMES 64
@@ -78,9 +81,9 @@ crash_civil(int64_t days, int *y, int *m, int *d)
 	*y = (int)(yoe + era * 400 + (*m <= 2));
 }
 
-/* DIR/crash-YYYYmmddTHHMMSS.uuuuuuZ, made anew; its fd, or -1. */
+/* DIR/KIND-YYYYmmddTHHMMSS.uuuuuuZ, made anew; its fd, or -1. */
 static int
-crash_mkdir(char *name, size_t size)
+crash_mkdir(const char *kind, char *name, size_t size)
 {
 	struct timespec ts;
 	int y, mo, d, s, fd;
@@ -88,8 +91,8 @@ crash_mkdir(char *name, size_t size)
 	clock_gettime(CLOCK_REALTIME, &ts);
 	crash_civil(ts.tv_sec / 86400, &y, &mo, &d);
 	s = (int)(ts.tv_sec % 86400);
-	snprintf(name, size, "crash-%04d%02d%02dT%02d%02d%02d.%06ldZ", y, mo,
-	    d, s / 3600, s / 60 % 60, s % 60, ts.tv_nsec / 1000);
+	snprintf(name, size, "%s-%04d%02d%02dT%02d%02d%02d.%06ldZ", kind, y,
+	    mo, d, s / 3600, s / 60 % 60, s % 60, ts.tv_nsec / 1000);
 	if (mkdirat(crash_dirfd, name, 0700) < 0)
 		return -1;
 	fd = host_openat2(crash_dirfd, name, O_PATH | O_DIRECTORY, 0);
@@ -198,7 +201,7 @@ crash_report(const char *why)
 	if (crash_dirfd < 0 || crash_entered)
 		return;
 	crash_entered = 1;
-	if ((o.dirfd = crash_mkdir(name, sizeof(name))) < 0) {
+	if ((o.dirfd = crash_mkdir("crash", name, sizeof(name))) < 0) {
 		crash_puts(2, "vkernel: cannot make a crash report in ");
 		crash_puts(2, crash_dirname);
 		crash_puts(2, "\n");
@@ -215,6 +218,50 @@ crash_report(const char *why)
 	crash_puts(2, name);
 	crash_puts(2, "\n");
 	crash_exit();
+}
+
+static void
+crash_task_line(void *arg, const char *line, size_t len)
+{
+	host_write_all(*(int *)arg, line, len);
+}
+
+/*
+ * What a host SIGUSR1 asks for: a look at a sandbox that seems stuck,
+ * which then goes on.  With --crash-dir, DIR/state-<time>/ gets "tasks"
+ * (proc_report's lines) and the threads' last calls as a crash report's;
+ * without, the tasks go to stderr.  Called between guest events.
+ */
+void
+crash_state_report(void)
+{
+	struct crash_out o = { .fd = -1, .tid = 0 };
+	char name[64];
+	int fd = 2;
+
+	if (crash_dirfd >= 0) {
+		if ((o.dirfd = crash_mkdir("state", name, sizeof(name))) < 0 ||
+		    (fd = crash_create(o.dirfd, "tasks")) < 0) {
+			if (o.dirfd >= 0)
+				close(o.dirfd);
+			crash_puts(2, "vkernel: cannot make a state report\n");
+			return;
+		}
+	} else
+		crash_puts(2, "vkernel: guest threads:\n");
+	proc_report(crash_task_line, &fd);
+	if (crash_dirfd < 0)
+		return;
+	close(fd);
+	sysring_dump(crash_ring_line, &o);
+	if (o.fd >= 0)
+		close(o.fd);
+	close(o.dirfd);
+	crash_puts(2, "vkernel: state report in ");
+	crash_puts(2, crash_dirname);
+	crash_puts(2, "/");
+	crash_puts(2, name);
+	crash_puts(2, "\n");
 }
 
 static void

@@ -34,6 +34,9 @@ static const int host_sigs[] = {
 };
 static volatile sig_atomic_t host_pending;
 
+/* vkernel's own: a report of the guest's threads (crash.c), not passed on. */
+#define HOST_SIG_REPORT SIGUSR1
+
 static void
 host_sig_note(int sig)
 {
@@ -43,6 +46,10 @@ host_sig_note(int sig)
 int
 host_sig_take(void)
 {
+	if (host_pending & (1 << HOST_SIG_REPORT)) {
+		host_pending &= ~(1 << HOST_SIG_REPORT);
+		crash_state_report();
+	}
 	for (unsigned i = 0; i < VK_NELEM(host_sigs); i++) {
 		if (host_pending & (1 << host_sigs[i])) {
 			host_pending &= ~(1 << host_sigs[i]);
@@ -62,13 +69,15 @@ event_init(struct vk_error **err)
 	if (sigprocmask(SIG_BLOCK, &chld, NULL) < 0 ||
 	    (sigchld_fd = signalfd(-1, &chld, SFD_CLOEXEC | SFD_NONBLOCK)) < 0)
 		return vk_error_make(err, errno, "watch SIGCHLD");
-	for (unsigned i = 0; i < VK_NELEM(host_sigs); i++) {
+	for (unsigned i = 0; i <= VK_NELEM(host_sigs); i++) {
 		struct sigaction sa = { .sa_handler = host_sig_note };
+		int sig = i < VK_NELEM(host_sigs) ? host_sigs[i] :
+		    HOST_SIG_REPORT;
 
 		sigemptyset(&sa.sa_mask);
-		if (sigaction(host_sigs[i], &sa, NULL) < 0)
+		if (sigaction(sig, &sa, NULL) < 0)
 			return vk_error_make(err, errno, "catch signal %d",
-			    host_sigs[i]);
+			    sig);
 	}
 	return 0;
 }

@@ -82,12 +82,15 @@ int64_t cputime_user_ns(int fd, int64_t total);
  * the report needs before the lock-down; argv is the guest's command
  * line, for the report.  crash_report writes DIR/crash-<time>/ and exits
  * CRASH_EXIT_STATUS; it returns only without --crash-dir or when a report
- * is being written already.
+ * is being written already.  crash_state_report, a host SIGUSR1's, writes
+ * DIR/state-<time>/ (without --crash-dir, the guest's threads to stderr)
+ * and returns.
  */
 #define CRASH_EXIT_STATUS 125
 int crash_init(const char *dir, char *const *argv, struct vk_error **err);
 int crash_dir_fd(void);
 void crash_report(const char *why);
+void crash_state_report(void);
 
 /* hostinfo.c */
 /* Write all of buf to fd, or as much as the host takes. */

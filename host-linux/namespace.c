@@ -118,7 +118,7 @@ maps_write(pid_t pid)
  * the vkernel with it (its parent-death signal).
  */
 static const int outer_sigs[] = {
-	SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGWINCH, SIGTSTP,
+	SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGWINCH, SIGTSTP, SIGUSR1,
 };
 
 static void
