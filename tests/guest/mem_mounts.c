@@ -8,6 +8,11 @@
  * directory, every other one with MNT_DETACH while a file in it is open
  * (closed after): every round must work, however many there are.
  *
+ * "mem_mounts proc N": N children in turn, each with a tmpfs on its own
+ * /proc/self/task holding a file of PROC_FILE bytes, which goes when
+ * the child is reaped (Linux detaches it then): N of them must fit in a
+ * --mem that holds far fewer at once.
+ *
  * "mem_mounts hold": a tmpfs mounted, a file in it opened and kept, the
  * tmpfs detached (MNT_DETACH), again and again: the rounds must end on
  * ENOMEM (ENOSPC when it is the new file that does not fit, as Linux's
@@ -24,6 +29,7 @@
 
 /* More rounds than any --mem of a test holds. */
 #define HOLD_MAX 1000000
+#define PROC_FILE (256 * 1024)
 
 static char dir[64];
 
@@ -46,6 +52,42 @@ loop(long n)
 			close(fd);
 	}
 	CHECK(r == n, "round %ld of %ld", r, n);
+}
+
+/* The child's part of a proc round: 0, or the errno that stopped it. */
+static int
+proc_child(void)
+{
+	static char data[PROC_FILE];
+	int fd;
+
+	if (guest_mount("vkt", "/proc/self/task", "tmpfs", 0, NULL) != 0 ||
+	    (fd = open("/proc/self/task/f", O_CREAT | O_WRONLY, 0600)) < 0)
+		return errno;
+	memset(data, 'p', sizeof(data));
+	if (write(fd, data, sizeof(data)) != (ssize_t)sizeof(data))
+		return errno != 0 ? errno : EIO;
+	close(fd);
+	return 0;
+}
+
+static void
+proc_rounds(long n)
+{
+	int st = 0;
+	long r;
+
+	for (r = 0; r < n; r++) {
+		pid_t pid = fork();
+
+		if (pid == 0)
+			_exit(proc_child());
+		if (pid < 0 || waitpid(pid, &st, 0) != pid || !WIFEXITED(st) ||
+		    WEXITSTATUS(st) != 0)
+			break;
+	}
+	CHECK(r == n, "round %ld of %ld: child status %#x (errno %s)", r, n,
+	    st, guest_errno_name(WIFEXITED(st) ? WEXITSTATUS(st) : 0));
 }
 
 /* Rounds until one fails; the descriptors held are in fds. */
@@ -102,8 +144,8 @@ test_hold(void)
 int
 main(int argc, char **argv)
 {
-	if (argc < 2 || (strcmp(argv[1], "loop") == 0 && argc < 3)) {
-		fprintf(stderr, "usage: mem_mounts loop N | hold\n");
+	if (argc < 2 || (strcmp(argv[1], "hold") != 0 && argc < 3)) {
+		fprintf(stderr, "usage: mem_mounts loop N | proc N | hold\n");
 		return 2;
 	}
 	snprintf(dir, sizeof(dir), "/tmp/vkmemmnt.%d", getpid());
@@ -119,6 +161,8 @@ main(int argc, char **argv)
 		    NULL));
 	if (strcmp(argv[1], "loop") == 0)
 		loop(atol(argv[2]));
+	else if (strcmp(argv[1], "proc") == 0)
+		proc_rounds(atol(argv[2]));
 	else
 		test_hold();
 	rmdir(dir);

@@ -7,6 +7,9 @@
 #   open); both runs must succeed and their peaks differ by less than
 #   LOOP_SLACK_MIB, when a mount that stayed would cost a few hundred
 #   bytes each;
+# - proc: 1,000 children in turn each mount a tmpfs on /proc/self/task
+#   with a 256 KiB file in it, which goes when the child is reaped: all
+#   must succeed in a --mem that holds about a hundred at once;
 # - hold: mem_mounts keeps a file open in each of as many detached
 #   tmpfs mounts as it can, which must end on ENOMEM (or ENOSPC for the
 #   file, EMFILE, ENFILE) with vkernel's peak within --mem and
@@ -43,6 +46,8 @@ def main():
         print("FAIL: 200,000 rounds peak %.1f MiB above 20,000's" %
               (peaks[1] - peaks[0]))
         ok = False
+    status, peak = peak_rss.run(run + ["proc", "1000"], case == "hostuser")
+    ok = peak_rss.check("proc", status, peak, None) and ok
     status, peak = peak_rss.run(run + ["hold"], case == "hostuser")
     print("hold: peak RSS %.1f MiB (--mem %d MiB)" % (peak, MEM_MIB))
     limit = MEM_MIB + peak_rss.ALLOWANCE_MIB if check_rss else None
