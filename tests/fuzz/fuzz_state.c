@@ -10,10 +10,11 @@
  * - the attributes of the boot's device file systems' nodes (/dev and its
  *   entries, /dev/pts, /dev/mqueue): a chmod, chown or touch of /dev/null
  *   is put back by setattr, at the tree's clock, which was the boot's;
- * - the mounts a run unmounted, or that left with its mount namespaces,
- *   which the VFS keeps detached for files still open on them: once the
- *   sandbox is gone no file is, and each is freed, else the heap would
- *   grow with every run that mounts.
+ * - the mounts a run unmounted, or that left with its mount namespaces:
+ *   the VFS keeps them detached while anything holds their files, and
+ *   frees them once nothing does, so when the sandbox is gone none may
+ *   be left (fz_state_diff), else the heap would grow with every run that
+ *   mounts.  The boot's own are kept, and mounted again (fuzz_tree.c).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,8 +23,6 @@
 #include "tests/fuzz/fuzz_kern.h"
 #include "vkern/kern/mqueue.h"
 #include "vkern/kern/proc.h"
-#include "vkern/vfs/procfs/procfs.h"
-#include "vkern/vfs/tmpfs/tmpfs.h"
 #include "vkern/vfs/vfs.h"
 
 /* The writable files of /proc/sys, held, and what each read at boot. */
@@ -168,41 +167,6 @@ fz_attr_same(const struct fz_attr *a)
 	    va.mtime_ns == a->va.mtime_ns && va.ctime_ns == a->va.ctime_ns;
 }
 
-/*
- * Free the detached mounts: first those of another's file system (bind
- * mounts, a namespace's copies), which hold its root, then each file
- * system's own, with all of the file system.
- */
-static void
-fz_reap(void)
-{
-	struct mount *list = vfs_detached_take(), *mp, *next, *own = NULL;
-
-	for (mp = list; mp != NULL; mp = next) {
-		next = mp->next;
-		if (mp->root->mount == mp) {
-			mp->next = own;
-			own = mp;
-			continue;
-		}
-		mount_free(mp);
-	}
-	for (mp = own; mp != NULL; mp = next) {
-		next = mp->next;
-		if (strcmp(mp->fstype, "tmpfs") == 0) {
-			tmpfs_unmount(mp);
-		} else if (strcmp(mp->fstype, "proc") == 0) {
-			procfs_unmount(mp);
-		} else if (strcmp(mp->fstype, "sysfs") == 0) {
-			sysfs_unmount(mp);
-		} else {
-			fprintf(stderr, "fuzz_state: cannot free a %s\n",
-			    mp->fstype);
-			abort();
-		}
-	}
-}
-
 void
 fz_state_reset(void)
 {
@@ -218,7 +182,6 @@ fz_state_reset(void)
 			(void)fz_attrs[i].vn->ops->setattr(fz_attrs[i].vn,
 			    &fz_attrs[i].va, VA_MODE | VA_UID | VA_GID |
 			    VA_ATIME | VA_MTIME);
-	fz_reap();
 }
 
 const char *
@@ -249,8 +212,7 @@ fz_state_diff(void)
 		    mq_name(mq_nth(0)));
 		return fz_diff;
 	}
-	/* The list is taken: the caller stops on what is returned. */
-	if ((mp = vfs_detached_take()) != NULL) {
+	if ((mp = vfs_detached_first()) != NULL) {
 		snprintf(fz_diff, sizeof(fz_diff), "a detached mount of %s",
 		    mp->fstype);
 		return fz_diff;

@@ -311,10 +311,8 @@ fz_mounts_reset(void)
 
 		if (mp->covered != NULL)
 			continue;
-		if (strcmp(mp->path, fz_paths[i]) != 0) {
-			free(mp->path);
-			mp->path = strdup(fz_paths[i]);
-		}
+		if (strcmp(mp->path, fz_paths[i]) != 0)
+			mount_set_path(mp, fz_paths[i]);
 		if ((r = vfs_lookup(&fz_root, AT_FDCWD, mp->path,
 		    LOOKUP_PARENT, &nd)) < 0)
 			fz_fail(mp->path, "look up", r);
@@ -473,6 +471,8 @@ fz_tree_boot(void)
 	for (struct mount *mp = vfs_mounts(vfs_ns(&fz_root)); mp != NULL;
 	    mp = mp->next) {
 		if (mp->covered != NULL && fz_nmounts < VK_NELEM(fz_mounts)) {
+			/* Unmounted by a run, it stays to be put back. */
+			mp->kept = true;
 			fz_paths[fz_nmounts] = strdup(mp->path);
 			fz_mounts[fz_nmounts++] = mp;
 		}

@@ -15,19 +15,6 @@
 
 static char dir[64], dir2[64];
 
-static long
-sys_mount(const char *src, const char *tgt, const char *type,
-    unsigned long flags, const void *data)
-{
-	return syscall(SYS_mount, src, tgt, type, flags, data);
-}
-
-static long
-sys_umount2(const char *tgt, long flags)
-{
-	return syscall(SYS_umount2, tgt, flags);
-}
-
 /* Whether /proc/self/mounts has a line with path and word. */
 static bool
 in_mounts(const char *path, const char *word)
@@ -54,7 +41,7 @@ test_tmpfs(void)
 	char file[96];
 	long fd;
 
-	if (CHECK_OK(sys_mount("vktest", dir, "tmpfs", MS_NOSUID,
+	if (CHECK_OK(guest_mount("vktest", dir, "tmpfs", MS_NOSUID,
 	    "size=1m,mode=0700")) != 0)
 		return;
 	CHECK(in_mounts(dir, "tmpfs rw,nosuid"), "mounts shows %s", dir);
@@ -66,21 +53,21 @@ test_tmpfs(void)
 	snprintf(file, sizeof(file), "%s/f", dir);
 	fd = open(file, O_CREAT | O_RDWR, 0644);
 	CHECK(fd >= 0, "create in the tmpfs");
-	CHECK_ERR(sys_umount2(dir, 0), EBUSY);
+	CHECK_ERR(guest_umount2(dir, 0), EBUSY);
 	close(fd);
 	CHECK_OK(chdir(dir));
-	CHECK_ERR(sys_umount2(dir, 0), EBUSY);
+	CHECK_ERR(guest_umount2(dir, 0), EBUSY);
 	CHECK_OK(chdir("/"));
-	CHECK_ERR(sys_umount2(file, 0), EINVAL);
-	CHECK_OK(sys_umount2(dir, 0));
+	CHECK_ERR(guest_umount2(file, 0), EINVAL);
+	CHECK_OK(guest_umount2(dir, 0));
 	CHECK(!in_mounts(dir, "tmpfs"), "gone from mounts");
 	CHECK_ERR(stat(file, &st), ENOENT);
-	CHECK_ERR(sys_umount2(dir, 0), EINVAL);
+	CHECK_ERR(guest_umount2(dir, 0), EINVAL);
 	/* A lazy unmount leaves an open file working. */
-	CHECK_OK(sys_mount("none", dir, "tmpfs", 0, NULL));
+	CHECK_OK(guest_mount("none", dir, "tmpfs", 0, NULL));
 	fd = open(file, O_CREAT | O_RDWR, 0644);
 	CHECK(fd >= 0, "create in the tmpfs");
-	CHECK_OK(sys_umount2(dir, MNT_DETACH));
+	CHECK_OK(guest_umount2(dir, MNT_DETACH));
 	CHECK_EQ(write(fd, "x", 1), 1);
 	close(fd);
 	CHECK_ERR(stat(file, &st), ENOENT);
@@ -92,23 +79,24 @@ test_errors(void)
 	char file[96];
 	long fd;
 
-	CHECK_ERR(sys_mount("x", dir, "nosuchfs", 0, NULL), ENODEV);
-	CHECK_ERR(sys_mount("x", dir, "tmpfs", 0, "bogus=1"), EINVAL);
-	CHECK_ERR(sys_mount("x", dir, "tmpfs", 0, "size=12q"), EINVAL);
-	CHECK_ERR(sys_mount("x", dir, "tmpfs", 0, "mode=9"), EINVAL);
-	CHECK_ERR(sys_mount("x", dir, (char *)1, 0, NULL), EFAULT);
-	CHECK_ERR(sys_mount("x", (char *)1, "tmpfs", 0, NULL), EFAULT);
-	CHECK_ERR(sys_mount("x", "/tmp/vkmnt-missing/x", "tmpfs", 0, NULL), ENOENT);
+	CHECK_ERR(guest_mount("x", dir, "nosuchfs", 0, NULL), ENODEV);
+	CHECK_ERR(guest_mount("x", dir, "tmpfs", 0, "bogus=1"), EINVAL);
+	CHECK_ERR(guest_mount("x", dir, "tmpfs", 0, "size=12q"), EINVAL);
+	CHECK_ERR(guest_mount("x", dir, "tmpfs", 0, "mode=9"), EINVAL);
+	CHECK_ERR(guest_mount("x", dir, (char *)1, 0, NULL), EFAULT);
+	CHECK_ERR(guest_mount("x", (char *)1, "tmpfs", 0, NULL), EFAULT);
+	CHECK_ERR(guest_mount("x", "/tmp/vkmnt-missing/x", "tmpfs", 0, NULL),
+	    ENOENT);
 	snprintf(file, sizeof(file), "%s/file", dir2);
 	fd = open(file, O_CREAT | O_WRONLY, 0644);
 	CHECK(fd >= 0, "create %s", file);
 	close(fd);
-	CHECK_ERR(sys_mount("x", file, "tmpfs", 0, NULL), ENOTDIR);
+	CHECK_ERR(guest_mount("x", file, "tmpfs", 0, NULL), ENOTDIR);
 	CHECK_OK(unlink(file));
-	CHECK_ERR(sys_mount("x", dir, "tmpfs", MS_NOUSER, NULL), EINVAL);
-	CHECK_ERR(sys_umount2(dir, 0x100), EINVAL);
-	CHECK_ERR(sys_umount2((char *)1, 0), EFAULT);
-	CHECK_ERR(sys_mount(NULL, dir, NULL, MS_PRIVATE, NULL), EINVAL);
+	CHECK_ERR(guest_mount("x", dir, "tmpfs", MS_NOUSER, NULL), EINVAL);
+	CHECK_ERR(guest_umount2(dir, 0x100), EINVAL);
+	CHECK_ERR(guest_umount2((char *)1, 0), EFAULT);
+	CHECK_ERR(guest_mount(NULL, dir, NULL, MS_PRIVATE, NULL), EINVAL);
 }
 
 static void
@@ -122,18 +110,18 @@ test_bind_proc(void)
 	fd = open(file, O_CREAT | O_WRONLY, 0644);
 	CHECK(fd >= 0, "create %s", file);
 	close(fd);
-	if (CHECK_OK(sys_mount(dir2, dir, NULL, MS_BIND, NULL)) == 0) {
+	if (CHECK_OK(guest_mount(dir2, dir, NULL, MS_BIND, NULL)) == 0) {
 		snprintf(file, sizeof(file), "%s/seen", dir);
 		CHECK_OK(stat(file, &st));
-		CHECK_OK(sys_mount(NULL, dir, NULL, MS_PRIVATE, NULL));
-		CHECK_OK(sys_umount2(dir, 0));
+		CHECK_OK(guest_mount(NULL, dir, NULL, MS_PRIVATE, NULL));
+		CHECK_OK(guest_umount2(dir, 0));
 		CHECK_ERR(stat(file, &st), ENOENT);
 	}
-	if (CHECK_OK(sys_mount("proc", dir, "proc", 0, NULL)) == 0) {
+	if (CHECK_OK(guest_mount("proc", dir, "proc", 0, NULL)) == 0) {
 		snprintf(file, sizeof(file), "%s/self/status", dir);
 		CHECK_OK(stat(file, &st));
 		CHECK(in_mounts(dir, "proc"), "proc in mounts");
-		CHECK_OK(sys_umount2(dir, 0));
+		CHECK_OK(guest_umount2(dir, 0));
 	}
 }
 
@@ -146,7 +134,7 @@ test_noexec(void)
 	char *argv[] = { file, NULL };
 	long in, out, n;
 
-	if (CHECK_OK(sys_mount("none", dir, "tmpfs", MS_NOEXEC, NULL)) != 0)
+	if (CHECK_OK(guest_mount("none", dir, "tmpfs", MS_NOEXEC, NULL)) != 0)
 		return;
 	CHECK(in_mounts(dir, "tmpfs rw,noexec"), "noexec in mounts");
 	snprintf(file, sizeof(file), "%s/prog", dir);
@@ -158,7 +146,7 @@ test_noexec(void)
 	close(in);
 	close(out);
 	CHECK_ERR(execve(file, argv, NULL), EACCES);
-	CHECK_OK(sys_umount2(dir, 0));
+	CHECK_OK(guest_umount2(dir, 0));
 }
 
 /* Without CAP_SYS_ADMIN: EPERM, once the target is found. */
@@ -172,10 +160,10 @@ test_unprivileged(void)
 		if (setresgid(65534, 65534, 65534) < 0 ||
 		    setresuid(65534, 65534, 65534) < 0)
 			_exit(2);
-		CHECK_ERR(sys_mount("none", dir, "tmpfs", 0, NULL), EPERM);
-		CHECK_ERR(sys_mount(dir2, dir, NULL, MS_BIND, NULL), EPERM);
-		CHECK_ERR(sys_umount2("/proc", 0), EPERM);
-		CHECK_ERR(sys_umount2("/tmp/vkmnt-missing", 0), ENOENT);
+		CHECK_ERR(guest_mount("none", dir, "tmpfs", 0, NULL), EPERM);
+		CHECK_ERR(guest_mount(dir2, dir, NULL, MS_BIND, NULL), EPERM);
+		CHECK_ERR(guest_umount2("/proc", 0), EPERM);
+		CHECK_ERR(guest_umount2("/tmp/vkmnt-missing", 0), ENOENT);
 		_exit(guest_done() == 0 ? 0 : 1);
 	}
 	CHECK(waitpid(pid, &st, 0) == pid && WIFEXITED(st) &&
@@ -191,7 +179,8 @@ main(void)
 	}
 	/* Natively: a namespace of our own; vkernel has one table. */
 	if (unshare(CLONE_NEWNS) == 0)
-		CHECK_OK(sys_mount(NULL, "/", NULL, MS_PRIVATE | MS_REC, NULL));
+		CHECK_OK(guest_mount(NULL, "/", NULL, MS_PRIVATE | MS_REC,
+		    NULL));
 	snprintf(dir, sizeof(dir), "/tmp/vkmnt.%d", getpid());
 	snprintf(dir2, sizeof(dir2), "/tmp/vkmnt2.%d", getpid());
 	CHECK_OK(mkdir(dir, 0755));

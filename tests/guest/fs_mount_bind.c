@@ -22,24 +22,6 @@
 static char top[64];
 static char pa[96], pb[96], pc[96], pd[96];
 
-static long
-sys_mount(const char *src, const char *tgt, const char *type,
-    unsigned long flags, const void *data)
-{
-	return syscall(SYS_mount, src, tgt, type, flags, data);
-}
-
-static const char *
-at(const char *dir, const char *name)
-{
-	static char buf[4][160];
-	static int i;
-
-	i = (i + 1) % 4;
-	snprintf(buf[i], sizeof(buf[i]), "%s/%s", dir, name);
-	return buf[i];
-}
-
 /* The options field of path's line in /proc/self/mountinfo, or "". */
 static const char *
 mountinfo_opts(const char *path)
@@ -109,23 +91,24 @@ check_erofs(const char *dir)
 	struct statvfs sv;
 	long fd;
 
-	CHECK_ERR(open(at(dir, "f"), O_WRONLY), EROFS);
-	CHECK_ERR(open(at(dir, "f"), O_RDWR | O_TRUNC), EROFS);
-	CHECK_ERR(open(at(dir, "new"), O_CREAT | O_WRONLY, 0644), EROFS);
-	CHECK_ERR(mkdir(at(dir, "d"), 0755), EROFS);
-	CHECK_ERR(unlink(at(dir, "f")), EROFS);
-	CHECK_ERR(rename(at(dir, "f"), at(dir, "g")), EROFS);
-	CHECK_ERR(link(at(dir, "f"), at(dir, "g")), EROFS);
-	CHECK_ERR(symlink("f", at(dir, "l")), EROFS);
-	CHECK_ERR(chmod(at(dir, "f"), 0600), EROFS);
-	CHECK_ERR(chown(at(dir, "f"), 1, 1), EROFS);
-	CHECK_ERR(truncate(at(dir, "f"), 0), EROFS);
-	CHECK_ERR(utimes(at(dir, "f"), tv), EROFS);
-	CHECK_ERR(access(at(dir, "f"), W_OK), EROFS);
-	CHECK_OK(access(at(dir, "f"), R_OK));
+	CHECK_ERR(open(guest_join(dir, "f"), O_WRONLY), EROFS);
+	CHECK_ERR(open(guest_join(dir, "f"), O_RDWR | O_TRUNC), EROFS);
+	CHECK_ERR(open(guest_join(dir, "new"), O_CREAT | O_WRONLY, 0644),
+	    EROFS);
+	CHECK_ERR(mkdir(guest_join(dir, "d"), 0755), EROFS);
+	CHECK_ERR(unlink(guest_join(dir, "f")), EROFS);
+	CHECK_ERR(rename(guest_join(dir, "f"), guest_join(dir, "g")), EROFS);
+	CHECK_ERR(link(guest_join(dir, "f"), guest_join(dir, "g")), EROFS);
+	CHECK_ERR(symlink("f", guest_join(dir, "l")), EROFS);
+	CHECK_ERR(chmod(guest_join(dir, "f"), 0600), EROFS);
+	CHECK_ERR(chown(guest_join(dir, "f"), 1, 1), EROFS);
+	CHECK_ERR(truncate(guest_join(dir, "f"), 0), EROFS);
+	CHECK_ERR(utimes(guest_join(dir, "f"), tv), EROFS);
+	CHECK_ERR(access(guest_join(dir, "f"), W_OK), EROFS);
+	CHECK_OK(access(guest_join(dir, "f"), R_OK));
 	CHECK_OK(statvfs(dir, &sv));
 	CHECK(sv.f_flag & ST_RDONLY, "statvfs of %s says read-only", dir);
-	fd = open(at(dir, "f"), O_RDONLY);
+	fd = open(guest_join(dir, "f"), O_RDONLY);
 	CHECK(fd >= 0, "read-only open through %s", dir);
 	CHECK_ERR(fchmod(fd, 0600), EROFS);
 	close(fd);
@@ -137,33 +120,33 @@ test_ro_bind(void)
 	struct statvfs sv;
 	long fd;
 
-	put(at(pa, "f"), "one");
-	if (CHECK_OK(sys_mount(pa, pb, NULL, MS_BIND, NULL)) != 0)
+	put(guest_join(pa, "f"), "one");
+	if (CHECK_OK(guest_mount(pa, pb, NULL, MS_BIND, NULL)) != 0)
 		return;
-	CHECK_OK(sys_mount(NULL, pb, NULL, MS_REMOUNT | MS_BIND | MS_RDONLY,
+	CHECK_OK(guest_mount(NULL, pb, NULL, MS_REMOUNT | MS_BIND | MS_RDONLY,
 	    NULL));
 	CHECK(has_word(mountinfo_opts(pb), "ro"), "mountinfo: %s ro (%s)",
 	    pb, mountinfo_opts(pb));
 	check_erofs(pb);
 	/* The file system itself and its other mount stay writable. */
-	put(at(pa, "f"), "two");
-	CHECK(holds(at(pb, "f"), "two"), "the bind shows the change");
+	put(guest_join(pa, "f"), "two");
+	CHECK(holds(guest_join(pb, "f"), "two"), "the bind shows the change");
 	CHECK_OK(statvfs(pa, &sv));
 	CHECK(!(sv.f_flag & ST_RDONLY), "statvfs of %s says writable", pa);
-	CHECK_OK(access(at(pa, "f"), W_OK));
+	CHECK_OK(access(guest_join(pa, "f"), W_OK));
 	/* Back to read-write, then EBUSY while a writer is open. */
-	CHECK_OK(sys_mount(NULL, pb, NULL, MS_REMOUNT | MS_BIND, NULL));
+	CHECK_OK(guest_mount(NULL, pb, NULL, MS_REMOUNT | MS_BIND, NULL));
 	CHECK(has_word(mountinfo_opts(pb), "rw"), "mountinfo: %s rw", pb);
-	put(at(pb, "f"), "three");
-	CHECK(holds(at(pa, "f"), "three"), "written through the bind");
-	fd = open(at(pb, "f"), O_WRONLY);
+	put(guest_join(pb, "f"), "three");
+	CHECK(holds(guest_join(pa, "f"), "three"), "written through the bind");
+	fd = open(guest_join(pb, "f"), O_WRONLY);
 	CHECK(fd >= 0, "open for writing through %s", pb);
-	CHECK_ERR(sys_mount(NULL, pb, NULL, MS_REMOUNT | MS_BIND | MS_RDONLY,
+	CHECK_ERR(guest_mount(NULL, pb, NULL, MS_REMOUNT | MS_BIND | MS_RDONLY,
 	    NULL), EBUSY);
 	close(fd);
-	CHECK_OK(sys_mount(NULL, pb, NULL, MS_REMOUNT | MS_BIND | MS_RDONLY,
+	CHECK_OK(guest_mount(NULL, pb, NULL, MS_REMOUNT | MS_BIND | MS_RDONLY,
 	    NULL));
-	CHECK_ERR(sys_mount(NULL, at(pb, "f"), NULL,
+	CHECK_ERR(guest_mount(NULL, guest_join(pb, "f"), NULL,
 	    MS_REMOUNT | MS_BIND | MS_RDONLY, NULL), EINVAL);
 	CHECK_OK(umount2(pb, 0));
 }
@@ -174,27 +157,27 @@ test_ro_super(void)
 {
 	long fd;
 
-	if (CHECK_OK(sys_mount("vkt", pc, "tmpfs", 0, NULL)) != 0)
+	if (CHECK_OK(guest_mount("vkt", pc, "tmpfs", 0, NULL)) != 0)
 		return;
-	put(at(pc, "f"), "x");
-	CHECK_OK(sys_mount(pc, pd, NULL, MS_BIND, NULL));
-	CHECK_OK(sys_mount(NULL, pd, NULL, MS_REMOUNT | MS_BIND | MS_RDONLY,
+	put(guest_join(pc, "f"), "x");
+	CHECK_OK(guest_mount(pc, pd, NULL, MS_BIND, NULL));
+	CHECK_OK(guest_mount(NULL, pd, NULL, MS_REMOUNT | MS_BIND | MS_RDONLY,
 	    NULL));
-	CHECK_ERR(open(at(pd, "f"), O_WRONLY), EROFS);
-	CHECK_OK(access(at(pc, "f"), W_OK));
+	CHECK_ERR(open(guest_join(pd, "f"), O_WRONLY), EROFS);
+	CHECK_OK(access(guest_join(pc, "f"), W_OK));
 	/* The file system has a writer, if not through the read-only bind. */
-	fd = open(at(pc, "f"), O_WRONLY);
+	fd = open(guest_join(pc, "f"), O_WRONLY);
 	CHECK(fd >= 0, "open for writing through %s", pc);
-	CHECK_ERR(sys_mount(NULL, pd, NULL, MS_REMOUNT | MS_RDONLY, NULL),
+	CHECK_ERR(guest_mount(NULL, pd, NULL, MS_REMOUNT | MS_RDONLY, NULL),
 	    EBUSY);
 	close(fd);
-	CHECK_OK(sys_mount(NULL, pc, NULL, MS_REMOUNT | MS_RDONLY, NULL));
-	CHECK_ERR(open(at(pc, "f"), O_WRONLY), EROFS);
-	CHECK_ERR(mkdir(at(pc, "d"), 0755), EROFS);
-	CHECK_OK(sys_mount(NULL, pc, NULL, MS_REMOUNT, NULL));
-	CHECK_OK(mkdir(at(pc, "d"), 0755));
+	CHECK_OK(guest_mount(NULL, pc, NULL, MS_REMOUNT | MS_RDONLY, NULL));
+	CHECK_ERR(open(guest_join(pc, "f"), O_WRONLY), EROFS);
+	CHECK_ERR(mkdir(guest_join(pc, "d"), 0755), EROFS);
+	CHECK_OK(guest_mount(NULL, pc, NULL, MS_REMOUNT, NULL));
+	CHECK_OK(mkdir(guest_join(pc, "d"), 0755));
 	/* The bind's own read-only outlives the file system's. */
-	CHECK_ERR(open(at(pd, "f"), O_WRONLY), EROFS);
+	CHECK_ERR(open(guest_join(pd, "f"), O_WRONLY), EROFS);
 	CHECK_OK(umount2(pd, 0));
 	CHECK_OK(umount2(pc, 0));
 }
@@ -206,37 +189,40 @@ test_move(void)
 	struct stat st;
 	long fd;
 
-	if (CHECK_OK(sys_mount("vkt", pc, "tmpfs", 0, NULL)) != 0)
+	if (CHECK_OK(guest_mount("vkt", pc, "tmpfs", 0, NULL)) != 0)
 		return;
-	put(at(pc, "f"), "moved");
-	snprintf(sub, sizeof(sub), "%s", at(pc, "sub"));
+	put(guest_join(pc, "f"), "moved");
+	snprintf(sub, sizeof(sub), "%s", guest_join(pc, "sub"));
 	CHECK_OK(mkdir(sub, 0755));
-	CHECK_OK(sys_mount("vkt", sub, "tmpfs", 0, NULL));
-	put(at(sub, "g"), "deep");
+	CHECK_OK(guest_mount("vkt", sub, "tmpfs", 0, NULL));
+	put(guest_join(sub, "g"), "deep");
 	CHECK_OK(chdir(sub));
 	fd = open("g", O_RDONLY);
 	CHECK(fd >= 0, "open in the submount");
-	CHECK_OK(sys_mount(pc, pd, NULL, MS_MOVE, NULL));
-	CHECK(holds(at(pd, "f"), "moved"), "the mount is at its new place");
-	CHECK(holds(at(pd, "sub/g"), "deep"), "with its submount");
-	CHECK_ERR(stat(at(pc, "f"), &st), ENOENT);
+	CHECK_OK(guest_mount(pc, pd, NULL, MS_MOVE, NULL));
+	CHECK(holds(guest_join(pd, "f"), "moved"),
+	    "the mount is at its new place");
+	CHECK(holds(guest_join(pd, "sub/g"), "deep"), "with its submount");
+	CHECK_ERR(stat(guest_join(pc, "f"), &st), ENOENT);
 	CHECK(getcwd(cwd, sizeof(cwd)) != NULL &&
-	    strcmp(cwd, at(pd, "sub")) == 0, "cwd follows: %s", cwd);
-	CHECK(strcmp(mountinfo_opts(at(pd, "sub")), "") != 0,
+	    strcmp(cwd, guest_join(pd, "sub")) == 0, "cwd follows: %s", cwd);
+	CHECK(strcmp(mountinfo_opts(guest_join(pd, "sub")), "") != 0,
 	    "mountinfo shows the submount moved");
 	CHECK(strcmp(mountinfo_opts(sub), "") == 0, "nor at its old place");
 	CHECK_OK(chdir("/"));
 	/* The open file keeps the mount busy where it is now. */
-	CHECK_ERR(umount2(at(pd, "sub"), 0), EBUSY);
+	CHECK_ERR(umount2(guest_join(pd, "sub"), 0), EBUSY);
 	close(fd);
-	CHECK_ERR(sys_mount(pd, at(pd, "sub"), NULL, MS_MOVE, NULL), ELOOP);
-	CHECK_ERR(sys_mount(pd, pd, NULL, MS_MOVE, NULL), ELOOP);
-	CHECK_ERR(sys_mount(pa, pc, NULL, MS_MOVE, NULL), EINVAL);
-	CHECK_ERR(sys_mount("/", pc, NULL, MS_MOVE, NULL), ELOOP);
-	CHECK_ERR(sys_mount(NULL, pc, NULL, MS_MOVE, NULL), EINVAL);
-	CHECK_ERR(sys_mount(at(top, "none"), pc, NULL, MS_MOVE, NULL), ENOENT);
-	CHECK_OK(sys_mount(pd, pc, NULL, MS_MOVE, NULL));
-	CHECK_OK(umount2(at(pc, "sub"), 0));
+	CHECK_ERR(guest_mount(pd, guest_join(pd, "sub"), NULL, MS_MOVE, NULL),
+	    ELOOP);
+	CHECK_ERR(guest_mount(pd, pd, NULL, MS_MOVE, NULL), ELOOP);
+	CHECK_ERR(guest_mount(pa, pc, NULL, MS_MOVE, NULL), EINVAL);
+	CHECK_ERR(guest_mount("/", pc, NULL, MS_MOVE, NULL), ELOOP);
+	CHECK_ERR(guest_mount(NULL, pc, NULL, MS_MOVE, NULL), EINVAL);
+	CHECK_ERR(guest_mount(guest_join(top, "none"), pc, NULL, MS_MOVE, NULL),
+	    ENOENT);
+	CHECK_OK(guest_mount(pd, pc, NULL, MS_MOVE, NULL));
+	CHECK_OK(umount2(guest_join(pc, "sub"), 0));
 	CHECK_OK(umount2(pc, 0));
 }
 
@@ -246,22 +232,22 @@ test_propagation(void)
 {
 	char sub[128];
 
-	if (CHECK_OK(sys_mount("vkt", pc, "tmpfs", 0, NULL)) != 0)
+	if (CHECK_OK(guest_mount("vkt", pc, "tmpfs", 0, NULL)) != 0)
 		return;
-	snprintf(sub, sizeof(sub), "%s", at(pc, "sub"));
+	snprintf(sub, sizeof(sub), "%s", guest_join(pc, "sub"));
 	CHECK_OK(mkdir(sub, 0755));
-	CHECK_OK(sys_mount("vkt", sub, "tmpfs", 0, NULL));
-	CHECK_OK(sys_mount(NULL, pc, NULL, MS_SHARED, NULL));
-	CHECK_ERR(sys_mount(sub, pd, NULL, MS_MOVE, NULL), EINVAL);
-	CHECK_OK(sys_mount(NULL, pc, NULL, MS_PRIVATE, NULL));
-	CHECK_OK(sys_mount(NULL, sub, NULL, MS_UNBINDABLE, NULL));
-	CHECK_ERR(sys_mount(sub, pd, NULL, MS_BIND, NULL), EINVAL);
-	CHECK_OK(sys_mount(sub, pd, NULL, MS_MOVE, NULL));
+	CHECK_OK(guest_mount("vkt", sub, "tmpfs", 0, NULL));
+	CHECK_OK(guest_mount(NULL, pc, NULL, MS_SHARED, NULL));
+	CHECK_ERR(guest_mount(sub, pd, NULL, MS_MOVE, NULL), EINVAL);
+	CHECK_OK(guest_mount(NULL, pc, NULL, MS_PRIVATE, NULL));
+	CHECK_OK(guest_mount(NULL, sub, NULL, MS_UNBINDABLE, NULL));
+	CHECK_ERR(guest_mount(sub, pd, NULL, MS_BIND, NULL), EINVAL);
+	CHECK_OK(guest_mount(sub, pd, NULL, MS_MOVE, NULL));
 	/* An unbindable tree does not go onto a shared mount. */
-	CHECK_OK(sys_mount(NULL, pc, NULL, MS_SHARED, NULL));
-	CHECK_ERR(sys_mount(pd, sub, NULL, MS_MOVE, NULL), EINVAL);
+	CHECK_OK(guest_mount(NULL, pc, NULL, MS_SHARED, NULL));
+	CHECK_ERR(guest_mount(pd, sub, NULL, MS_MOVE, NULL), EINVAL);
 	CHECK_OK(umount2(pd, 0));
-	CHECK_OK(sys_mount(NULL, pc, NULL, MS_PRIVATE, NULL));
+	CHECK_OK(guest_mount(NULL, pc, NULL, MS_PRIVATE, NULL));
 	CHECK_OK(umount2(pc, 0));
 }
 
@@ -285,13 +271,13 @@ test_dotdot(void)
 {
 	char deep[128], up[160];
 
-	snprintf(deep, sizeof(deep), "%s", at(pa, "deep"));
+	snprintf(deep, sizeof(deep), "%s", guest_join(pa, "deep"));
 	CHECK_OK(mkdir(deep, 0755));
-	if (CHECK_OK(sys_mount(deep, pb, NULL, MS_BIND, NULL)) != 0)
+	if (CHECK_OK(guest_mount(deep, pb, NULL, MS_BIND, NULL)) != 0)
 		return;
 	snprintf(up, sizeof(up), "%s/..", pb);
 	CHECK(same_dir(up, top), "%s is %s", up, top);
-	CHECK_OK(sys_mount("vkt", deep, "tmpfs", 0, NULL));
+	CHECK_OK(guest_mount("vkt", deep, "tmpfs", 0, NULL));
 	snprintf(up, sizeof(up), "%s/..", deep);
 	CHECK(same_dir(up, pa), "%s is %s", up, pa);
 	CHECK_OK(umount2(deep, 0));
@@ -306,15 +292,15 @@ test_unprivileged(void)
 	pid_t pid;
 	int st;
 
-	CHECK_OK(sys_mount(pa, pb, NULL, MS_BIND, NULL));
+	CHECK_OK(guest_mount(pa, pb, NULL, MS_BIND, NULL));
 	pid = fork();
 	if (pid == 0) {
 		if (setresgid(65534, 65534, 65534) < 0 ||
 		    setresuid(65534, 65534, 65534) < 0)
 			_exit(2);
-		CHECK_ERR(sys_mount(NULL, pb, NULL,
+		CHECK_ERR(guest_mount(NULL, pb, NULL,
 		    MS_REMOUNT | MS_BIND | MS_RDONLY, NULL), EPERM);
-		CHECK_ERR(sys_mount(pb, pd, NULL, MS_MOVE, NULL), EPERM);
+		CHECK_ERR(guest_mount(pb, pd, NULL, MS_MOVE, NULL), EPERM);
 		_exit(guest_done() == 0 ? 0 : 1);
 	}
 	CHECK(waitpid(pid, &st, 0) == pid && WIFEXITED(st) &&
@@ -332,7 +318,8 @@ main(void)
 	}
 	/* Natively: a namespace of our own. */
 	if (unshare(CLONE_NEWNS) == 0)
-		CHECK_OK(sys_mount(NULL, "/", NULL, MS_PRIVATE | MS_REC, NULL));
+		CHECK_OK(guest_mount(NULL, "/", NULL, MS_PRIVATE | MS_REC,
+		    NULL));
 	snprintf(top, sizeof(top), "/tmp/vkmb.%d", getpid());
 	snprintf(pa, sizeof(pa), "%s/a", top);
 	snprintf(pb, sizeof(pb), "%s/b", top);
@@ -340,7 +327,7 @@ main(void)
 	snprintf(pd, sizeof(pd), "%s/d", top);
 	CHECK_OK(mkdir(top, 0755));
 	/* A tmpfs of its own, so that nothing is left behind natively. */
-	CHECK_OK(sys_mount("vkt", top, "tmpfs", 0, NULL));
+	CHECK_OK(guest_mount("vkt", top, "tmpfs", 0, NULL));
 	CHECK_OK(mkdir(pa, 0755));
 	CHECK_OK(mkdir(pb, 0755));
 	CHECK_OK(mkdir(pc, 0755));

@@ -18,24 +18,6 @@
 
 static char top[64], da[96], db[96];
 
-static long
-sys_mount(const char *src, const char *tgt, const char *type,
-    unsigned long flags, const void *data)
-{
-	return syscall(SYS_mount, src, tgt, type, flags, data);
-}
-
-static const char *
-in(const char *d, const char *name)
-{
-	static char buf[2][160];
-	static int i;
-
-	i ^= 1;
-	snprintf(buf[i], sizeof(buf[i]), "%s/%s", d, name);
-	return buf[i];
-}
-
 static bool
 exists(const char *path)
 {
@@ -93,11 +75,12 @@ test_unshare(void)
 	if (pid == 0) {
 		CHECK_OK(unshare(CLONE_NEWNS));
 		CHECK_EQ(mounts(NULL, NULL), before);
-		CHECK_OK(sys_mount("vkt", da, "tmpfs", 0, NULL));
-		put(in(da, "child"));
+		CHECK_OK(guest_mount("vkt", da, "tmpfs", 0, NULL));
+		put(guest_join(da, "child"));
 		guest_step(up[1]);
 		guest_await(down[0]);
-		CHECK(!exists(in(db, "parent")), "the parent's mount unseen");
+		CHECK(!exists(guest_join(db, "parent")),
+		    "the parent's mount unseen");
 		CHECK(mounts(db, &found) == before + 1 && !found,
 		    "the parent's mount not in the child's table");
 		CHECK(mounts(da, &found) == before + 1 && found,
@@ -105,15 +88,15 @@ test_unshare(void)
 		_exit(guest_done() == 0 ? 0 : 1);
 	}
 	guest_await(up[0]);
-	CHECK(!exists(in(da, "child")), "the child's mount unseen");
+	CHECK(!exists(guest_join(da, "child")), "the child's mount unseen");
 	CHECK(mounts(da, &found) == before && !found,
 	    "the child's mount not in the parent's table");
-	CHECK_OK(sys_mount("vkt", db, "tmpfs", 0, NULL));
-	put(in(db, "parent"));
+	CHECK_OK(guest_mount("vkt", db, "tmpfs", 0, NULL));
+	put(guest_join(db, "parent"));
 	guest_step(down[1]);
 	CHECK(guest_child_ok(pid), "the child in its namespace");
 	/* Its namespace went with it; the parent's is as it made it. */
-	CHECK(!exists(in(da, "child")), "the child's mount gone");
+	CHECK(!exists(guest_join(da, "child")), "the child's mount gone");
 	CHECK_EQ(mounts(NULL, NULL), before + 1);
 	CHECK_OK(umount2(db, 0));
 	close(up[0]);
@@ -128,24 +111,25 @@ test_umount_copy(void)
 {
 	pid_t pid;
 
-	if (CHECK_OK(sys_mount("vkt", da, "tmpfs", 0, NULL)) != 0)
+	if (CHECK_OK(guest_mount("vkt", da, "tmpfs", 0, NULL)) != 0)
 		return;
-	put(in(da, "kept"));
+	put(guest_join(da, "kept"));
 	pid = fork();
 	if (pid == 0) {
 		CHECK_OK(unshare(CLONE_NEWNS));
-		CHECK(exists(in(da, "kept")), "the copy shows the tmpfs");
+		CHECK(exists(guest_join(da, "kept")),
+		    "the copy shows the tmpfs");
 		CHECK_OK(chdir(db));
 		CHECK_OK(umount2(da, 0));
-		CHECK(!exists(in(da, "kept")), "unmounted in the copy");
+		CHECK(!exists(guest_join(da, "kept")), "unmounted in the copy");
 		/* A move in the copy is the copy's. */
-		CHECK_OK(sys_mount("vkt", da, "tmpfs", 0, NULL));
-		CHECK_OK(sys_mount(da, db, NULL, MS_MOVE, NULL));
+		CHECK_OK(guest_mount("vkt", da, "tmpfs", 0, NULL));
+		CHECK_OK(guest_mount(da, db, NULL, MS_MOVE, NULL));
 		_exit(guest_done() == 0 ? 0 : 1);
 	}
 	CHECK(guest_child_ok(pid), "the child's unmount");
-	CHECK(exists(in(da, "kept")), "the parent's mount stays");
-	CHECK(!exists(in(db, "kept")), "nothing moved in the parent's");
+	CHECK(exists(guest_join(da, "kept")), "the parent's mount stays");
+	CHECK(!exists(guest_join(db, "kept")), "nothing moved in the parent's");
 	CHECK_OK(umount2(da, 0));
 }
 
@@ -159,12 +143,12 @@ test_clone(void)
 	    0, 0), EINVAL);
 	pid = syscall(SYS_clone, CLONE_NEWNS | SIGCHLD, 0, 0, 0, 0);
 	if (pid == 0) {
-		CHECK_OK(sys_mount("vkt", da, "tmpfs", 0, NULL));
-		put(in(da, "cloned"));
+		CHECK_OK(guest_mount("vkt", da, "tmpfs", 0, NULL));
+		put(guest_join(da, "cloned"));
 		_exit(guest_done() == 0 ? 0 : 1);
 	}
 	CHECK(pid > 0 && guest_child_ok(pid), "the cloned child");
-	CHECK(!exists(in(da, "cloned")), "its mount unseen");
+	CHECK(!exists(guest_join(da, "cloned")), "its mount unseen");
 }
 
 /*
@@ -181,9 +165,10 @@ test_proc_pid(void)
 
 	if (pid == 0) {
 		snprintf(path, sizeof(path), "/proc/%d/task", getpid());
-		CHECK_OK(sys_mount("vkt", "/proc/self/task", "tmpfs", 0, NULL));
+		CHECK_OK(guest_mount("vkt", "/proc/self/task", "tmpfs", 0,
+		    NULL));
 		CHECK_OK(mkdir("/proc/self/task/sub", 0755));
-		CHECK_OK(sys_mount("vkt", "/proc/self/task/sub", "tmpfs", 0,
+		CHECK_OK(guest_mount("vkt", "/proc/self/task/sub", "tmpfs", 0,
 		    NULL));
 		CHECK(mounts(path, &found) == before + 2 && found,
 		    "the mount on %s listed", path);
@@ -206,7 +191,7 @@ test_unprivileged(void)
 		    setresuid(65534, 65534, 65534) < 0)
 			_exit(2);
 		CHECK_ERR(unshare(CLONE_NEWNS), EPERM);
-		CHECK_ERR(sys_mount("vkt", "/proc/self/task", "tmpfs", 0,
+		CHECK_ERR(guest_mount("vkt", "/proc/self/task", "tmpfs", 0,
 		    NULL), EPERM);
 		CHECK_ERR(syscall(SYS_clone, CLONE_NEWNS | SIGCHLD, 0, 0, 0, 0),
 		    EPERM);
@@ -224,7 +209,7 @@ main(void)
 	}
 	/* Natively: a namespace of our own for all of it. */
 	CHECK_OK(unshare(CLONE_NEWNS));
-	CHECK_OK(sys_mount(NULL, "/", NULL, MS_PRIVATE | MS_REC, NULL));
+	CHECK_OK(guest_mount(NULL, "/", NULL, MS_PRIVATE | MS_REC, NULL));
 	snprintf(top, sizeof(top), "/tmp/vkns.%d", getpid());
 	snprintf(da, sizeof(da), "%s/a", top);
 	snprintf(db, sizeof(db), "%s/b", top);

@@ -17,13 +17,6 @@
 
 static char top[64], da[96], db[96], dsub[128], dsub2[128], dc[96];
 
-static long
-sys_mount(const char *src, const char *tgt, const char *type,
-    unsigned long flags)
-{
-	return syscall(SYS_mount, src, tgt, type, flags, NULL);
-}
-
 /*
  * The tags mountinfo shows for the mount at path (between its options
  * and " - "), "" for none; NULL when nothing is mounted there.
@@ -83,30 +76,31 @@ test_types(int *groupp)
 	char want[32];
 	int g;
 
-	CHECK_OK(sys_mount("vkt", da, "tmpfs", 0));
+	CHECK_OK(guest_mount("vkt", da, "tmpfs", 0, NULL));
 	CHECK_OK(mkdir(dsub, 0755));
 	CHECK_OK(mkdir(dsub2, 0755));
 	tagged(da, "");
-	CHECK_ERR(sys_mount(NULL, da, NULL, MS_SHARED | MS_PRIVATE), EINVAL);
-	CHECK_OK(sys_mount(NULL, da, NULL, MS_SHARED));
+	CHECK_ERR(guest_mount(NULL, da, NULL, MS_SHARED | MS_PRIVATE, NULL),
+	    EINVAL);
+	CHECK_OK(guest_mount(NULL, da, NULL, MS_SHARED, NULL));
 	g = group_of(da);
 	CHECK(g > 0, "shared: %d", g);
 	/* Shared again: the same group. */
-	CHECK_OK(sys_mount(NULL, da, NULL, MS_SHARED));
+	CHECK_OK(guest_mount(NULL, da, NULL, MS_SHARED, NULL));
 	CHECK_EQ(group_of(da), g);
-	CHECK_OK(sys_mount(da, db, NULL, MS_BIND));
+	CHECK_OK(guest_mount(da, db, NULL, MS_BIND, NULL));
 	snprintf(want, sizeof(want), "shared:%d", g);
 	tagged(db, want);
 	/* A slave of a mount that had no peers is private. */
-	CHECK_OK(sys_mount("vkt", dc, "tmpfs", 0));
-	CHECK_OK(sys_mount(NULL, dc, NULL, MS_SHARED));
+	CHECK_OK(guest_mount("vkt", dc, "tmpfs", 0, NULL));
+	CHECK_OK(guest_mount(NULL, dc, NULL, MS_SHARED, NULL));
 	CHECK(group_of(dc) > 0 && group_of(dc) != g, "a group of its own");
-	CHECK_OK(sys_mount(NULL, dc, NULL, MS_SLAVE));
+	CHECK_OK(guest_mount(NULL, dc, NULL, MS_SLAVE, NULL));
 	tagged(dc, "");
-	CHECK_OK(sys_mount(NULL, dc, NULL, MS_UNBINDABLE));
+	CHECK_OK(guest_mount(NULL, dc, NULL, MS_UNBINDABLE, NULL));
 	tagged(dc, "unbindable");
-	CHECK_ERR(sys_mount(dc, dsub2, NULL, MS_BIND), EINVAL);
-	CHECK_OK(sys_mount(NULL, dc, NULL, MS_PRIVATE | MS_REC));
+	CHECK_ERR(guest_mount(dc, dsub2, NULL, MS_BIND, NULL), EINVAL);
+	CHECK_OK(guest_mount(NULL, dc, NULL, MS_PRIVATE | MS_REC, NULL));
 	tagged(dc, "");
 	CHECK_OK(umount2(dc, 0));
 	*groupp = g;
@@ -130,7 +124,7 @@ test_peers(int g)
 	if (pid == 0) {
 		CHECK_OK(unshare(CLONE_NEWNS));
 		tagged(da, want);
-		CHECK_OK(sys_mount("sub", dsub, "tmpfs", 0));
+		CHECK_OK(guest_mount("sub", dsub, "tmpfs", 0, NULL));
 		CHECK(group_of(dsub) > 0 && group_of(dsub) != g,
 		    "the new mount is shared");
 		guest_step(up[1]);
@@ -138,7 +132,7 @@ test_peers(int g)
 		CHECK(tags(dsub2) != NULL, "the parent's mount seen");
 		CHECK_OK(umount2(dsub, 0));
 		/* A slave names the group it had peers in. */
-		CHECK_OK(sys_mount(NULL, db, NULL, MS_SLAVE));
+		CHECK_OK(guest_mount(NULL, db, NULL, MS_SLAVE, NULL));
 		snprintf(want, sizeof(want), "master:%d", g);
 		tagged(db, want);
 		guest_step(up[1]);
@@ -147,7 +141,7 @@ test_peers(int g)
 	guest_await(up[0]);
 	CHECK(tags(dsub) != NULL, "the child's mount seen");
 	CHECK(group_of(dsub) > 0, "and shared");
-	CHECK_OK(sys_mount("sub2", dsub2, "tmpfs", 0));
+	CHECK_OK(guest_mount("sub2", dsub2, "tmpfs", 0, NULL));
 	guest_step(down[1]);
 	guest_await(up[0]);
 	CHECK(tags(dsub) == NULL, "the child's unmount seen");
@@ -164,7 +158,8 @@ test_peers(int g)
 static void
 unprivileged(const void *arg)
 {
-	CHECK_ERR(sys_mount(NULL, (const char *)arg, NULL, MS_PRIVATE), EPERM);
+	CHECK_ERR(guest_mount(NULL, (const char *)arg, NULL, MS_PRIVATE, NULL),
+	    EPERM);
 }
 
 int
@@ -174,13 +169,13 @@ main(void)
 
 	if (geteuid() != 0) {
 		/* An ordinary user: EPERM for "mount --make-rprivate /". */
-		CHECK_ERR(sys_mount(NULL, "/", NULL, MS_PRIVATE | MS_REC),
-		    EPERM);
+		CHECK_ERR(guest_mount(NULL, "/", NULL, MS_PRIVATE | MS_REC,
+		    NULL), EPERM);
 		return guest_done();
 	}
 	/* What container tools run first; natively, all in our own. */
 	CHECK_OK(unshare(CLONE_NEWNS));
-	CHECK_OK(sys_mount(NULL, "/", NULL, MS_PRIVATE | MS_REC));
+	CHECK_OK(guest_mount(NULL, "/", NULL, MS_PRIVATE | MS_REC, NULL));
 	snprintf(top, sizeof(top), "/tmp/vkprop.%d", getpid());
 	snprintf(da, sizeof(da), "%s/a", top);
 	snprintf(db, sizeof(db), "%s/b", top);

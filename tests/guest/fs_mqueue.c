@@ -25,13 +25,6 @@
 static char dir[64], dir2[64], qname[32];
 
 static long
-sys_mount(const char *src, const char *tgt, const char *type,
-    unsigned long flags, const void *data)
-{
-	return syscall(SYS_mount, src, tgt, type, flags, data);
-}
-
-static long
 mq_open_(const char *name, int oflag, unsigned mode, struct mq_attr *attr)
 {
 	return syscall(SYS_mq_open, name, oflag, mode, attr);
@@ -41,17 +34,6 @@ static long
 mq_attr_of(long fd, struct mq_attr *a)
 {
 	return syscall(SYS_mq_getsetattr, fd, NULL, a);
-}
-
-static const char *
-in(const char *d, const char *name)
-{
-	static char buf[2][128];
-	static int i;
-
-	i ^= 1;
-	snprintf(buf[i], sizeof(buf[i]), "%s/%s", d, name);
-	return buf[i];
 }
 
 static bool
@@ -115,7 +97,7 @@ test_queue_file(void)
 	char path[128];
 	long q, fd;
 
-	snprintf(path, sizeof(path), "%s", in(dir, qname));
+	snprintf(path, sizeof(path), "%s", guest_join(dir, qname));
 	q = mq_open_(qname, O_CREAT | O_EXCL | O_RDWR, 0640, &attr);
 	if (!CHECK(q >= 0, "mq_open %s", qname))
 		return;
@@ -159,7 +141,7 @@ test_creat(void)
 	char path[128];
 	long fd, q;
 
-	snprintf(path, sizeof(path), "%s", in(dir, qname));
+	snprintf(path, sizeof(path), "%s", guest_join(dir, qname));
 	fd = open(path, O_CREAT | O_EXCL | O_RDWR, 0600);
 	if (!CHECK(fd >= 0, "creat %s", path))
 		return;
@@ -177,15 +159,15 @@ test_creat(void)
 	CHECK_EQ(st.st_mode & 07777, 0604);
 	CHECK_OK(fstat(q, &st2));
 	CHECK_EQ(st2.st_ino, st.st_ino);
-	CHECK_ERR(mkdir(in(dir, "d"), 0755), EPERM);
-	CHECK_ERR(link(path, in(dir, "l")), EPERM);
-	CHECK_ERR(symlink(qname, in(dir, "s")), EPERM);
-	CHECK_ERR(rename(path, in(dir, "r")), EPERM);
+	CHECK_ERR(mkdir(guest_join(dir, "d"), 0755), EPERM);
+	CHECK_ERR(link(path, guest_join(dir, "l")), EPERM);
+	CHECK_ERR(symlink(qname, guest_join(dir, "s")), EPERM);
+	CHECK_ERR(rename(path, guest_join(dir, "r")), EPERM);
 	CHECK_ERR(rmdir(path), ENOTDIR);
-	CHECK_ERR(mknod(in(dir, "f"), S_IFIFO | 0600, 0), EPERM);
+	CHECK_ERR(mknod(guest_join(dir, "f"), S_IFIFO | 0600, 0), EPERM);
 	/* A second mount shows the same queues. */
-	if (CHECK_OK(sys_mount("none", dir2, "mqueue", 0, NULL)) == 0) {
-		CHECK_OK(stat(in(dir2, qname), &st2));
+	if (CHECK_OK(guest_mount("none", dir2, "mqueue", 0, NULL)) == 0) {
+		CHECK_OK(stat(guest_join(dir2, qname), &st2));
 		CHECK_EQ(st2.st_ino, st.st_ino);
 		CHECK_EQ(st2.st_dev, st.st_dev);
 		CHECK_OK(umount2(dir2, 0));
@@ -202,7 +184,7 @@ test_user(void)
 	pid_t pid;
 	int st;
 
-	snprintf(path, sizeof(path), "%s", in(dir, qname));
+	snprintf(path, sizeof(path), "%s", guest_join(dir, qname));
 	if (!CHECK(mq_open_(qname, O_CREAT | O_RDWR, 0666, NULL) >= 0,
 	    "queue for the user"))
 		return;
@@ -217,13 +199,14 @@ test_user(void)
 			_exit(2);
 		CHECK_ERR(unlink(path), EPERM);
 		snprintf(mine, sizeof(mine), "%s.u", qname);
-		fd = open(in(dir, mine), O_CREAT | O_EXCL | O_RDWR, 0600);
+		fd = open(guest_join(dir, mine), O_CREAT | O_EXCL | O_RDWR,
+		    0600);
 		CHECK(fd >= 0, "the user's creat");
-		CHECK_OK(stat(in(dir, mine), &sb));
+		CHECK_OK(stat(guest_join(dir, mine), &sb));
 		CHECK_EQ(sb.st_uid, 65534);
-		CHECK_ERR(chown(in(dir, mine), 0, 0), EPERM);
+		CHECK_ERR(chown(guest_join(dir, mine), 0, 0), EPERM);
 		close(fd);
-		CHECK_OK(unlink(in(dir, mine)));
+		CHECK_OK(unlink(guest_join(dir, mine)));
 		_exit(guest_done() == 0 ? 0 : 1);
 	}
 	CHECK(waitpid(pid, &st, 0) == pid && WIFEXITED(st) &&
@@ -242,14 +225,15 @@ main(void)
 	}
 	/* Natively: mounts and queues of our own. */
 	if (unshare(CLONE_NEWNS) == 0)
-		CHECK_OK(sys_mount(NULL, "/", NULL, MS_PRIVATE | MS_REC, NULL));
+		CHECK_OK(guest_mount(NULL, "/", NULL, MS_PRIVATE | MS_REC,
+		    NULL));
 	(void)unshare(CLONE_NEWIPC);
 	snprintf(dir, sizeof(dir), "/tmp/vkmq.%d", getpid());
 	snprintf(dir2, sizeof(dir2), "/tmp/vkmq2.%d", getpid());
 	snprintf(qname, sizeof(qname), "vkq.%d", getpid());
 	CHECK_OK(mkdir(dir, 0755));
 	CHECK_OK(mkdir(dir2, 0755));
-	if (CHECK_OK(sys_mount("none", dir, "mqueue", 0, NULL)) == 0) {
+	if (CHECK_OK(guest_mount("none", dir, "mqueue", 0, NULL)) == 0) {
 		CHECK_OK(statfs(dir, &sf));
 		CHECK_EQ(sf.f_type, MQUEUE_MAGIC);
 		test_queue_file();
@@ -260,7 +244,7 @@ main(void)
 			CHECK_OK(mq_open_(qname, O_CREAT | O_RDWR, 0600, NULL) <
 			    0 ? -1 : 0);
 			CHECK(listed("/dev/mqueue", qname), "/dev/mqueue too");
-			CHECK_OK(unlink(in("/dev/mqueue", qname)));
+			CHECK_OK(unlink(guest_join("/dev/mqueue", qname)));
 		}
 		CHECK_OK(umount2(dir, 0));
 	}

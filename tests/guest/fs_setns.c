@@ -151,7 +151,7 @@ test_setns(void)
 	b = fork();
 	if (b == 0) {
 		if (unshare(CLONE_NEWNS) < 0 ||
-		    syscall(SYS_mount, "vkt", dir, "tmpfs", 0, NULL) < 0 ||
+		    guest_mount("vkt", dir, "tmpfs", 0, NULL) < 0 ||
 		    (fd = open(file, O_CREAT | O_WRONLY, 0644)) < 0)
 			_exit(2);
 		close(fd);
@@ -213,7 +213,7 @@ main(void)
 	}
 	/* Natively: a namespace of our own for all of it. */
 	CHECK_OK(unshare(CLONE_NEWNS));
-	CHECK_OK(syscall(SYS_mount, NULL, "/", NULL, MS_PRIVATE | MS_REC,
+	CHECK_OK(guest_mount(NULL, "/", NULL, MS_PRIVATE | MS_REC,
 	    NULL));
 	snprintf(top, sizeof(top), "/tmp/vksetns.%d", getpid());
 	snprintf(dir, sizeof(dir), "%s/d", top);

@@ -339,6 +339,38 @@ guest_mprotect(void *addr, size_t len, int prot)
 	return (int)syscall(SYS_mprotect, addr, len, prot);
 }
 
+/*
+ * mount(2) and umount2(2) as raw syscalls, so that every program that
+ * mounts sees the kernel's own answer and errno the same way.
+ */
+static inline long
+guest_mount(const char *src, const char *tgt, const char *type,
+    unsigned long flags, const void *data)
+{
+	return syscall(SYS_mount, src, tgt, type, flags, data);
+}
+
+static inline long
+guest_umount2(const char *tgt, long flags)
+{
+	return syscall(SYS_umount2, tgt, flags);
+}
+
+/*
+ * "dir/name" in one of four static buffers used in turn, so that a call
+ * may take up to four joined paths at once.
+ */
+static inline const char *
+guest_join(const char *dir, const char *name)
+{
+	static char buf[4][256];
+	static int i;
+
+	i = (i + 1) % 4;
+	snprintf(buf[i], sizeof(buf[i]), "%s/%s", dir, name);
+	return buf[i];
+}
+
 /* Tells whether all len bytes at p are b. */
 static inline bool
 all_byte(const void *p, size_t len, unsigned char b)

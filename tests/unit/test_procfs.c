@@ -984,7 +984,7 @@ Test(procfs, mounts_without_mount_table_are_empty)
 
 /* --- sysfs --- */
 
-Test(sysfs, cpu_lists)
+Test(sysfs, cpu_lists, .init = boot_kernel)
 {
 	struct mount *sm;
 	struct vnode *vn;

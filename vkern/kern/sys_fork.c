@@ -106,6 +106,7 @@ clone_thread(struct thread *td, const struct clone_req *cr)
 static long
 kern_clone(struct thread *td, const struct clone_req *cr)
 {
+	struct mntns *ns = NULL;
 	struct proc *c;
 	int r, pid;
 
@@ -137,8 +138,15 @@ kern_clone(struct thread *td, const struct clone_req *cr)
 		return clone_thread(td, cr);
 	if (cr->exit_signal < 0 || cr->exit_signal > VK_NSIG)
 		return -EINVAL;
-	if ((r = proc_fork(td, cr->flags, &c)) < 0)
+	/* The child's namespace first: its copy is what may not fit. */
+	if ((cr->flags & CLONE_NEWNS) &&
+	    (ns = mntns_dup(vfs_ns(td->proc))) == NULL)
+		return -ENOMEM;
+	if ((r = proc_fork(td, cr->flags, &c)) < 0) {
+		if (ns != NULL)
+			mntns_rel(ns);
 		return r;
+	}
 	pid = c->pid;
 	c->exit_signal = cr->exit_signal;
 	/*
@@ -151,8 +159,8 @@ kern_clone(struct thread *td, const struct clone_req *cr)
 	}
 	if (cr->flags & CLONE_CLEAR_SIGHAND)
 		sig_reset_handlers(c->sighand);
-	if (cr->flags & CLONE_NEWNS)
-		mntns_unshare(&c->fs->mntns);
+	if (ns != NULL)
+		mntns_install(&c->fs->mntns, ns);
 	clone_setup(c->main, cr);
 	/*
 	 * The child exists and its host stub has stopped, waiting for its
@@ -470,6 +478,6 @@ sys_unshare(struct thread *td, const struct sys_unshare_args *a)
 	if (flags & CLONE_FS)
 		proc_unshare_fs(p);
 	if (flags & CLONE_NEWNS)
-		mntns_unshare(&p->fs->mntns);
+		return mntns_unshare(&p->fs->mntns);
 	return 0;
 }

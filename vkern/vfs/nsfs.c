@@ -151,7 +151,7 @@ nsfs_mount(void)
 	static struct mount *mp;
 
 	if (mp == NULL) {
-		mp = mount_alloc("nsfs", "nsfs", true);
+		mp = mount_alloc("nsfs", "nsfs", true, KM_FORCE);
 		mp->magic = NSFS_MAGIC;
 	}
 	return mp;

@@ -650,7 +650,8 @@ pipe_vnode(struct file *fp, struct vnode **vpp)
 
 	if (pp->fifo == NULL) {
 		if (pipefs == NULL) {
-			pipefs = mount_alloc("pipefs", "pipefs", false);
+			pipefs = mount_alloc("pipefs", "pipefs", false,
+			    KM_FORCE);
 			pipefs->magic = 0x50495045;	/* PIPEFS_MAGIC */
 			pipefs->dev = PIPEFS_DEV;
 		}

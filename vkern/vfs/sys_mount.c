@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "vkern/kern/proc.h"
+#include "vkern/kmem.h"
 #include "vkern/vfs/devpts/devpts.h"
 #include "vkern/vfs/file.h"
 #include "vkern/vfs/mqueuefs/mqueuefs.h"
@@ -268,10 +269,8 @@ mount_new(struct mntns *ns, unsigned long flags, struct mount_strs *ms,
 	if (r < 0)
 		return r;
 	mp->flags = flags & MOUNT_KEPT;
-	if (ms->has_source) {
-		free(mp->source);
-		mp->source = strdup(ms->source);
-	}
+	if (ms->has_source)
+		mount_set_source(mp, ms->source);
 	if ((r = vfs_mount(ns, mp, nd->vp, nd->path)) == 0)
 		vfs_mount_propagate(mp);
 	return r;
@@ -304,8 +303,9 @@ mount_bind(struct thread *td, struct mount_strs *ms, struct nameidata *nd)
 		r = -EINVAL;
 	else
 		r = vfs_mount_check(ns, snd.vp, nd->vp);
+	if (r == 0 && (mp = mount_dup(snd.vp->mount, snd.vp)) == NULL)
+		r = -ENOMEM;
 	if (r == 0) {
-		mp = mount_dup(snd.vp->mount, snd.vp);
 		if (from != NULL) {
 			mp->flags = from->flags;
 			mp->group = from->group;
@@ -425,9 +425,11 @@ mount_rebase_paths(const struct mntns *ns, const char *old, const char *path)
 			if (fp == NULL || fp->vn == NULL ||
 			    !vfs_path_below(fp->path, old))
 				continue;
+			/* A file's path is charged with it (file_alloc). */
 			s = vfs_path_rebase(fp->path, n, path);
-			free(fp->path);
-			fp->path = s;
+			kmem_strfree(fp->path, 0);
+			fp->path = kmem_strdup(s, KM_FORCE);
+			free(s);
 		}
 	}
 }

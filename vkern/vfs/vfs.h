@@ -18,6 +18,8 @@
 #ifndef VK_VFS_VFS_H
 #define VK_VFS_VFS_H
 
+#include <sys/queue.h>
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -221,6 +223,21 @@ struct mount {
 	int opens;
 	bool unmount_pending;
 	/*
+	 * A file system's own: its live vnodes, and what frees the whole
+	 * file system (NULL: it stays for good, a singleton or a kernel's
+	 * own).  Once its mount has left its table (detached), the file
+	 * system goes when no mount shows it and no vnode of it is held
+	 * but its root by this mount, as Linux frees a superblock at its
+	 * last reference.  A bind or a namespace's copy goes at unmount.
+	 */
+	int vnodes;
+	void (*fs_free)(struct mount *fs);
+	bool detached;
+	bool kept;                    /* stays out of its table: tests */
+	bool reap_queued;             /* on vnode_rel's list to look at */
+	struct mount *reap_next;
+	LIST_ENTRY(mount) dlink;      /* the detached, kept while held */
+	/*
 	 * This mount's own MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC: a
 	 * read-only mount of a file system that may be writable through
 	 * its other mounts (rdonly is the file system's).
@@ -280,16 +297,33 @@ int vn_link(struct vnode *dir, const char *name, struct vnode *vn);
  */
 void ncache_flush(void);
 
-/* vfs_mount.c */
+/*
+ * vfs_mount.c.  A new mount of a new file system, charged to the
+ * sandbox (kmflags 0 or KM_FORCE, kmem.h): NULL when it does not fit.
+ */
 struct mount *mount_alloc(const char *fstype, const char *source,
-    bool rdonly);
+    bool rdonly, int kmflags);
 /*
  * A new mount, not yet mounted, of the file system fs is a mount of,
- * rooted at its directory root (which it references): a bind.
+ * rooted at its directory root (which it references): a bind.  NULL
+ * when the sandbox's memory is full.
  */
 struct mount *mount_dup(const struct mount *fs, struct vnode *root);
 /* Free mp, out of every table, a mount_dup()'s: its root is let go. */
 void mount_free(struct mount *mp);
+/* Free the struct of mp, whose file system has let its root go. */
+void mount_destroy(struct mount *mp);
+/* Replace mp's path or source with a copy of s. */
+void mount_set_path(struct mount *mp, const char *s);
+void mount_set_source(struct mount *mp, const char *s);
+/*
+ * vnode_rel() let a vnode of detached file system fs go, or its root
+ * down to the mount's own reference: fs may be unused now.  Nothing is
+ * freed until vfs_fs_reap(), which vnode_rel() calls once no release is
+ * under way, frees each such file system that is.
+ */
+void vfs_fs_maybe_unused(struct mount *fs);
+void vfs_fs_reap(void);
 /* p's mount namespace (NULL: boot's). */
 struct mntns *vfs_ns(const struct proc *p);
 /* The mount of namespace ns on directory dir, or NULL. */
@@ -353,8 +387,9 @@ void vfs_umount_propagate(struct mount *mp);
 /* The namespace after ns in the list of all (NULL: the first), or NULL. */
 struct mntns *mntns_next(const struct mntns *ns);
 /*
- * Take mp off its mount point and out of the table.  Its files may still
- * be open: the struct stays (on a list of detached mounts) for them.
+ * Take mp off its mount point and out of the table.  A bind or copy is
+ * freed; a file system's own mount stays, detached, while its files are
+ * in use, and goes with the file system after (see struct mount).
  */
 void vfs_umount(struct mount *mp);
 /*
@@ -366,11 +401,17 @@ void vfs_fs_idle(struct mount *fs);
 /*
  * Mount namespaces, held by the processes' fs state (NULL there: boot's,
  * which is never released).  mntns_unshare() puts a copy of *nsp's table
- * in its place, letting *nsp go (mount_namespaces(7)'s CLONE_NEWNS).
+ * in its place, letting *nsp go (mount_namespaces(7)'s CLONE_NEWNS):
+ * 0, or -ENOMEM when the copy does not fit in the sandbox's memory.
+ * mntns_dup() makes such a copy of ns, referenced, or returns NULL;
+ * mntns_install() puts ns (taking the reference) in *nsp's place and
+ * lets the old one go.
  */
 void mntns_ref(struct mntns *ns);
 void mntns_rel(struct mntns *ns);
-void mntns_unshare(struct mntns **nsp);
+int mntns_unshare(struct mntns **nsp);
+struct mntns *mntns_dup(const struct mntns *ns);
+void mntns_install(struct mntns **nsp, struct mntns *ns);
 /* The inode number of ns, as /proc/PID/ns/mnt names it. */
 uint64_t mntns_ino(const struct mntns *ns);
 /*
@@ -386,14 +427,12 @@ void mntns_enter(struct mntns **nsp, struct mntns *ns, struct vnode **rootp);
  */
 void vfs_umount_gone(void);
 /*
- * VK_TEST_HOOKS builds: mount the unmounted mp on dir again, as it was
- * (the fuzz harness's mounts are those of the boot at each run's start).
+ * VK_TEST_HOOKS builds: mount the unmounted mp, which kept set, on dir
+ * again, as it was (the fuzz harness's mounts are those of the boot at
+ * each run's start).
  */
 int vfs_mount_again(struct mount *mp, struct vnode *dir);
-/*
- * VK_TEST_HOOKS builds: the detached mounts, chained by next, which the
- * caller now owns (the fuzz harness frees them once a run is over).
- */
-struct mount *vfs_detached_take(void);
+/* VK_TEST_HOOKS builds: the first of the detached mounts, or NULL. */
+struct mount *vfs_detached_first(void);
 
 #endif

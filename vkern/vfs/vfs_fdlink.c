@@ -125,7 +125,8 @@ fdl_mount(void)
 	static struct mount *mp;
 
 	if (mp == NULL) {
-		mp = mount_alloc("anon_inodefs", "anon_inodefs", false);
+		mp = mount_alloc("anon_inodefs", "anon_inodefs", false,
+		    KM_FORCE);
 		mp->magic = 0x09041934;		/* ANON_INODE_FS_MAGIC */
 		mp->dev = ANON_INODE_DEV;
 	}

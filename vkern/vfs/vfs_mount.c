@@ -11,9 +11,15 @@
  * new mounts of the same roots on the same directories, so that what is
  * mounted or unmounted on either side afterwards is not seen on the
  * other (mount_namespaces(7)).  A file system's own mount (a vnode's
- * mount) stays the one that made it; when it leaves the last table it is
- * kept, as detached, for the files still open on it.  Each namespace has
- * the inode number that /proc/PID/ns/mnt shows (nsfs.c).
+ * mount) stays the one that made it; when it leaves its table it is kept,
+ * as detached, while files, working directories, lookups or other mounts
+ * hold vnodes of its file system, and freed with the file system once
+ * none does.  Other mounts are freed as they leave their tables.  Each
+ * namespace has the inode number that /proc/PID/ns/mnt shows (nsfs.c).
+ *
+ * Mounts, their names and a namespace's copies are charged to the
+ * sandbox (KM_FS), so that a guest that keeps mounts alive runs out of
+ * --mem, not vkernel out of the host's memory.
  */
 #include <errno.h>
 #include <linux/mount.h>
@@ -21,6 +27,7 @@
 #include <string.h>
 
 #include "vkern/kern/proc.h"
+#include "vkern/kmem.h"
 #include "vkern/vfs/nsfs.h"
 #include "vkern/vfs/vfs.h"
 #include "vkern/vfs/vfs_notify.h"
@@ -38,7 +45,9 @@ struct mntns {
 static struct mntns init_ns = { .refs = 1, .ino = NSFS_INO_MNT };
 static uint64_t next_ns_ino = NSFS_INO_NEXT;
 static struct mntns *all_ns = &init_ns;
-static struct mount *detached;  /* unmounted, kept for files still open */
+/* Unmounted, kept while what holds them does. */
+static LIST_HEAD(, mount) detached = LIST_HEAD_INITIALIZER(detached);
+static struct mount *reap_list; /* file systems that may be unused */
 static uint64_t next_dev = 0x20;
 static int next_id;
 
@@ -64,12 +73,15 @@ fs_magic(const char *fstype)
 }
 
 struct mount *
-mount_alloc(const char *fstype, const char *source, bool rdonly)
+mount_alloc(const char *fstype, const char *source, bool rdonly,
+    int kmflags)
 {
-	struct mount *mp = vk_xcalloc(1, sizeof(*mp));
+	struct mount *mp = kmem_alloc(sizeof(*mp), KM_ZERO | KM_FS | kmflags);
 
+	if (mp == NULL)
+		return NULL;
 	mp->fstype = fstype;
-	mp->source = strdup(source != NULL ? source : fstype);
+	mount_set_source(mp, source != NULL ? source : fstype);
 	mp->rdonly = rdonly;
 	mp->magic = fs_magic(fstype);
 	mp->dev = next_dev++;
@@ -80,8 +92,10 @@ mount_alloc(const char *fstype, const char *source, bool rdonly)
 struct mount *
 mount_dup(const struct mount *fs, struct vnode *root)
 {
-	struct mount *mp = mount_alloc(fs->fstype, fs->source, fs->rdonly);
+	struct mount *mp = mount_alloc(fs->fstype, fs->source, fs->rdonly, 0);
 
+	if (mp == NULL)
+		return NULL;
 	mp->dev = fs->dev;
 	mp->magic = fs->magic;
 	mp->ncache = fs->ncache;
@@ -98,9 +112,34 @@ mount_free(struct mount *mp)
 {
 	VK_ASSERT(mp->ns == NULL && mp->root->mount != mp);
 	vnode_rel(mp->root);
-	free(mp->source);
-	free(mp->path);
-	free(mp);
+	mount_destroy(mp);
+}
+
+void
+mount_destroy(struct mount *mp)
+{
+	VK_ASSERT(mp->ns == NULL && !mp->detached && !mp->reap_queued);
+	kmem_strfree(mp->source, KM_FS);
+	kmem_strfree(mp->path, KM_FS);
+	kmem_free(mp, sizeof(*mp), KM_FS);
+}
+
+/*
+ * Names are charged past the limit: the mount they go with was refused
+ * when the sandbox was full, and each is a page at the most.
+ */
+void
+mount_set_path(struct mount *mp, const char *s)
+{
+	kmem_strfree(mp->path, KM_FS);
+	mp->path = kmem_strdup(s, KM_FS | KM_FORCE);
+}
+
+void
+mount_set_source(struct mount *mp, const char *s)
+{
+	kmem_strfree(mp->source, KM_FS);
+	mp->source = kmem_strdup(s, KM_FS | KM_FORCE);
 }
 
 struct mntns *
@@ -206,23 +245,36 @@ vfs_mount(struct mntns *ns, struct mount *mp, struct vnode *dir,
 		mp->parent = vfs_mount_of_path(ns, path);
 		cover_link(mp, dir);
 	}
-	mp->path = strdup(path);
+	mount_set_path(mp, path);
 	ns_append(ns, mp);
 	return 0;
+}
+
+/* Put mp, just out of its table, on the list of the detached. */
+static void
+detached_add(struct mount *mp)
+{
+	mp->detached = true;
+	LIST_INSERT_HEAD(&detached, mp, dlink);
+}
+
+static void
+detached_remove(struct mount *mp)
+{
+	LIST_REMOVE(mp, dlink);
+	mp->detached = false;
 }
 
 #ifdef VK_TEST_HOOKS
 int
 vfs_mount_again(struct mount *mp, struct vnode *dir)
 {
-	struct mount **pp;
 	int r;
 
+	VK_ASSERT(mp->kept && mp->detached);
 	if ((r = vfs_mount_check(&init_ns, mp->root, dir)) < 0)
 		return r;
-	for (pp = &detached; *pp != mp; pp = &(*pp)->next)
-		VK_ASSERT(*pp != NULL);
-	*pp = mp->next;
+	detached_remove(mp);
 	mp->parent = vfs_mount_of_path(&init_ns, mp->path);
 	cover_link(mp, dir);
 	ns_append(&init_ns, mp);
@@ -230,12 +282,9 @@ vfs_mount_again(struct mount *mp, struct vnode *dir)
 }
 
 struct mount *
-vfs_detached_take(void)
+vfs_detached_first(void)
 {
-	struct mount *list = detached;
-
-	detached = NULL;
-	return list;
+	return LIST_FIRST(&detached);
 }
 #endif
 
@@ -357,8 +406,7 @@ vfs_mount_move(struct mount *mp, struct vnode *dir, const char *path)
 {
 	struct mntns *ns = mp->ns;
 	struct mount *m, *next, *moved = NULL, **tail = &moved;
-	char *old = mp->path;
-	size_t n = strlen(old);
+	size_t n = strlen(mp->path);
 	bool after = false;
 
 	VK_ASSERT(mp->covered != NULL && vfs_mount_on(ns, dir) == NULL);
@@ -373,8 +421,8 @@ vfs_mount_move(struct mount *mp, struct vnode *dir, const char *path)
 		if (m != mp) {
 			char *s = vfs_path_rebase(m->path, n, path);
 
-			free(m->path);
-			m->path = s;
+			mount_set_path(m, s);
+			free(s);
 		}
 		ns_remove(ns, m);
 		*tail = m;
@@ -384,8 +432,7 @@ vfs_mount_move(struct mount *mp, struct vnode *dir, const char *path)
 		next = m->next;
 		ns_append(ns, m);
 	}
-	mp->path = strdup(path);
-	free(old);
+	mount_set_path(mp, path);
 }
 
 void
@@ -436,28 +483,95 @@ vfs_fs_shown(const struct mount *fs)
 }
 
 /*
+ * Whether nothing holds file system fs any more: its mount is out of
+ * every table, no mount shows its files, and of its vnodes only the root
+ * is left, held by the mount alone.
+ */
+static bool
+vfs_fs_unused(const struct mount *fs)
+{
+	return fs->detached && !fs->kept && fs->fs_free != NULL &&
+	    fs->vnodes == 1 && fs->root->refs == 1 && !vfs_fs_shown(fs);
+}
+
+void
+vfs_fs_maybe_unused(struct mount *fs)
+{
+	if (fs->reap_queued)
+		return;
+	fs->reap_queued = true;
+	fs->reap_next = reap_list;
+	reap_list = fs;
+}
+
+/*
+ * Freeing a file system lets its root go, which is a vnode_rel() that
+ * comes back here: each is taken off the list before it is looked at.
+ */
+void
+vfs_fs_reap(void)
+{
+	struct mount *fs;
+
+	while ((fs = reap_list) != NULL) {
+		reap_list = fs->reap_next;
+		fs->reap_queued = false;
+		if (!vfs_fs_unused(fs))
+			continue;
+		detached_remove(fs);
+		fs->fs_free(fs);
+	}
+}
+
+/*
+ * What was mounted on mp and stays in the table keeps a parent that
+ * exists: mp's.  (mount_busy() and MNT_DETACH find the mounts on mp by
+ * their paths, which a move or a bind may have made differ from where
+ * each was made.)
+ */
+static void
+mount_reparent(const struct mntns *ns, const struct mount *mp)
+{
+	for (struct mount *m = ns->mounts; m != NULL; m = m->next)
+		if (m->parent == mp)
+			m->parent = mp->parent;
+}
+
+/*
  * Take mp out of its table.  When no mount shows its file system any
  * more, that file system is unmounted for its watchers (Linux: its
  * superblock shuts down), at once or, while files are open on it (after
  * MNT_DETACH), at the last one's close, as Linux.  XXX: Linux also waits
  * for a working directory or a mapping in it; here only open files
- * count.
+ * count.  The struct of a file system's own mount stays until the file
+ * system goes; any other's goes now, which may be the last hold on its
+ * file system's root.
  */
 void
 vfs_umount(struct mount *mp)
 {
+	struct mount *fs = mp->root->mount;
+
 	VK_ASSERT(mp->covered != NULL &&
 	    vfs_mount_on(mp->ns, mp->covered) == mp);
 	ns_remove(mp->ns, mp);
 	cover_unlink(mp);
+	mount_reparent(mp->ns, mp);
 	mp->ns = NULL;
-	mp->parent = NULL;      /* which may go with its namespace */
-	mp->next = detached;
-	detached = mp;
-	if (mp->root->mount->opens > 0)
-		mp->root->mount->unmount_pending = true;
+	mp->parent = NULL;
+	if (fs->opens > 0)
+		fs->unmount_pending = true;
 	else
-		vfs_fs_idle(mp->root->mount);
+		vfs_fs_idle(fs);
+	if (mp != fs && !mp->kept) {
+		mount_free(mp);
+		return;
+	}
+	detached_add(mp);
+	if (mp == fs) {
+		vfs_fs_maybe_unused(fs);
+		vfs_fs_reap();
+	}
 }
 
 void
@@ -474,25 +588,29 @@ vfs_fs_idle(struct mount *fs)
  * mount's copy its peer), and its
  * parent the copy of the parent.
  */
-static struct mntns *
-mntns_copy(const struct mntns *ns)
+struct mntns *
+mntns_dup(const struct mntns *ns)
 {
-	struct mntns *c = vk_xcalloc(1, sizeof(*c));
+	struct mntns *c = kmem_alloc(sizeof(*c), KM_ZERO | KM_FS);
 	struct mount *m, *d, *pm, *pd;
 
+	if (c == NULL)
+		return NULL;
 	c->refs = 1;
 	c->ino = next_ns_ino++;
 	c->next = all_ns;
 	all_ns = c;
 	for (m = ns->mounts; m != NULL; m = m->next) {
-		d = mount_dup(m->root->mount, m->root);
-		free(d->source);
-		d->source = strdup(m->source);
+		if ((d = mount_dup(m->root->mount, m->root)) == NULL) {
+			mntns_rel(c);
+			return NULL;
+		}
+		mount_set_source(d, m->source);
 		d->flags = m->flags;
 		d->group = m->group;
 		d->master = m->master;
 		d->unbindable = m->unbindable;
-		d->path = strdup(m->path);
+		mount_set_path(d, m->path);
 		if (m->covered != NULL)
 			cover_link(d, m->covered);
 		else
@@ -544,24 +662,36 @@ mntns_rel(struct mntns *ns)
 			cover_unlink(m);
 		m->ns = NULL;
 		m->parent = NULL;
-		if (m->root->mount == m) {
-			m->next = detached;
-			detached = m;
+		if (m->root->mount != m) {
+			mount_free(m);
 			continue;
 		}
-		mount_free(m);
+		detached_add(m);
+		vfs_fs_maybe_unused(m);
 	}
-	free(ns);
+	kmem_free(ns, sizeof(*ns), KM_FS);
+	vfs_fs_reap();
+}
+
+int
+mntns_unshare(struct mntns **nsp)
+{
+	struct mntns *ns = *nsp != NULL ? *nsp : &init_ns, *c;
+
+	if ((c = mntns_dup(ns)) == NULL)
+		return -ENOMEM;
+	mntns_install(nsp, c);
+	return 0;
 }
 
 void
-mntns_unshare(struct mntns **nsp)
+mntns_install(struct mntns **nsp, struct mntns *ns)
 {
-	struct mntns *ns = *nsp != NULL ? *nsp : &init_ns;
+	struct mntns *old = *nsp;
 
-	*nsp = mntns_copy(ns);
-	if (ns != &init_ns)
-		mntns_rel(ns);
+	*nsp = ns;
+	if (old != NULL)
+		mntns_rel(old);
 }
 
 void

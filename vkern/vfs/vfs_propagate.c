@@ -97,8 +97,13 @@ prop_copy(struct mount *mp, struct mount *m, bool peer)
 	struct mount *d = mount_dup(mp->root->mount, mp->root);
 	char *path;
 
-	free(d->source);
-	d->source = strdup(mp->source);
+	/*
+	 * XXX: Linux makes every copy before it mounts any, and fails the
+	 * mount with ENOMEM; here a copy that does not fit is left out.
+	 */
+	if (d == NULL)
+		return;
+	mount_set_source(d, mp->source);
 	d->flags = mp->flags;
 	d->group = peer ? mp->group : 0;
 	d->master = peer ? mp->master : mp->group;

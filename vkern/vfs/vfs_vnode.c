@@ -30,6 +30,8 @@ vnode_alloc(struct mount *mp, enum vtype type, const struct vnode_ops *ops,
 	vn->ops = ops;
 	vn->mount = mp;
 	vn->data = data;
+	if (mp != NULL)
+		mp->vnodes++;
 	return vn;
 }
 
@@ -41,21 +43,40 @@ vnode_ref(struct vnode *vn)
 }
 
 /*
+ * Whether what let vn go (free: it is gone) may have left its detached
+ * file system unused: nothing but its root, held by its mount alone.
+ */
+static bool
+vnode_fs_idle(const struct mount *fs, const struct vnode *vn, bool gone)
+{
+	return fs != NULL && fs->detached && fs->vnodes == 1 &&
+	    fs->root->refs == 1 && (gone || vn == fs->root);
+}
+
+/*
  * An inactive op drops references of its own (an overlay or hostfs vnode
  * its parent's), and a guest can nest directories deeper than the stack
  * would take such a chain unwinding by recursion.  So a last release made
  * inside another one only queues the vnode, and the outermost call frees
- * the queue in a loop.
+ * the queue in a loop.  A detached file system that may be unused now is
+ * freed only after that, when no release is under way.
  */
 void
 vnode_rel(struct vnode *vn)
 {
 	static struct vnode *queue;
 	static bool draining;
+	struct mount *fs = vn->mount;
 
 	VK_ASSERT(vn->refs > 0);
-	if (--vn->refs > 0)
+	if (--vn->refs > 0) {
+		if (vnode_fs_idle(fs, vn, false)) {
+			vfs_fs_maybe_unused(fs);
+			if (!draining)
+				vfs_fs_reap();
+		}
 		return;
+	}
 	vn->rel_next = queue;
 	queue = vn;
 	if (draining)
@@ -63,11 +84,18 @@ vnode_rel(struct vnode *vn)
 	draining = true;
 	while ((vn = queue) != NULL) {
 		queue = vn->rel_next;
+		fs = vn->mount;
 		if (vn->ops->inactive != NULL)
 			vn->ops->inactive(vn);
 		kmem_free(vn, sizeof(*vn), KM_FS);
+		if (fs == NULL)
+			continue;
+		fs->vnodes--;
+		if (vnode_fs_idle(fs, NULL, true))
+			vfs_fs_maybe_unused(fs);
 	}
 	draining = false;
+	vfs_fs_reap();
 }
 
 long

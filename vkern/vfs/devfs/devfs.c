@@ -16,6 +16,7 @@
 #include <sys/sysmacros.h>
 #include <time.h>
 
+#include "vkern/kmem.h"
 #include "vkern/platform.h"
 #include "vkern/vfs/devfs/devfs.h"
 #include "vkern/vfs/tmpfs/tmpfs.h"
@@ -396,7 +397,8 @@ int
 devfs_mount(struct mount **mpp)
 {
 	struct devfs_fs *fs = vk_xcalloc(1, sizeof(*fs));
-	struct mount *mp = mount_alloc("devtmpfs", "devtmpfs", false);
+	struct mount *mp = mount_alloc("devtmpfs", "devtmpfs", false,
+	    KM_FORCE);
 	int64_t now = plat_clock_ns(CLOCK_REALTIME);
 
 	for (unsigned i = 0; i < DEVFS_NNODES; i++)
@@ -418,9 +420,7 @@ devfs_unmount(struct mount *mp)
 	/* A vnode still held would point into fs. */
 	VK_ASSERT(fs->nvnodes == 0);
 	free(fs);
-	free(mp->source);
-	free(mp->path);
-	free(mp);
+	mount_destroy(mp);
 }
 
 bool

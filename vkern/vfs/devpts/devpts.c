@@ -15,6 +15,7 @@
 #include <sys/sysmacros.h>
 #include <time.h>
 
+#include "vkern/kmem.h"
 #include "vkern/platform.h"
 #include "vkern/vfs/devfs/devfs.h"
 #include "vkern/vfs/devpts/devpts.h"
@@ -242,7 +243,7 @@ devpts_mount(struct mount **mpp)
 
 	if (devpts.mp != NULL)
 		return -EBUSY;
-	devpts.mp = mount_alloc("devpts", "devpts", false);
+	devpts.mp = mount_alloc("devpts", "devpts", false, KM_FORCE);
 	devpts.root = (struct pty_node){ .a = { .mode = S_IFDIR | 0755,
 	    .atime = now, .mtime = now, .ctime = now } };
 	devpts.ptmx = (struct pty_node){ .a = { .mode = S_IFCHR,

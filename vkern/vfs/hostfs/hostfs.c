@@ -35,6 +35,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "vkern/kmem.h"
 #include "vkern/platform.h"
 #include "vkern/vfs/hostfs/hostfs.h"
 #include "vkern/vfs/mapcache.h"
@@ -909,7 +910,7 @@ hostfs_mount(const char *hostpath, bool rdonly, struct mount **mpp)
 	if ((r = plat_hostdir_open_root(hostpath, &obj, &st)) < 0)
 		return r;
 	hm = vk_xcalloc(1, sizeof(*hm));
-	hm->mp = mount_alloc("hostfs", hostpath, rdonly);
+	hm->mp = mount_alloc("hostfs", hostpath, rdonly, KM_FORCE);
 	hm->mp->dev = st.dev;
 	/* The guest cannot change a read-only one; the host should not. */
 	hm->mp->ncache = rdonly;
@@ -932,9 +933,7 @@ hostfs_unmount(struct mount *mp)
 	vnode_rel(mp->root);
 	VK_ASSERT(hm->nnodes == 0);
 	free(hm);
-	free(mp->source);
-	free(mp->path);
-	free(mp);
+	mount_destroy(mp);
 }
 
 bool

@@ -22,6 +22,7 @@
 #include "vkern/kern/kern.h"
 #include "vkern/kern/mqueue.h"
 #include "vkern/kern/proc.h"
+#include "vkern/kmem.h"
 #include "vkern/platform.h"
 #include "vkern/vfs/file.h"
 #include "vkern/vfs/mqueuefs/mqueuefs.h"
@@ -250,10 +251,10 @@ mqueuefs_mount(struct mount **mpp)
 {
 	if (mqfs.mp != NULL) {
 		*mpp = mount_dup(mqfs.mp, mqfs.mp->root);
-		return 0;
+		return *mpp != NULL ? 0 : -ENOMEM;
 	}
 	mqfs.time = plat_clock_ns(CLOCK_REALTIME);
-	mqfs.mp = mount_alloc("mqueue", "mqueue", false);
+	mqfs.mp = mount_alloc("mqueue", "mqueue", false, KM_FORCE);
 	mqfs.mp->root = vnode_alloc(mqfs.mp, VDIR, &mqfs_vnops, NULL);
 	*mpp = mqfs.mp;
 	return 0;

@@ -898,7 +898,7 @@ static const struct vnode_ops ovl_ops = {
 int
 overlay_mount(struct vnode *upper, struct vnode *lower, struct mount **mpp)
 {
-	struct mount *mp = mount_alloc("overlay", "overlay", false);
+	struct mount *mp = mount_alloc("overlay", "overlay", false, KM_FORCE);
 
 	mp->root = ovl_get(mp, NULL, "", upper, lower);
 	if (lower != NULL)

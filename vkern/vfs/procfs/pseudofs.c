@@ -24,6 +24,7 @@
 
 #include "vkern/kern/kern.h"
 #include "vkern/kern/proc.h"
+#include "vkern/kmem.h"
 #include "vkern/platform.h"
 #include "vkern/vfs/file.h"
 #include "vkern/vfs/procfs/pseudofs.h"
@@ -676,14 +677,19 @@ int
 pfs_mount(const char *fstype, const struct pfs_spec *specs, size_t n,
     struct mount **mpp)
 {
-	struct pfs_fs *fs = vk_xcalloc(1, sizeof(*fs));
+	struct pfs_fs *fs = kmem_alloc(sizeof(*fs), KM_ZERO | KM_FS);
 
 	VK_ASSERT(n > 0 && n <= PFS_MAXSPECS && S_ISDIR(specs[0].mode) &&
 	    specs[0].scope == PFS_GLOBAL);
+	if (fs == NULL ||
+	    (fs->mp = mount_alloc(fstype, fstype, false, 0)) == NULL) {
+		kmem_free(fs, sizeof(*fs), KM_FS);
+		return -ENOMEM;
+	}
 	fs->specs = specs;
 	fs->nspecs = n;
-	fs->mp = mount_alloc(fstype, fstype, false);
 	fs->mp->root = pfs_vnode(fs, 0, 0, 0);
+	fs->mp->fs_free = pfs_unmount;
 	*mpp = fs->mp;
 	return 0;
 }
@@ -699,10 +705,8 @@ pfs_unmount(struct mount *mp)
 	mp->root = NULL;
 	/* A vnode still held would point into fs. */
 	VK_ASSERT(fs->nlive == 0);
-	free(fs);
-	free(mp->source);
-	free(mp->path);
-	free(mp);
+	kmem_free(fs, sizeof(*fs), KM_FS);
+	mount_destroy(mp);
 }
 
 bool

@@ -1026,17 +1026,20 @@ int
 tmpfs_mount(bool rdonly, uint32_t root_mode, uint32_t uid, uint32_t gid,
     struct mount **mpp)
 {
-	struct tmpfs_fs *fs = vk_xcalloc(1, sizeof(*fs));
-	struct mount *mp = mount_alloc("tmpfs", "tmpfs", rdonly);
-	struct tmpfs_node *root;
+	struct tmpfs_fs *fs = kmem_alloc(sizeof(*fs), KM_ZERO | KM_FS);
+	struct mount *mp = mount_alloc("tmpfs", "tmpfs", rdonly, 0);
+	struct tmpfs_node *root = NULL;
 
-	fs->next_ino = 1;
-	fs->disk = true;
-	root = node_make(fs, S_IFDIR | (root_mode & 07777), 0, NULL, uid, gid);
+	if (fs != NULL && mp != NULL) {
+		fs->next_ino = 1;
+		fs->disk = true;
+		root = node_make(fs, S_IFDIR | (root_mode & 07777), 0, NULL,
+		    uid, gid);
+	}
 	if (root == NULL) {
-		free(mp->source);
-		free(mp);
-		free(fs);
+		if (mp != NULL)
+			mount_destroy(mp);
+		kmem_free(fs, sizeof(*fs), KM_FS);
 		return -ENOMEM;
 	}
 	/* The mount is the root's one link; its ".." is itself. */
@@ -1044,6 +1047,7 @@ tmpfs_mount(bool rdonly, uint32_t root_mode, uint32_t uid, uint32_t gid,
 	root->dir.parent = root;
 	fs->root = root;
 	mp->root = node_vnode(root, mp);
+	mp->fs_free = tmpfs_unmount;
 	*mpp = mp;
 	return 0;
 }
@@ -1111,10 +1115,8 @@ tmpfs_unmount(struct mount *mp)
 	/* A vnode still held would point at a freed node. */
 	VK_ASSERT(fs->nvnodes == 0);
 	tree_free(root);
-	free(fs);
-	free(mp->source);
-	free(mp->path);
-	free(mp);
+	kmem_free(fs, sizeof(*fs), KM_FS);
+	mount_destroy(mp);
 }
 
 bool

@@ -1,0 +1,178 @@
+/*
+ * Unit tests of the lives of mounts (vkern/vfs/vfs_mount.c): an
+ * unmounted tmpfs goes, with all it charged, as soon as nothing holds a
+ * vnode of it, and not before; a bind or a namespace's copy goes as it
+ * leaves its table; a mount that does not fit in the sandbox's memory
+ * is refused.  Each test mounts on a tmpfs root of its own process.
+ */
+#include <errno.h>
+#include <sys/stat.h>
+
+#include <criterion/criterion.h>
+
+#include "tests/unit/fake_platform.h"
+#include "vkern/kmem.h"
+#include "vkern/vfs/tmpfs/tmpfs.h"
+#include "vkern/vfs/vfs.h"
+#include "vkern/vm/vm_ram.h"
+
+#define PG 4096ULL
+
+static struct mount *rootfs;
+static struct vnode *dir_a, *dir_b;
+static uint64_t charged;        /* KM_FS, before a test's mounts */
+
+static struct vnode *
+mkdir_in(struct vnode *dir, const char *name)
+{
+	struct vnode *vn;
+
+	cr_assert_eq(vn_create(dir, name, S_IFDIR | 0755, 0, NULL, 0, 0,
+	    &vn), 0);
+	return vn;
+}
+
+static void
+setup(void)
+{
+	vm_ram_init(256 * 1024 * PG, 4096 * PG);
+	cr_assert_eq(tmpfs_mount(false, 0755, 0, 0, &rootfs), 0);
+	cr_assert_eq(vfs_mount(vfs_ns(NULL), rootfs, NULL, "/"), 0);
+	dir_a = mkdir_in(rootfs->root, "a");
+	dir_b = mkdir_in(rootfs->root, "b");
+	charged = kmem_charged(KM_FS);
+}
+
+TestSuite(mount, .init = setup);
+
+/* A new tmpfs on /a. */
+static struct mount *
+mount_a(void)
+{
+	struct mount *mp;
+
+	cr_assert_eq(tmpfs_mount(false, 01777, 0, 0, &mp), 0);
+	cr_assert_eq(vfs_mount(vfs_ns(NULL), mp, dir_a, "/a"), 0);
+	return mp;
+}
+
+static void
+assert_all_gone(void)
+{
+	cr_assert_null(vfs_detached_first());
+	cr_assert_eq(kmem_charged(KM_FS), charged, "%llu bytes left",
+	    (unsigned long long)(kmem_charged(KM_FS) - charged));
+}
+
+Test(mount, umount_of_an_unused_tmpfs_frees_it)
+{
+	for (int i = 0; i < 1000; i++) {
+		vfs_umount(mount_a());
+		assert_all_gone();
+	}
+}
+
+Test(mount, a_held_file_keeps_the_detached_tmpfs_until_released)
+{
+	struct mount *mp = mount_a();
+	struct vnode *f, *d;
+
+	cr_assert_eq(vn_create(mp->root, "f", S_IFREG | 0644, 0, NULL, 0, 0,
+	    &f), 0);
+	d = mkdir_in(mp->root, "d");
+	vfs_umount(mp);
+	cr_assert_eq(vfs_detached_first(), mp);
+	cr_assert(mp->detached);
+	vnode_rel(d);
+	cr_assert_eq(vfs_detached_first(), mp, "f still holds it");
+	cr_assert_eq(f->ops->write(f, "vk", 2, 0), 2);
+	vnode_rel(f);
+	assert_all_gone();
+}
+
+Test(mount, a_held_root_keeps_the_detached_tmpfs_until_released)
+{
+	struct mount *mp = mount_a();
+	struct vnode *root = mp->root;
+
+	vnode_ref(root);
+	vfs_umount(mp);
+	cr_assert_eq(vfs_detached_first(), mp);
+	vnode_rel(root);
+	assert_all_gone();
+}
+
+Test(mount, a_bind_keeps_the_detached_tmpfs_until_it_goes)
+{
+	struct mount *mp = mount_a(), *bind;
+	struct vnode *d = mkdir_in(mp->root, "d");
+
+	bind = mount_dup(mp, d);
+	vnode_rel(d);
+	cr_assert_not_null(bind);
+	cr_assert_eq(vfs_mount(vfs_ns(NULL), bind, dir_b, "/b"), 0);
+	vfs_umount(mp);
+	cr_assert_eq(vfs_detached_first(), mp, "the bind shows it");
+	vfs_umount(bind);
+	assert_all_gone();
+}
+
+Test(mount, a_namespace_copy_goes_with_its_namespace)
+{
+	struct mount *mp = mount_a();
+	struct mntns *ns = NULL;
+
+	cr_assert_eq(mntns_unshare(&ns), 0);
+	cr_assert_not_null(ns);
+	vfs_umount(mp);
+	cr_assert_eq(vfs_detached_first(), mp, "the copy shows it");
+	mntns_rel(ns);
+	assert_all_gone();
+}
+
+/* A charged block of fill(): the next, and its own size. */
+struct block {
+	struct block *next;
+	size_t size;
+};
+
+/* Charged blocks until none fits, smaller and smaller. */
+static struct block *
+fill(void)
+{
+	static const size_t sizes[] = { 64 * 1024, 256, sizeof(struct block) };
+	struct block *list = NULL, *b;
+
+	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++)
+		while ((b = kmem_alloc(sizes[i], KM_FS)) != NULL) {
+			*b = (struct block){ .next = list, .size = sizes[i] };
+			list = b;
+		}
+	return list;
+}
+
+static void
+unfill(struct block *list)
+{
+	struct block *next;
+
+	for (; list != NULL; list = next) {
+		next = list->next;
+		kmem_free(list, list->size, KM_FS);
+	}
+}
+
+Test(mount, mounts_that_do_not_fit_are_enomem)
+{
+	struct mount *mp = mount_a(), *m;
+	struct mntns *ns = NULL;
+	struct block *full = fill();
+
+	cr_assert_eq(tmpfs_mount(false, 01777, 0, 0, &m), -ENOMEM);
+	cr_assert_null(mount_dup(mp, mp->root));
+	cr_assert_eq(mntns_unshare(&ns), -ENOMEM);
+	cr_assert_null(ns);
+	unfill(full);
+	vfs_umount(mp);
+	assert_all_gone();
+}
