@@ -61,7 +61,35 @@ struct plat_hostobj {
 	uint32_t type;     /* S_IFMT bits: an inode's type never changes */
 	uint64_t dev, ino; /* which inode, to check a reopen by name */
 	bool setid;        /* set-id bits when last stat-ed or chmod-ed */
+	uint64_t dirpos;   /* a directory's: where its fd reads next */
+	bool dir_eof;      /* and the host said its end is there */
 };
+
+/*
+ * What the last host getdents64 gave that the kernel's callback did not
+ * take yet (it stopped at next): the guest's next getdents64 of that
+ * directory resumes exactly there, and gets those records without a
+ * seek and a second read of them.  One for all directories: a guest
+ * lists one at a time.
+ */
+static struct {
+	const struct plat_hostobj *dir;   /* whose records, or NULL */
+	size_t len, next;      /* bytes the host gave; the first not taken */
+	uint64_t cookie;       /* the cookie that resumes at next */
+	_Alignas(struct dirent64) char buf[16384];
+} dirbuf;
+
+/*
+ * What hostfs knows of dir's listing is old: the guest changed its names,
+ * or dir's fd changes.
+ */
+static void
+dir_changed(struct plat_hostobj *dir)
+{
+	if (dirbuf.dir == dir)
+		dirbuf.dir = NULL;
+	dir->dir_eof = false;
+}
 
 /* The guest's errno for a host errno: see platform_hostfs.h. */
 static int
@@ -359,6 +387,8 @@ plat_hostobj_reopen(struct plat_hostobj *obj, struct plat_hostobj *dir,
 	close(obj->fd);
 	obj->fd = fd;
 	obj->access = acc;
+	obj->dirpos = 0;
+	dir_changed(obj);
 	return 0;
 }
 
@@ -437,50 +467,77 @@ plat_hostobj_pwrite(struct plat_hostobj *obj, const void *buf, size_t len,
 	return n;
 }
 
-/* Hand each record of buf to fn; true when fn asked to stop. */
+/*
+ * Hand dirbuf's records from next on to fn, keeping next and cookie at
+ * the first one fn did not take; true when fn asked to stop.
+ */
 static bool
-dirents_emit(const char *buf, size_t n, plat_hostdirent_fn fn, void *arg)
+dirents_emit(plat_hostdirent_fn fn, void *arg)
 {
-	size_t pos = 0;
-
-	while (pos < n) {
-		const struct dirent64 *d = (const void *)(buf + pos);
+	while (dirbuf.next < dirbuf.len) {
+		const struct dirent64 *d = (const void *)(dirbuf.buf +
+		    dirbuf.next);
 
 		/* DTTOIF: a DT_* value is the S_IFMT type shifted down. */
 		if (fn(arg, d->d_name, strlen(d->d_name), d->d_ino,
 		    DTTOIF(d->d_type), (uint64_t)d->d_off) != 0)
 			return true;
+		dirbuf.cookie = (uint64_t)d->d_off;
 		if (d->d_reclen == 0)
 			break;    /* cannot happen; never loop for ever */
-		pos += d->d_reclen;
+		dirbuf.next += d->d_reclen;
 	}
+	dirbuf.dir = NULL;
 	return false;
 }
 
+/*
+ * The host's d_off of a record is where its directory reads next after
+ * it, so the fd stands at the last one's.  The end, once the host said
+ * so, is not asked again at the same place: no entry added since has to
+ * show (POSIX leaves that open until the directory is rewound), and
+ * every cookie of a fresh listing starts at 0.
+ */
 int
 plat_hostobj_readdir(struct plat_hostobj *dir, uint64_t cookie,
     plat_hostdirent_fn fn, void *arg)
 {
-	/* The host lays struct linux_dirent64 records out in buf. */
-	_Alignas(struct dirent64) char buf[8192];
+	const struct dirent64 *d;
 	ssize_t n;
 
 	if (dir->type != S_IFDIR)
 		return -ENOTDIR;
 	if (!(dir->access & PLAT_HOST_READ))
 		return -EBADF;
-	/* A cookie is the host's d_off: seek there, since Linux resumes so. */
 	if (cookie > INT64_MAX)
 		return -EINVAL;
-	if (lseek(dir->fd, (off_t)cookie, SEEK_SET) < 0)
-		return host_err(errno);
-	for (;;) {
-		n = TEMP_FAILURE_RETRY(getdents64(dir->fd, buf, sizeof(buf)));
-		if (n <= 0)
-			return n < 0 ? host_err(errno) : 0;
-		if (dirents_emit(buf, (size_t)n, fn, arg))
+	if (dirbuf.dir == dir && dirbuf.cookie == cookie) {
+		if (dirents_emit(fn, arg))
+			return 0;
+	} else if (cookie != dir->dirpos) {
+		/* A cookie is the host's d_off: seek, as Linux resumes so. */
+		if (lseek(dir->fd, (off_t)cookie, SEEK_SET) < 0)
+			return host_err(errno);
+		dir->dirpos = cookie;
+		dir->dir_eof = false;
+	}
+	while (!dir->dir_eof) {
+		n = TEMP_FAILURE_RETRY(getdents64(dir->fd, dirbuf.buf,
+		    sizeof(dirbuf.buf)));
+		if (n < 0)
+			return host_err(errno);
+		dir->dir_eof = n == 0;
+		dirbuf.dir = dir;
+		dirbuf.len = (size_t)n;
+		dirbuf.next = 0;
+		dirbuf.cookie = dir->dirpos;
+		for (size_t pos = 0; pos < dirbuf.len && (d = (const void *)
+		    (dirbuf.buf + pos))->d_reclen != 0; pos += d->d_reclen)
+			dir->dirpos = (uint64_t)d->d_off;
+		if (dirents_emit(fn, arg))
 			return 0;
 	}
+	return 0;
 }
 
 long
@@ -532,6 +589,7 @@ plat_hostobj_create(struct plat_hostobj *dir, const char *name,
 
 	if ((r = dir_name_check(dir, name)) < 0)
 		return r;
+	dir_changed(dir);
 	if ((mode & S_IFMT) == S_IFREG) {
 		/* Read-write whatever the mode, as open(O_CREAT) is. */
 		r = host_openat2(dir->fd, name, O_RDWR | O_CREAT | O_EXCL,
@@ -556,6 +614,7 @@ plat_hostobj_remove(struct plat_hostobj *dir, const char *name, bool rmdir)
 
 	if ((r = dir_name_check(dir, name)) < 0)
 		return r;
+	dir_changed(dir);
 	if (unlinkat(dir->fd, name, rmdir ? AT_REMOVEDIR : 0) < 0)
 		return host_err(errno);
 	return 0;
@@ -573,6 +632,8 @@ plat_hostobj_rename(struct plat_hostobj *fromdir, const char *from,
 	if ((r = dir_name_check(fromdir, from)) < 0 ||
 	    (r = dir_name_check(todir, to)) < 0)
 		return r;
+	dir_changed(fromdir);
+	dir_changed(todir);
 	if (flags & PLAT_RENAME_NOREPLACE)
 		hf |= RENAME_NOREPLACE;
 	if (flags & PLAT_RENAME_EXCHANGE)
@@ -592,6 +653,7 @@ plat_hostobj_link(struct plat_hostobj *fromdir, const char *from,
 	if ((r = dir_name_check(fromdir, from)) < 0 ||
 	    (r = dir_name_check(todir, to)) < 0)
 		return r;
+	dir_changed(todir);
 	/* Flags 0: a symlink named from is linked, not followed. */
 	if (linkat(fromdir->fd, from, todir->fd, to, 0) < 0)
 		return host_err(errno);
@@ -714,5 +776,6 @@ plat_hostobj_close(struct plat_hostobj *obj)
 	if (obj == NULL)
 		return;
 	close(obj->fd);
+	dir_changed(obj);
 	free(obj);
 }

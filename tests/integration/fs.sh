@@ -30,7 +30,7 @@ all_cases="ls_root cat_os_release sha256sum find_usr_include df_root
 stat_passwd host_untouched overlay_names bind_rw bind_ro root_tree root_bad
 fallocate_bind_rw fallocate_enospc statfs_mem df_shape statfs_bind locks
 mmap_bind_rw sqlite_wal_bind_rw seek_holes_host overlay_links
-overlay_root_attrs host_changes_below bind_alias"
+overlay_root_attrs host_changes_below bind_alias stat_tree host_attrs_below"
 
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/busybox_args.sh"
@@ -392,6 +392,18 @@ case_overlay_root_attrs()
 	    "$tmp/vk.out"
 }
 
+# await_looked FIFO: opens fd 3 on the FIFO the guest reads, then waits
+# (30 s at most) until the guest has printed "looked".
+await_looked()
+{
+	exec 3>"$1"
+	i=0
+	while ! grep -q looked "$tmp/vk.out" && [ $i -lt 300 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+}
+
 # below_run WHO: a guest (as WHO: vkernel's user, or 65534 through python3)
 # looks at names in $h, then waits on its stdin while the host creates one,
 # removes one and makes a directory there; it must see each change on
@@ -420,12 +432,7 @@ os.setresuid(65534, 65534, 65534); os.execv(sys.argv[1], sys.argv[1:])' "$@"
 	    mkdir $h/dir 2>/dev/null || echo "mkdir dir refused"
 	    ls $h' sh "$h" <"$tmp/below.fifo" >"$tmp/vk.out" 2>"$tmp/vk.err" &
 	pid=$!
-	exec 3>"$tmp/below.fifo"
-	i=0
-	while ! grep -q looked "$tmp/vk.out" && [ $i -lt 300 ]; do
-		sleep 0.1
-		i=$((i + 1))
-	done
+	await_looked "$tmp/below.fifo"
 	echo new >"$h/late" && rm "$h/gone" && mkdir "$h/dir"
 	# The name cache asks the host for a directory at most every 10 ms.
 	sleep 0.05
@@ -445,6 +452,48 @@ case_host_changes_below()
 	below_run self
 	# The guest is root when vkernel's user is: then it drops to 65534.
 	[ "$(id -u)" != 0 ] || below_run user
+	rm -rf "$h"
+}
+
+# The status of every entry of a host tree, as "ls -lainR" prints it
+# (inode, mode, links, owner, size, time, d_type-sorted names), is the
+# host's.
+case_stat_tree()
+{
+	if [ ! -d /usr/include ]; then
+		skip "no /usr/include"
+		return
+	fi
+	compare ls -lainR --full-time /usr/include
+}
+
+# A guest stats a host file and lists a host directory, then waits while
+# the host changes the file's size and mode (its directory's names stay)
+# and adds a name to the directory: 10 ms or more later it sees all of it.
+case_host_attrs_below()
+{
+	h=$tmp/attrs
+	chmod 755 "$tmp" && rm -rf "$h" "$tmp/attrs.fifo" "$tmp/vk.out" &&
+	    mkdir "$h" "$h/d" && echo old >"$h/f" && chmod 644 "$h/f" &&
+	    chmod 755 "$h" "$h/d" && : >"$h/d/early" &&
+	    mkfifo "$tmp/attrs.fifo" || { fail "cannot make $h"; return; }
+	"$vkernel" run -- "$busybox" sh -c '
+	    h=$1
+	    stat -c "%s %a" $h/f; ls $h/d; echo looked
+	    read x
+	    stat -c "%s %a" $h/f; cat $h/f; ls $h/d' sh "$h" \
+	    <"$tmp/attrs.fifo" >"$tmp/vk.out" 2>"$tmp/vk.err" &
+	pid=$!
+	await_looked "$tmp/attrs.fifo"
+	echo longer >>"$h/f" && chmod 600 "$h/f" && : >"$h/d/late"
+	sleep 0.05
+	echo go >&3
+	exec 3>&-
+	wait $pid
+	printf '%s\n' "4 644" early looked "11 600" old longer early late \
+	    >"$tmp/attrs.want"
+	same "what the guest saw of host changes to a file" \
+	    "$tmp/attrs.want" "$tmp/vk.out"
 	rm -rf "$h"
 }
 

@@ -670,6 +670,132 @@ Test(hostfs, readdir_wrong_type_enotdir)
 	hostfs_unmount(mp);
 }
 
+/*
+ * Two directories listed one entry per call, in turn: the records the
+ * host gave for one and the callback did not take are not the other's.
+ */
+Test(hostfs, readdir_interleaved_dirs_each_whole)
+{
+	struct vnode *root = mnt(true);
+	struct vnode *dirs[2] = { root, look(root, "sub") };
+	struct dirlist *d[2] = { calloc(1, sizeof(**d)),
+		calloc(1, sizeof(**d)) };
+	uint64_t cookie[2] = { 0, 0 };
+	bool done[2] = { false, false };
+
+	while (!done[0] || !done[1]) {
+		for (int k = 0; k < 2; k++) {
+			int before = d[k]->n;
+
+			if (done[k])
+				continue;
+			d[k]->stop_after = before + 1;
+			cr_assert_eq(dirs[k]->ops->readdir(dirs[k], cookie[k],
+			    collect, d[k]), 0);
+			if (d[k]->n == before)
+				done[k] = true;
+			else
+				cookie[k] = d[k]->e[before].next;
+		}
+	}
+	assert_list_is_host(d[0], ".", true);
+	assert_list_is_host(d[1], "sub", false);
+	free(d[0]);
+	free(d[1]);
+	vnode_rel(dirs[1]);
+	hostfs_unmount(mp);
+}
+
+/*
+ * After the end, a listing from the start again (rewinddir) shows a name
+ * the host made meanwhile; one resumed at the end's cookie shows none.
+ */
+Test(hostfs, readdir_after_end_rewound_sees_host_change)
+{
+	struct vnode *root = mnt(true);
+	struct vnode *sub = look(root, "sub");
+	struct dirlist *d = calloc(1, sizeof(*d));
+	uint64_t end;
+
+	cr_assert_eq(sub->ops->readdir(sub, 0, collect, d), 0);
+	end = d->e[d->n - 1].next;
+	cr_assert_eq(close(open(hp("sub/late"), O_CREAT | O_WRONLY, 0644)), 0);
+	memset(d, 0, sizeof(*d));
+	cr_assert_eq(sub->ops->readdir(sub, end, collect, d), 0);
+	cr_assert_eq(d->n, 0);
+	cr_assert_eq(sub->ops->readdir(sub, 0, collect, d), 0);
+	cr_assert_geq(dl_find(d, "late"), 0);
+	assert_list_is_host(d, "sub", false);
+	free(d);
+	vnode_rel(sub);
+	hostfs_unmount(mp);
+}
+
+/* --- The status of a read-only mount's files --- */
+
+/*
+ * A read-only mount's status is the one seen within the last 10 ms (no
+ * host call for a stat right after a lookup), and the host's own after.
+ */
+Test(hostfs, rdonly_status_seen_within_10ms)
+{
+	struct vnode *root = mnt(true);
+	struct vnode *f;
+
+	fake_clock_frozen = true;
+	f = look(root, "hello.txt");
+	cr_assert_eq(chmod(hp("hello.txt"), 0600), 0);
+	cr_assert_eq(attr(f).mode, S_IFREG | 0644, "status asked again");
+	fake_clock_now_ns += 9000000;
+	cr_assert_eq(attr(f).mode, S_IFREG | 0644);
+	fake_clock_now_ns += 1000000;
+	assert_attr_is_host(f, "hello.txt");
+	cr_assert_eq(truncate(hp("hello.txt"), 3), 0);
+	fake_clock_now_ns += 10000000;
+	assert_attr_is_host(f, "hello.txt");
+	vnode_rel(f);
+	hostfs_unmount(mp);
+}
+
+/*
+ * What the guest changes through a read-write mount of the same host
+ * tree shows through the read-only one at once: mode, size and a new
+ * name's link count.
+ */
+Test(hostfs, rdonly_status_sees_rw_alias_at_once)
+{
+	struct mount *ro, *rw;
+	struct vnode *fro, *frw, *dro, *dir, *made;
+	struct vattr va = { .mode = 0600 };
+
+	fake_clock_frozen = true;
+	cr_assert_eq(hostfs_mount(rootdir, true, &ro), 0);
+	cr_assert_eq(hostfs_mount(rootdir, false, &rw), 0);
+	fro = look(ro->root, "hello.txt");
+	frw = look(rw->root, "hello.txt");
+	dro = look(ro->root, "empty");
+	cr_assert_eq(attr(fro).mode, S_IFREG | 0644);
+	assert_attr_is_host(dro, "empty");
+	cr_assert_eq(frw->ops->setattr(frw, &va, VA_MODE), 0);
+	assert_attr_is_host(fro, "hello.txt");
+	cr_assert_eq(frw->ops->write(frw, "0123456789abcdef", 16, 100), 16);
+	assert_attr_is_host(fro, "hello.txt");
+	cr_assert_eq(attr(fro).size, 116);
+	cr_assert_eq(rw->root->ops->link(rw->root, "again", frw), 0);
+	cr_assert_eq(attr(fro).nlink, 3);
+	dir = look(rw->root, "empty");
+	cr_assert_eq(dir->ops->create(dir, "new", S_IFREG | 0644, 0, NULL,
+	    getuid(), getgid(), &made), 0);
+	vnode_rel(made);
+	vnode_rel(dir);
+	assert_attr_is_host(dro, "empty");
+	vnode_rel(dro);
+	vnode_rel(fro);
+	vnode_rel(frw);
+	hostfs_unmount(rw);
+	hostfs_unmount(ro);
+}
+
 /* --- Symlinks and ".." --- */
 
 Test(hostfs, readlink_returns_raw_target)

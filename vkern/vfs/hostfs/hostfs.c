@@ -59,6 +59,9 @@ struct hostfs_node {
 	uint64_t names_ver;           /* a directory's, when last asked */
 	int64_t names_seen_ns;        /* then, CLOCK_MONOTONIC */
 	uint64_t names_gen;           /* and names_changes then */
+	struct plat_hoststat st;      /* the status last asked of the host */
+	int64_t st_seen_ns;           /* then, CLOCK_MONOTONIC */
+	uint64_t st_gen;              /* and attr_changes then */
 };
 
 struct hostfs_mount {
@@ -134,12 +137,48 @@ node_named(const struct hostfs_node *n, const struct vnode *dir,
 	    strcmp(n->name, name) == 0;
 }
 
+/*
+ * A read-only mount's files change only on the host (or through another,
+ * read-write, mount of the same host tree), so their status is asked of
+ * the host at most every HOSTFS_ATTR_TTL_NS: stat(2) of a cached path then
+ * costs no host call, and a lookup's status serves the stat that follows
+ * it.  A change the host makes is seen at the first stat at least that
+ * long after it was made, as a change of names is (hostfs_names_version).
+ * One the guest makes through any hostfs mount counts in attr_changes and
+ * is seen at once.
+ */
+#define HOSTFS_ATTR_TTL_NS 10000000
+
+static uint64_t attr_changes;
+
+/* n's status st was asked of the host just now. */
 static void
 node_saw(struct hostfs_node *n, const struct plat_hoststat *st)
 {
 	n->mode = st->mode;
 	n->uid = st->uid;
 	n->gid = st->gid;
+	n->st = *st;
+	n->st_seen_ns = plat_clock_ns(CLOCK_MONOTONIC);
+	n->st_gen = attr_changes;
+}
+
+/* n's status: the host's, or on a read-only mount the one seen lately. */
+static int
+node_stat(struct hostfs_node *n, struct plat_hoststat *st)
+{
+	int r;
+
+	if (n->hm->mp->rdonly && n->st_gen == attr_changes &&
+	    plat_clock_ns(CLOCK_MONOTONIC) - n->st_seen_ns <
+	    HOSTFS_ATTR_TTL_NS) {
+		*st = n->st;
+		return 0;
+	}
+	if ((r = plat_hostobj_stat(n->obj, st)) < 0)
+		return r;
+	node_saw(n, st);
+	return 0;
 }
 
 /* A new vnode for obj (taken over), found as name in dir (NULL: root). */
@@ -182,6 +221,7 @@ node_get(struct hostfs_mount *hm, struct plat_hostobj *obj,
 		return 0;
 	}
 	plat_hostobj_close(obj);
+	node_saw(n, st);
 	if (n->name == NULL && n->vn->type != VDIR)
 		node_set_name(n, dir, name);
 	vnode_ref(n->vn);
@@ -290,9 +330,8 @@ hostfs_getattr(struct vnode *vn, struct vattr *va)
 	struct plat_hoststat st;
 	int r;
 
-	if ((r = plat_hostobj_stat(n->obj, &st)) < 0)
+	if ((r = node_stat(n, &st)) < 0)
 		return r;
-	node_saw(n, &st);
 	*va = (struct vattr){
 		.ino = st.ino, .dev = st.dev, .rdev = st.rdev,
 		.mode = st.mode, .uid = st.uid, .gid = st.gid,
@@ -334,11 +373,13 @@ hostfs_names_version(struct vnode *dir)
 	if (n->names_ver != 0 && n->names_gen == names_changes &&
 	    now - n->names_seen_ns < HOSTFS_NAMES_TTL_NS)
 		return n->names_ver;
-	if (plat_hostobj_stat(n->obj, &st) < 0 || st.ctime_ns <= 0 ||
-	    plat_clock_ns(CLOCK_REALTIME) - st.ctime_ns < HOSTFS_TICK_NS)
-		n->names_ver = 0;
-	else
-		n->names_ver = (uint64_t)st.ctime_ns;
+	n->names_ver = 0;
+	if (plat_hostobj_stat(n->obj, &st) == 0) {
+		node_saw(n, &st);
+		if (st.ctime_ns > 0 && plat_clock_ns(CLOCK_REALTIME) -
+		    st.ctime_ns >= HOSTFS_TICK_NS)
+			n->names_ver = (uint64_t)st.ctime_ns;
+	}
 	n->names_seen_ns = now;
 	n->names_gen = names_changes;
 	return n->names_ver;
@@ -403,6 +444,7 @@ hostfs_fallocate(struct vnode *vn, int mode, uint64_t off, uint64_t len)
 
 	if (vn_rdonly(vn))
 		return -EROFS;
+	attr_changes++;
 	if ((r = node_want(n, PLAT_HOST_READ | PLAT_HOST_WRITE)) < 0)
 		return r;
 	/* Punching or shifting ranges moves data the mappings see. */
@@ -425,6 +467,7 @@ hostfs_setattr(struct vnode *vn, const struct vattr *va, unsigned mask)
 		return -EINVAL;
 	if (vn_rdonly(vn))
 		return -EROFS;
+	attr_changes++;
 	if (mask & VA_SIZE)
 		r = hostfs_truncate(n, va->size);
 	/* Owner first: the host's chown would take set-id bits away. */
@@ -466,6 +509,7 @@ host_pwrite(struct vnode *vn, const void *buf, size_t len, uint64_t off)
 	struct hostfs_node *n = vn->data;
 	int r;
 
+	attr_changes++;
 	if ((r = node_want(n, PLAT_HOST_READ | PLAT_HOST_WRITE)) < 0)
 		return r;
 	return plat_hostobj_pwrite(n->obj, buf, len, off);
@@ -721,6 +765,7 @@ hostfs_create(struct vnode *dir, const char *name, uint32_t mode,
 	if (vn_rdonly(dir))
 		return -EROFS;
 	names_changes++;
+	attr_changes++;
 	if (dir->type != VDIR)
 		return -ENOTDIR;
 	if (name != NULL && (strcmp(name, ".") == 0 ||
@@ -749,6 +794,7 @@ hostfs_link(struct vnode *dir, const char *name, struct vnode *vn)
 	if (vn_rdonly(dir))
 		return -EROFS;
 	names_changes++;
+	attr_changes++;
 	if (vn->ops != &hostfs_vnops || vn->mount != dir->mount)
 		return -EXDEV;
 	if (dir->type != VDIR)
@@ -775,6 +821,7 @@ hostfs_remove(struct vnode *dir, const char *name, bool rmdir)
 	if (vn_rdonly(dir))
 		return -EROFS;
 	names_changes++;
+	attr_changes++;
 	if (dir->type != VDIR)
 		return -ENOTDIR;
 	if ((r = node_at(dn, name, &victim)) < 0)
@@ -836,6 +883,7 @@ hostfs_rename(struct vnode *fromdir, const char *from, struct vnode *todir,
 	if (vn_rdonly(fromdir))
 		return -EROFS;
 	names_changes++;
+	attr_changes++;
 	if (todir->ops != &hostfs_vnops || todir->mount != fromdir->mount)
 		return -EXDEV;
 	if (fromdir->type != VDIR || todir->type != VDIR)
