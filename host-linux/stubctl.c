@@ -734,7 +734,9 @@ stub_space_new(struct plat_space **spp, struct plat_space_info *info)
 }
 
 int
-stub_space_fork(struct plat_thread *from, struct plat_space **spp)
+stub_space_fork(struct plat_thread *from, struct plat_space **spp,
+    int (*setup)(struct plat_space *sp, uint64_t ctloff, void *arg),
+    void *arg)
 {
 	struct plat_space *parent = from->sp, *sp;
 	struct plat_thread *pt;
@@ -762,12 +764,14 @@ stub_space_fork(struct plat_thread *from, struct plat_space **spp)
 	sp->main = pt;
 	pt->sp = sp;
 	/*
-	 * The child starts stopped (auto-attached); give it its own page.
-	 * Without a pidfd (no fd left) it is ended from its stop.
+	 * The child starts stopped (auto-attached); give it its own page, or
+	 * let setup do it.  Without a pidfd (no fd left) it is ended from
+	 * its stop.
 	 */
 	if ((e = stub_wait(pt->tid, &st)) < 0 ||
 	    (e = sp->pidfd < 0 ? -EAGAIN : 0) < 0 ||
-	    (e = stub_map_batch(pt, ctloff)) < 0) {
+	    (e = setup != NULL ? setup(sp, ctloff, arg) :
+	    stub_map_batch(pt, ctloff)) < 0) {
 		if (sp->pidfd >= 0)
 			stub_reap(sp);
 		else if (e == -EAGAIN)
