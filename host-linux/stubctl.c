@@ -42,6 +42,7 @@ extern const size_t stub_image_len;
 static struct plat_thread *thash[HASH_SIZE];
 static int stub_fd = -1;
 static int stub_bell = -1;   /* systrap's doorbell, or -1 */
+static const cpu_set_t *stub_cpus;   /* where a new stub runs, or NULL */
 static int64_t vdso_lo_off, vdso_hi_off;
 
 
@@ -222,6 +223,12 @@ stubctl_set_bell(int fd)
 	stub_bell = fd;
 }
 
+void
+stubctl_set_cpus(const cpu_set_t *cpus)
+{
+	stub_cpus = cpus;
+}
+
 int
 stubctl_init(struct vk_error **err)
 {
@@ -284,8 +291,9 @@ stub_child(int syncfd)
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	/* Stubs forked from this one are reaped by the host at once. */
 	signal(SIGCHLD, SIG_IGN);
-	/* The guest's CPUs, wherever vkernel itself runs. */
-	(void)sched_setaffinity(0, sizeof(cpu_set_t), hostinfo_guest_cpus());
+	/* The guest's CPUs, wherever vkernel itself runs, or stub_cpus. */
+	(void)sched_setaffinity(0, sizeof(cpu_set_t), stub_cpus != NULL ?
+	    stub_cpus : hostinfo_guest_cpus());
 	prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
 	/* Its own namespaces where the host allows: nothing to share. */
 	unshare(CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWIPC |

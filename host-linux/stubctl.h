@@ -9,6 +9,7 @@
 #ifndef VK_HOST_STUBCTL_H
 #define VK_HOST_STUBCTL_H
 
+#include <sched.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -77,6 +78,11 @@ struct plat_space {
 int stubctl_init(struct vk_error **err);
 /* Give every stub started from now on fd as its STUB_BELL_FD. */
 void stubctl_set_bell(int fd);
+/*
+ * Start every stub from now on on cpus (kept by the caller), not on the
+ * guest's CPUs.
+ */
+void stubctl_set_cpus(const cpu_set_t *cpus);
 
 
 /*
