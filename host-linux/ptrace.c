@@ -96,7 +96,7 @@ ptrace_space_fork(struct plat_thread *from, void *cookie,
 	struct plat_thread *pt;
 	int e;
 
-	if ((e = stub_space_fork(from, spp)) < 0)
+	if ((e = stub_space_fork(from, spp, NULL, NULL)) < 0)
 		return e;
 	pt = (*spp)->main;
 	pt->cookie = cookie;

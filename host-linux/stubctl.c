@@ -42,6 +42,7 @@ extern const size_t stub_image_len;
 static struct plat_thread *thash[HASH_SIZE];
 static int stub_fd = -1;
 static int stub_bell = -1;   /* systrap's doorbell, or -1 */
+static const cpu_set_t *stub_cpus;   /* where a new stub runs, or NULL */
 static int64_t vdso_lo_off, vdso_hi_off;
 
 
@@ -222,6 +223,12 @@ stubctl_set_bell(int fd)
 	stub_bell = fd;
 }
 
+void
+stubctl_set_cpus(const cpu_set_t *cpus)
+{
+	stub_cpus = cpus;
+}
+
 int
 stubctl_init(struct vk_error **err)
 {
@@ -284,8 +291,9 @@ stub_child(int syncfd)
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	/* Stubs forked from this one are reaped by the host at once. */
 	signal(SIGCHLD, SIG_IGN);
-	/* The guest's CPUs, wherever vkernel itself runs. */
-	(void)sched_setaffinity(0, sizeof(cpu_set_t), hostinfo_guest_cpus());
+	/* The guest's CPUs, wherever vkernel itself runs, or stub_cpus. */
+	(void)sched_setaffinity(0, sizeof(cpu_set_t), stub_cpus != NULL ?
+	    stub_cpus : hostinfo_guest_cpus());
 	prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
 	/* Its own namespaces where the host allows: nothing to share. */
 	unshare(CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWIPC |
@@ -734,7 +742,9 @@ stub_space_new(struct plat_space **spp, struct plat_space_info *info)
 }
 
 int
-stub_space_fork(struct plat_thread *from, struct plat_space **spp)
+stub_space_fork(struct plat_thread *from, struct plat_space **spp,
+    int (*setup)(struct plat_space *sp, uint64_t ctloff, void *arg),
+    void *arg)
 {
 	struct plat_space *parent = from->sp, *sp;
 	struct plat_thread *pt;
@@ -762,12 +772,14 @@ stub_space_fork(struct plat_thread *from, struct plat_space **spp)
 	sp->main = pt;
 	pt->sp = sp;
 	/*
-	 * The child starts stopped (auto-attached); give it its own page.
-	 * Without a pidfd (no fd left) it is ended from its stop.
+	 * The child starts stopped (auto-attached); give it its own page, or
+	 * let setup do it.  Without a pidfd (no fd left) it is ended from
+	 * its stop.
 	 */
 	if ((e = stub_wait(pt->tid, &st)) < 0 ||
 	    (e = sp->pidfd < 0 ? -EAGAIN : 0) < 0 ||
-	    (e = stub_map_batch(pt, ctloff)) < 0) {
+	    (e = setup != NULL ? setup(sp, ctloff, arg) :
+	    stub_map_batch(pt, ctloff)) < 0) {
 		if (sp->pidfd >= 0)
 			stub_reap(sp);
 		else if (e == -EAGAIN)

@@ -9,6 +9,7 @@
 #ifndef VK_HOST_STUBCTL_H
 #define VK_HOST_STUBCTL_H
 
+#include <sched.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -77,6 +78,11 @@ struct plat_space {
 int stubctl_init(struct vk_error **err);
 /* Give every stub started from now on fd as its STUB_BELL_FD. */
 void stubctl_set_bell(int fd);
+/*
+ * Start every stub from now on on cpus (kept by the caller), not on the
+ * guest's CPUs.
+ */
+void stubctl_set_cpus(const cpu_set_t *cpus);
 
 
 /*
@@ -120,10 +126,14 @@ void thread_exit_now(struct plat_thread *pt, const struct arch_regs *tmpl,
 int stub_space_new(struct plat_space **spp, struct plat_space_info *info);
 /*
  * A copy of from's stub (from held stopped) by an injected fork, its
- * one thread sp->main held and known to the event loop.  Returns 0 or
- * -errno.  May block briefly.
+ * one thread sp->main held and known to the event loop.  setup, when not
+ * NULL, maps the child's batch page at ctloff itself (with whatever
+ * else it does at the child's first stop) and returns 0 or -errno.
+ * Returns 0 or -errno.  May block briefly.
  */
-int stub_space_fork(struct plat_thread *from, struct plat_space **spp);
+int stub_space_fork(struct plat_thread *from, struct plat_space **spp,
+    int (*setup)(struct plat_space *sp, uint64_t ctloff, void *arg),
+    void *arg);
 /* Kill the stub and free sp with every thread it has. */
 void stub_space_free(struct plat_space *sp);
 

@@ -170,7 +170,7 @@ static const struct sock_filter filter[] = {
 static uint32_t
 handler_spin_pauses(void)
 {
-	const int n = 20000;
+	const int n = 2000;
 	int64_t best = INT64_MAX;
 	uint64_t pauses;
 
@@ -261,6 +261,13 @@ systrap_init(struct vk_error **err)
 	page = ram_ctl_page((unsigned)slot, &const_off);
 	const_page_fill(page);
 	stubctl_set_bell(bell);
+	/*
+	 * A stub's start-up is a run of ptrace stops, each ten times dearer
+	 * across CPUs: it starts on vkernel's, where its control thread
+	 * stays; its guest threads move to the guest's as they start.
+	 */
+	if (spin_max > 0)
+		stubctl_set_cpus(&own_cpu);
 	return 0;
 }
 
@@ -416,26 +423,43 @@ area_mark(struct plat_space *sp, int aslot, bool used)
 		sp->areas[aslot / 64] &= ~bit;
 }
 
+/* A free area of sp, taken for pt: its RAM file offset in *offp. */
+static int
+area_take(struct plat_space *sp, struct plat_thread *pt, uint64_t *offp)
+{
+	int slot;
+
+	if ((pt->aslot = area_free_index(sp)) < 0 ||
+	    (slot = ram_area_alloc()) < 0)
+		return -EAGAIN;
+	pt->area = ram_area((unsigned)slot, offp);
+	pt->ramslot = slot;
+	area_mark(sp, pt->aslot, true);
+	return 0;
+}
+
+static void
+area_drop(struct plat_space *sp, struct plat_thread *pt)
+{
+	area_mark(sp, pt->aslot, false);
+	ram_area_free((unsigned)pt->ramslot);
+}
+
 /* Map a free area of sp for pt; 0 or -EAGAIN. */
 static int
 area_map(struct plat_space *sp, struct plat_thread *pt)
 {
 	uint64_t off;
-	int slot;
 	long r;
 
-	if ((pt->aslot = area_free_index(sp)) < 0 ||
-	    (slot = ram_area_alloc()) < 0)
+	if (area_take(sp, pt, &off) < 0)
 		return -EAGAIN;
-	pt->area = ram_area((unsigned)slot, &off);
-	pt->ramslot = slot;
 	r = stub_syscall(sp->main, SYS_mmap, area_va(pt), STUB_AREA_SIZE,
 	    PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, STUB_RAM_FD, off);
 	if (r != (long)area_va(pt)) {
-		ram_area_free((unsigned)slot);
+		area_drop(sp, pt);
 		return -EAGAIN;
 	}
-	area_mark(sp, pt->aslot, true);
 	return 0;
 }
 
@@ -565,6 +589,42 @@ thread_ready(struct plat_thread *pt)
 	return 0;
 }
 
+/* The clone flags of a guest thread, which ptrace does not follow. */
+#define GUEST_CLONE (CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND | \
+	CLONE_THREAD | CLONE_SYSVSEM | CLONE_UNTRACED)
+
+static struct plat_thread *
+thread_alloc(struct plat_space *sp)
+{
+	struct plat_thread *pt = vk_xcalloc(1, sizeof(*pt));
+
+	pt->sp = sp;
+	pt->ramslot = -1;
+	return pt;
+}
+
+/*
+ * pt, cloned in sp as host thread tid, given its guest thread and held
+ * at its first trap.  Returns 0, or -EAGAIN when it never got there (the
+ * caller kills the stub).
+ */
+static int
+thread_start(struct plat_space *sp, struct plat_thread *pt, pid_t tid,
+    void *cookie, struct arch_context *ctx, struct plat_thread **ptp)
+{
+	pt->tid = tid;
+	pt->cookie = cookie;
+	pt->ctx = ctx;
+	thread_link(sp, pt, false);
+	pt->held = false;
+	pt->gnext = guests;
+	guests = pt;
+	if (thread_ready(pt) < 0)
+		return -EAGAIN;
+	*ptp = pt;
+	return 0;
+}
+
 /*
  * A new guest thread in sp, made by the control thread, held at its
  * first trap.  Returns 0 or -EAGAIN.
@@ -573,40 +633,26 @@ static int
 thread_new(struct plat_space *sp, void *cookie, struct arch_context *ctx,
     struct plat_thread **ptp)
 {
-	struct plat_thread *pt = vk_xcalloc(1, sizeof(*pt));
+	struct plat_thread *pt = thread_alloc(sp);
 	struct arch_regs r = sp->tmpl;
 	int e;
 
-	pt->sp = sp;
-	pt->ramslot = -1;
 	if ((e = area_map(sp, pt)) < 0) {
 		free(pt);
 		return e;
 	}
 	r.rip = STUB_CLONE;
 	r.rax = SYS_clone;
-	r.rdi = CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND |
-	    CLONE_THREAD | CLONE_SYSVSEM | CLONE_UNTRACED;
+	r.rdi = GUEST_CLONE;
 	r.rsi = area_va(pt) + STUB_ALT_OFF;
 	r.rdx = r.r10 = r.r8 = 0;
 	r.r12 = area_va(pt);
 	if ((e = stub_call(sp->main, &r)) < 0 || (long)r.rax <= 0) {
-		area_mark(sp, pt->aslot, false);
-		ram_area_free((unsigned)pt->ramslot);
+		area_drop(sp, pt);
 		free(pt);
 		return -EAGAIN;
 	}
-	pt->tid = (pid_t)r.rax;
-	pt->cookie = cookie;
-	pt->ctx = ctx;
-	thread_link(sp, pt, false);
-	pt->held = false;
-	pt->gnext = guests;
-	guests = pt;
-	if (thread_ready(pt) < 0)
-		return -EAGAIN;   /* the caller kills the stub */
-	*ptp = pt;
-	return 0;
+	return thread_start(sp, pt, (pid_t)r.rax, cookie, ctx, ptp);
 }
 
 static void
@@ -665,8 +711,6 @@ systrap_space_create(void *cookie, struct arch_context *ctx,
 		return e;
 	/* The leader stays the control thread: it never runs the guest. */
 	sp->main->retired = true;
-	if (spin_max > 0)
-		(void)sched_setaffinity(sp->pid, sizeof(own_cpu), &own_cpu);
 	r = stub_syscall(sp->main, SYS_mmap, STUB_CONST_PAGE, VK_PAGE_SIZE,
 	    PROT_READ, MAP_SHARED | MAP_FIXED, STUB_RAM_FD, const_off);
 	if (r == (long)STUB_CONST_PAGE)
@@ -720,31 +764,69 @@ area_first_only(const struct plat_space *sp)
 	return true;
 }
 
+/* What a forked stub's first stop does, and the thread it makes. */
+struct fork_setup {
+	bool drop_areas;          /* the parent's areas go first */
+	struct plat_thread *pt;
+	pid_t tid;
+};
+
+/*
+ * A forked stub's first stop (stub_child): its batch page, the parent's
+ * areas gone, its guest thread's area and the thread, in one stop of the
+ * control thread where each was one.
+ */
+static int
+fork_setup(struct plat_space *sp, uint64_t ctloff, void *arg)
+{
+	struct fork_setup *fs = arg;
+	struct plat_thread *pt = thread_alloc(sp);
+	struct arch_regs r = sp->tmpl;
+	uint64_t off;
+
+	if (area_take(sp, pt, &off) < 0) {
+		free(pt);
+		return -EAGAIN;
+	}
+	r.rip = STUB_CHILD;
+	r.r12 = ctloff;
+	r.rbp = fs->drop_areas;
+	r.r13 = off;
+	r.r14 = area_va(pt);
+	r.rbx = GUEST_CLONE;
+	if (stub_call(sp->main, &r) < 0 || r.r15 != 3 || (long)r.rax <= 0) {
+		area_drop(sp, pt);
+		free(pt);
+		return -EAGAIN;
+	}
+	fs->pt = pt;
+	fs->tid = (pid_t)r.rax;
+	return 0;
+}
+
 /*
  * The child's stub is a fork of the parent's control thread, made while
  * from waits in its handler.  It has the parent's areas mapped, shared
  * through the RAM file: they go before its own guest thread is made, so
  * the child cannot touch the parent's messages.  A parent with one
  * thread has only the first, which the child's own area, mapped over
- * it, replaces: one injected call fewer.
+ * it, replaces.
  */
 static int
 systrap_space_fork(struct plat_thread *from, void *cookie,
     struct arch_context *ctx, struct plat_space **spp,
     struct plat_thread **ptp)
 {
+	struct fork_setup fs = { .drop_areas = !area_first_only(from->sp) };
 	struct plat_space *sp;
-	long r;
 	int e;
 
 	msg_hold(from);
-	if ((e = stub_space_fork(from->sp->main, &sp)) < 0)
+	if ((e = stub_space_fork(from->sp->main, &sp, fork_setup, &fs)) < 0)
 		return e;
 	sp->main->retired = true;
 	patch_space_fork(from->sp, sp);
-	r = area_first_only(from->sp) ? 0 : stub_syscall(sp->main, SYS_munmap,
-	    STUB_AREAS, (uint64_t)STUB_AREA_MAX * STUB_AREA_SIZE, 0, 0, 0, 0);
-	if (r < 0 || (e = thread_new(sp, cookie, ctx, ptp)) < 0 ||
+	if (thread_start(sp, fs.pt, fs.tid, cookie, ctx, ptp) < 0 ||
 	    fpu_copy(from, *ptp) < 0) {
 		systrap_space_destroy(sp);
 		return -EAGAIN;

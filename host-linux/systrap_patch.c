@@ -84,9 +84,26 @@ struct patch_site {
 	uint32_t nr;
 };
 
+/*
+ * A patch costs a private copy of the page and a change of the stub's
+ * mappings, tens of microseconds, and saves a few at each later call: a
+ * site is patched once it has trapped PATCH_AFTER times, so that a
+ * program's start-up, whose calls mostly run once or a few times, makes
+ * no copies.  The counts are kept for the TRAPS_N sites seen last, by
+ * address; a site pushed out by another starts again.
+ */
+#define PATCH_AFTER 16
+#define TRAPS_N     256
+
+struct patch_traps {
+	uint64_t va;
+	uint32_t n;
+};
+
 struct patch_sites {
 	unsigned cap;
 	struct patch_site *s;
+	struct patch_traps traps[TRAPS_N];
 };
 
 static bool patch_on;
@@ -160,6 +177,7 @@ patch_space_fork(struct plat_space *from, struct plat_space *sp)
 	if (ps == NULL)
 		return;
 	sp->patch = vk_xcalloc(1, sizeof(*sp->patch));
+	memcpy(sp->patch->traps, ps->traps, sizeof(ps->traps));
 	if (ps->cap == 0)
 		return;
 	sp->patch->cap = ps->cap;
@@ -266,6 +284,19 @@ nr_patchable(uint64_t nr)
 	}
 }
 
+/* Whether the site at va has trapped often enough to be patched now. */
+static bool
+site_hot(struct patch_sites *ps, uint64_t va)
+{
+	struct patch_traps *t = &ps->traps[(va ^ va >> 12) % TRAPS_N];
+
+	if (t->va != va) {
+		t->va = va;
+		t->n = 0;
+	}
+	return ++t->n >= PATCH_AFTER;
+}
+
 void
 patch_site(struct plat_thread *pt, uint64_t rip, uint64_t nr)
 {
@@ -278,7 +309,8 @@ patch_site(struct plat_thread *pt, uint64_t rip, uint64_t nr)
 	int slot;
 
 	if (ps == NULL || !nr_patchable(nr) || rip < SITE_LEN ||
-	    (va & VK_PAGE_MASK) > VK_PAGE_SIZE - SITE_LEN)
+	    (va & VK_PAGE_MASK) > VK_PAGE_SIZE - SITE_LEN ||
+	    !site_hot(ps, va))
 		return;
 	old[0] = 0xb8;
 	memcpy(old + 1, &n32, 4);

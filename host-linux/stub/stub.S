@@ -89,6 +89,59 @@ stub_batch:
 	jmp	6b
 7:	int3
 
+	/* mmap(rdi, rsi, rdx, MAP_SHARED | MAP_FIXED, ram, r9): ZF on success. */
+	.macro	child_map
+	mov	$0x11, %r10d
+	mov	$STUB_RAM_FD, %r8d
+	mov	$9, %eax
+	syscall
+	cmp	%rdi, %rax
+	.endm
+
+	/*
+	 * A forked stub's set-up in one stop (systrap), on a thread without
+	 * a stack: its own batch page (r12: its RAM file offset), the
+	 * parent's areas gone when rbp is not 0, its guest thread's area
+	 * (r13: its offset, r14: its address) and the thread, as stub_clone
+	 * makes it (rbx: clone's flags).  r15 counts the steps done: at 3,
+	 * rax is clone's result.
+	 */
+	.org	STUB_CHILD - STUB_BASE
+stub_child:
+	xor	%r15d, %r15d
+	movabs	$STUB_BATCH_PAGE, %rdi		/* mmap(page, 4096, PROT_READ, */
+	mov	$4096, %esi			/* ..., r12) */
+	mov	$1, %edx
+	mov	%r12, %r9
+	child_map
+	jne	16f
+	inc	%r15d
+	test	%rbp, %rbp
+	jz	17f
+	movabs	$STUB_AREAS, %rdi		/* munmap(areas, all) */
+	mov	$(STUB_AREA_MAX * STUB_AREA_SIZE), %esi
+	mov	$11, %eax
+	syscall
+	test	%rax, %rax
+	jnz	16f
+17:	inc	%r15d
+	mov	%r14, %rdi			/* mmap(area, size, RW, ..., r13) */
+	mov	$STUB_AREA_SIZE, %esi
+	mov	$3, %edx
+	mov	%r13, %r9
+	child_map
+	jne	16f
+	inc	%r15d
+	mov	%rbx, %rdi			/* clone(flags, its stack, 0, 0, */
+	lea	STUB_ALT_OFF(%r14), %rsi	/* 0) */
+	xor	%edx, %edx
+	xor	%r10d, %r10d
+	xor	%r8d, %r8d
+	mov	%r14, %r12
+	mov	$56, %eax
+	jmp	stub_clone
+16:	int3
+
 	/* rdi..r8: clone's arguments, r12: the new thread's area. */
 	.org	STUB_CLONE - STUB_BASE
 stub_clone:

@@ -13,6 +13,8 @@
 #define STUB_BASE        0x7ffb00000000
 #define STUB_SYSCALL1    (STUB_BASE + 0x100)   /* syscall; int3 */
 #define STUB_BATCH       (STUB_BASE + 0x200)   /* run the batch page */
+#define STUB_CHILD       (STUB_BASE + 0x260)   /* systrap: a forked stub's */
+							/* first call */
 #define STUB_CLONE       (STUB_BASE + 0x300)   /* systrap: a guest thread */
 #define STUB_HSYS        (STUB_BASE + 0x380)   /* systrap: syscall; ret */
 #define STUB_HANDLER     (STUB_BASE + 0x400)   /* systrap: signal handler */

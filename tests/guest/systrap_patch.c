@@ -26,6 +26,9 @@
  *             every byte of the stub's trampoline with registers of their
  *             own: each ends (a signal, or back as from a call vkernel
  *             served) and vkernel goes on
+ *   cold      a site called a few times only, as most of a program's
+ *             start-up is, keeps its bytes in memory: a patch would cost
+ *             a private copy of the page for nothing
  * Exits 0 when all is right.
  */
 #include <errno.h>
@@ -57,12 +60,14 @@ long site_getpid(void);
 long site_getppid(void);
 long site_read(int fd, void *buf, size_t n);
 long site_rw(void);
+long site_cold(void);
 __asm__(".text\n"
     ".globl site_gettid\nsite_gettid:\n\tmov $186, %eax\n\tsyscall\n\tret\n"
     ".globl site_getpid\nsite_getpid:\n\tmov $39, %eax\n\tsyscall\n\tret\n"
     "\t.ascii \"vkpatch-getpid\"\n"
     ".globl site_getppid\nsite_getppid:\n\tmov $110, %eax\n\tsyscall\n\tret\n"
     ".globl site_read\nsite_read:\n\tmov $0, %eax\n\tsyscall\n\tret\n"
+    ".globl site_cold\nsite_cold:\n\tmov $110, %eax\n\tsyscall\n\tret\n"
     "\t.balign 4096\n"
     ".globl site_rw\nsite_rw:\n\tmov $39, %eax\n\tsyscall\n\tret\n"
     "\t.balign 4096\n");
@@ -71,6 +76,9 @@ static const uint8_t getpid_bytes[] = {
 	0xb8, 39, 0, 0, 0, 0x0f, 0x05, 0xc3,
 	'v', 'k', 'p', 'a', 't', 'c', 'h', '-', 'g', 'e', 't', 'p', 'i', 'd',
 };
+
+/* Calls that make a site hot enough to be patched (16 traps), and more. */
+#define HOT 40
 
 static int fails;
 
@@ -133,7 +141,7 @@ race(void)
 		    (long)bad);
 	}
 	/* Patched now, if it is; the old syscall instruction still calls. */
-	for (int i = 0; i < 3; i++)
+	for (int i = 0; i < HOT; i++)
 		CHECK(site_getpid() == getpid(), "getpid site");
 	CHECK(call_rax((uint64_t)site_getpid + 5, SYS_getpid, 0) == getpid(),
 	    "a call from the old syscall instruction");
@@ -149,7 +157,7 @@ forked(void)
 	pid_t child;
 	int st;
 
-	for (int i = 0; i < 3; i++)
+	for (int i = 0; i < HOT; i++)
 		CHECK(site_getpid() == getpid(), "getpid site");
 	child = fork();
 	if (child == 0) {
@@ -173,7 +181,7 @@ rewrite(void)
 	static const uint8_t ppid[] = { 0xb8, 110, 0, 0, 0, 0x0f, 0x05 };
 	uint8_t *page = (uint8_t *)((uintptr_t)site_rw & ~4095UL);
 
-	for (int i = 0; i < 3; i++)
+	for (int i = 0; i < HOT; i++)
 		CHECK(site_rw() == getpid(), "site before");
 	CHECK(mprotect(page, 4096, PROT_READ | PROT_WRITE | PROT_EXEC) == 0,
 	    "mprotect rwx: %s", strerror(errno));
@@ -228,7 +236,7 @@ readself(void)
 	int fd;
 	void *m;
 
-	for (int i = 0; i < 5; i++)
+	for (int i = 0; i < HOT; i++)
 		CHECK(site_getpid() == getpid(), "getpid site");
 	file = file_read(&n);
 	if (file != NULL)
@@ -296,10 +304,11 @@ signals(void)
 	char c;
 
 	CHECK(pipe(pipefd) == 0, "pipe");
-	CHECK(write(pipefd[1], "ab", 2) == 2, "write");
 	/* Patched by the first calls. */
-	CHECK(site_read(pipefd[0], &c, 1) == 1, "read");
-	CHECK(site_read(pipefd[0], &c, 1) == 1, "read");
+	for (int i = 0; i < HOT; i++) {
+		CHECK(write(pipefd[1], "a", 1) == 1, "write");
+		CHECK(site_read(pipefd[0], &c, 1) == 1, "read");
+	}
 	signal_one(false);
 	signal_one(true);
 	signal_one(false);
@@ -388,6 +397,19 @@ sigstorm(void)
 	    NSIGS);
 }
 
+/* --- cold --- */
+
+static void
+cold(void)
+{
+	static const uint8_t ppid[] = { 0xb8, 110, 0, 0, 0, 0x0f, 0x05 };
+
+	for (int i = 0; i < 3; i++)
+		CHECK(site_cold() == getppid(), "getppid site");
+	CHECK(memcmp((const void *)site_cold, ppid, sizeof(ppid)) == 0,
+	    "a site called three times was rewritten");
+}
+
 /* --- jump --- */
 
 static void
@@ -429,7 +451,8 @@ jumps(void)
 {
 	const uint64_t slot = PATCH_SLOTS - 1;
 
-	(void)site_getpid();
+	for (int i = 0; i < HOT; i++)
+		(void)site_getpid();
 	jump_one(PATCH_BASE + 8 * slot, (uint32_t)slot);
 	jump_one(PATCH_CODE + 16 * slot, 0);
 	jump_one(PATCH_CODE + 16 * slot + 11, 0);
@@ -459,9 +482,11 @@ main(int argc, char **argv)
 		sigstorm();
 	else if (strcmp(mode, "jump") == 0)
 		jumps();
+	else if (strcmp(mode, "cold") == 0)
+		cold();
 	else {
 		fprintf(stderr, "usage: systrap_patch race|fork|rewrite|"
-		    "readself|signal|gs|sigstorm|jump\n");
+		    "readself|signal|gs|sigstorm|jump|cold\n");
 		return 2;
 	}
 	return fails == 0 ? 0 : 1;
