@@ -2,8 +2,8 @@
  * Verifies that a tmpfs mounted and unmounted 100,000 times on one
  * directory works on the last time as on the first: every other one is
  * taken away with MNT_DETACH while a file in it is open, which still
- * reads and writes after, until it is closed; the mount point is empty
- * after each.  As an unprivileged user (also when not root natively)
+ * reads and writes after, until it is closed; none of it shows at the
+ * mount point after.  As an unprivileged user (also when not root natively)
  * each mount and unmount is EPERM.  Natively it runs in a mount
  * namespace of its own (private, so nothing reaches the host's mounts).
  * Under vkernel the suite runs it in a --mem of 32 MiB too, which a
