@@ -27,6 +27,7 @@
 #include "arch/x86/sigframe.h"
 #include "host-linux/host.h"
 #include "tests/unit/fake_platform.h"
+#include "vkern/kmem.h"
 #include "vkern/platform.h"
 #include "vkern/vk.h"
 
@@ -696,4 +697,37 @@ plat_net_poll(int h)
 void
 plat_net_watch(int h, short events)
 {
+}
+
+/* A charged block of fake_fill(): the next, and its own size. */
+struct fake_block {
+	struct fake_block *next;
+	size_t size;
+};
+
+struct fake_block *
+fake_fill(int km)
+{
+	static const size_t sizes[] = { 64 * 1024, 256,
+	    sizeof(struct fake_block) };
+	struct fake_block *list = NULL, *b;
+
+	for (size_t i = 0; i < VK_NELEM(sizes); i++)
+		while ((b = kmem_alloc(sizes[i], km)) != NULL) {
+			*b = (struct fake_block){ .next = list,
+			    .size = sizes[i] };
+			list = b;
+		}
+	return list;
+}
+
+void
+fake_unfill(struct fake_block *list, int km)
+{
+	struct fake_block *next;
+
+	for (; list != NULL; list = next) {
+		next = list->next;
+		kmem_free(list, list->size, km);
+	}
 }

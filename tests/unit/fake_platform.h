@@ -111,4 +111,13 @@ extern int (*fake_event_source)(struct plat_event *ev, int64_t deadline_ns);
 /* A non-NULL space pointer that the fake space hooks accept. */
 struct plat_space *fake_space(void);
 
+/*
+ * Kernel memory of class km (kmem.h) charged until none fits, smaller and
+ * smaller, so that the next charge is refused; fake_unfill() gives back
+ * what fake_fill() returned.
+ */
+struct fake_block;
+struct fake_block *fake_fill(int km);
+void fake_unfill(struct fake_block *list, int km);
+
 #endif

@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <linux/sched.h>
 #include <linux/close_range.h>
 #include <stdlib.h>
 #include <sys/ioctl.h>
@@ -20,6 +21,7 @@
 
 #include "tests/unit/fake_platform.h"
 #include "vkern/kern/kern.h"
+#include "vkern/kmem.h"
 #include "vkern/kern/proc.h"
 #include "vkern/kern/syscall.h"
 #include "vkern/vfs/file.h"
@@ -355,4 +357,24 @@ Test(fdtable, file_max_refuses_new_files_only)
 	file_max = UINT64_MAX;
 	cr_assert_eq(fd_alloc(t, newfile(), 0, 64, false), 3);
 	check_table(t);
+}
+
+/*
+ * unshare(CLONE_FILES | CLONE_NEWNS) whose mount table copy does not fit
+ * fails with ENOMEM and unshares nothing: the fd table is still the one
+ * another process shares.
+ */
+Test(fdtable, unshare_that_does_not_fit_keeps_the_table)
+{
+	struct fake_block *full;
+
+	t->refs++;    /* as a CLONE_FILES child's would be */
+	full = fake_fill(KM_FS);
+	cr_assert_eq(sc(SYS_unshare, CLONE_FILES | CLONE_NEWNS, 0, 0),
+	    -ENOMEM);
+	fake_unfill(full, KM_FS);
+	cr_assert_eq(p1->fdt, t, "the fd table was unshared");
+	cr_assert_eq(sc(SYS_unshare, CLONE_FILES | CLONE_NEWNS, 0, 0), 0);
+	cr_assert_neq(p1->fdt, t);
+	fdt_rel(t);
 }

@@ -120,9 +120,8 @@ Test(mount, a_bind_keeps_the_detached_tmpfs_until_it_goes)
 Test(mount, a_namespace_copy_goes_with_its_namespace)
 {
 	struct mount *mp = mount_a();
-	struct mntns *ns = NULL;
+	struct mntns *ns = mntns_dup(vfs_ns(NULL));
 
-	cr_assert_eq(mntns_unshare(&ns), 0);
 	cr_assert_not_null(ns);
 	vfs_umount(mp);
 	cr_assert_eq(vfs_detached_first(), mp, "the copy shows it");
@@ -130,49 +129,15 @@ Test(mount, a_namespace_copy_goes_with_its_namespace)
 	assert_all_gone();
 }
 
-/* A charged block of fill(): the next, and its own size. */
-struct block {
-	struct block *next;
-	size_t size;
-};
-
-/* Charged blocks until none fits, smaller and smaller. */
-static struct block *
-fill(void)
-{
-	static const size_t sizes[] = { 64 * 1024, 256, sizeof(struct block) };
-	struct block *list = NULL, *b;
-
-	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++)
-		while ((b = kmem_alloc(sizes[i], KM_FS)) != NULL) {
-			*b = (struct block){ .next = list, .size = sizes[i] };
-			list = b;
-		}
-	return list;
-}
-
-static void
-unfill(struct block *list)
-{
-	struct block *next;
-
-	for (; list != NULL; list = next) {
-		next = list->next;
-		kmem_free(list, list->size, KM_FS);
-	}
-}
-
 Test(mount, mounts_that_do_not_fit_are_enomem)
 {
 	struct mount *mp = mount_a(), *m;
-	struct mntns *ns = NULL;
-	struct block *full = fill();
+	struct fake_block *full = fake_fill(KM_FS);
 
 	cr_assert_eq(tmpfs_mount(false, 01777, 0, 0, &m), -ENOMEM);
 	cr_assert_null(mount_dup(mp, mp->root));
-	cr_assert_eq(mntns_unshare(&ns), -ENOMEM);
-	cr_assert_null(ns);
-	unfill(full);
+	cr_assert_null(mntns_dup(vfs_ns(NULL)));
+	fake_unfill(full, KM_FS);
 	vfs_umount(mp);
 	assert_all_gone();
 }

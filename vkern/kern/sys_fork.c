@@ -451,6 +451,7 @@ long
 sys_unshare(struct thread *td, const struct sys_unshare_args *a)
 {
 	struct proc *p = td->proc;
+	struct mntns *ns = NULL;
 	uint64_t flags = a->flags;
 
 	if (flags & ~(uint64_t)UNSHARE_VALID)
@@ -473,11 +474,14 @@ sys_unshare(struct thread *td, const struct sys_unshare_args *a)
 		return -EINVAL;
 	if ((flags & CLONE_NEWNS) && p->cred.euid != 0)
 		return -EPERM;  /* CAP_SYS_ADMIN */
+	/* The copy that can fail first: ENOMEM leaves nothing unshared. */
+	if ((flags & CLONE_NEWNS) && (ns = mntns_dup(vfs_ns(p))) == NULL)
+		return -ENOMEM;
 	if (flags & CLONE_FILES)
 		proc_unshare_files(p);
 	if (flags & CLONE_FS)
 		proc_unshare_fs(p);
 	if (flags & CLONE_NEWNS)
-		return mntns_unshare(&p->fs->mntns);
+		mntns_install(&p->fs->mntns, ns);
 	return 0;
 }

@@ -400,16 +400,14 @@ void vfs_umount(struct mount *mp);
 void vfs_fs_idle(struct mount *fs);
 /*
  * Mount namespaces, held by the processes' fs state (NULL there: boot's,
- * which is never released).  mntns_unshare() puts a copy of *nsp's table
- * in its place, letting *nsp go (mount_namespaces(7)'s CLONE_NEWNS):
- * 0, or -ENOMEM when the copy does not fit in the sandbox's memory.
- * mntns_dup() makes such a copy of ns, referenced, or returns NULL;
+ * which is never released).  mntns_dup() makes a copy of ns's table for
+ * a new namespace (mount_namespaces(7)'s CLONE_NEWNS), referenced, or
+ * returns NULL when it does not fit in the sandbox's memory;
  * mntns_install() puts ns (taking the reference) in *nsp's place and
  * lets the old one go.
  */
 void mntns_ref(struct mntns *ns);
 void mntns_rel(struct mntns *ns);
-int mntns_unshare(struct mntns **nsp);
 struct mntns *mntns_dup(const struct mntns *ns);
 void mntns_install(struct mntns **nsp, struct mntns *ns);
 /* The inode number of ns, as /proc/PID/ns/mnt names it. */

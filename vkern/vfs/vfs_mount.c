@@ -673,17 +673,6 @@ mntns_rel(struct mntns *ns)
 	vfs_fs_reap();
 }
 
-int
-mntns_unshare(struct mntns **nsp)
-{
-	struct mntns *ns = *nsp != NULL ? *nsp : &init_ns, *c;
-
-	if ((c = mntns_dup(ns)) == NULL)
-		return -ENOMEM;
-	mntns_install(nsp, c);
-	return 0;
-}
-
 void
 mntns_install(struct mntns **nsp, struct mntns *ns)
 {
