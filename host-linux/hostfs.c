@@ -11,11 +11,17 @@
  * get one checked component and never follow a trailing symlink, so they
  * cannot leave the directory either.
  *
- * Objects start as O_PATH fds, so that stat-ing a FIFO or a device has no
- * side effect on the host (opening a FIFO wakes or blocks a writer;
- * opening a device runs its driver).  Regular files and directories are
- * reopened for I/O when the kernel first asks; an O_PATH fd cannot be
- * reopened by itself without /proc/self/fd, which the lock-down forbids.
+ * A lookup only stats the name beneath its directory: most names looked
+ * up are only stat-ed, and an open and a close more for each was most of
+ * what a cold lookup cost.  The object gets an fd when the kernel first
+ * needs one (plat_hostobj_open, or plat_hostobj_reopen for I/O), by the
+ * same name in the same directory, and only if the name still holds the
+ * inode the lookup found.  It is an O_PATH fd, so that a FIFO or a device
+ * has no side effect on the host (opening a FIFO wakes or blocks a
+ * writer; opening a device runs its driver).  Regular files and
+ * directories are opened for I/O when the kernel first asks; an O_PATH fd
+ * cannot be reopened by itself without /proc/self/fd, which the lock-down
+ * forbids.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -56,7 +62,7 @@
 #define NS_PER_SEC 1000000000LL
 
 struct plat_hostobj {
-	int fd;
+	int fd;            /* -1 until the kernel needs one */
 	int access;        /* the PLAT_HOST_* the fd allows; 0 for O_PATH */
 	uint32_t type;     /* S_IFMT bits: an inode's type never changes */
 	uint64_t dev, ino; /* which inode, to check a reopen by name */
@@ -251,8 +257,9 @@ plat_hostdir_open_root(const char *hostpath, struct plat_hostobj **out,
 	return obj_make(steal_fd(&fd), 0, out, st);
 }
 
-int
-plat_hostobj_lookup(struct plat_hostobj *dir, const char *name,
+/* name in dir, opened O_PATH and stat-ed into *st. */
+static int
+lookup_open(struct plat_hostobj *dir, const char *name,
     struct plat_hostobj **out, struct plat_hoststat *st)
 {
 	int fd;
@@ -262,6 +269,34 @@ plat_hostobj_lookup(struct plat_hostobj *dir, const char *name,
 	if ((fd = host_openat2(dir->fd, name, O_PATH, 0)) < 0)
 		return fd;
 	return obj_make(fd, 0, out, st);
+}
+
+int
+plat_hostobj_lookup(struct plat_hostobj *dir, const char *name,
+    struct plat_hostobj **out, struct plat_hoststat *st)
+{
+	struct plat_hostobj *obj;
+	int r;
+
+	if ((r = plat_hostobj_statat(dir, name, st)) < 0)
+		return r;
+	if ((obj = malloc(sizeof(*obj))) == NULL)
+		return -ENOMEM;
+	*obj = (struct plat_hostobj){
+		.fd = -1,
+		.type = st->mode & S_IFMT,
+		.dev = st->dev,
+		.ino = st->ino,
+		.setid = (st->mode & (S_ISUID | S_ISGID)) != 0,
+	};
+	*out = obj;
+	return 0;
+}
+
+bool
+plat_hostobj_opened(const struct plat_hostobj *obj)
+{
+	return obj->fd >= 0;
 }
 
 int
@@ -328,36 +363,69 @@ plat_hostobj_statat(struct plat_hostobj *dir, const char *name,
 
 	if ((r = dir_name_check(dir, name)) < 0)
 		return r;
+	if (dir->fd < 0)
+		return -EIO;   /* a kernel bug: its directory not opened */
 	return host_statx(dir->fd, name, st);
 }
 
 /*
- * Open regular file obj again by its name, and check that the name still
- * holds the same inode.  O_NONBLOCK | O_NOCTTY: should the host have put
- * a FIFO or a terminal there meanwhile, the open neither waits nor takes
- * it over, and the check refuses it.  Returns the new fd or -errno.
+ * Open obj by its name, name in dir, with flags, and check that the name
+ * still holds the same inode.  O_NONBLOCK | O_NOCTTY for an open for I/O:
+ * should the host have put a FIFO or a terminal there meanwhile, the open
+ * neither waits nor takes it over, and the check refuses it.  Returns the
+ * new fd, -ESTALE when the name is gone or holds another file, or -errno.
  */
 static int
-reopen_file(const struct plat_hostobj *obj, const struct plat_hostobj *dir,
-    const char *name, int acc)
+open_by_name(const struct plat_hostobj *obj, const struct plat_hostobj *dir,
+    const char *name, uint64_t flags)
 {
 	cleanup_close int fd = -1;
 	struct plat_hoststat st;
 	int r;
 
-	if (dir_name_check(dir, name) < 0)
+	if (dir_name_check(dir, name) < 0 || dir->fd < 0)
 		return -ESTALE;
-	fd = host_openat2(dir->fd, name, ((acc & PLAT_HOST_WRITE) ? O_RDWR :
-	    O_RDONLY) | O_NONBLOCK | O_NOCTTY, 0);
-	if (fd == -ELOOP || fd == -ENOENT)
+	if (!(flags & O_PATH))
+		flags |= O_NONBLOCK | O_NOCTTY;
+	fd = host_openat2(dir->fd, name, flags, 0);
+	if (fd == -ELOOP || fd == -ENOENT || fd == -ENOTDIR)
 		return -ESTALE;   /* a symlink now, or gone */
 	if (fd < 0)
 		return fd;
 	if ((r = host_statx(fd, "", &st)) < 0)
 		return r;
-	if (!S_ISREG(st.mode) || st.dev != obj->dev || st.ino != obj->ino)
+	if ((st.mode & S_IFMT) != obj->type || st.dev != obj->dev ||
+	    st.ino != obj->ino)
 		return -ESTALE;
 	return steal_fd(&fd);
+}
+
+/* obj's fd is now fd, with access acc. */
+static void
+obj_set_fd(struct plat_hostobj *obj, int fd, int acc)
+{
+	if (obj->fd >= 0)
+		close(obj->fd);
+	obj->fd = fd;
+	obj->access = acc;
+	obj->dirpos = 0;
+	dir_changed(obj);
+}
+
+int
+plat_hostobj_open(struct plat_hostobj *obj, struct plat_hostobj *dir,
+    const char *name)
+{
+	int fd;
+
+	if (obj->fd >= 0)
+		return 0;
+	if (dir == NULL)
+		return -ESTALE;
+	if ((fd = open_by_name(obj, dir, name, O_PATH)) < 0)
+		return fd;
+	obj_set_fd(obj, fd, 0);
+	return 0;
 }
 
 int
@@ -374,21 +442,25 @@ plat_hostobj_reopen(struct plat_hostobj *obj, struct plat_hostobj *dir,
 		if (acc & PLAT_HOST_WRITE)
 			return -EISDIR;
 		/* "." beneath itself: the same directory, whatever its name. */
-		fd = host_openat2(obj->fd, ".", O_RDONLY | O_DIRECTORY, 0);
+		if (obj->fd >= 0)
+			fd = host_openat2(obj->fd, ".", O_RDONLY | O_DIRECTORY,
+			    0);
+		else if (dir != NULL)
+			fd = open_by_name(obj, dir, name, O_RDONLY |
+			    O_DIRECTORY);
+		else
+			fd = -ESTALE;
 		break;
 	case S_IFREG:
-		fd = reopen_file(obj, dir, name, acc);
+		fd = dir != NULL ? open_by_name(obj, dir, name,
+		    (acc & PLAT_HOST_WRITE) ? O_RDWR : O_RDONLY) : -ESTALE;
 		break;
 	default:
 		return -EINVAL;
 	}
 	if (fd < 0)
 		return fd;
-	close(obj->fd);
-	obj->fd = fd;
-	obj->access = acc;
-	obj->dirpos = 0;
-	dir_changed(obj);
+	obj_set_fd(obj, fd, acc);
 	return 0;
 }
 
@@ -604,7 +676,7 @@ plat_hostobj_create(struct plat_hostobj *dir, const char *name,
 	 * XXX: should the host replace the new name before this lookup, the
 	 * caller gets what is there now; it is beneath dir all the same.
 	 */
-	return plat_hostobj_lookup(dir, name, out, st);
+	return lookup_open(dir, name, out, st);
 }
 
 int
@@ -775,7 +847,8 @@ plat_hostobj_close(struct plat_hostobj *obj)
 {
 	if (obj == NULL)
 		return;
-	close(obj->fd);
+	if (obj->fd >= 0)
+		close(obj->fd);
 	dir_changed(obj);
 	free(obj);
 }

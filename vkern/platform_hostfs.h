@@ -10,12 +10,18 @@
  * So nothing a guest asks for can name a host file outside the root; the
  * kernel resolves symlinks and ".." itself.
  *
- * An object starts with no I/O access (an O_PATH descriptor: stat,
- * readlink, chmod, chown and utimens work, read and write do not).
- * plat_hostobj_reopen() gives it read or read-write access, which it then
- * keeps.  Opening a FIFO or a device never happens: their objects only
- * ever have metadata access, so looking one up has no side effect on the
- * host and never blocks.
+ * An object found by plat_hostobj_lookup() starts with no descriptor at
+ * all: only its name in its directory (which the caller keeps track of)
+ * leads to it, and it does not keep its inode.  plat_hostobj_open() gives
+ * it a descriptor without I/O access (an O_PATH one: stat, readlink,
+ * chmod, chown and utimens work, read and write do not), which every hook
+ * but those two and plat_hostobj_reopen() needs; a directory needs one
+ * to have names looked up, made or removed in it.  plat_hostobj_reopen()
+ * gives it read or read-write access, which it then keeps.  Both check
+ * that the name still holds the inode the lookup found (-ESTALE if not).
+ * Opening a FIFO or a device never happens: their objects only ever have
+ * metadata access, so looking one up has no side effect on the host and
+ * never blocks.
  *
  * Every hook returns 0 (or a count) or -errno with the host's errno where
  * it means the same to the guest (x86-64 Linux numbers them alike):
@@ -65,14 +71,28 @@ int plat_hostdir_open_root(const char *hostpath, struct plat_hostobj **out,
     struct plat_hoststat *st);
 
 /*
- * Open name in directory dir, without following it if it is a symlink,
- * and stat it into *st.  The new object has no I/O access.
- * -ENOTDIR when dir is not a directory.
+ * Stat name in directory dir (which has its descriptor), without
+ * following it if it is a symlink, into *st, and make an object for it
+ * that has no descriptor yet.  -ENOTDIR when dir is not a directory.
  */
 int plat_hostobj_lookup(struct plat_hostobj *dir, const char *name,
     struct plat_hostobj **out, struct plat_hoststat *st);
 
-/* Stat the object itself (a symlink's own status, not its target's). */
+/*
+ * Give obj, found as name in dir (NULL: it has no name now, -ESTALE), its
+ * descriptor, if it has none: 0, -ESTALE when the name is gone or holds
+ * another file, or the host's errno.
+ */
+int plat_hostobj_open(struct plat_hostobj *obj, struct plat_hostobj *dir,
+    const char *name);
+
+/* Whether obj has its descriptor (and so keeps its inode). */
+bool plat_hostobj_opened(const struct plat_hostobj *obj);
+
+/*
+ * Stat the object itself (a symlink's own status, not its target's).
+ * Like every hook below, it needs obj's descriptor.
+ */
 int plat_hostobj_stat(struct plat_hostobj *obj, struct plat_hoststat *st);
 
 /* The figures of the host file system obj is on, as statfs(2) gives them. */
@@ -89,10 +109,10 @@ int plat_hostobj_statat(struct plat_hostobj *dir, const char *name,
 /*
  * Give obj the access in want (PLAT_HOST_READ, or with PLAT_HOST_WRITE
  * read-write) if it lacks it; it keeps it until closed.  A directory is
- * reopened through itself (read only: -EISDIR for write).  A regular file
- * is reopened by its name in its directory, dir and name (which the
- * caller keeps track of); -ESTALE when it has none (dir NULL) or the name
- * now holds another file.  Other types have no I/O: -EINVAL.  The host
+ * reopened through its descriptor, or by name without one (read only:
+ * -EISDIR for write).  A regular file is reopened by its name in its
+ * directory, dir and name (which the caller keeps track of); -ESTALE
+ * when it has none (dir NULL) or the name now holds another file.  Other types have no I/O: -EINVAL.  The host
  * checks the vkernel's own permission: -EACCES, -ETXTBSY, -EROFS.
  */
 int plat_hostobj_reopen(struct plat_hostobj *obj, struct plat_hostobj *dir,

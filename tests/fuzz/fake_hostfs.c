@@ -6,6 +6,7 @@
  * vkern/platform_hostfs.h as that directory would.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -30,6 +31,19 @@ plat_hostobj_lookup(struct plat_hostobj *dir, const char *name,
     struct plat_hostobj **out, struct plat_hoststat *st)
 {
 	return -ENOENT;
+}
+
+int
+plat_hostobj_open(struct plat_hostobj *obj, struct plat_hostobj *dir,
+    const char *name)
+{
+	return 0;
+}
+
+bool
+plat_hostobj_opened(const struct plat_hostobj *obj)
+{
+	return true;
 }
 
 int

@@ -868,6 +868,86 @@ Test(hostfs, dotdot_after_host_moves_dir_stays_inside)
 	hostfs_unmount(mp);
 }
 
+/*
+ * A name looked up but not opened yet, which the host then swaps for a
+ * symlink out of the tree: opening it by name (to look up in it, list
+ * it, read it or read the link) never follows the link; the vnode is
+ * stale, and nothing of outside/ shows.
+ */
+Test(hostfs, lazy_open_of_name_swapped_for_symlink_stays_inside)
+{
+	struct vnode *root, *sub, *f, *vn = NULL;
+	struct dirlist *d = calloc(1, sizeof(*d));
+	char to[PATH_MAX], b[64];
+	long n;
+	int r;
+
+	fake_clock_frozen = true;
+	root = mnt(true);
+	sub = look(root, "sub");
+	f = look(root, "hello.txt");
+	snprintf(to, sizeof(to), "%s/outside/sub", tmpdir);
+	cr_assert_eq(rename(hp("sub"), to), 0);
+	cr_assert_eq(symlink("../outside", hp("sub")), 0);
+	cr_assert_eq(unlink(hp("hello.txt")), 0);
+	cr_assert_eq(symlink("../outside/secret.txt", hp("hello.txt")), 0);
+	r = sub->ops->lookup(sub, "secret.txt", &vn);
+	cr_assert(r == -ESTALE || r == -ENOENT, "lookup through it: %d", r);
+	cr_assert_eq(sub->ops->readdir(sub, 0, collect, d), -ESTALE);
+	cr_assert_eq(d->n, 0, "listed %d names of outside/", d->n);
+	n = f->ops->read(f, b, sizeof(b), 0);
+	cr_assert_eq(n, -ESTALE, "read gave %ld", n);
+	/* The file's status as last seen, never the link's or secret's. */
+	fake_clock_now_ns += 10000000;
+	cr_assert_eq(attr(f).mode, S_IFREG | 0644);
+	cr_assert_eq(attr(f).size, strlen(HELLO));
+	free(d);
+	vnode_rel(f);
+	vnode_rel(sub);
+	hostfs_unmount(mp);
+}
+
+/*
+ * A file looked up but not opened, removed on the host, and its inode
+ * number given to a new directory: a lookup of the new name gets a
+ * directory vnode, not the file's.  (A host file system that does not
+ * reuse numbers soon has nothing to check.)
+ */
+Test(hostfs, lazy_inode_number_reused_by_another_type)
+{
+	struct vnode *root = mnt(false);
+	struct vnode *f = look(root, "hello.txt");
+	uint64_t ino = attr(f).ino;
+	struct vnode *g;
+	struct stat st;
+	char name[32];
+	int i;
+
+	cr_assert_eq(unlink(hp("hello.txt")), 0);
+	cr_assert_eq(unlink(hp("hard.txt")), 0);
+	for (i = 0; i < 200; i++) {
+		snprintf(name, sizeof(name), "d%d", i);
+		cr_assert_eq(mkdir(hp(name), 0755), 0);
+		cr_assert_eq(stat(hp(name), &st), 0);
+		if (st.st_ino == ino)
+			break;
+	}
+	if (i == 200) {
+		vnode_rel(f);
+		hostfs_unmount(mp);
+		cr_skip_test("the host gave no directory number %llu",
+		    (unsigned long long)ino);
+	}
+	g = look(root, name);
+	cr_assert_neq(g, f);
+	cr_assert_eq(g->type, VDIR);
+	assert_attr_is_host(g, name);
+	cr_assert_eq(f->ops->read(f, name, 1, 0), -ESTALE);
+	vnode_rel(g);
+	vnode_rel(f);
+	hostfs_unmount(mp);
+}
+
 /* --- A read-only mount --- */
 
 /* The host tree as text: names, modes, sizes and hello.txt's bytes. */

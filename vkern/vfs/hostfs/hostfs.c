@@ -1,27 +1,7 @@
 /*
  * hostfs: vnodes over the host objects of platform_hostfs.h.
  *
- * Identity.  Each mount keeps a table of its live vnodes keyed by the
- * host's (st_dev, st_ino), so that looking a file up again, by any name,
- * gives the same vnode (hard links share one).  The table holds no
- * reference: a vnode leaves it when its last reference goes.  While it is
- * there its host fd pins the inode, so the number cannot be reused.
- *
- * Names.  Every vnode but the root holds a reference to the directory it
- * was found in, and its name there.  That answers "..": from hostfs's own
- * record and never from the host's, so a directory moved out of the tree
- * on the host does not take the guest out with it.  It also lets a
- * regular file be reopened by name for I/O, which an O_PATH fd cannot be
- * after the lock-down.  Renames and removals made through hostfs keep the
- * record true; those made on the host behind its back make it stale,
- * which costs an -ESTALE, never an escape.  The parent references make
- * no cycle: a directory is never moved beneath itself (rename_check).
- *
- * Access.  A lookup opens a file O_PATH and stats it, nothing more.  The
- * first read opens it read-only, the first write or truncate read-write,
- * and the vnode keeps that.  Before the guest removes the name hostfs
- * knows a live file by, hostfs opens it, since afterwards it could not:
- * a guest may still use a file it has open after unlinking it.
+ * The vnodes themselves: hostfs_node.c.
  *
  * A read-only mount refuses every change with -EROFS before asking the
  * host.  st_dev is the host's, so that files of several host file systems
@@ -38,244 +18,10 @@
 #include "vkern/kmem.h"
 #include "vkern/platform.h"
 #include "vkern/vfs/hostfs/hostfs.h"
+#include "vkern/vfs/hostfs/hostfs_node.h"
 #include "vkern/vfs/mapcache.h"
 #include "vkern/vfs/vfs.h"
 #include "vkern/vk.h"
-
-#define HOSTFS_NHASH 256   /* buckets per mount; chains hold live vnodes */
-
-struct hostfs_mount;
-
-struct hostfs_node {
-	struct vnode *vn;
-	struct hostfs_mount *hm;
-	struct plat_hostobj *obj;
-	uint64_t dev, ino;            /* the host's, the table's key */
-	uint32_t mode, uid, gid;      /* as last seen */
-	struct vnode *parent;         /* referenced; NULL: root, or no name */
-	char *name;                   /* its name in parent */
-	struct hostfs_node *hnext;    /* hash chain */
-	struct mapcache *mc;          /* while mapped shared, or NULL */
-	uint64_t names_ver;           /* a directory's, when last asked */
-	int64_t names_seen_ns;        /* then, CLOCK_MONOTONIC */
-	uint64_t names_gen;           /* and names_changes then */
-	struct plat_hoststat st;      /* the status last asked of the host */
-	int64_t st_seen_ns;           /* then, CLOCK_MONOTONIC */
-	uint64_t st_gen;              /* and attr_changes then */
-};
-
-struct hostfs_mount {
-	struct mount *mp;
-	size_t nnodes;                /* live vnodes, the root included */
-	struct hostfs_node *hash[HOSTFS_NHASH];
-};
-
-static const struct vnode_ops hostfs_vnops;
-
-/* --- Live vnodes --- */
-
-static size_t
-node_bucket(uint64_t dev, uint64_t ino)
-{
-	uint64_t h = (ino ^ (dev << 32 | dev >> 32)) * 0x9e3779b97f4a7c15ULL;
-
-	return (size_t)(h >> 56) % HOSTFS_NHASH;
-}
-
-static struct hostfs_node *
-node_find(struct hostfs_mount *hm, uint64_t dev, uint64_t ino)
-{
-	struct hostfs_node *n = hm->hash[node_bucket(dev, ino)];
-
-	while (n != NULL && (n->dev != dev || n->ino != ino))
-		n = n->hnext;
-	return n;
-}
-
-static void
-node_unhash(struct hostfs_node *n)
-{
-	struct hostfs_node **pp = &n->hm->hash[node_bucket(n->dev, n->ino)];
-
-	while (*pp != n) {
-		VK_ASSERT(*pp != NULL);
-		pp = &(*pp)->hnext;
-	}
-	*pp = n->hnext;
-	n->hm->nnodes--;
-}
-
-static char *
-name_dup(const char *name)
-{
-	size_t len = strlen(name) + 1;
-
-	return memcpy(vk_xmalloc(len), name, len);
-}
-
-/* Record that n is called name in dir (NULL: it has no name we know). */
-static void
-node_set_name(struct hostfs_node *n, struct vnode *dir, const char *name)
-{
-	struct vnode *old = n->parent;
-
-	free(n->name);
-	n->name = dir != NULL ? name_dup(name) : NULL;
-	if (dir != NULL)
-		vnode_ref(dir);
-	n->parent = dir;
-	if (old != NULL)
-		vnode_rel(old);
-}
-
-/* Whether hostfs knows n by name in dir. */
-static bool
-node_named(const struct hostfs_node *n, const struct vnode *dir,
-    const char *name)
-{
-	return n->parent == dir && n->name != NULL &&
-	    strcmp(n->name, name) == 0;
-}
-
-/*
- * A read-only mount's files change only on the host (or through another,
- * read-write, mount of the same host tree), so their status is asked of
- * the host at most every HOSTFS_ATTR_TTL_NS: stat(2) of a cached path then
- * costs no host call, and a lookup's status serves the stat that follows
- * it.  A change the host makes is seen at the first stat at least that
- * long after it was made, as a change of names is (hostfs_names_version).
- * One the guest makes through any hostfs mount counts in attr_changes and
- * is seen at once.
- */
-#define HOSTFS_ATTR_TTL_NS 10000000
-
-static uint64_t attr_changes;
-
-/* n's status st was asked of the host just now. */
-static void
-node_saw(struct hostfs_node *n, const struct plat_hoststat *st)
-{
-	n->mode = st->mode;
-	n->uid = st->uid;
-	n->gid = st->gid;
-	n->st = *st;
-	n->st_seen_ns = plat_clock_ns(CLOCK_MONOTONIC);
-	n->st_gen = attr_changes;
-}
-
-/* n's status: the host's, or on a read-only mount the one seen lately. */
-static int
-node_stat(struct hostfs_node *n, struct plat_hoststat *st)
-{
-	int r;
-
-	if (n->hm->mp->rdonly && n->st_gen == attr_changes &&
-	    plat_clock_ns(CLOCK_MONOTONIC) - n->st_seen_ns <
-	    HOSTFS_ATTR_TTL_NS) {
-		*st = n->st;
-		return 0;
-	}
-	if ((r = plat_hostobj_stat(n->obj, st)) < 0)
-		return r;
-	node_saw(n, st);
-	return 0;
-}
-
-/* A new vnode for obj (taken over), found as name in dir (NULL: root). */
-static struct vnode *
-node_new(struct hostfs_mount *hm, struct plat_hostobj *obj,
-    const struct plat_hoststat *st, struct vnode *dir, const char *name)
-{
-	struct hostfs_node *n = vk_xcalloc(1, sizeof(*n));
-	size_t b = node_bucket(st->dev, st->ino);
-
-	n->hm = hm;
-	n->obj = obj;
-	n->dev = st->dev;
-	n->ino = st->ino;
-	node_saw(n, st);
-	n->vn = vnode_alloc(hm->mp, vtype_from_mode(st->mode), &hostfs_vnops,
-	    n);
-	if (dir != NULL)
-		node_set_name(n, dir, name);
-	n->hnext = hm->hash[b];
-	hm->hash[b] = n;
-	hm->nnodes++;
-	return n->vn;
-}
-
-/*
- * The vnode for obj (taken over), found as name in dir: the live one if
- * there is one, which gets the name if it had lost its own (a directory
- * keeps its record: a new parent could be beneath it).  Referenced.
- */
-static int
-node_get(struct hostfs_mount *hm, struct plat_hostobj *obj,
-    const struct plat_hoststat *st, struct vnode *dir, const char *name,
-    struct vnode **vpp)
-{
-	struct hostfs_node *n = node_find(hm, st->dev, st->ino);
-
-	if (n == NULL) {
-		*vpp = node_new(hm, obj, st, dir, name);
-		return 0;
-	}
-	plat_hostobj_close(obj);
-	node_saw(n, st);
-	if (n->name == NULL && n->vn->type != VDIR)
-		node_set_name(n, dir, name);
-	vnode_ref(n->vn);
-	*vpp = n->vn;
-	return 0;
-}
-
-/* Give n's host object the access in want (PLAT_HOST_*). */
-static int
-node_want(struct hostfs_node *n, int want)
-{
-	struct hostfs_node *pn = n->parent != NULL ? n->parent->data : NULL;
-
-	return plat_hostobj_reopen(n->obj, pn != NULL ? pn->obj : NULL,
-	    n->name, want);
-}
-
-/*
- * n is a live file about to lose the name hostfs could reopen it by:
- * open it now, read-write if the host lets us, else read-only, so that
- * the guest can go on using it.  Failure only means it stays unopened.
- */
-static void
-node_keep_open(struct hostfs_node *n)
-{
-	if (n->vn->type != VREG)
-		return;
-	if (node_want(n, PLAT_HOST_READ | PLAT_HOST_WRITE) < 0)
-		(void)node_want(n, PLAT_HOST_READ);
-}
-
-/* The live vnode name in dir stands for, if any: NULL when none is. */
-static int
-node_at(struct hostfs_node *dn, const char *name, struct hostfs_node **np)
-{
-	struct plat_hoststat st;
-	int r;
-
-	*np = NULL;
-	if ((r = plat_hostobj_statat(dn->obj, name, &st)) < 0)
-		return r;
-	*np = node_find(dn->hm, st.dev, st.ino);
-	return 0;
-}
-
-/* Whether directory a is d or one of d's ancestors, as hostfs knows them. */
-static bool
-node_is_ancestor(const struct vnode *a, const struct vnode *d)
-{
-	for (; d != NULL; d = ((struct hostfs_node *)d->data)->parent)
-		if (d == a)
-			return true;
-	return false;
-}
 
 /* --- Vnode ops --- */
 
@@ -318,9 +64,10 @@ hostfs_lookup(struct vnode *dir, const char *name, struct vnode **vpp)
 	}
 	if (name != NULL && strcmp(name, "..") == 0)
 		return hostfs_dotdot(dir, vpp);
-	if ((r = plat_hostobj_lookup(dn->obj, name, &obj, &st)) < 0)
+	if ((r = hostfs_node_open(dn)) < 0 ||
+	    (r = plat_hostobj_lookup(dn->obj, name, &obj, &st)) < 0)
 		return r;
-	return node_get(dn->hm, obj, &st, dir, name, vpp);
+	return hostfs_node_get(dn->hm, obj, &st, dir, name, vpp);
 }
 
 static int
@@ -330,7 +77,7 @@ hostfs_getattr(struct vnode *vn, struct vattr *va)
 	struct plat_hoststat st;
 	int r;
 
-	if ((r = node_stat(n, &st)) < 0)
+	if ((r = hostfs_node_stat(n, &st)) < 0)
 		return r;
 	*va = (struct vattr){
 		.ino = st.ino, .dev = st.dev, .rdev = st.rdev,
@@ -374,8 +121,8 @@ hostfs_names_version(struct vnode *dir)
 	    now - n->names_seen_ns < HOSTFS_NAMES_TTL_NS)
 		return n->names_ver;
 	n->names_ver = 0;
-	if (plat_hostobj_stat(n->obj, &st) == 0) {
-		node_saw(n, &st);
+	if (hostfs_node_host_stat(n, &st) == 0) {
+		hostfs_node_saw(n, &st);
 		if (st.ctime_ns > 0 && plat_clock_ns(CLOCK_REALTIME) -
 		    st.ctime_ns >= HOSTFS_TICK_NS)
 			n->names_ver = (uint64_t)st.ctime_ns;
@@ -409,7 +156,8 @@ hostfs_statfs(struct vnode *vn, struct vfs_statfs *sf)
 	struct plat_hoststatfs hs;
 	int r;
 
-	if ((r = plat_hostobj_statfs(n->obj, &hs)) < 0)
+	if ((r = hostfs_node_open(n)) < 0 ||
+	    (r = plat_hostobj_statfs(n->obj, &hs)) < 0)
 		return r;
 	*sf = (struct vfs_statfs){
 		.magic = hs.magic, .bsize = hs.bsize, .blocks = hs.blocks,
@@ -428,7 +176,7 @@ hostfs_truncate(struct hostfs_node *n, uint64_t size)
 		return -EISDIR;
 	if (n->vn->type != VREG)
 		return -EINVAL;
-	if ((r = node_want(n, PLAT_HOST_READ | PLAT_HOST_WRITE)) < 0 ||
+	if ((r = hostfs_node_want(n, PLAT_HOST_READ | PLAT_HOST_WRITE)) < 0 ||
 	    (r = plat_hostobj_truncate(n->obj, size)) < 0)
 		return r;
 	if (n->mc != NULL)
@@ -444,8 +192,8 @@ hostfs_fallocate(struct vnode *vn, int mode, uint64_t off, uint64_t len)
 
 	if (vn_rdonly(vn))
 		return -EROFS;
-	attr_changes++;
-	if ((r = node_want(n, PLAT_HOST_READ | PLAT_HOST_WRITE)) < 0)
+	hostfs_attr_changes++;
+	if ((r = hostfs_node_want(n, PLAT_HOST_READ | PLAT_HOST_WRITE)) < 0)
 		return r;
 	/* Punching or shifting ranges moves data the mappings see. */
 	if (n->mc != NULL && (r = mapcache_flush(n->mc)) < 0)
@@ -467,7 +215,9 @@ hostfs_setattr(struct vnode *vn, const struct vattr *va, unsigned mask)
 		return -EINVAL;
 	if (vn_rdonly(vn))
 		return -EROFS;
-	attr_changes++;
+	hostfs_attr_changes++;
+	if ((r = hostfs_node_open(n)) < 0)
+		return r;
 	if (mask & VA_SIZE)
 		r = hostfs_truncate(n, va->size);
 	/* Owner first: the host's chown would take set-id bits away. */
@@ -479,7 +229,7 @@ hostfs_setattr(struct vnode *vn, const struct vattr *va, unsigned mask)
 		r = plat_hostobj_chmod(n->obj, va->mode & 07777);
 		/* A host without fchmodat2 chmods a file only when open. */
 		if (r == -EOPNOTSUPP && vn->type == VREG &&
-		    node_want(n, PLAT_HOST_READ) == 0)
+		    hostfs_node_want(n, PLAT_HOST_READ) == 0)
 			r = plat_hostobj_chmod(n->obj, va->mode & 07777);
 	}
 	times |= (mask & VA_ATIME) ? PLAT_UTIME_ATIME : 0;
@@ -498,7 +248,7 @@ host_pread(struct vnode *vn, void *buf, size_t len, uint64_t off)
 	struct hostfs_node *n = vn->data;
 	int r;
 
-	if ((r = node_want(n, PLAT_HOST_READ)) < 0)
+	if ((r = hostfs_node_want(n, PLAT_HOST_READ)) < 0)
 		return r;
 	return plat_hostobj_pread(n->obj, buf, len, off);
 }
@@ -509,8 +259,8 @@ host_pwrite(struct vnode *vn, const void *buf, size_t len, uint64_t off)
 	struct hostfs_node *n = vn->data;
 	int r;
 
-	attr_changes++;
-	if ((r = node_want(n, PLAT_HOST_READ | PLAT_HOST_WRITE)) < 0)
+	hostfs_attr_changes++;
+	if ((r = hostfs_node_want(n, PLAT_HOST_READ | PLAT_HOST_WRITE)) < 0)
 		return r;
 	return plat_hostobj_pwrite(n->obj, buf, len, off);
 }
@@ -522,7 +272,7 @@ host_size(struct vnode *vn, uint64_t *sizep)
 	struct plat_hoststat st;
 	int r;
 
-	if ((r = plat_hostobj_stat(n->obj, &st)) < 0)
+	if ((r = hostfs_node_host_stat(n, &st)) < 0)
 		return r;
 	*sizep = st.size;
 	return 0;
@@ -545,7 +295,7 @@ read_check(struct vnode *vn)
 		return -EISDIR;
 	if (vn->type != VREG)
 		return -EINVAL;
-	return node_want(vn->data, PLAT_HOST_READ);
+	return hostfs_node_want(vn->data, PLAT_HOST_READ);
 }
 
 static long
@@ -701,7 +451,7 @@ hostfs_readdir(struct vnode *dir, uint64_t cookie, vfs_dirent_fn fn,
 
 	if (dir->type != VDIR)
 		return -ENOTDIR;
-	if ((r = node_want(dn, PLAT_HOST_READ)) < 0)
+	if ((r = hostfs_node_want(dn, PLAT_HOST_READ)) < 0)
 		return r;
 	return plat_hostobj_readdir(dn->obj, cookie, readdir_entry, &c);
 }
@@ -711,8 +461,12 @@ hostfs_readlink(struct vnode *vn, char *buf, size_t size)
 {
 	struct hostfs_node *n = vn->data;
 
+	int r;
+
 	if (vn->type != VLNK)
 		return -EINVAL;
+	if ((r = hostfs_node_open(n)) < 0)
+		return r;
 	return plat_hostobj_readlink(n->obj, buf, size);
 }
 
@@ -765,12 +519,14 @@ hostfs_create(struct vnode *dir, const char *name, uint32_t mode,
 	if (vn_rdonly(dir))
 		return -EROFS;
 	names_changes++;
-	attr_changes++;
+	hostfs_attr_changes++;
 	if (dir->type != VDIR)
 		return -ENOTDIR;
 	if (name != NULL && (strcmp(name, ".") == 0 ||
 	    strcmp(name, "..") == 0))
 		return -EEXIST;
+	if ((r = hostfs_node_open(dn)) < 0)
+		return r;
 	r = plat_hostobj_create(dn->obj, name,
 	    mode & ~(uint32_t)(S_ISUID | S_ISGID), target, &obj, &st);
 	if (r < 0)
@@ -781,7 +537,7 @@ hostfs_create(struct vnode *dir, const char *name, uint32_t mode,
 		(void)plat_hostobj_remove(dn->obj, name, S_ISDIR(mode));
 		return r;
 	}
-	return node_get(dn->hm, obj, &st, dir, name, vpp);
+	return hostfs_node_get(dn->hm, obj, &st, dir, name, vpp);
 }
 
 static int
@@ -794,7 +550,7 @@ hostfs_link(struct vnode *dir, const char *name, struct vnode *vn)
 	if (vn_rdonly(dir))
 		return -EROFS;
 	names_changes++;
-	attr_changes++;
+	hostfs_attr_changes++;
 	if (vn->ops != &hostfs_vnops || vn->mount != dir->mount)
 		return -EXDEV;
 	if (dir->type != VDIR)
@@ -805,6 +561,8 @@ hostfs_link(struct vnode *dir, const char *name, struct vnode *vn)
 	if (n->parent == NULL)
 		return -ENOENT;   /* unlinked: linkat(2) says ENOENT too */
 	pn = n->parent->data;
+	if ((r = hostfs_node_open(dn)) < 0)
+		return r;
 	if ((r = plat_hostobj_statat(pn->obj, n->name, &st)) < 0)
 		return r == -ENOENT ? -ESTALE : r;
 	if (st.dev != n->dev || st.ino != n->ino)
@@ -821,17 +579,17 @@ hostfs_remove(struct vnode *dir, const char *name, bool rmdir)
 	if (vn_rdonly(dir))
 		return -EROFS;
 	names_changes++;
-	attr_changes++;
+	hostfs_attr_changes++;
 	if (dir->type != VDIR)
 		return -ENOTDIR;
-	if ((r = node_at(dn, name, &victim)) < 0)
+	if ((r = hostfs_node_at(dn, name, &victim)) < 0)
 		return r;
-	if (victim != NULL && node_named(victim, dir, name))
-		node_keep_open(victim);
+	if (victim != NULL && hostfs_node_named(victim, dir, name))
+		hostfs_node_keep_open(victim);
 	if ((r = plat_hostobj_remove(dn->obj, name, rmdir)) < 0)
 		return r;
-	if (victim != NULL && node_named(victim, dir, name))
-		node_set_name(victim, NULL, NULL);
+	if (victim != NULL && hostfs_node_named(victim, dir, name))
+		hostfs_node_set_name(victim, NULL, NULL);
 	return 0;
 }
 
@@ -843,10 +601,10 @@ rename_check(const struct hostfs_node *src, const struct hostfs_node *dst,
 	if (flags & ~(VFS_RENAME_NOREPLACE | VFS_RENAME_EXCHANGE))
 		return -EINVAL;
 	if (src != NULL && src->vn->type == VDIR &&
-	    node_is_ancestor(src->vn, todir))
+	    hostfs_node_is_ancestor(src->vn, todir))
 		return -EINVAL;
 	if ((flags & VFS_RENAME_EXCHANGE) && dst != NULL &&
-	    dst->vn->type == VDIR && node_is_ancestor(dst->vn, fromdir))
+	    dst->vn->type == VDIR && hostfs_node_is_ancestor(dst->vn, fromdir))
 		return -EINVAL;
 	return 0;
 }
@@ -857,18 +615,18 @@ rename_record(struct hostfs_node *src, struct hostfs_node *dst,
     struct vnode *fromdir, const char *from, struct vnode *todir,
     const char *to, unsigned flags)
 {
-	bool src_named = src != NULL && node_named(src, fromdir, from);
-	bool dst_named = dst != NULL && node_named(dst, todir, to);
+	bool src_named = src != NULL && hostfs_node_named(src, fromdir, from);
+	bool dst_named = dst != NULL && hostfs_node_named(dst, todir, to);
 
 	/* Two names of one file: rename(2) does nothing at all. */
 	if (src != NULL && src == dst)
 		return;
 	if (src_named)
-		node_set_name(src, todir, to);
+		hostfs_node_set_name(src, todir, to);
 	if (dst_named && (flags & VFS_RENAME_EXCHANGE))
-		node_set_name(dst, fromdir, from);
+		hostfs_node_set_name(dst, fromdir, from);
 	else if (dst_named)
-		node_set_name(dst, NULL, NULL);
+		hostfs_node_set_name(dst, NULL, NULL);
 }
 
 static int
@@ -883,20 +641,22 @@ hostfs_rename(struct vnode *fromdir, const char *from, struct vnode *todir,
 	if (vn_rdonly(fromdir))
 		return -EROFS;
 	names_changes++;
-	attr_changes++;
+	hostfs_attr_changes++;
 	if (todir->ops != &hostfs_vnops || todir->mount != fromdir->mount)
 		return -EXDEV;
 	if (fromdir->type != VDIR || todir->type != VDIR)
 		return -ENOTDIR;
-	if ((r = node_at(fdn, from, &src)) < 0)
+	if ((r = hostfs_node_at(fdn, from, &src)) < 0)
 		return r;
-	if ((r = node_at(tdn, to, &dst)) < 0 && r != -ENOENT)
+	if ((r = hostfs_node_at(tdn, to, &dst)) < 0 && r != -ENOENT)
+		return r;
+	if ((r = hostfs_node_open(tdn)) < 0)
 		return r;
 	if ((r = rename_check(src, dst, fromdir, todir, flags)) < 0)
 		return r;
 	if (dst != NULL && dst != src && !(flags & VFS_RENAME_EXCHANGE) &&
-	    node_named(dst, todir, to))
-		node_keep_open(dst);
+	    hostfs_node_named(dst, todir, to))
+		hostfs_node_keep_open(dst);
 	pf |= (flags & VFS_RENAME_NOREPLACE) ? PLAT_RENAME_NOREPLACE : 0;
 	pf |= (flags & VFS_RENAME_EXCHANGE) ? PLAT_RENAME_EXCHANGE : 0;
 	if ((r = plat_hostobj_rename(fdn->obj, from, tdn->obj, to, pf)) < 0)
@@ -912,7 +672,7 @@ hostfs_inactive(struct vnode *vn)
 
 	/* Every mapping holds a reference. */
 	VK_ASSERT(n->mc == NULL);
-	node_unhash(n);
+	hostfs_node_unhash(n);
 	plat_hostobj_close(n->obj);
 	free(n->name);
 	if (n->parent != NULL)
@@ -920,7 +680,7 @@ hostfs_inactive(struct vnode *vn)
 	free(n);
 }
 
-static const struct vnode_ops hostfs_vnops = {
+const struct vnode_ops hostfs_vnops = {
 	.lookup = hostfs_lookup,
 	.getattr = hostfs_getattr,
 	.getperm = hostfs_getperm,
@@ -965,7 +725,7 @@ hostfs_mount(const char *hostpath, bool rdonly, struct mount **mpp)
 	/* Nor may a remount make it writable: the host's is not. */
 	hm->mp->ro_locked = rdonly;
 	hm->mp->hostowners = true;
-	hm->mp->root = node_new(hm, obj, &st, NULL, NULL);
+	hm->mp->root = hostfs_node_new(hm, obj, &st, NULL, NULL);
 	*mpp = hm->mp;
 	return 0;
 }
