@@ -33,6 +33,7 @@
 #include "seccomp-policy/policy.h"
 #include "vkern/kern/kern.h"
 #include "host-linux/plat_ops.h"
+#include "host-linux/stubctl.h"
 #include "vkern/platform.h"
 #include "vkern/vfs/vfs_boot.h"
 
@@ -956,6 +957,7 @@ run(int argc, char **argv)
 	res = kern_run();
 	if (o.stats) {
 		kern_stats_print();
+		stub_stats_print();
 		if (sandbox_landlock_abi() > 0)
 			fprintf(stderr, "landlock: ABI %d\n",
 			    sandbox_landlock_abi());

@@ -910,6 +910,22 @@ stub_thread_cputime_reset(struct plat_thread *pt)
 
 /* --- mapping changes, batched --- */
 
+/* For --stats: the batches run, the calls in them and their time. */
+static struct {
+	uint64_t batches, calls;
+	int64_t ns;
+} batch_stats;
+
+void
+stub_stats_print(void)
+{
+	fprintf(stderr, "%-20s %10lu %8lu %12.1f %10lu\n", "(mapping batch)",
+	    (unsigned long)batch_stats.batches,
+	    (unsigned long)batch_stats.calls, (double)batch_stats.ns / 1e3,
+	    (unsigned long)(batch_stats.batches == 0 ? 0 :
+	    batch_stats.ns / (int64_t)batch_stats.batches));
+}
+
 /*
  * Every batched call changes the range [va, va + len).  The kernel's map
  * ends below the stub's own pages (plat_space_info.reserved_start), so a
@@ -968,10 +984,12 @@ stub_space_flush(struct plat_space *sp)
 	struct plat_thread *pt;
 	struct arch_regs r;
 	int e = sp->error;
+	int64_t t0;
 
 	sp->error = 0;
 	if (sp->nbatch == 0 || (pt = held_thread(sp)) == NULL)
 		return e;
+	t0 = plat_clock_ns(CLOCK_MONOTONIC);
 	r = sp->tmpl;
 	r.rip = STUB_BATCH;
 	r.rbx = STUB_BATCH_PAGE;
@@ -983,6 +1001,9 @@ stub_space_flush(struct plat_space *sp)
 		    -(long)r.rax);
 		e = -ENOMEM;
 	}
+	batch_stats.batches++;
+	batch_stats.calls += sp->nbatch;
+	batch_stats.ns += plat_clock_ns(CLOCK_MONOTONIC) - t0;
 	sp->nbatch = 0;
 	return e;
 }

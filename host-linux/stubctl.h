@@ -109,6 +109,9 @@ int setregs(pid_t tid, const struct arch_regs *r);
 int stub_call(struct plat_thread *pt, struct arch_regs *r);
 long stub_syscall(struct plat_thread *pt, long nr, uint64_t a0, uint64_t a1,
     uint64_t a2, uint64_t a3, uint64_t a4, uint64_t a5);
+/* --stats: the mapping batches run, their calls and time, on stderr. */
+void stub_stats_print(void);
+
 /* Map the batch page of control slot ctloff, in pt's stub. */
 int stub_map_batch(struct plat_thread *pt, uint64_t ctloff);
 

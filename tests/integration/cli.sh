@@ -14,7 +14,8 @@ set -u
 
 prog=cli.sh
 all_cases="help version unknown_option nonexistent not_elf truncated_elf
-wrong_machine no_exec_permission cpus log platform platform_patch"
+wrong_machine no_exec_permission cpus log platform platform_patch
+stats_faults"
 
 if [ "${1:-}" = -l ]; then
 	echo $all_cases
@@ -241,6 +242,23 @@ case_platform()
 		    fail "--platform=$p: --stats does not say platform ${p:-ptrace}"
 	done
 	refused 2 'unknown platform' run --platform=bogus -- "$sh_bin" -c true
+}
+
+# --stats counts, under both platforms, the page faults vkernel served
+# (the copy-on-write of a fork: the subshell of $(...) is one) and the
+# mapping batches its stubs ran (each exec runs one), with their time.
+case_stats_faults()
+{
+	sh_bin=$(command -v sh) || { fail "no sh on the host"; return; }
+	for p in ptrace systrap; do
+		run run --platform=$p --stats -- "$sh_bin" -c 'echo $(echo ok)'
+		[ "$status" -eq 0 ] && [ "$(cat "$tmp/out")" = ok ] ||
+		    fail "--platform=$p: status $status, out '$(cat "$tmp/out")'"
+		awk '$1 == "(page" && $2 == "fault)" && $3 >= 2 { f = 1 }
+		    $1 == "(mapping" && $2 == "batch)" && $3 >= 2 && $4 >= $3 {
+		    b = 1 } END { exit !(f && b) }' "$tmp/err" ||
+		    fail "--platform=$p: no fault or batch counts: $(cat "$tmp/err")"
+	done
 }
 
 # --platform=systrap patches the syscall sites of libc that a program

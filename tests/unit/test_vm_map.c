@@ -995,7 +995,7 @@ cow_fork_ok(struct vm_map *child, uint64_t len)
 	for (uint64_t p = 0; p < len / PG; p++)
 		ram_at(m.ent[0].ramoff)[p * PG] = (char)(p + 1);
 	vm_map_init(child, NULL, MAP_MIN, MAP_MAX);
-	vm_map_fork(&m, child);
+	vm_map_fork(&m, child, NULL, 0);
 }
 
 Test(vm_map, cow_copies_the_64k_around_a_fault, .init = map_setup,
@@ -1055,7 +1055,7 @@ Test(vm_map, text_replace_copies_shared_text, .init = map_setup,
 	anon_ok(A, 4 * PG, R | X, 0);
 	memcpy(ram_at(m.ent[0].ramoff) + PG + 100, old, sizeof(old));
 	vm_map_init(&child, NULL, MAP_MIN, MAP_MAX);
-	vm_map_fork(&m, &child);
+	vm_map_fork(&m, &child, NULL, 0);
 	parent_ram = vm_map_lookup(&m, A + PG)->ramoff;
 	cr_assert_eq(vm_text_replace(&child, A + PG + 100, jmp, jmp,
 	    sizeof(jmp)), -EAGAIN);

@@ -93,6 +93,8 @@ struct kern_result kern_run(void);
 
 /* Write the --stats table to the log. */
 void kern_stats_print(void);
+/* --stats: a page fault served in ns, or answered with a signal. */
+void kern_stats_fault(int64_t ns, bool signalled);
 
 /*
  * kern_limit.c: --timeout and --cpu-time.  limit_start starts the wall

@@ -279,6 +279,9 @@ kern_handle(const struct plat_event *ev)
 		else
 			sig_fault(td, ev->signo == SIGBUS ? SIGBUS : SIGSEGV,
 			    code, ev->addr);
+		if (kern_cfg()->stats)
+			kern_stats_fault(plat_clock_ns(CLOCK_MONOTONIC) -
+			    kc.ktime, kc.minflt == 0);
 		break;
 	case PLAT_EV_TRAP:
 		sig_fault(td, ev->signo, ev->code, ev->addr);

@@ -751,7 +751,9 @@ proc_fork_vm(struct thread *td, struct proc *c, struct thread *ct,
     bool share_vm)
 {
 	struct vm_map *m = td->proc->vm;
+	uint64_t hot[] = { td->ctx.regs.rsp, td->ctx.regs.fs_base };
 	struct plat_space *sp;
+	bool alone;
 	int r;
 
 	if (share_vm) {
@@ -762,14 +764,19 @@ proc_fork_vm(struct thread *td, struct proc *c, struct thread *ct,
 		c->vm = m;
 		return 0;
 	}
+	/*
+	 * The copies fork makes at once are of memory that nothing else
+	 * may write meanwhile: only when td's thread alone runs in m.
+	 */
+	alone = td->proc->nthreads == 1 && m->refs == 1;
 	c->vm = vm_alloc(NULL, m->min, m->max);
-	if ((r = vm_map_fork(m, c->vm)) < 0 ||
+	if ((r = vm_map_fork(m, c->vm, hot, alone ? VK_NELEM(hot) : 0)) < 0 ||
 	    (r = plat_space_fork(td->pt, ct, &ct->ctx, &sp, &ct->pt)) < 0) {
 		vm_map_destroy(c->vm);
 		kmem_free(c->vm, sizeof(*c->vm), 0);
 		return r;
 	}
-	c->vm->space = sp;
+	vm_map_fork_attach(c->vm, sp);
 	return 0;
 }
 

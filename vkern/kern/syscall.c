@@ -30,6 +30,7 @@ struct sys_stat {
 };
 
 static struct sys_stat stats[VK_NSYSCALLS];
+static struct sys_stat fault_stats;   /* faults: errors are signals */
 static unsigned char logged[VK_NSYSCALLS];
 
 /*
@@ -431,6 +432,26 @@ syscall_finish(struct thread *td, long r)
 }
 
 void
+kern_stats_fault(int64_t ns, bool signalled)
+{
+	fault_stats.calls++;
+	fault_stats.errors += signalled;
+	fault_stats.ns += ns;
+}
+
+static void
+stats_row(const char *name, const struct sys_stat *st)
+{
+	char b[160];
+	int n;
+
+	n = snprintf(b, sizeof(b), "%-20s %10lu %8lu %12.1f %10lu\n",
+	    name, (unsigned long)st->calls, (unsigned long)st->errors,
+	    (double)st->ns / 1e3, (unsigned long)(st->ns / (int64_t)st->calls));
+	plat_log_write(b, (size_t)n);
+}
+
+void
 kern_stats_print(void)
 {
 	char b[160];
@@ -444,13 +465,11 @@ kern_stats_print(void)
 		if (stats[i].calls == 0)
 			continue;
 		total += stats[i].calls;
-		n = snprintf(b, sizeof(b), "%-20s %10lu %8lu %12.1f %10lu\n",
-		    sysent[i].name, (unsigned long)stats[i].calls,
-		    (unsigned long)stats[i].errors, (double)stats[i].ns / 1e3,
-		    (unsigned long)(stats[i].ns / (int64_t)stats[i].calls));
-		plat_log_write(b, (size_t)n);
+		stats_row(sysent[i].name, &stats[i]);
 	}
 	n = snprintf(b, sizeof(b), "%-20s %10lu\n", "total",
 	    (unsigned long)total);
 	plat_log_write(b, (size_t)n);
+	if (fault_stats.calls > 0)
+		stats_row("(page fault)", &fault_stats);
 }

@@ -792,6 +792,15 @@ vm_map_attach(struct vm_map *m, struct plat_space *sp)
 }
 
 void
+vm_map_fork_attach(struct vm_map *m, struct plat_space *sp)
+{
+	m->space = sp;
+	for (unsigned i = 0; i < m->n; i++)
+		if (m->ent[i].ramoff != VM_NORAM && m->ent[i].obj == NULL)
+			vm_entry_host_map(m, &m->ent[i]);
+}
+
+void
 vm_map_unmap_host(const struct vm_map *m, struct plat_space *sp)
 {
 	for (unsigned i = 0; i < m->n; i++)
@@ -800,11 +809,81 @@ vm_map_unmap_host(const struct vm_map *m, struct plat_space *sp)
 			    m->ent[i].end - m->ent[i].start);
 }
 
+/*
+ * A write fault copies the aligned 64 KiB around the page, as far as its
+ * entry goes: the fault costs the guest several stops of its thread, a
+ * copy of a page a fraction of one, and a stack, heap or data segment
+ * is written a run of pages at a time.  Short of RAM, the page alone.
+ * A fork copies as much around each address both sides write at once.
+ */
+#define COW_AROUND (16 * VK_PAGE_SIZE)
+
+/* Whether e lies within the aligned window around one of hot[0, nhot). */
+static bool
+fork_hot(const struct vm_entry *e, const uint64_t *hot, unsigned nhot)
+{
+	for (unsigned i = 0; i < nhot; i++) {
+		uint64_t lo = VK_ROUND_DOWN(hot[i], COW_AROUND);
+
+		if (e->start >= lo && e->end <= lo + COW_AROUND)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Cut src's private writable memory of its own at the windows around
+ * hot, so that fork_copy() finds each window an entry.  Never near the
+ * limit on entries.
+ */
+static void
+fork_clip_hot(struct vm_map *src, const uint64_t *hot, unsigned nhot)
+{
+	for (unsigned i = 0; i < nhot; i++) {
+		uint64_t lo = VK_ROUND_DOWN(hot[i], COW_AROUND), hi;
+		struct vm_entry *e = vm_map_lookup(src, hot[i]);
+
+		if (e == NULL || e->ramoff == VM_NORAM || e->obj != NULL ||
+		    (e->flags & (VME_SHARED | VME_COW | VME_RESERVED)) ||
+		    !(e->prot & PLAT_PROT_WRITE) ||
+		    vm_map_count_above(src, VM_MAX_MAP_COUNT - 4) ||
+		    vm_map_room(src, 2) < 0)
+			continue;
+		hi = VK_MIN(lo + COW_AROUND, e->end);
+		vm_map_clip(src, VK_MAX(lo, e->start));
+		vm_map_clip(src, hi);
+	}
+}
+
+/*
+ * The child's own copy of e, private writable memory of src's own in a
+ * window around a hot address: RAM at *offp, holding e's bytes.  The
+ * copy is made now rather than at the two write faults (the parent's and
+ * the child's) that sharing the window would cost.  False when e is not
+ * such memory, or RAM is short: e is then shared.
+ */
+static bool
+fork_copy(const struct vm_entry *e, const uint64_t *hot, unsigned nhot,
+    uint64_t *offp)
+{
+	uint64_t len = e->end - e->start;
+
+	if (e->ramoff == VM_NORAM || e->obj != NULL ||
+	    (e->flags & (VME_SHARED | VME_COW | VME_RESERVED)) ||
+	    !(e->prot & PLAT_PROT_WRITE) || !fork_hot(e, hot, nhot) ||
+	    vm_ram_alloc(len, offp) < 0)
+		return false;
+	plat_ram_write(*offp, plat_ram_base() + e->ramoff, len);
+	return true;
+}
+
 int
-vm_map_fork(struct vm_map *src, struct vm_map *dst)
+vm_map_fork(struct vm_map *src, struct vm_map *dst, const uint64_t *hot,
+    unsigned nhot)
 {
 	int r;
 
+	fork_clip_hot(src, hot, nhot);
 	if ((r = vm_map_room(dst, src->n)) < 0)
 		return r;
 	dst->min = src->min;
@@ -814,8 +893,11 @@ vm_map_fork(struct vm_map *src, struct vm_map *dst)
 	dst->brk_cur = src->brk_cur;
 	for (unsigned i = 0; i < src->n; i++) {
 		struct vm_entry *e = &src->ent[i];
+		uint64_t copy = VM_NORAM;
 
-		if (e->flags & VME_SHARED) {
+		if (fork_copy(e, hot, nhot, &copy)) {
+			/* The parent's stays as it is, writable. */
+		} else if (e->flags & VME_SHARED) {
 			/* Shared memory stays shared: the child maps it too. */
 			if (e->obj == NULL && e->ramoff != VM_NORAM) {
 				e->obj = vm_obj_alloc();
@@ -840,6 +922,8 @@ vm_map_fork(struct vm_map *src, struct vm_map *dst)
 		}
 		vm_entry_vn_ref(e);
 		vm_map_insert_at(dst, dst->n, e);
+		if (copy != VM_NORAM)
+			dst->ent[dst->n - 1].ramoff = copy;
 		/* Memory locks are not inherited (mlock(2)). */
 		dst->ent[dst->n - 1].flags &= ~(unsigned)VME_LOCKED;
 		if (e->obj != NULL && e->obj->watch != NULL)
@@ -872,14 +956,6 @@ cow_take_all(struct vm_map *m, struct vm_entry *e)
 		plat_space_protect(m->space, e->start, e->end - e->start,
 		    e->prot);
 }
-
-/*
- * A write fault copies the aligned 64 KiB around the page, as far as its
- * entry goes: the fault costs the guest several stops of its thread, a
- * copy of a page a fraction of one, and a stack, heap or data segment
- * is written a run of pages at a time.  Short of RAM, the page alone.
- */
-#define COW_AROUND (16 * VK_PAGE_SIZE)
 
 int
 vm_map_cow(struct vm_map *m, uint64_t va)

@@ -396,10 +396,21 @@ void vm_map_populate(struct vm_map *m, uint64_t start, uint64_t end);
 /*
  * fork: make dst (empty, with no space yet) a copy-on-write copy of src.
  * src's writable private memory is write-protected on its host side; the
- * first write to a page by either side copies that page.  Returns 0, or
- * -ENOMEM (and changes nothing) when dst's entries do not fit.
+ * first write to a page by either side copies that page.  Around the
+ * addresses hot[0, nhot), which both sides write at once (the forking
+ * thread's stack and TLS), dst gets its copy now instead and src's stays
+ * writable, sparing each side a fault.  Returns 0, or -ENOMEM (and
+ * changes nothing the guest sees) when dst's entries do not fit.
  */
-int vm_map_fork(struct vm_map *src, struct vm_map *dst);
+int vm_map_fork(struct vm_map *src, struct vm_map *dst, const uint64_t *hot,
+    unsigned nhot);
+
+/*
+ * Give dst, just made by vm_map_fork(), the space sp forked from src's
+ * (whose host mappings it starts with), and map the copies fork made
+ * into it.
+ */
+void vm_map_fork_attach(struct vm_map *dst, struct plat_space *sp);
 
 /*
  * Give the page at va, and those around it in its entry, a private copy

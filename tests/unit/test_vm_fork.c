@@ -1,0 +1,160 @@
+/*
+ * Unit tests of fork's copy of a vm map (vkern/vm/vm_map.c): memory
+ * shared copy-on-write, and the windows around the addresses both sides
+ * write at once (the forking thread's stack and TLS), which the child
+ * gets a copy of at once while the parent keeps its own writable.
+ */
+#include <stdint.h>
+#include <string.h>
+
+#include <criterion/criterion.h>
+
+#include "tests/unit/fake_platform.h"
+#include "vkern/vm/vm_map.h"
+#include "vkern/vm/vm_ram.h"
+
+#define PG 4096ULL
+#define MAP_MIN 0x10000ULL
+#define MAP_MAX 0x7ffffffff000ULL
+#define A 0x100000ULL          /* 64 KiB aligned */
+#define RW (PLAT_PROT_READ | PLAT_PROT_WRITE)
+
+static struct vm_map m, child;
+
+static void
+setup(void)
+{
+	vm_ram_init(plat_ram_size(), 256 * PG);
+	vm_map_init(&m, fake_space(), MAP_MIN, MAP_MAX);
+	vm_map_init(&child, NULL, MAP_MIN, MAP_MAX);
+}
+
+static void
+teardown(void)
+{
+	vm_map_destroy(&child);
+	vm_map_destroy(&m);
+}
+
+static uint8_t *
+ram_at(uint64_t ramoff)
+{
+	return (uint8_t *)plat_ram_base() + ramoff;
+}
+
+/* 40 pages at A, page p holding p + 1, forked with hot addresses. */
+static void
+fork_ok(int prot, unsigned flags, const uint64_t *hot, unsigned nhot)
+{
+	cr_assert_eq(vm_map_anon(&m, A, 40 * PG, prot, flags), 0);
+	for (uint64_t p = 0; p < 40; p++)
+		ram_at(m.ent[0].ramoff)[p * PG] = (uint8_t)(p + 1);
+	fake_reset();
+	cr_assert_eq(vm_map_fork(&m, &child, hot, nhot), 0);
+}
+
+/* The page at va of map mp reads v, from RAM of the entry's. */
+static void
+check_page(struct vm_map *mp, uint64_t va, uint8_t v)
+{
+	struct vm_entry *e = vm_map_lookup(mp, va);
+
+	cr_assert_not_null(e);
+	cr_assert_eq(ram_at(e->ramoff + (va - e->start))[0], v,
+	    "page %#llx", (unsigned long long)va);
+}
+
+/* Whether any queued call of the parent's space touches [va, va + len). */
+static bool
+parent_call_in(uint64_t va, uint64_t len)
+{
+	for (unsigned i = 0; i < fake_space_ncalls; i++)
+		if (fake_space_calls[i].va < va + len &&
+		    va < fake_space_calls[i].va + fake_space_calls[i].len)
+			return true;
+	return false;
+}
+
+Test(vm_fork, the_window_around_a_hot_address_is_copied_at_once,
+    .init = setup, .fini = teardown)
+{
+	uint64_t hot[] = { A + 20 * PG + 100 };
+	struct vm_entry *pe, *ce;
+
+	fork_ok(RW, 0, hot, 1);
+	pe = vm_map_lookup(&m, A + 20 * PG);
+	ce = vm_map_lookup(&child, A + 20 * PG);
+	/* Both own the aligned 64 KiB: the parent its RAM, the child a copy. */
+	cr_assert_eq(pe->start, A + 16 * PG);
+	cr_assert_eq(pe->end, A + 32 * PG);
+	cr_assert_eq(ce->start, A + 16 * PG);
+	cr_assert_eq(ce->end, A + 32 * PG);
+	cr_assert_null(pe->obj);
+	cr_assert_null(ce->obj);
+	cr_assert_eq(pe->flags & VME_COW, 0);
+	cr_assert_eq(ce->flags & VME_COW, 0);
+	cr_assert_neq(pe->ramoff, ce->ramoff);
+	for (uint64_t p = 16; p < 32; p++)
+		check_page(&child, A + p * PG, (uint8_t)(p + 1));
+	/* The parent's window is not write-protected; the rest is. */
+	cr_assert(!parent_call_in(A + 16 * PG, 16 * PG));
+	cr_assert(parent_call_in(A, 16 * PG));
+	cr_assert(parent_call_in(A + 32 * PG, 8 * PG));
+	cr_assert_neq(vm_map_lookup(&m, A)->flags & VME_COW, 0);
+	cr_assert_neq(vm_map_lookup(&child, A + 32 * PG)->flags & VME_COW, 0);
+	/* A write by one side is not seen by the other. */
+	ram_at(pe->ramoff)[4 * PG] = 0xaa;
+	check_page(&child, A + 20 * PG, 21);
+	ram_at(ce->ramoff)[5 * PG] = 0xbb;
+	check_page(&m, A + 21 * PG, 22);
+}
+
+Test(vm_fork, the_child_maps_its_copies_once_it_has_a_space,
+    .init = setup, .fini = teardown)
+{
+	uint64_t hot[] = { A + 3 * PG };
+
+	fork_ok(RW, 0, hot, 1);
+	fake_reset();
+	vm_map_fork_attach(&child, fake_space());
+	cr_assert_eq(child.space, fake_space());
+	cr_assert_eq(fake_space_ncalls, 1);
+	cr_assert_eq(fake_space_calls[0].op, FAKE_MAP);
+	cr_assert_eq(fake_space_calls[0].va, A);
+	cr_assert_eq(fake_space_calls[0].len, 16 * PG);
+	cr_assert_eq(fake_space_calls[0].ramoff,
+	    vm_map_lookup(&child, A)->ramoff);
+	cr_assert_eq(fake_space_calls[0].prot, RW);
+}
+
+/* Read-only memory, shared memory and no hot address: shared as ever. */
+Test(vm_fork, only_private_writable_memory_is_copied, .init = setup,
+    .fini = teardown)
+{
+	uint64_t hot[] = { A + PG };
+
+	fork_ok(PLAT_PROT_READ, 0, hot, 1);
+	cr_assert_eq(vm_map_lookup(&child, A + PG)->ramoff,
+	    vm_map_lookup(&m, A + PG)->ramoff);
+	cr_assert_not_null(vm_map_lookup(&child, A + PG)->obj);
+	cr_assert_eq(child.n, 1);
+}
+
+Test(vm_fork, shared_memory_stays_shared, .init = setup, .fini = teardown)
+{
+	uint64_t hot[] = { A + PG };
+
+	fork_ok(RW, VME_SHARED, hot, 1);
+	cr_assert_eq(vm_map_lookup(&child, A + PG)->ramoff,
+	    vm_map_lookup(&m, A + PG)->ramoff);
+	cr_assert_eq(vm_map_lookup(&child, A + PG)->flags & VME_COW, 0);
+}
+
+Test(vm_fork, without_hot_addresses_everything_is_shared, .init = setup,
+    .fini = teardown)
+{
+	fork_ok(RW, 0, NULL, 0);
+	cr_assert_eq(child.n, 1);
+	cr_assert_eq(child.ent[0].ramoff, m.ent[0].ramoff);
+	cr_assert_neq(child.ent[0].flags & VME_COW, 0);
+}
