@@ -158,3 +158,26 @@ Test(vm_fork, without_hot_addresses_everything_is_shared, .init = setup,
 	cr_assert_eq(child.ent[0].ramoff, m.ent[0].ramoff);
 	cr_assert_neq(child.ent[0].flags & VME_COW, 0);
 }
+
+/*
+ * Cutting the windows out may grow the parent's entry array, which moves
+ * its entries: the entry looked up before must not be used after.  The
+ * map is made full to the array's capacity first (ASan sees the old read).
+ */
+Test(vm_fork, a_full_entry_array_grows_under_the_window,
+    .init = setup, .fini = teardown)
+{
+	uint64_t hot[] = { A + 20 * PG };
+
+	cr_assert_eq(vm_map_anon(&m, A, 40 * PG, RW, 0), 0);
+	for (uint64_t p = 0; p < 40; p++)
+		ram_at(m.ent[0].ramoff)[p * PG] = (uint8_t)(p + 1);
+	for (uint64_t k = 0; m.n < m.cap; k++)
+		cr_assert_eq(vm_map_anon(&m, 0x40000000ULL + k * 2 * PG, PG,
+		    RW, 0), 0);
+	cr_assert_eq(vm_map_fork(&m, &child, hot, VK_NELEM(hot)), 0);
+	for (uint64_t p = 0; p < 40; p++) {
+		check_page(&child, A + p * PG, (uint8_t)(p + 1));
+		check_page(&m, A + p * PG, (uint8_t)(p + 1));
+	}
+}

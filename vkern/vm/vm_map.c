@@ -841,16 +841,20 @@ fork_clip_hot(struct vm_map *src, const uint64_t *hot, unsigned nhot)
 {
 	for (unsigned i = 0; i < nhot; i++) {
 		uint64_t lo = VK_ROUND_DOWN(hot[i], COW_AROUND), hi;
-		struct vm_entry *e = vm_map_lookup(src, hot[i]);
+		struct vm_entry *e;
 
+		/* Room first: it may move the entries, and e with them. */
+		if (vm_map_count_above(src, VM_MAX_MAP_COUNT - 4) ||
+		    vm_map_room(src, 2) < 0)
+			return;
+		e = vm_map_lookup(src, hot[i]);
 		if (e == NULL || e->ramoff == VM_NORAM || e->obj != NULL ||
 		    (e->flags & (VME_SHARED | VME_COW | VME_RESERVED)) ||
-		    !(e->prot & PLAT_PROT_WRITE) ||
-		    vm_map_count_above(src, VM_MAX_MAP_COUNT - 4) ||
-		    vm_map_room(src, 2) < 0)
+		    !(e->prot & PLAT_PROT_WRITE))
 			continue;
 		hi = VK_MIN(lo + COW_AROUND, e->end);
-		vm_map_clip(src, VK_MAX(lo, e->start));
+		lo = VK_MAX(lo, e->start);
+		vm_map_clip(src, lo);
 		vm_map_clip(src, hi);
 	}
 }
