@@ -179,6 +179,19 @@ crash_ring_line(void *arg, int tid, const char *line, size_t len)
 		host_write_all(o->fd, line, len);
 }
 
+/* "vkernel: KIND report in DIR/NAME" on stderr. */
+static void
+crash_say_where(const char *kind, const char *name)
+{
+	crash_puts(2, "vkernel: ");
+	crash_puts(2, kind);
+	crash_puts(2, " report in ");
+	crash_puts(2, crash_dirname);
+	crash_puts(2, "/");
+	crash_puts(2, name);
+	crash_puts(2, "\n");
+}
+
 /*
  * Leave at once with the crash status.  Not by _exit(): a sanitizer
  * runtime intercepts it to look for leaks, which reads /proc/self/maps
@@ -212,11 +225,7 @@ crash_report(const char *why)
 	sysring_dump(crash_ring_line, &o);
 	if (o.fd >= 0)
 		close(o.fd);
-	crash_puts(2, "vkernel: crash report in ");
-	crash_puts(2, crash_dirname);
-	crash_puts(2, "/");
-	crash_puts(2, name);
-	crash_puts(2, "\n");
+	crash_say_where("crash", name);
 	crash_exit();
 }
 
@@ -257,11 +266,7 @@ crash_state_report(void)
 	if (o.fd >= 0)
 		close(o.fd);
 	close(o.dirfd);
-	crash_puts(2, "vkernel: state report in ");
-	crash_puts(2, crash_dirname);
-	crash_puts(2, "/");
-	crash_puts(2, name);
-	crash_puts(2, "\n");
+	crash_say_where("state", name);
 }
 
 static void

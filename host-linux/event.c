@@ -59,27 +59,32 @@ host_sig_take(void)
 	return 0;
 }
 
+static int
+host_sig_catch(int sig, struct vk_error **err)
+{
+	struct sigaction sa = { .sa_handler = host_sig_note };
+
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(sig, &sa, NULL) < 0)
+		return vk_error_make(err, errno, "catch signal %d", sig);
+	return 0;
+}
+
 int
 event_init(struct vk_error **err)
 {
 	sigset_t chld;
+	int r;
 
 	sigemptyset(&chld);
 	sigaddset(&chld, SIGCHLD);
 	if (sigprocmask(SIG_BLOCK, &chld, NULL) < 0 ||
 	    (sigchld_fd = signalfd(-1, &chld, SFD_CLOEXEC | SFD_NONBLOCK)) < 0)
 		return vk_error_make(err, errno, "watch SIGCHLD");
-	for (unsigned i = 0; i <= VK_NELEM(host_sigs); i++) {
-		struct sigaction sa = { .sa_handler = host_sig_note };
-		int sig = i < VK_NELEM(host_sigs) ? host_sigs[i] :
-		    HOST_SIG_REPORT;
-
-		sigemptyset(&sa.sa_mask);
-		if (sigaction(sig, &sa, NULL) < 0)
-			return vk_error_make(err, errno, "catch signal %d",
-			    sig);
-	}
-	return 0;
+	for (unsigned i = 0; i < VK_NELEM(host_sigs); i++)
+		if ((r = host_sig_catch(host_sigs[i], err)) < 0)
+			return r;
+	return host_sig_catch(HOST_SIG_REPORT, err);
 }
 
 void
