@@ -521,12 +521,12 @@ sys_mount(struct thread *td, const struct sys_mount_args *a)
 		r = -EPERM;    /* CAP_SYS_ADMIN */
 	else if (flags & MS_REMOUNT)
 		r = mount_remount(ns, flags, &nd);
-	else if (mount_on_root(td, &nd) && !(flags & MOUNT_PROPAGATION))
+	else if (!(flags & MS_BIND) && (flags & MOUNT_PROPAGATION))
+		r = mount_propagation(ns, flags, &nd);
+	else if (mount_on_root(td, &nd))
 		r = -EBUSY;
 	else if (flags & MS_BIND)
 		r = mount_bind(td, ms, &nd);
-	else if (flags & MOUNT_PROPAGATION)
-		r = mount_propagation(ns, flags, &nd);
 	else if (flags & MS_MOVE)
 		r = mount_move(td, ms, &nd);
 	else if (a->fstype.va == 0)
