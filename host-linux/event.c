@@ -9,10 +9,12 @@
 #include <stdint.h>
 #include <string.h>
 #include <sys/signalfd.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "host-linux/host.h"
+#include "host-linux/sigcall.h"
 #include "host-linux/stubctl.h"
 #include "vkern/platform.h"
 #include "vkern/vk.h"
@@ -23,46 +25,75 @@ static bool child = true;   /* SIGCHLD seen, not yet taken */
 
 /*
  * Signals the host sends vkernel itself (a terminal's Ctrl-C, a kill):
- * the handler only notes them; the event loop hands them to the kernel.
- * The handlers leave out SA_RESTART, so a blocking wait for the stubs
- * returns at once.  XXX: one that lands between the check and the wait
- * waits for the next guest stop.
+ * the handler only notes them, one flag each and one for any, so that
+ * taking one never rewrites another's; the event loop hands them to the
+ * kernel.  The loop's blocking waits are sigcalls on the "any" flag: a
+ * signal that lands after the loop looked and before it slept ends the
+ * sleep as one during it does (the handlers leave out SA_RESTART).
  */
 static const int host_sigs[] = {
 	SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGWINCH,
 	SIGTSTP,   /* the guest's to act on: vkernel itself never stops */
 };
-static volatile sig_atomic_t host_pending;
+static volatile sig_atomic_t host_noted[NSIG];
+static volatile sig_atomic_t host_any;
 
 /* vkernel's own: a report of the guest's threads (crash.c), not passed on. */
 #define HOST_SIG_REPORT SIGUSR1
 
 static void
-host_sig_note(int sig)
+host_sig_note(int sig, siginfo_t *si, void *uc)
 {
-	host_pending |= 1 << sig;
+	(void)si;
+	host_noted[sig] = 1;
+	host_any = 1;
+	(void)sigcall_note(uc);
 }
 
+static bool
+host_sig_clear(int sig)
+{
+	if (!host_noted[sig])
+		return false;
+	host_noted[sig] = 0;
+	return true;
+}
+
+/*
+ * The next signal noted, or 0.  "Any" is cleared before the flags are
+ * read, so one noted during the scan is seen at the next; it is set
+ * again when a signal is taken, as others may wait behind it.
+ */
 int
 host_sig_take(void)
 {
-	if (host_pending & (1 << HOST_SIG_REPORT)) {
-		host_pending &= ~(1 << HOST_SIG_REPORT);
+	if (!host_any)
+		return 0;
+	host_any = 0;
+	if (host_sig_clear(HOST_SIG_REPORT))
 		crash_state_report();
-	}
 	for (unsigned i = 0; i < VK_NELEM(host_sigs); i++) {
-		if (host_pending & (1 << host_sigs[i])) {
-			host_pending &= ~(1 << host_sigs[i]);
+		if (host_sig_clear(host_sigs[i])) {
+			host_any = 1;
 			return host_sigs[i];
 		}
 	}
 	return 0;
 }
 
+long
+host_sig_call(long nr, long a1, long a2, long a3, long a4, long a5)
+{
+	return sigcall_raw(&host_any, nr, a1, a2, a3, a4, a5);
+}
+
 static int
 host_sig_catch(int sig, struct vk_error **err)
 {
-	struct sigaction sa = { .sa_handler = host_sig_note };
+	struct sigaction sa = {
+		.sa_sigaction = host_sig_note,
+		.sa_flags = SA_SIGINFO,
+	};
 
 	sigemptyset(&sa.sa_mask);
 	if (sigaction(sig, &sa, NULL) < 0)
@@ -147,9 +178,9 @@ event_wait_slow(struct plat_event *ev, int64_t deadline, int bell_fd,
 		ts.tv_sec = ts.tv_nsec = 0;
 		tsp = &ts;
 	}
-	r = ppoll(pfd, (nfds_t)n, tsp, NULL);
+	r = (int)host_sig_call(SYS_ppoll, (long)pfd, (long)n, (long)tsp, 0, 0);
 	if (r < 0)
-		return errno == EINTR ? 0 : -errno;
+		return r == -EINTR ? 0 : r;
 	if (r == 0 && nowait)
 		return 0;
 	if (r == 0) {

@@ -115,7 +115,17 @@ stub_next_stop(bool nohang, int *stp)
 
 	if (pid != 0)
 		return pid;
-	pid = waitpid(-1, stp, __WALL | (nohang ? WNOHANG : 0));
+	if (nohang) {
+		pid = waitpid(-1, stp, __WALL | WNOHANG);
+	} else {
+		long r = host_sig_call(SYS_wait4, -1, (long)stp, __WALL, 0, 0);
+
+		if (r < 0) {
+			errno = (int)-r;
+			return -1;
+		}
+		pid = (pid_t)r;
+	}
 	if (pid > 0 && nthreads > 1)
 		early_fill();
 	return pid;

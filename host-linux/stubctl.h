@@ -168,6 +168,11 @@ void stub_thread_cputime_reset(struct plat_thread *pt);
 int event_init(struct vk_error **err);
 /* A signal the host sent vkernel itself, noted by its handler, or 0. */
 int host_sig_take(void);
+/*
+ * A blocking host call that such a signal ends (-EINTR), even one that
+ * came after the last host_sig_take and before the call slept.
+ */
+long host_sig_call(long nr, long a1, long a2, long a3, long a4, long a5);
 /* Whether the event loop watches a console fd or host socket. */
 bool event_any_watched(void);
 /*
