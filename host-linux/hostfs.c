@@ -819,6 +819,17 @@ plat_hostobj_truncate(struct plat_hostobj *obj, uint64_t size)
 }
 
 int
+plat_hostobj_sync(struct plat_hostobj *obj, bool datasync)
+{
+	if (!(obj->access & PLAT_HOST_READ))
+		return -EBADF;
+	if (TEMP_FAILURE_RETRY(datasync ? fdatasync(obj->fd) :
+	    fsync(obj->fd)) < 0)
+		return host_err(errno);
+	return 0;
+}
+
+int
 plat_hostobj_fallocate(struct plat_hostobj *obj, int mode, uint64_t off,
     uint64_t len)
 {

@@ -159,6 +159,10 @@ const struct policy_rule policy_rules[] = {
 	    FALLOC_FL_INSERT_RANGE | FALLOC_FL_UNSHARE_RANGE),
 	    "hostfs: the guest's fallocate of a host file, in the modes "
 	    "fallocate(2) documents" },
+	{ "fsync", POLICY_ANY, 0, 0,
+	    "hostfs: the guest's fsync of a host file or directory" },
+	{ "fdatasync", POLICY_ANY, 0, 0,
+	    "hostfs: the guest's fdatasync or msync(MS_SYNC) of a host file" },
 	{ "unlinkat", POLICY_ANY, 0, 0, "hostfs: unlink and rmdir one name" },
 	{ "renameat2", POLICY_MASK0, 4,
 	    (uint32_t)~(RENAME_NOREPLACE | RENAME_EXCHANGE),

@@ -218,6 +218,13 @@ int plat_hostobj_truncate(struct plat_hostobj *obj, uint64_t size);
 int plat_hostobj_fallocate(struct plat_hostobj *obj, int mode, uint64_t off,
     uint64_t len);
 
+/*
+ * fsync(2) of the host file or directory, or fdatasync(2) with datasync:
+ * what was written to it reaches the host's disk.  It needs read access
+ * (-EBADF).
+ */
+int plat_hostobj_sync(struct plat_hostobj *obj, bool datasync);
+
 /* Close the host descriptor and free the object. */
 void plat_hostobj_close(struct plat_hostobj *obj);
 

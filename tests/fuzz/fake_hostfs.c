@@ -180,6 +180,12 @@ plat_hostobj_fallocate(struct plat_hostobj *obj, int mode, uint64_t off,
 	return -EROFS;
 }
 
+int
+plat_hostobj_sync(struct plat_hostobj *obj, bool datasync)
+{
+	return 0;
+}
+
 void
 plat_hostobj_close(struct plat_hostobj *obj)
 {

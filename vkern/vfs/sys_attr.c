@@ -548,7 +548,7 @@ sys_readahead(struct thread *td, const struct sys_readahead_args *a)
  * hold back is what shared mappings wrote to a host file's map cache.
  */
 static long
-kern_fsync(struct thread *td, int fd)
+kern_fsync(struct thread *td, int fd, enum vfs_sync how)
 {
 	struct file *fp = fd_get(td->proc->fdt, fd);
 
@@ -556,19 +556,19 @@ kern_fsync(struct thread *td, int fd)
 		return -EBADF;
 	if (fp->vn == NULL || fp->vn->ops->fsync == NULL)
 		return 0;
-	return fp->vn->ops->fsync(fp->vn);
+	return fp->vn->ops->fsync(fp->vn, how);
 }
 
 long
 sys_fsync(struct thread *td, const struct sys_fsync_args *a)
 {
-	return kern_fsync(td, a->fd);
+	return kern_fsync(td, a->fd, VFS_SYNC_ALL);
 }
 
 long
 sys_fdatasync(struct thread *td, const struct sys_fdatasync_args *a)
 {
-	return kern_fsync(td, a->fd);
+	return kern_fsync(td, a->fd, VFS_SYNC_DATA);
 }
 
 /* Every map cache, whatever its file system: they are few. */

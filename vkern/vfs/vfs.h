@@ -76,6 +76,13 @@ typedef int (*vfs_dirent_fn)(void *arg, const char *name, size_t len,
 #define VFS_RENAME_NOREPLACE 0x1
 #define VFS_RENAME_EXCHANGE  0x2
 
+/* How far a vnode's fsync goes: its cache, then its data, then all. */
+enum vfs_sync {
+	VFS_SYNC_CACHE,
+	VFS_SYNC_DATA,
+	VFS_SYNC_ALL,
+};
+
 struct vnode_ops {
 	/* Find name in directory dir: a referenced vnode, or -ENOENT. */
 	int (*lookup)(struct vnode *dir, const char *name, struct vnode **vpp);
@@ -160,9 +167,11 @@ struct vnode_ops {
 	int (*map_pin)(struct vnode *vn, bool on, bool maywrite);
 	/*
 	 * Write what the kernel holds of the file in memory to where the
-	 * file lives (fsync(2), msync(2)).  NULL: there is nothing to write.
+	 * file lives (msync(2)'s MS_ASYNC: VFS_SYNC_CACHE) and, with
+	 * VFS_SYNC_DATA (fdatasync(2), MS_SYNC) or VFS_SYNC_ALL (fsync(2)),
+	 * have that reach its disk.  NULL: there is nothing to write.
 	 */
-	int (*fsync)(struct vnode *vn);
+	int (*fsync)(struct vnode *vn, enum vfs_sync how);
 	/*
 	 * sync_file_range(2) of [off, off + len) (len 0: to the end), flags
 	 * its SYNC_FILE_RANGE_*: write what the kernel holds of the file to

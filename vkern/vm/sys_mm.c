@@ -381,7 +381,8 @@ sys_munmap(struct thread *td, const struct sys_munmap_args *a)
  * Shared mappings are the file's own pages: a tmpfs file has nothing to
  * write back, a host file's map cache is written to the host file.
  * MS_ASYNC writes too, at once: the host file is where the data must
- * land, and nothing would write it later.  The checks are Linux's.
+ * land, and nothing would write it later; MS_SYNC also waits for the
+ * host's disk, as fdatasync(2).  The checks are Linux's.
  */
 long
 sys_msync(struct thread *td, const struct sys_msync_args *a)
@@ -406,7 +407,8 @@ sys_msync(struct thread *td, const struct sys_msync_args *a)
 		struct vnode *vn = e->obj != NULL ? e->obj->vn : NULL;
 
 		if (vn != NULL && vn != last && vn->ops->fsync != NULL)
-			r = vn->ops->fsync(vn);
+			r = vn->ops->fsync(vn, (a->flags & MS_SYNC) ?
+			    VFS_SYNC_DATA : VFS_SYNC_CACHE);
 		last = vn;
 		va = e->end;
 	}

@@ -394,18 +394,31 @@ hostfs_map_pin(struct vnode *vn, bool on, bool maywrite)
 	return mapcache_pin(&n->mc, vn, &hostfs_mcio, on, maywrite);
 }
 
+/*
+ * The map cache goes to the host file, whole (it keeps no dirty ranges);
+ * then, unless only that was asked, the host file to the host's disk.
+ * What other opens wrote may be in the host's cache still, so a file
+ * this open never read or wrote is opened for it: one the host will not
+ * let vkernel read, vkernel never wrote either (writes read too).
+ */
 static int
-hostfs_fsync(struct vnode *vn)
+hostfs_fsync(struct vnode *vn, enum vfs_sync how)
 {
 	struct hostfs_node *n = vn->data;
+	int r;
 
-	return n->mc != NULL ? mapcache_flush(n->mc) : 0;
+	if (n->mc != NULL && (r = mapcache_flush(n->mc)) < 0)
+		return r;
+	if (how == VFS_SYNC_CACHE || (vn->type != VREG && vn->type != VDIR) ||
+	    hostfs_node_want(n, PLAT_HOST_READ) < 0)
+		return 0;
+	return plat_hostobj_sync(n->obj, how == VFS_SYNC_DATA);
 }
 
 /*
- * As fsync here: the map cache goes to the host file, whole (it keeps no
- * dirty ranges).  The host's own cache is the host's to flush, as for
- * fsync: the lock-down keeps no host call that would wait on its disk.
+ * As fsync here, without the host's disk: sync_file_range(2) promises
+ * nothing of the file's metadata, and the lock-down keeps no host call
+ * that would wait on a range.
  */
 static int
 hostfs_sync_range(struct vnode *vn, uint64_t off, uint64_t len,
