@@ -2,9 +2,12 @@
 # beneath an rw --bind reach the host's disk: strace, attached to the
 # vkernel process that serves the guest, sees vkernel's own host fsync
 # and fdatasync calls, each returning 0, and the host file has the data.
+# strace leaves before vkernel exits, where a sanitizer build's leak
+# check would wait on it.
 # CASE "root" runs vkernel as root, "hostuser" as an unprivileged host
 # user.  Usage: hostsync.py VKERNEL CASE
 import os
+import signal
 import subprocess
 import sys
 import tempfile
@@ -21,7 +24,8 @@ os.ftruncate(fd, 4096)
 m = mmap.mmap(fd, 4096, mmap.MAP_SHARED)
 m[0:6] = b"mapped"
 m.flush()
-' && echo synced
+' && touch /mnt/synced && echo synced
+while [ ! -e /mnt/done ]; do sleep 0.05; done
 """
 
 
@@ -65,8 +69,14 @@ def main():
         print("FAIL: strace did not attach:", attached)
         return 1
     open(os.path.join(d, "go"), "w").close()
-    out = vk.communicate(timeout=120)[0].decode(errors="replace")
+    end = time.time() + 120
+    while (not os.path.exists(os.path.join(d, "synced")) and
+           vk.poll() is None and time.time() < end):
+        time.sleep(0.05)
+    st.send_signal(signal.SIGINT)
     st.wait(timeout=60)
+    open(os.path.join(d, "done"), "w").close()
+    out = vk.communicate(timeout=120)[0].decode(errors="replace")
     sys.stdout.write(out)
     calls = open(log).read()
     sys.stdout.write(calls)
