@@ -494,6 +494,18 @@ msg_read(struct plat_thread *pt)
 	return true;
 }
 
+bool
+msg_peek(const struct plat_thread *pt, struct frame_uc **up)
+{
+	struct systrap_area *a = pt->area;
+	uint32_t st = __atomic_load_n(&a->state, __ATOMIC_ACQUIRE);
+
+	if (pt->held || (st != MSG_POSTED && st != MSG_ASLEEP))
+		return false;
+	*up = area_ptr(pt, a->uc, sizeof(struct frame_uc));
+	return true;
+}
+
 /*
  * The time pt's handler may have spun since its message was taken, at
  * most its spin: counted as vkernel's service, not as the thread's own
@@ -938,11 +950,17 @@ systrap_thread_yield(struct plat_thread *pt)
  * stop of the control thread each, but only for a signal to a thread
  * that runs.
  */
+bool
+systrap_thread_kick(struct plat_thread *pt)
+{
+	return stub_syscall(pt->sp->main, SYS_tgkill, (uint64_t)pt->sp->pid,
+	    (uint64_t)pt->tid, STUB_SIG_INTERRUPT, 0, 0, 0) == 0;
+}
+
 void
 systrap_thread_interrupt(struct plat_thread *pt)
 {
-	if (stub_syscall(pt->sp->main, SYS_tgkill, (uint64_t)pt->sp->pid,
-	    (uint64_t)pt->tid, STUB_SIG_INTERRUPT, 0, 0, 0) == 0)
+	if (systrap_thread_kick(pt))
 		pt->interrupted = true;
 }
 
@@ -1206,6 +1224,8 @@ const struct plat_ops systrap_ops = {
 	.space_unmap = stub_space_unmap,
 	.space_protect = stub_space_protect,
 	.space_flush = stub_space_flush,
+	.space_own_release = patch_space_release,
+	.space_own_reclaim = patch_space_reclaim,
 	.space_cputime = stub_space_cputime,
 	.thread_create = systrap_thread_create,
 	.thread_destroy = systrap_thread_destroy,

@@ -77,10 +77,20 @@ uint64_t area_va(const struct plat_thread *pt);
 struct frame_uc *frame_uc(const struct plat_thread *pt);
 bool msg_take(struct plat_thread *pt);
 bool msg_read(struct plat_thread *pt);
+/*
+ * Whether pt, not held, has a message posted; *up its frame, checked, or
+ * NULL for a bad one.  Nothing is taken.
+ */
+bool msg_peek(const struct plat_thread *pt, struct frame_uc **up);
 void msg_answer(struct plat_thread *pt);
 int msg_wait(struct plat_thread *pt, bool (*take)(struct plat_thread *),
     int ms);
 void systrap_thread_interrupt(struct plat_thread *pt);
+/*
+ * The interrupt signal alone: its message, unless the kernel asked for
+ * one too, only resumes the thread.  Whether it was sent.
+ */
+bool systrap_thread_kick(struct plat_thread *pt);
 int systrap_thread_run(struct plat_thread *pt);
 void regs_from_frame(const struct frame_uc *u, struct arch_regs *r);
 
@@ -93,6 +103,9 @@ bool patch_enabled(void);
 void patch_space_map(struct plat_space *sp, struct plat_space_info *info);
 void patch_space_fork(struct plat_space *from, struct plat_space *sp);
 void patch_space_free(struct plat_space *sp);
+/* platform.h's plat_space_own_release and plat_space_own_reclaim. */
+int patch_space_release(struct plat_space *sp);
+int patch_space_reclaim(struct plat_space *sp);
 /* After a trapped syscall nr whose instruction ended at rip. */
 void patch_site(struct plat_thread *pt, uint64_t rip, uint64_t nr);
 /*

@@ -367,15 +367,22 @@ stub_tramp_done:
 	mov	STUB_FAST_RIP(%rcx), %rcx	/* and rcx */
 	jmp	*%rcx
 
-	/* The slot's trapping way: rcx and r11 as a syscall leaves them. */
+	/*
+	 * The slot's trapping way: the flags back, rax the slot, and a
+	 * syscall vkernel knows by its rip and serves as the site's own
+	 * (rcx and r11 as that syscall leaves them).
+	 */
 	.org	STUB_TRAMP_END - STUB_BASE, 0xcc
 stub_tramp_trap:
-	and	$(STUB_PATCH_SLOTS - 1), %r11d
-	shl	$4, %r11
-	lea	STUB_PATCH_CODE + STUB_PATCH_TRAP(%r11), %rcx
 	add	$0x7f, %al
 	sahf
-	jmp	*%rcx
+	mov	%r11d, %eax
+	jmp	stub_tramp_sys
+
+	.org	STUB_TRAMP_TRAP - STUB_BASE, 0xcc
+stub_tramp_sys:
+	syscall
+	ud2
 
 areas_lo:
 	.quad	STUB_AREAS

@@ -22,6 +22,7 @@
 #define STUB_TRAMP_POSTED (STUB_BASE + 0xb00)  /* ... message posted */
 #define STUB_TRAMP_DONE  (STUB_BASE + 0xb80)   /* ... answered: return */
 #define STUB_TRAMP_END   (STUB_BASE + 0xbc0)   /* ... its trapping way */
+#define STUB_TRAMP_TRAP  (STUB_BASE + 0xbe0)   /* ... whose syscall */
 #define STUB_TRAMP_LIMIT (STUB_BASE + 0xc00)
 #define STUB_BATCH_PAGE  (STUB_BASE + 0x1000)  /* read-only, from the RAM file */
 #define STUB_CONST_PAGE  (STUB_BASE + 0x2000)  /* systrap: read-only */
@@ -98,15 +99,15 @@
  * Syscall-site patching (systrap): one read-only region, the same in
  * every stub, below 2 GiB where a 7-byte "jmp *ABS32" reaches it.  A
  * slot's pointer in the table leads to the slot's entry in the code
- * below: "mov $slot, %eax; jmp *STUB_PATCH_PTR" (11 bytes), then the
- * slot's trapping way, "syscall; ud2" (at STUB_PATCH_TRAP).  Bits 16-23
- * of every table address are 0x06, an invalid opcode: the byte a patch
- * leaves where the site's syscall instruction began.
+ * below: "mov $slot, %eax; jmp *STUB_PATCH_PTR" (11 bytes, int3 after).
+ * Nothing else runs there: a guest may take the range over, and a thread
+ * found in an entry then starts again at its site.  Bits 16-23 of every
+ * table address are 0x06, an invalid opcode: the byte a patch leaves
+ * where the site's syscall instruction began.
  */
 #define STUB_PATCH_BASE  0x7f060000
 #define STUB_PATCH_SLOTS 1024
 #define STUB_PATCH_CODE  (STUB_PATCH_BASE + 0x2000)  /* 16 bytes a slot */
-#define STUB_PATCH_TRAP  11                          /* in a slot's code */
 #define STUB_PATCH_PTR   (STUB_PATCH_BASE + 0x6000)  /* u64: STUB_TRAMP */
 #define STUB_PATCH_SIZE  0x8000
 
