@@ -543,8 +543,9 @@ msg_answer(struct plat_thread *pt)
 /*
  * A held thread the kernel did not answer while it served the event
  * (the call blocks), or whose call takes longer than a handler spins (a
- * fork, a new thread): the handler sleeps at once instead of spinning
- * out its time on a CPU another guest thread may want.
+ * fork, a new thread): the handler, or the trampoline of a patched
+ * site, sleeps at once instead of spinning out its time on a CPU another
+ * guest thread may want.
  */
 static void
 msg_hold(struct plat_thread *pt)
@@ -553,6 +554,8 @@ msg_hold(struct plat_thread *pt)
 
 	if (!pt->held)
 		return;
+	if (pt->fast)
+		fast_hold(pt);
 	spin_count(pt);
 	(void)__atomic_compare_exchange_n(&pt->area->state, &posted,
 	    MSG_ASLEEP, false, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED);

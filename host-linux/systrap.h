@@ -54,6 +54,7 @@ _Static_assert(sizeof(struct systrap_area) <= STUB_FAST_STACK - 256, "");
 #define FAST_POSTED   1   /* the trampoline's states (fstate) */
 #define FAST_ANSWERED 2
 #define FAST_TRAP     3   /* vkernel wants the thread in its handler */
+#define FAST_ASLEEP   4   /* posted, and the trampoline sleeps on the word */
 
 /* The host's x86-64 signal frame: its struct ucontext and sigcontext. */
 struct frame_uc {
@@ -127,5 +128,7 @@ int fast_frame_event(struct plat_thread *pt, struct frame_uc *u,
 bool fast_answer(struct plat_thread *pt);
 /* pt, held at a patched site, brought into its handler: 0 or -EFAULT. */
 int fast_to_frame(struct plat_thread *pt);
+/* pt, held at a patched site, whose call blocks: its trampoline sleeps. */
+void fast_hold(struct plat_thread *pt);
 
 #endif

@@ -10,8 +10,9 @@
  * reach as it does the vdso: plat_space_info.own_start).  A slot leads
  * to its entry, "mov $slot, %eax; jmp *STUB_PATCH_PTR", and on to the
  * stub's trampoline (stub.S), which saves the guest's registers in the
- * thread's area, posts the slot (fstate) and spins for the answer.  The
- * slot names the site: vkernel keeps each space's sites (address and
+ * thread's area, posts the slot (fstate) and spins for the answer, then
+ * sleeps on that word (at once when vkernel holds a call that blocks).
+ * The slot names the site: vkernel keeps each space's sites (address and
  * NR) itself, so the return address and the number come from vkernel,
  * never from the guest.  The trampoline finds its area through GS, which
  * is the area while the guest has no GS base of its own, checked by
@@ -71,6 +72,7 @@
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <asm/hwcap2.h>
+#include <linux/futex.h>
 
 #include "host-linux/host.h"
 #include "host-linux/stubctl.h"
@@ -465,6 +467,23 @@ resume(struct plat_thread *pt)
 	return 0;
 }
 
+/* Whether the trampoline's state fs says its message waits. */
+static bool
+fast_posted(uint32_t fs)
+{
+	return fs == FAST_POSTED || fs == FAST_ASLEEP;
+}
+
+/* Set the trampoline's state, and wake it if it slept on the word. */
+static void
+fast_state_set(struct systrap_area *a, uint32_t fs)
+{
+	if (__atomic_exchange_n(&a->fstate, fs, __ATOMIC_SEQ_CST) ==
+	    FAST_ASLEEP)
+		(void)syscall(SYS_futex, &a->fstate, FUTEX_WAKE, 1, NULL,
+		    NULL, 0);
+}
+
 bool
 fast_take(struct plat_thread *pt, struct plat_event *ev)
 {
@@ -472,7 +491,7 @@ fast_take(struct plat_thread *pt, struct plat_event *ev)
 	struct frame_uc *u;
 
 	if (pt->held || pt->sp->patch == NULL ||
-	    __atomic_load_n(&a->fstate, __ATOMIC_ACQUIRE) != FAST_POSTED)
+	    !fast_posted(__atomic_load_n(&a->fstate, __ATOMIC_ACQUIRE)))
 		return false;
 	pt->held = true;
 	pt->fast = true;
@@ -587,7 +606,7 @@ fast_frame_event(struct plat_thread *pt, struct frame_uc *u,
 	if (cpu || (trap && z != ZONE_WAIT))
 		return fault(pt, ev);
 	fs = __atomic_load_n(&a->fstate, __ATOMIC_ACQUIRE);
-	if (z == ZONE_WAIT && fs == FAST_POSTED) {
+	if (z == ZONE_WAIT && fast_posted(fs)) {
 		/* The call waits: taken now, with this frame to answer. */
 		if (!fast_call(pt))
 			return fault(pt, ev);
@@ -631,7 +650,7 @@ fast_answer(struct plat_thread *pt)
 	c->dirty = 0;
 	pt->held = false;
 	pt->fast = false;
-	__atomic_store_n(&a->fstate, FAST_ANSWERED, __ATOMIC_RELEASE);
+	fast_state_set(a, FAST_ANSWERED);
 	return true;
 }
 
@@ -670,13 +689,27 @@ fast_to_frame(struct plat_thread *pt)
 {
 	struct systrap_area *a = pt->area;
 
-	__atomic_store_n(&a->fstate, FAST_TRAP, __ATOMIC_SEQ_CST);
+	fast_state_set(a, FAST_TRAP);
 	if (msg_wait(pt, frame_attach, 20) < 0) {
 		systrap_thread_interrupt(pt);
 		if (msg_wait(pt, frame_attach, 5000) < 0)
 			return -EFAULT;
 	}
 	return pt->fast ? -EFAULT : 0;
+}
+
+/*
+ * A call vkernel holds (it blocks, or takes long): the trampoline sleeps
+ * at once instead of spinning out its time on a CPU another guest
+ * thread may want, as msg_hold makes a handler do.
+ */
+void
+fast_hold(struct plat_thread *pt)
+{
+	uint32_t posted = FAST_POSTED;
+
+	(void)__atomic_compare_exchange_n(&pt->area->fstate, &posted,
+	    FAST_ASLEEP, false, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED);
 }
 
 /* --- the region given up --- */
@@ -697,7 +730,7 @@ thread_out(struct plat_thread *pt)
 	int slot;
 
 	if (pt->held ||
-	    __atomic_load_n(&a->fstate, __ATOMIC_ACQUIRE) == FAST_POSTED)
+	    fast_posted(__atomic_load_n(&a->fstate, __ATOMIC_ACQUIRE)))
 		return true;
 	if (!msg_peek(pt, &u))
 		return false;

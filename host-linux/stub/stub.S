@@ -344,13 +344,27 @@ stub_tramp_posted:
 	cmp	$1, %eax
 	jne	24f
 	sub	$1, %r11d
-	jb	25f
+	jb	26f
 	pause
 	jmp	23b
+26:	mov	$4, %edx			/* then say it sleeps (1 -> 4) */
+	lock cmpxchg %edx, STUB_FAST_STATE(%rcx)
+	jne	24f
+	mov	%edx, %eax
 24:	cmp	$2, %eax
 	je	stub_tramp_done
-25:	or	$-1, %rax			/* then wait in the handler, */
-	syscall					/* a trap vkernel knows by rip */
+	cmp	$4, %eax			/* asleep (vkernel holds the */
+	jne	25f				/* call, or the spin ran out) */
+	mov	$202, %eax			/* futex(fstate, FUTEX_WAIT, 4) */
+	lea	STUB_FAST_STATE(%rcx), %rdi
+	xor	%esi, %esi
+	mov	$4, %edx
+	xor	%r10d, %r10d
+	call	stub_hsys
+	rdgsbase %rcx
+	jmp	22b
+25:	or	$-1, %rax			/* vkernel wants the frame: */
+	syscall					/* a trap it knows by rip */
 	rdgsbase %rcx
 	jmp	22b
 

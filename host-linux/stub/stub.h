@@ -20,10 +20,10 @@
 #define STUB_HANDLER     (STUB_BASE + 0x400)   /* systrap: signal handler */
 #define STUB_TRAMP       (STUB_BASE + 0xa00)   /* systrap: patched sites' */
 #define STUB_TRAMP_POSTED (STUB_BASE + 0xb00)  /* ... message posted */
-#define STUB_TRAMP_DONE  (STUB_BASE + 0xb80)   /* ... answered: return */
-#define STUB_TRAMP_END   (STUB_BASE + 0xbc0)   /* ... its trapping way */
-#define STUB_TRAMP_TRAP  (STUB_BASE + 0xbe0)   /* ... whose syscall */
-#define STUB_TRAMP_LIMIT (STUB_BASE + 0xc00)
+#define STUB_TRAMP_DONE  (STUB_BASE + 0xc00)   /* ... answered: return */
+#define STUB_TRAMP_END   (STUB_BASE + 0xc40)   /* ... its trapping way */
+#define STUB_TRAMP_TRAP  (STUB_BASE + 0xc60)   /* ... whose syscall */
+#define STUB_TRAMP_LIMIT (STUB_BASE + 0xc80)
 #define STUB_BATCH_PAGE  (STUB_BASE + 0x1000)  /* read-only, from the RAM file */
 #define STUB_CONST_PAGE  (STUB_BASE + 0x2000)  /* systrap: read-only */
 #define STUB_AREAS       (STUB_BASE + 0x10000)
@@ -71,7 +71,10 @@
  * (STUB_FR_*) as the trampoline saved them; its stack below
  * STUB_FAST_STACK, apart from the signal stack.
  */
-#define STUB_FAST_STATE  0x40  /* u32: 1 posted, 2 answered, 3 trap now */
+#define STUB_FAST_STATE  0x40  /* u32: 1 posted, 2 answered, 3 trap now, */
+				/* 4 posted and the trampoline sleeps on */
+				/* the word (its spin ran out, or vkernel */
+				/* holds the call) */
 #define STUB_FAST_SLOT   0x44  /* u32 */
 #define STUB_FAST_RAX    0x48  /* u64 */
 #define STUB_FAST_RIP    0x50  /* u64 */

@@ -36,6 +36,10 @@
  *             sites hold their original bytes and answer right, code of
  *             its own runs there, a forked child sees the data, an exec
  *             maps over it again, munmap frees it
+ *   blockcpu  a thread blocked in read() of an empty pipe at a patched
+ *             site, woken every 2 ms, uses little CPU time for each read
+ *             (below BLOCK_CPU_US): a patched call that blocks sleeps at
+ *             once, as a trapped one does, without spinning first
  * A second argument "nobody" drops to uid and gid 65534 first.
  * Exits 0 when all is right.
  */
@@ -50,6 +54,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <asm/prctl.h>
 #include <sys/ipc.h>
 #include <sys/mman.h>
@@ -60,7 +65,7 @@
 
 #define STUB_BASE        0x7ffb00000000UL
 #define STUB_TRAMP       (STUB_BASE + 0xa00)
-#define STUB_TRAMP_LIMIT (STUB_BASE + 0xc00)
+#define STUB_TRAMP_LIMIT (STUB_BASE + 0xc80)
 #define PATCH_BASE       0x7f060000UL
 #define PATCH_CODE       (PATCH_BASE + 0x2000)
 #define PATCH_SLOTS      1024
@@ -468,7 +473,6 @@ jumps(void)
 	jump_one(PATCH_BASE + 8 * slot, (uint32_t)slot);
 	jump_one(PATCH_CODE + 16 * slot, 0);
 	jump_one(PATCH_CODE + 16 * slot + 11, 0);
-	jump_one(STUB_TRAMP + 0x1e0, 0);
 	for (uint64_t a = STUB_TRAMP; a < STUB_TRAMP_LIMIT; a++)
 		jump_one(a, (uint32_t)slot);
 	CHECK(site_getpid() == getpid(), "getpid site after the jumps");
@@ -683,6 +687,56 @@ mapover(void)
 	sites_hot();
 }
 
+/* --- blockcpu --- */
+
+#define BLOCK_READS  200
+#define BLOCK_CPU_US 70
+
+static int64_t
+thread_cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+static void *
+blocked_reader(void *arg)
+{
+	int64_t t0 = thread_cpu_ns();
+	char c;
+
+	(void)arg;
+	for (int i = 0; i < BLOCK_READS; i++)
+		if (site_read(pipefd[0], &c, 1) != 1)
+			return (void *)-1L;
+	return (void *)(long)((thread_cpu_ns() - t0) / BLOCK_READS / 1000);
+}
+
+static void
+blockcpu(void)
+{
+	pthread_t t;
+	void *us;
+	char c;
+
+	CHECK(pipe(pipefd) == 0, "pipe");
+	for (int i = 0; i < HOT; i++) {
+		CHECK(write(pipefd[1], "a", 1) == 1, "write");
+		CHECK(site_read(pipefd[0], &c, 1) == 1, "read");
+	}
+	pthread_create(&t, NULL, blocked_reader, NULL);
+	for (int i = 0; i < BLOCK_READS; i++) {
+		usleep(2000);
+		CHECK(write(pipefd[1], "x", 1) == 1, "write");
+	}
+	pthread_join(t, &us);
+	printf("CPU time per blocked read: %ld us\n", (long)us);
+	CHECK((long)us >= 0 && (long)us < BLOCK_CPU_US,
+	    "%ld us of CPU time per blocked read", (long)us);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -716,9 +770,12 @@ main(int argc, char **argv)
 		mapover();
 	else if (strcmp(mode, "mapexec") == 0)
 		mapexec();
+	else if (strcmp(mode, "blockcpu") == 0)
+		blockcpu();
 	else {
 		fprintf(stderr, "usage: systrap_patch race|fork|rewrite|"
-		    "readself|signal|gs|sigstorm|jump|cold|mapover [nobody]\n");
+		    "readself|signal|gs|sigstorm|jump|cold|mapover|blockcpu\n"
+		    "    [nobody]\n");
 		return 2;
 	}
 	return fails == 0 ? 0 : 1;
