@@ -37,10 +37,14 @@
  *   that was between the two old instructions faults at that byte, and
  *   vkernel serves the call rax names, as that syscall instruction would
  *   have (a restart the kernel asks for comes back there too); one that
- *   meets the int3 starts again at the site.  Each step is a plain
- *   store from vkernel's CPU: nothing serializes the guest's CPUs in
- *   between as a kernel's text poke does, and a page copied on the
- *   first write reaches the stub, whole, only at the next flush.
+ *   meets the int3 starts again at the site.  The steps are stores from
+ *   vkernel's CPU while other threads of the space may run the site on
+ *   the guest's: after the int3 and the invalid byte, and again before
+ *   the jump's first byte, every CPU that runs the stub serializes
+ *   (cores_sync), as between a kernel's text poke steps, so that none
+ *   runs bytes it fetched before the step; a host that refuses that gets
+ *   no patch.  A page copied on the first write reaches the stub, whole,
+ *   only at the next flush.
  * - The patched bytes live in a private copy of the page, made as a
  *   debugger's write makes one (kern_text_replace): a file's cached
  *   pages, read() of it and other processes keep the original bytes.
@@ -73,6 +77,7 @@
 #include <sys/syscall.h>
 #include <asm/hwcap2.h>
 #include <linux/futex.h>
+#include <linux/membarrier.h>
 
 #include "host-linux/host.h"
 #include "host-linux/stubctl.h"
@@ -112,6 +117,7 @@ struct patch_traps {
 struct patch_sites {
 	unsigned cap;
 	bool given;           /* the region is the guest's: no patching */
+	int sync;             /* cores_can_sync: 1 yes, -1 no, 0 not asked */
 	struct patch_site *s;
 	struct patch_traps traps[TRAPS_N];
 };
@@ -314,6 +320,36 @@ site_hot(struct patch_sites *ps, uint64_t va)
 	return ++t->n >= PATCH_AFTER;
 }
 
+/*
+ * Whether the stub of sp may serialize its CPUs (membarrier's SYNC_CORE,
+ * run by the control thread), registered for it the first time: a patch
+ * written while other threads of the space run needs that, and is not
+ * made without it.
+ */
+static bool
+cores_can_sync(struct plat_space *sp)
+{
+	struct patch_sites *ps = sp->patch;
+
+	if (ps->sync == 0)
+		ps->sync = stub_syscall(sp->main, SYS_membarrier,
+		    MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED_SYNC_CORE, 0, 0,
+		    0, 0, 0) == 0 ? 1 : -1;
+	return ps->sync > 0;
+}
+
+/*
+ * Every CPU that runs a thread of sp's stub serializes its instruction
+ * stream before this returns, as a kernel's text poke makes them between
+ * its steps: none goes on with bytes of the site it fetched before.
+ */
+static bool
+cores_sync(struct plat_space *sp)
+{
+	return stub_syscall(sp->main, SYS_membarrier,
+	    MEMBARRIER_CMD_PRIVATE_EXPEDITED_SYNC_CORE, 0, 0, 0, 0, 0) == 0;
+}
+
 void
 patch_site(struct plat_thread *pt, uint64_t rip, uint64_t nr)
 {
@@ -335,13 +371,22 @@ patch_site(struct plat_thread *pt, uint64_t rip, uint64_t nr)
 		return;
 	jmp_bytes((unsigned)slot, jmp);
 	/* The first write gives the page its private copy. */
-	if (kern_text_replace(td, va, old, &int3, 1) < 0)
+	if (!cores_can_sync(pt->sp) ||
+	    kern_text_replace(td, va, old, &int3, 1) < 0)
 		return;
 	if (kern_text_replace(td, va + 5, old + 5, jmp + 5, 1) < 0 ||
+	    !cores_sync(pt->sp) ||
 	    kern_text_replace(td, va + 6, old + 6, jmp + 6, 1) < 0 ||
 	    kern_text_replace(td, va + 1, old + 1, jmp + 1, 4) < 0 ||
+	    !cores_sync(pt->sp) ||
 	    kern_text_replace(td, va, &int3, jmp, 1) < 0) {
-		/* The guest wrote there meanwhile: its bytes, not ours. */
+		/*
+		 * Each byte that is still ours goes back, the int3 last; a
+		 * byte the guest wrote meanwhile stays its own.
+		 */
+		for (unsigned i = 1; i < SITE_LEN; i++)
+			(void)kern_text_replace(td, va + i, jmp + i, old + i,
+			    1);
 		(void)kern_text_replace(td, va, &int3, old, 1);
 		return;
 	}

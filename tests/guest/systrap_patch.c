@@ -3,8 +3,10 @@
  * them, each checked for what Linux does (the program passes natively
  * too).  The sites are this program's own, written in assembly, so that
  * both libcs have the same.  argv[1] is the mode:
- *   race      threads started together call one gettid site while it is
- *             patched, each must get its own tid every time; a call made
+ *   race      threads started together call a gettid and a getppid site
+ *             of one page while they are patched (the second in a page
+ *             the threads run from, private already), each must get its
+ *             own tid and the parent every time; a call made
  *             at the old syscall instruction (a thread that ran the mov
  *             before the patch) still runs the call
  *   fork      a patched site called again in a forked child
@@ -132,12 +134,12 @@ static pthread_barrier_t start;
 static void *
 racer(void *arg)
 {
-	long tid = syscall(SYS_gettid), bad = 0;
+	long tid = syscall(SYS_gettid), ppid = getppid(), bad = 0;
 
 	(void)arg;
 	pthread_barrier_wait(&start);
 	for (int i = 0; i < NCALLS; i++)
-		if (site_gettid() != tid)
+		if (site_gettid() != tid || site_getppid() != ppid)
 			bad++;
 	return (void *)bad;
 }
