@@ -805,16 +805,20 @@ patch_space_release(struct plat_space *sp)
 		return -EBUSY;
 	if (ps->given)
 		return 0;
+	/* A thread that ended may still run until its interrupt comes. */
 	for (pt = sp->threads; pt != NULL; pt = pt->snext) {
-		if (pt == sp->main || pt->spare || pt->cookie == NULL)
+		if (pt == sp->main)
 			continue;
-		td = pt->cookie;
+		if (!pt->spare && pt->cookie != NULL)
+			td = pt->cookie;
 		if (!thread_out(pt) && (!systrap_thread_kick(pt) ||
 		    msg_wait(pt, thread_out, 2000) < 0))
 			return -EAGAIN;
 	}
+	if (td == NULL)
+		return -EAGAIN;
 	ps->given = true;
-	for (unsigned i = 0; td != NULL && i < ps->cap; i++) {
+	for (unsigned i = 0; i < ps->cap; i++) {
 		uint8_t old[SITE_LEN], jmp[SITE_LEN];
 
 		if (ps->s[i].va == 0)
