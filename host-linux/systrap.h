@@ -50,6 +50,7 @@ _Static_assert(sizeof(struct systrap_area) <= STUB_FAST_STACK - 256, "");
 #define MSG_POSTED   1
 #define MSG_ANSWERED 2
 #define MSG_ASLEEP   3   /* posted, and the handler sleeps on the word */
+#define MSG_GONE     4   /* the thread ends at STUB_EXIT */
 
 #define FAST_POSTED   1   /* the trampoline's states (fstate) */
 #define FAST_ANSWERED 2

@@ -807,7 +807,7 @@ patch_space_release(struct plat_space *sp)
 		return 0;
 	/* A thread that ended may still run until its interrupt comes. */
 	for (pt = sp->threads; pt != NULL; pt = pt->snext) {
-		if (pt == sp->main)
+		if (pt == sp->main || pt->ending)
 			continue;
 		if (!pt->spare && pt->cookie != NULL)
 			td = pt->cookie;

@@ -155,6 +155,22 @@ stub_hsys:
 	syscall
 	ret
 
+	/*
+	 * A parked thread vkernel ends (rdi: its area): the area is done
+	 * with before the exit, the one call the filter lets run here.
+	 */
+	.org	STUB_EXIT - STUB_BASE
+stub_exit:
+	movl	$4, STUB_MSG_STATE(%rdi)
+	mov	$60, %eax
+	xor	%edi, %edi
+	jmp	stub_exit_sys
+
+	.org	STUB_EXIT_SYS - STUB_BASE
+stub_exit_sys:
+	syscall
+	ud2
+
 	/* rdi: signal, rsi: siginfo, rdx: ucontext; on the area's stack. */
 	.org	STUB_HANDLER - STUB_BASE
 stub_handler:

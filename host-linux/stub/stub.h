@@ -17,6 +17,8 @@
 							/* first call */
 #define STUB_CLONE       (STUB_BASE + 0x300)   /* systrap: a guest thread */
 #define STUB_HSYS        (STUB_BASE + 0x380)   /* systrap: syscall; ret */
+#define STUB_EXIT        (STUB_BASE + 0x3c0)   /* systrap: a thread's end */
+#define STUB_EXIT_SYS    (STUB_BASE + 0x3e0)   /* ... its exit syscall */
 #define STUB_HANDLER     (STUB_BASE + 0x400)   /* systrap: signal handler */
 #define STUB_TRAMP       (STUB_BASE + 0xa00)   /* systrap: patched sites' */
 #define STUB_TRAMP_POSTED (STUB_BASE + 0xb00)  /* ... message posted */
@@ -56,7 +58,8 @@
  */
 #define STUB_MSG_STATE   0     /* u32: 0 guest runs, 1 posted, 2 answered, */
 				/* 3 posted and the handler sleeps (its */
-				/* spin ran out, or vkernel holds it) */
+				/* spin ran out, or vkernel holds it), 4 */
+				/* the thread ends, done with its area */
 #define STUB_MSG_SIGNO   4     /* u32: the signal */
 #define STUB_MSG_INFO    8     /* u64: its siginfo, a stub address */
 #define STUB_MSG_UC      16    /* u64: its ucontext, a stub address */

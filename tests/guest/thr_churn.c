@@ -2,8 +2,9 @@
  * Thousands of short-lived threads, for a host-side check of what they
  * leave (thr_churn.py): argv[1] rounds, each starting argv[2] threads
  * at once, every other round's detached and the others joined; each
- * thread makes a call and ends.  Then "churned" on stdout, and a pause
- * in which the host counts the stub's threads.  A third argument
+ * thread makes a call and ends; then WIDE threads alive at once, which
+ * end together.  Then "churned" on stdout, and a pause in which the host
+ * counts the stub's threads.  A third argument
  * "nobody" drops to uid and gid 65534 first.
  */
 #include <grp.h>
@@ -14,8 +15,10 @@
 #include "thr_common.h"
 
 #define BURST_MAX 64
+#define WIDE      128
 
 static atomic_uint live;
+static pthread_barrier_t all_up;
 
 static void *
 brief(void *arg)
@@ -53,6 +56,33 @@ round_of(unsigned n, bool detach)
 		nanosleep(&ts, NULL);
 }
 
+static void *
+wide_one(void *arg)
+{
+	(void)arg;
+	pthread_barrier_wait(&all_up);
+	return NULL;
+}
+
+/* WIDE threads at once, all started before any ends. */
+static void
+wide_round(void)
+{
+	pthread_t th[WIDE];
+	unsigned made = 0;
+
+	pthread_barrier_init(&all_up, NULL, WIDE + 1);
+	for (; made < WIDE; made++)
+		if (!CHECK(pthread_create(&th[made], NULL, wide_one, NULL) ==
+		    0, "wide thread %u", made))
+			break;
+	if (made == WIDE)
+		pthread_barrier_wait(&all_up);
+	for (unsigned i = 0; i < made; i++)
+		CHECK_EQ(pthread_join(th[i], NULL), 0);
+	pthread_barrier_destroy(&all_up);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -67,6 +97,7 @@ main(int argc, char **argv)
 		burst = BURST_MAX;
 	for (unsigned r = 0; r < rounds; r++)
 		round_of(burst, r % 2 == 1);
+	wide_round();
 	printf("churned\n");
 	fflush(stdout);
 	sleep(2);
