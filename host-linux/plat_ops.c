@@ -3,6 +3,7 @@
  * --platform chose.  One indirect call each: next to a host context
  * switch per guest stop, it costs nothing measurable.
  */
+#include <errno.h>
 #include <string.h>
 
 #include "host-linux/plat_ops.h"
@@ -92,6 +93,20 @@ int
 plat_space_flush(struct plat_space *sp)
 {
 	return ops->space_flush(sp);
+}
+
+int
+plat_space_own_release(struct plat_space *sp)
+{
+	return ops->space_own_release != NULL ? ops->space_own_release(sp) :
+	    -ENOSYS;
+}
+
+int
+plat_space_own_reclaim(struct plat_space *sp)
+{
+	return ops->space_own_reclaim != NULL ? ops->space_own_reclaim(sp) :
+	    -ENOSYS;
 }
 
 int64_t

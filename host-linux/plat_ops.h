@@ -29,6 +29,9 @@ struct plat_ops {
 	void (*space_protect)(struct plat_space *sp, uint64_t va,
 	    uint64_t len, int prot);
 	int (*space_flush)(struct plat_space *sp);
+	/* NULL for a backend that never has an own range. */
+	int (*space_own_release)(struct plat_space *sp);
+	int (*space_own_reclaim)(struct plat_space *sp);
 	int64_t (*space_cputime)(struct plat_space *sp, int64_t *userp);
 	int (*thread_create)(struct plat_thread *from, void *cookie,
 	    struct arch_context *ctx, struct plat_thread **ptp);

@@ -11,7 +11,7 @@
  * and, when vkernel has a CPU of its own and spins, no context switch.
  * New threads and forked processes are injected clones and forks of the
  * control thread; a thread that ends is parked in its handler for the
- * next.
+ * next, SPARE_MAX of them, and one beyond those exits, its area freed.
  *
  * The guest can write its areas (they are in its address space) at any
  * time, from any of its threads: a message and a frame are untrusted
@@ -58,6 +58,13 @@ _Static_assert(sizeof(cpu_set_t) == STUB_CPUS_SIZE, "the CPUs' mask");
 /* A process has areas for as many threads as the kernel has tasks. */
 _Static_assert(STUB_AREA_MAX >= KERN_MAX_TASKS && STUB_AREA_MAX % 64 == 0,
     "areas");
+
+/*
+ * Threads kept per space when their guest threads end, for the next new
+ * ones: a new thread costs an injected clone and its start-up, a parked
+ * one a register load; one beyond these ends, area and all.
+ */
+#define SPARE_MAX        64
 
 /* From the kernel's UAPI signal headers, which clash with libc's. */
 #define SA_RESTORER  0x04000000
@@ -119,8 +126,9 @@ static struct plat_thread *last_ev;   /* the thread of the last event */
  * control thread uses, is SECCOMP_RET_TRACE (for an untraced thread:
  * -ENOSYS, never run); at
  * stub_hsys the handler's calls run, pinned (a futex only in the areas,
- * so a handler whose signal stack a guest moved dies there); the rest of
- * the stub traps.
+ * so a handler whose signal stack a guest moved dies there); at
+ * stub_exit_sys a thread's exit, which a guest that jumps there makes
+ * of its own thread; the rest of the stub traps.
  */
 static const struct sock_filter filter[] = {
 	/* 0 */ LD(offsetof(struct seccomp_data, arch)),
@@ -132,34 +140,38 @@ static const struct sock_filter filter[] = {
 	/* 6 */ LD(offsetof(struct seccomp_data, instruction_pointer)),
 	/* 7 */ IS((uint32_t)(STUB_SYSCALL1 + 2), 0, 1),
 	/* 8 */ RET(SECCOMP_RET_TRACE),
-	/* 9 */ IS((uint32_t)(STUB_HSYS + 2), 1, 0),
-	/* 10 */ RET(SECCOMP_RET_TRAP),
+	/* 9 */ IS((uint32_t)(STUB_HSYS + 2), 5, 0),
+	/* 10 */ IS((uint32_t)(STUB_EXIT_SYS + 2), 0, 3),
 	/* 11 */ LD(offsetof(struct seccomp_data, nr)),
-	/* 12 */ IS(SYS_rt_sigreturn, 0, 1),
+	/* 12 */ IS(SYS_exit, 0, 1),
 	/* 13 */ RET(SECCOMP_RET_ALLOW),
-	/* 14 */ IS(SYS_futex, 0, 8),
-	/* 15 */ LD(ARG_LO(1)),
-	/* 16 */ IS(FUTEX_WAIT, 0, 19),
-	/* 17 */ LD(ARG_HI(0)),
-	/* 18 */ IS(STUB_BASE >> 32, 0, 17),
-	/* 19 */ LD(ARG_LO(0)),
-	/* 20 */ GE((uint32_t)STUB_AREAS, 0, 15),
-	/* 21 */ GE((uint32_t)STUB_END, 14, 0),
-	/* 22 */ RET(SECCOMP_RET_ALLOW),
-	/* 23 */ IS(SYS_arch_prctl, 0, 4),
-	/* 24 */ LD(ARG_LO(0)),
-	/* 25 */ IS(ARCH_SET_FS, 1, 0),
-	/* 26 */ IS(ARCH_SET_GS, 0, 9),
-	/* 27 */ RET(SECCOMP_RET_ALLOW),
-	/* 28 */ IS(SYS_write, 0, 7),
-	/* 29 */ LD(ARG_LO(0)),
-	/* 30 */ IS(STUB_BELL_FD, 0, 5),
-	/* 31 */ LD(ARG_LO(2)),
-	/* 32 */ IS(8, 0, 3),
-	/* 33 */ LD(ARG_HI(2)),
-	/* 34 */ IS(0, 0, 1),
-	/* 35 */ RET(SECCOMP_RET_ALLOW),
-	/* 36 */ RET(SECCOMP_RET_KILL_PROCESS),
+	/* 14 */ RET(SECCOMP_RET_TRAP),
+	/* 15 */ LD(offsetof(struct seccomp_data, nr)),
+	/* 16 */ IS(SYS_rt_sigreturn, 0, 1),
+	/* 17 */ RET(SECCOMP_RET_ALLOW),
+	/* 18 */ IS(SYS_futex, 0, 8),
+	/* 19 */ LD(ARG_LO(1)),
+	/* 20 */ IS(FUTEX_WAIT, 0, 19),
+	/* 21 */ LD(ARG_HI(0)),
+	/* 22 */ IS(STUB_BASE >> 32, 0, 17),
+	/* 23 */ LD(ARG_LO(0)),
+	/* 24 */ GE((uint32_t)STUB_AREAS, 0, 15),
+	/* 25 */ GE((uint32_t)STUB_END, 14, 0),
+	/* 26 */ RET(SECCOMP_RET_ALLOW),
+	/* 27 */ IS(SYS_arch_prctl, 0, 4),
+	/* 28 */ LD(ARG_LO(0)),
+	/* 29 */ IS(ARCH_SET_FS, 1, 0),
+	/* 30 */ IS(ARCH_SET_GS, 0, 9),
+	/* 31 */ RET(SECCOMP_RET_ALLOW),
+	/* 32 */ IS(SYS_write, 0, 7),
+	/* 33 */ LD(ARG_LO(0)),
+	/* 34 */ IS(STUB_BELL_FD, 0, 5),
+	/* 35 */ LD(ARG_LO(2)),
+	/* 36 */ IS(8, 0, 3),
+	/* 37 */ LD(ARG_HI(2)),
+	/* 38 */ IS(0, 0, 1),
+	/* 39 */ RET(SECCOMP_RET_ALLOW),
+	/* 40 */ RET(SECCOMP_RET_KILL_PROCESS),
 };
 
 /*
@@ -494,6 +506,18 @@ msg_read(struct plat_thread *pt)
 	return true;
 }
 
+bool
+msg_peek(const struct plat_thread *pt, struct frame_uc **up)
+{
+	struct systrap_area *a = pt->area;
+	uint32_t st = __atomic_load_n(&a->state, __ATOMIC_ACQUIRE);
+
+	if (pt->held || (st != MSG_POSTED && st != MSG_ASLEEP))
+		return false;
+	*up = area_ptr(pt, a->uc, sizeof(struct frame_uc));
+	return true;
+}
+
 /*
  * The time pt's handler may have spun since its message was taken, at
  * most its spin: counted as vkernel's service, not as the thread's own
@@ -531,8 +555,9 @@ msg_answer(struct plat_thread *pt)
 /*
  * A held thread the kernel did not answer while it served the event
  * (the call blocks), or whose call takes longer than a handler spins (a
- * fork, a new thread): the handler sleeps at once instead of spinning
- * out its time on a CPU another guest thread may want.
+ * fork, a new thread): the handler, or the trampoline of a patched
+ * site, sleeps at once instead of spinning out its time on a CPU another
+ * guest thread may want.
  */
 static void
 msg_hold(struct plat_thread *pt)
@@ -541,6 +566,8 @@ msg_hold(struct plat_thread *pt)
 
 	if (!pt->held)
 		return;
+	if (pt->fast)
+		fast_hold(pt);
 	spin_count(pt);
 	(void)__atomic_compare_exchange_n(&pt->area->state, &posted,
 	    MSG_ASLEEP, false, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED);
@@ -726,6 +753,62 @@ systrap_space_create(void *cookie, struct arch_context *ctx,
 	return 0;
 }
 
+/*
+ * Send held pt's host thread to its end: its frame returns to STUB_EXIT
+ * with every signal blocked (a pending interrupt would take the handler
+ * back into the area), which says when the area is done with and exits;
+ * ended_reap frees the area then.  False when pt's frame is bad.
+ */
+static bool
+thread_end(struct plat_thread *pt)
+{
+	struct frame_uc *u = frame_uc(pt);
+
+	if (u == NULL || pt->fast || !pt->held)
+		return false;
+	u->rip = STUB_EXIT;
+	u->rdi = area_va(pt);
+	u->rsp = 0;
+	u->eflags = 0x202;   /* no trap flag of the guest's on the way */
+	frame_host_fields(pt, u);
+	u->sigmask = ~0ULL;
+	pt->area->set = 0;
+	msg_answer(pt);
+	pt->ending = true;
+	return true;
+}
+
+/*
+ * The threads of sp sent to their end that have left their areas: each
+ * area goes from the stub (a stub call: batches never touch the stub's
+ * own range) and then from the RAM file, which must not give another
+ * process a page this stub still maps.  One that never gets there
+ * (another guest thread wrote its frame) keeps its area until the stub
+ * goes.
+ */
+static void
+ended_reap(struct plat_space *sp)
+{
+	struct plat_thread *pt, *next;
+
+	for (pt = sp->threads; pt != NULL; pt = next) {
+		next = pt->snext;
+		if (!pt->ending || __atomic_load_n(&pt->area->state,
+		    __ATOMIC_ACQUIRE) != MSG_GONE)
+			continue;
+		if (stub_syscall(sp->main, SYS_munmap, area_va(pt),
+		    STUB_AREA_SIZE, 0, 0, 0, 0) != 0)
+			continue;
+		area_drop(sp, pt);
+		thread_unlink(pt);
+		thread_free(pt);
+	}
+}
+
+/*
+ * A thread that ends waits in its handler for the space's next new
+ * thread, up to SPARE_MAX of them; beyond that it ends, area and all.
+ */
 static void
 systrap_thread_destroy(struct plat_thread *pt)
 {
@@ -734,11 +817,15 @@ systrap_thread_destroy(struct plat_thread *pt)
 	/* A parked thread waits in its handler. */
 	if (pt->fast)
 		(void)fast_to_frame(pt);
-	msg_hold(pt);
 	guest_unlink(pt);
+	ended_reap(pt->sp);
+	if (pt->sp->nspare >= SPARE_MAX && thread_end(pt))
+		return;
+	msg_hold(pt);
 	pt->cookie = NULL;
 	pt->ctx = NULL;
 	pt->spare = true;
+	pt->sp->nspare++;
 }
 
 /* from's FPU state into held pt's frame, as a thread or fork inherits it. */
@@ -850,6 +937,7 @@ parked_take(struct plat_space *sp)
 		if (frame_uc(pt) == NULL)
 			continue;
 		pt->spare = false;
+		pt->sp->nspare--;
 		pt->interrupted = false;
 		pt->regs_valid = false;
 		pt->gnext = guests;
@@ -872,6 +960,7 @@ systrap_thread_create(struct plat_thread *from, void *cookie,
 		stub_thread_cputime_reset(pt);
 	} else {
 		msg_hold(from);
+		ended_reap(from->sp);
 		if ((e = thread_new(from->sp, cookie, ctx, &pt)) < 0)
 			return e;
 	}
@@ -938,11 +1027,17 @@ systrap_thread_yield(struct plat_thread *pt)
  * stop of the control thread each, but only for a signal to a thread
  * that runs.
  */
+bool
+systrap_thread_kick(struct plat_thread *pt)
+{
+	return stub_syscall(pt->sp->main, SYS_tgkill, (uint64_t)pt->sp->pid,
+	    (uint64_t)pt->tid, STUB_SIG_INTERRUPT, 0, 0, 0) == 0;
+}
+
 void
 systrap_thread_interrupt(struct plat_thread *pt)
 {
-	if (stub_syscall(pt->sp->main, SYS_tgkill, (uint64_t)pt->sp->pid,
-	    (uint64_t)pt->tid, STUB_SIG_INTERRUPT, 0, 0, 0) == 0)
+	if (systrap_thread_kick(pt))
 		pt->interrupted = true;
 }
 
@@ -1206,6 +1301,8 @@ const struct plat_ops systrap_ops = {
 	.space_unmap = stub_space_unmap,
 	.space_protect = stub_space_protect,
 	.space_flush = stub_space_flush,
+	.space_own_release = patch_space_release,
+	.space_own_reclaim = patch_space_reclaim,
 	.space_cputime = stub_space_cputime,
 	.thread_create = systrap_thread_create,
 	.thread_destroy = systrap_thread_destroy,

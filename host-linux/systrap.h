@@ -50,10 +50,12 @@ _Static_assert(sizeof(struct systrap_area) <= STUB_FAST_STACK - 256, "");
 #define MSG_POSTED   1
 #define MSG_ANSWERED 2
 #define MSG_ASLEEP   3   /* posted, and the handler sleeps on the word */
+#define MSG_GONE     4   /* the thread ends at STUB_EXIT */
 
 #define FAST_POSTED   1   /* the trampoline's states (fstate) */
 #define FAST_ANSWERED 2
 #define FAST_TRAP     3   /* vkernel wants the thread in its handler */
+#define FAST_ASLEEP   4   /* posted, and the trampoline sleeps on the word */
 
 /* The host's x86-64 signal frame: its struct ucontext and sigcontext. */
 struct frame_uc {
@@ -77,10 +79,20 @@ uint64_t area_va(const struct plat_thread *pt);
 struct frame_uc *frame_uc(const struct plat_thread *pt);
 bool msg_take(struct plat_thread *pt);
 bool msg_read(struct plat_thread *pt);
+/*
+ * Whether pt, not held, has a message posted; *up its frame, checked, or
+ * NULL for a bad one.  Nothing is taken.
+ */
+bool msg_peek(const struct plat_thread *pt, struct frame_uc **up);
 void msg_answer(struct plat_thread *pt);
 int msg_wait(struct plat_thread *pt, bool (*take)(struct plat_thread *),
     int ms);
 void systrap_thread_interrupt(struct plat_thread *pt);
+/*
+ * The interrupt signal alone: its message, unless the kernel asked for
+ * one too, only resumes the thread.  Whether it was sent.
+ */
+bool systrap_thread_kick(struct plat_thread *pt);
 int systrap_thread_run(struct plat_thread *pt);
 void regs_from_frame(const struct frame_uc *u, struct arch_regs *r);
 
@@ -93,6 +105,9 @@ bool patch_enabled(void);
 void patch_space_map(struct plat_space *sp, struct plat_space_info *info);
 void patch_space_fork(struct plat_space *from, struct plat_space *sp);
 void patch_space_free(struct plat_space *sp);
+/* platform.h's plat_space_own_release and plat_space_own_reclaim. */
+int patch_space_release(struct plat_space *sp);
+int patch_space_reclaim(struct plat_space *sp);
 /* After a trapped syscall nr whose instruction ended at rip. */
 void patch_site(struct plat_thread *pt, uint64_t rip, uint64_t nr);
 /*
@@ -114,5 +129,7 @@ int fast_frame_event(struct plat_thread *pt, struct frame_uc *u,
 bool fast_answer(struct plat_thread *pt);
 /* pt, held at a patched site, brought into its handler: 0 or -EFAULT. */
 int fast_to_frame(struct plat_thread *pt);
+/* pt, held at a patched site, whose call blocks: its trampoline sleeps. */
+void fast_hold(struct plat_thread *pt);
 
 #endif

@@ -10,14 +10,16 @@
  * reach as it does the vdso: plat_space_info.own_start).  A slot leads
  * to its entry, "mov $slot, %eax; jmp *STUB_PATCH_PTR", and on to the
  * stub's trampoline (stub.S), which saves the guest's registers in the
- * thread's area, posts the slot (fstate) and spins for the answer.  The
- * slot names the site: vkernel keeps each space's sites (address and
+ * thread's area, posts the slot (fstate) and spins for the answer, then
+ * sleeps on that word (at once when vkernel holds a call that blocks).
+ * The slot names the site: vkernel keeps each space's sites (address and
  * NR) itself, so the return address and the number come from vkernel,
  * never from the guest.  The trampoline finds its area through GS, which
  * is the area while the guest has no GS base of its own, checked by
  * rdgsbase against the areas' range; with any other GS it takes the
- * slot's trapping way, a syscall instruction of the slot's that vkernel
- * knows by rip and serves as the site's own.  Its one host call is the
+ * slot's trapping way, a syscall instruction of the trampoline's with
+ * the slot in rax, which vkernel knows by rip and serves as the site's
+ * own.  Its one host call is the
  * doorbell through stub_hsys, whose filter rules pin it as for the
  * handler: a guest that jumps into the table, the entries or the
  * trampoline with registers of its own reaches no other host call.
@@ -35,10 +37,14 @@
  *   that was between the two old instructions faults at that byte, and
  *   vkernel serves the call rax names, as that syscall instruction would
  *   have (a restart the kernel asks for comes back there too); one that
- *   meets the int3 starts again at the site.  Each step is a plain
- *   store from vkernel's CPU: nothing serializes the guest's CPUs in
- *   between as a kernel's text poke does, and a page copied on the
- *   first write reaches the stub, whole, only at the next flush.
+ *   meets the int3 starts again at the site.  The steps are stores from
+ *   vkernel's CPU while other threads of the space may run the site on
+ *   the guest's: after the int3 and the invalid byte, and again before
+ *   the jump's first byte, every CPU that runs the stub serializes
+ *   (cores_sync), as between a kernel's text poke steps, so that none
+ *   runs bytes it fetched before the step; a host that refuses that gets
+ *   no patch.  A page copied on the first write reaches the stub, whole,
+ *   only at the next flush.
  * - The patched bytes live in a private copy of the page, made as a
  *   debugger's write makes one (kern_text_replace): a file's cached
  *   pages, read() of it and other processes keep the original bytes.
@@ -48,6 +54,12 @@
  *   gone is forgotten when its slot is wanted.
  * - fork keeps the parent's sites (the child's pages are the parent's);
  *   exec leaves sites that no longer hold their patch, reused as above.
+ * - A guest mapping call that names an address in the region (mmap
+ *   MAP_FIXED, munmap, mremap, shmat) gets it, as Linux would give it:
+ *   every thread of the space is stopped, one found in a slot's entry
+ *   put back at its site, the sites get their original bytes back, the
+ *   region goes and the space patches nothing more; an exec maps it
+ *   again for the new image.  Only the entries run in the region.
  * - A signal that finds a thread in the trampoline: before the message
  *   is posted it is answered at once (the message follows); while the
  *   message waits, the call is taken with that frame; after the answer,
@@ -64,6 +76,8 @@
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <asm/hwcap2.h>
+#include <linux/futex.h>
+#include <linux/membarrier.h>
 
 #include "host-linux/host.h"
 #include "host-linux/stubctl.h"
@@ -102,6 +116,8 @@ struct patch_traps {
 
 struct patch_sites {
 	unsigned cap;
+	bool given;           /* the region is the guest's: no patching */
+	int sync;             /* cores_can_sync: 1 yes, -1 no, 0 not asked */
 	struct patch_site *s;
 	struct patch_traps traps[TRAPS_N];
 };
@@ -135,11 +151,7 @@ patch_init(bool spinning)
 		c[5] = 0xff;				/* jmp *PTR(%rip) */
 		c[6] = 0x25;
 		memcpy(c + 7, &rel, 4);
-		c[11] = 0x0f;				/* syscall */
-		c[12] = 0x05;
-		c[13] = 0x0f;				/* ud2 */
-		c[14] = 0x0b;
-		c[15] = 0xcc;
+		memset(c + 11, 0xcc, 5);
 	}
 	*(uint64_t *)(page + (STUB_PATCH_PTR - STUB_PATCH_BASE)) = STUB_TRAMP;
 	patch_on = true;
@@ -177,6 +189,7 @@ patch_space_fork(struct plat_space *from, struct plat_space *sp)
 	if (ps == NULL)
 		return;
 	sp->patch = vk_xcalloc(1, sizeof(*sp->patch));
+	sp->patch->given = ps->given;
 	memcpy(sp->patch->traps, ps->traps, sizeof(ps->traps));
 	if (ps->cap == 0)
 		return;
@@ -195,6 +208,16 @@ patch_space_free(struct plat_space *sp)
 }
 
 /* --- sites --- */
+
+/* A site's original bytes. */
+static void
+site_bytes(uint32_t nr, uint8_t b[SITE_LEN])
+{
+	b[0] = 0xb8;
+	memcpy(b + 1, &nr, 4);
+	b[5] = 0x0f;
+	b[6] = 0x05;
+}
 
 /* The jump a site patched for slot takes. */
 static void
@@ -297,6 +320,36 @@ site_hot(struct patch_sites *ps, uint64_t va)
 	return ++t->n >= PATCH_AFTER;
 }
 
+/*
+ * Whether the stub of sp may serialize its CPUs (membarrier's SYNC_CORE,
+ * run by the control thread), registered for it the first time: a patch
+ * written while other threads of the space run needs that, and is not
+ * made without it.
+ */
+static bool
+cores_can_sync(struct plat_space *sp)
+{
+	struct patch_sites *ps = sp->patch;
+
+	if (ps->sync == 0)
+		ps->sync = stub_syscall(sp->main, SYS_membarrier,
+		    MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED_SYNC_CORE, 0, 0,
+		    0, 0, 0) == 0 ? 1 : -1;
+	return ps->sync > 0;
+}
+
+/*
+ * Every CPU that runs a thread of sp's stub serializes its instruction
+ * stream before this returns, as a kernel's text poke makes them between
+ * its steps: none goes on with bytes of the site it fetched before.
+ */
+static bool
+cores_sync(struct plat_space *sp)
+{
+	return stub_syscall(sp->main, SYS_membarrier,
+	    MEMBARRIER_CMD_PRIVATE_EXPEDITED_SYNC_CORE, 0, 0, 0, 0, 0) == 0;
+}
+
 void
 patch_site(struct plat_thread *pt, uint64_t rip, uint64_t nr)
 {
@@ -308,26 +361,32 @@ patch_site(struct plat_thread *pt, uint64_t rip, uint64_t nr)
 	void *td = pt->cookie;
 	int slot;
 
-	if (ps == NULL || !nr_patchable(nr) || rip < SITE_LEN ||
+	if (ps == NULL || ps->given || !nr_patchable(nr) || rip < SITE_LEN ||
 	    (va & VK_PAGE_MASK) > VK_PAGE_SIZE - SITE_LEN ||
 	    !site_hot(ps, va))
 		return;
-	old[0] = 0xb8;
-	memcpy(old + 1, &n32, 4);
-	old[5] = 0x0f;
-	old[6] = 0x05;
+	site_bytes(n32, old);
 	if (kern_text_replace(td, va, old, NULL, SITE_LEN) < 0 ||
 	    ((slot = slot_of(ps, va)) < 0 && (slot = slot_new(pt)) < 0))
 		return;
 	jmp_bytes((unsigned)slot, jmp);
 	/* The first write gives the page its private copy. */
-	if (kern_text_replace(td, va, old, &int3, 1) < 0)
+	if (!cores_can_sync(pt->sp) ||
+	    kern_text_replace(td, va, old, &int3, 1) < 0)
 		return;
 	if (kern_text_replace(td, va + 5, old + 5, jmp + 5, 1) < 0 ||
+	    !cores_sync(pt->sp) ||
 	    kern_text_replace(td, va + 6, old + 6, jmp + 6, 1) < 0 ||
 	    kern_text_replace(td, va + 1, old + 1, jmp + 1, 4) < 0 ||
+	    !cores_sync(pt->sp) ||
 	    kern_text_replace(td, va, &int3, jmp, 1) < 0) {
-		/* The guest wrote there meanwhile: its bytes, not ours. */
+		/*
+		 * Each byte that is still ours goes back, the int3 last; a
+		 * byte the guest wrote meanwhile stays its own.
+		 */
+		for (unsigned i = 1; i < SITE_LEN; i++)
+			(void)kern_text_replace(td, va + i, jmp + i, old + i,
+			    1);
 		(void)kern_text_replace(td, va, &int3, old, 1);
 		return;
 	}
@@ -345,15 +404,28 @@ enum zone {
 	ZONE_DONE,       /* answered, on the way back */
 };
 
+/* The slot whose entry holds rip, or -1 (the region is the guest's). */
+static int
+entry_slot(const struct patch_sites *ps, uint64_t rip)
+{
+	if (ps->given || rip < STUB_PATCH_CODE ||
+	    rip >= STUB_PATCH_CODE + 16 * STUB_PATCH_SLOTS)
+		return -1;
+	return (int)((rip - STUB_PATCH_CODE) / 16);
+}
+
+/* Where u, a frame of pt's, stopped; *slotp the slot of ZONE_SLOT_TRAP. */
 static enum zone
-zone_of(const struct plat_thread *pt, uint64_t rip, uint64_t rsp,
+zone_of(const struct plat_thread *pt, const struct frame_uc *u,
     unsigned *slotp)
 {
-	if (rip >= STUB_PATCH_CODE &&
-	    rip < STUB_PATCH_CODE + 16 * STUB_PATCH_SLOTS) {
-		*slotp = (unsigned)((rip - STUB_PATCH_CODE) / 16);
-		return (rip - STUB_PATCH_CODE) % 16 == STUB_PATCH_TRAP + 2 ?
-		    ZONE_SLOT_TRAP : ZONE_ENTRY;
+	uint64_t rip = u->rip;
+
+	if (entry_slot(pt->sp->patch, rip) >= 0)
+		return ZONE_ENTRY;
+	if (rip == STUB_TRAMP_TRAP + 2) {
+		*slotp = (uint32_t)u->rax;
+		return ZONE_SLOT_TRAP;
 	}
 	if (rip >= STUB_TRAMP && rip < STUB_TRAMP_POSTED)
 		return ZONE_ENTRY;
@@ -365,7 +437,7 @@ zone_of(const struct plat_thread *pt, uint64_t rip, uint64_t rsp,
 		return ZONE_ENTRY;
 	/* The doorbell, called on the area's trampoline stack. */
 	if (rip >= STUB_HSYS && rip <= STUB_HSYS + 2 &&
-	    rsp == area_va(pt) + STUB_FAST_STACK - 8)
+	    u->rsp == area_va(pt) + STUB_FAST_STACK - 8)
 		return ZONE_WAIT;
 	return ZONE_NONE;
 }
@@ -440,6 +512,23 @@ resume(struct plat_thread *pt)
 	return 0;
 }
 
+/* Whether the trampoline's state fs says its message waits. */
+static bool
+fast_posted(uint32_t fs)
+{
+	return fs == FAST_POSTED || fs == FAST_ASLEEP;
+}
+
+/* Set the trampoline's state, and wake it if it slept on the word. */
+static void
+fast_state_set(struct systrap_area *a, uint32_t fs)
+{
+	if (__atomic_exchange_n(&a->fstate, fs, __ATOMIC_SEQ_CST) ==
+	    FAST_ASLEEP)
+		(void)syscall(SYS_futex, &a->fstate, FUTEX_WAKE, 1, NULL,
+		    NULL, 0);
+}
+
 bool
 fast_take(struct plat_thread *pt, struct plat_event *ev)
 {
@@ -447,7 +536,7 @@ fast_take(struct plat_thread *pt, struct plat_event *ev)
 	struct frame_uc *u;
 
 	if (pt->held || pt->sp->patch == NULL ||
-	    __atomic_load_n(&a->fstate, __ATOMIC_ACQUIRE) != FAST_POSTED)
+	    !fast_posted(__atomic_load_n(&a->fstate, __ATOMIC_ACQUIRE)))
 		return false;
 	pt->held = true;
 	pt->fast = true;
@@ -470,14 +559,25 @@ fast_take(struct plat_thread *pt, struct plat_event *ev)
 	return true;
 }
 
-/* The site of the patch at va, if its bytes are still the patch. */
+/*
+ * The site at va, if its bytes are still the patch, or the original ones
+ * put back when the region was given up: a fault the patch caused may
+ * come after that.
+ */
 static int
 patched_at(struct plat_thread *pt, uint64_t va)
 {
-	int slot = slot_of(pt->sp->patch, va);
+	const struct patch_sites *ps = pt->sp->patch;
+	int slot = slot_of(ps, va);
+	uint8_t old[SITE_LEN];
 
-	return slot >= 0 && va != 0 && site_intact(pt, (unsigned)slot) ?
-	    slot : -1;
+	if (slot < 0 || va == 0)
+		return -1;
+	site_bytes(ps->s[slot].nr, old);
+	if (site_intact(pt, (unsigned)slot) || (ps->given &&
+	    kern_text_replace(pt->cookie, va, old, NULL, SITE_LEN) == 0))
+		return slot;
+	return -1;
 }
 
 /* A stop at site va's syscall, from a frame that did not end there. */
@@ -533,7 +633,7 @@ fast_frame_event(struct plat_thread *pt, struct frame_uc *u,
 
 	if (ps == NULL)
 		return -1;
-	z = zone_of(pt, u->rip, u->rsp, &slot);
+	z = zone_of(pt, u, &slot);
 	switch (z) {
 	case ZONE_NONE:
 		return site_fault(pt, u, si, ev);
@@ -551,7 +651,7 @@ fast_frame_event(struct plat_thread *pt, struct frame_uc *u,
 	if (cpu || (trap && z != ZONE_WAIT))
 		return fault(pt, ev);
 	fs = __atomic_load_n(&a->fstate, __ATOMIC_ACQUIRE);
-	if (z == ZONE_WAIT && fs == FAST_POSTED) {
+	if (z == ZONE_WAIT && fast_posted(fs)) {
 		/* The call waits: taken now, with this frame to answer. */
 		if (!fast_call(pt))
 			return fault(pt, ev);
@@ -595,7 +695,7 @@ fast_answer(struct plat_thread *pt)
 	c->dirty = 0;
 	pt->held = false;
 	pt->fast = false;
-	__atomic_store_n(&a->fstate, FAST_ANSWERED, __ATOMIC_RELEASE);
+	fast_state_set(a, FAST_ANSWERED);
 	return true;
 }
 
@@ -614,7 +714,7 @@ frame_attach(struct plat_thread *pt)
 	if (!msg_read(pt))
 		return false;
 	u = frame_uc(pt);
-	if (u != NULL && zone_of(pt, u->rip, u->rsp, &slot) == ZONE_WAIT) {
+	if (u != NULL && zone_of(pt, u, &slot) == ZONE_WAIT) {
 		((struct systrap_area *)pt->area)->fstate = 0;
 		pt->fast = false;
 		pt->regs_valid = false;
@@ -634,11 +734,118 @@ fast_to_frame(struct plat_thread *pt)
 {
 	struct systrap_area *a = pt->area;
 
-	__atomic_store_n(&a->fstate, FAST_TRAP, __ATOMIC_SEQ_CST);
+	fast_state_set(a, FAST_TRAP);
 	if (msg_wait(pt, frame_attach, 20) < 0) {
 		systrap_thread_interrupt(pt);
 		if (msg_wait(pt, frame_attach, 5000) < 0)
 			return -EFAULT;
 	}
 	return pt->fast ? -EFAULT : 0;
+}
+
+/*
+ * A call vkernel holds (it blocks, or takes long): the trampoline sleeps
+ * at once instead of spinning out its time on a CPU another guest
+ * thread may want, as msg_hold makes a handler do.
+ */
+void
+fast_hold(struct plat_thread *pt)
+{
+	uint32_t posted = FAST_POSTED;
+
+	(void)__atomic_compare_exchange_n(&pt->area->fstate, &posted,
+	    FAST_ASLEEP, false, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED);
+}
+
+/* --- the region given up --- */
+
+/*
+ * Whether pt is out of guest code for now: held, waiting in the
+ * trampoline, or in its handler with a message posted, whose frame is
+ * put back at its site when it stopped in a slot's entry (rax, rcx and
+ * r11 are dead there: the site's mov and syscall write them).  A frame
+ * the guest broke counts too: the thread ends when it is taken.
+ */
+static bool
+thread_out(struct plat_thread *pt)
+{
+	const struct patch_sites *ps = pt->sp->patch;
+	struct systrap_area *a = pt->area;
+	struct frame_uc *u;
+	int slot;
+
+	if (pt->held ||
+	    fast_posted(__atomic_load_n(&a->fstate, __ATOMIC_ACQUIRE)))
+		return true;
+	if (!msg_peek(pt, &u))
+		return false;
+	if (u != NULL && (slot = entry_slot(ps, u->rip)) >= 0 &&
+	    (unsigned)slot < ps->cap && ps->s[slot].va != 0)
+		u->rip = ps->s[slot].va;
+	return true;
+}
+
+/*
+ * Every thread of the space is stopped first (the interrupt signal to
+ * each that runs guest code), so that none is in a slot's entry, nor
+ * between a jump it read and the table, when the sites get their bytes
+ * back and the region goes; they go on once the event loop answers
+ * them.  A thread that does not stop within seconds leaves the region
+ * where it is.  The sites stay known: a fault the patch caused may
+ * still come, and a thread in the trampoline still posts its slot.
+ */
+int
+patch_space_release(struct plat_space *sp)
+{
+	struct patch_sites *ps = sp->patch;
+	struct plat_thread *pt;
+	void *td = NULL;
+
+	if (ps == NULL || sp->dead)
+		return -EBUSY;
+	if (ps->given)
+		return 0;
+	/* A thread that ended may still run until its interrupt comes. */
+	for (pt = sp->threads; pt != NULL; pt = pt->snext) {
+		if (pt == sp->main || pt->ending)
+			continue;
+		if (!pt->spare && pt->cookie != NULL)
+			td = pt->cookie;
+		if (!thread_out(pt) && (!systrap_thread_kick(pt) ||
+		    msg_wait(pt, thread_out, 2000) < 0))
+			return -EAGAIN;
+	}
+	if (td == NULL)
+		return -EAGAIN;
+	ps->given = true;
+	for (unsigned i = 0; i < ps->cap; i++) {
+		uint8_t old[SITE_LEN], jmp[SITE_LEN];
+
+		if (ps->s[i].va == 0)
+			continue;
+		site_bytes(ps->s[i].nr, old);
+		jmp_bytes(i, jmp);
+		(void)kern_text_replace(td, ps->s[i].va, jmp, old, SITE_LEN);
+	}
+	stub_space_unmap(sp, STUB_PATCH_BASE, STUB_PATCH_SIZE);
+	return 0;
+}
+
+/* exec: the region mapped again, queued before the new image's maps. */
+int
+patch_space_reclaim(struct plat_space *sp)
+{
+	const uint64_t code = STUB_PATCH_CODE - STUB_PATCH_BASE;
+	struct patch_sites *ps = sp->patch;
+
+	if (ps == NULL)
+		return -ENOSYS;
+	if (!ps->given)
+		return 0;
+	stub_space_map(sp, STUB_PATCH_BASE, code, PROT_READ, region_off);
+	stub_space_map(sp, STUB_PATCH_CODE, STUB_PATCH_SIZE - code,
+	    PROT_READ | PROT_EXEC, region_off + code);
+	free(ps->s);
+	memset(ps, 0, sizeof(*ps));
+	return 0;
 }

@@ -118,6 +118,22 @@ void plat_thread_destroy(struct plat_thread *pt);
 void plat_space_destroy(struct plat_space *sp);
 
 /*
+ * The guest wants [own_start, own_end) (plat_space_info) of sp: the
+ * platform gives it up there for good, undoing what it did with it, and
+ * leaves it unmapped.  Returns 0, or -errno when it keeps it.  May block
+ * briefly: threads of the space that run are stopped for a moment.
+ */
+int plat_space_own_release(struct plat_space *sp);
+
+/*
+ * sp has no guest memory left (exec): the platform takes [own_start,
+ * own_end) back if it gave it up, or keeps it.  Returns 0 when the range
+ * is the platform's (the caller keeps it free of guest mappings), or
+ * -errno when it is the guest's.
+ */
+int plat_space_own_reclaim(struct plat_space *sp);
+
+/*
  * The host mappings a space holds besides those of the guest's map (the
  * stub's code and pages, and a margin): they count against the host's
  * own limit on mappings too (vm_map.h's VM_MAX_MAP_COUNT).

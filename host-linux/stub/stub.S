@@ -155,6 +155,22 @@ stub_hsys:
 	syscall
 	ret
 
+	/*
+	 * A parked thread vkernel ends (rdi: its area): the area is done
+	 * with before the exit, the one call the filter lets run here.
+	 */
+	.org	STUB_EXIT - STUB_BASE
+stub_exit:
+	movl	$4, STUB_MSG_STATE(%rdi)
+	mov	$60, %eax
+	xor	%edi, %edi
+	jmp	stub_exit_sys
+
+	.org	STUB_EXIT_SYS - STUB_BASE
+stub_exit_sys:
+	syscall
+	ud2
+
 	/* rdi: signal, rsi: siginfo, rdx: ucontext; on the area's stack. */
 	.org	STUB_HANDLER - STUB_BASE
 stub_handler:
@@ -344,13 +360,27 @@ stub_tramp_posted:
 	cmp	$1, %eax
 	jne	24f
 	sub	$1, %r11d
-	jb	25f
+	jb	26f
 	pause
 	jmp	23b
+26:	mov	$4, %edx			/* then say it sleeps (1 -> 4) */
+	lock cmpxchg %edx, STUB_FAST_STATE(%rcx)
+	jne	24f
+	mov	%edx, %eax
 24:	cmp	$2, %eax
 	je	stub_tramp_done
-25:	or	$-1, %rax			/* then wait in the handler, */
-	syscall					/* a trap vkernel knows by rip */
+	cmp	$4, %eax			/* asleep (vkernel holds the */
+	jne	25f				/* call, or the spin ran out) */
+	mov	$202, %eax			/* futex(fstate, FUTEX_WAIT, 4) */
+	lea	STUB_FAST_STATE(%rcx), %rdi
+	xor	%esi, %esi
+	mov	$4, %edx
+	xor	%r10d, %r10d
+	call	stub_hsys
+	rdgsbase %rcx
+	jmp	22b
+25:	or	$-1, %rax			/* vkernel wants the frame: */
+	syscall					/* a trap it knows by rip */
 	rdgsbase %rcx
 	jmp	22b
 
@@ -367,15 +397,22 @@ stub_tramp_done:
 	mov	STUB_FAST_RIP(%rcx), %rcx	/* and rcx */
 	jmp	*%rcx
 
-	/* The slot's trapping way: rcx and r11 as a syscall leaves them. */
+	/*
+	 * The slot's trapping way: the flags back, rax the slot, and a
+	 * syscall vkernel knows by its rip and serves as the site's own
+	 * (rcx and r11 as that syscall leaves them).
+	 */
 	.org	STUB_TRAMP_END - STUB_BASE, 0xcc
 stub_tramp_trap:
-	and	$(STUB_PATCH_SLOTS - 1), %r11d
-	shl	$4, %r11
-	lea	STUB_PATCH_CODE + STUB_PATCH_TRAP(%r11), %rcx
 	add	$0x7f, %al
 	sahf
-	jmp	*%rcx
+	mov	%r11d, %eax
+	jmp	stub_tramp_sys
+
+	.org	STUB_TRAMP_TRAP - STUB_BASE, 0xcc
+stub_tramp_sys:
+	syscall
+	ud2
 
 areas_lo:
 	.quad	STUB_AREAS

@@ -17,12 +17,15 @@
 							/* first call */
 #define STUB_CLONE       (STUB_BASE + 0x300)   /* systrap: a guest thread */
 #define STUB_HSYS        (STUB_BASE + 0x380)   /* systrap: syscall; ret */
+#define STUB_EXIT        (STUB_BASE + 0x3c0)   /* systrap: a thread's end */
+#define STUB_EXIT_SYS    (STUB_BASE + 0x3e0)   /* ... its exit syscall */
 #define STUB_HANDLER     (STUB_BASE + 0x400)   /* systrap: signal handler */
 #define STUB_TRAMP       (STUB_BASE + 0xa00)   /* systrap: patched sites' */
 #define STUB_TRAMP_POSTED (STUB_BASE + 0xb00)  /* ... message posted */
-#define STUB_TRAMP_DONE  (STUB_BASE + 0xb80)   /* ... answered: return */
-#define STUB_TRAMP_END   (STUB_BASE + 0xbc0)   /* ... its trapping way */
-#define STUB_TRAMP_LIMIT (STUB_BASE + 0xc00)
+#define STUB_TRAMP_DONE  (STUB_BASE + 0xc00)   /* ... answered: return */
+#define STUB_TRAMP_END   (STUB_BASE + 0xc40)   /* ... its trapping way */
+#define STUB_TRAMP_TRAP  (STUB_BASE + 0xc60)   /* ... whose syscall */
+#define STUB_TRAMP_LIMIT (STUB_BASE + 0xc80)
 #define STUB_BATCH_PAGE  (STUB_BASE + 0x1000)  /* read-only, from the RAM file */
 #define STUB_CONST_PAGE  (STUB_BASE + 0x2000)  /* systrap: read-only */
 #define STUB_AREAS       (STUB_BASE + 0x10000)
@@ -55,7 +58,8 @@
  */
 #define STUB_MSG_STATE   0     /* u32: 0 guest runs, 1 posted, 2 answered, */
 				/* 3 posted and the handler sleeps (its */
-				/* spin ran out, or vkernel holds it) */
+				/* spin ran out, or vkernel holds it), 4 */
+				/* the thread ends, done with its area */
 #define STUB_MSG_SIGNO   4     /* u32: the signal */
 #define STUB_MSG_INFO    8     /* u64: its siginfo, a stub address */
 #define STUB_MSG_UC      16    /* u64: its ucontext, a stub address */
@@ -70,7 +74,10 @@
  * (STUB_FR_*) as the trampoline saved them; its stack below
  * STUB_FAST_STACK, apart from the signal stack.
  */
-#define STUB_FAST_STATE  0x40  /* u32: 1 posted, 2 answered, 3 trap now */
+#define STUB_FAST_STATE  0x40  /* u32: 1 posted, 2 answered, 3 trap now, */
+				/* 4 posted and the trampoline sleeps on */
+				/* the word (its spin ran out, or vkernel */
+				/* holds the call) */
 #define STUB_FAST_SLOT   0x44  /* u32 */
 #define STUB_FAST_RAX    0x48  /* u64 */
 #define STUB_FAST_RIP    0x50  /* u64 */
@@ -98,15 +105,15 @@
  * Syscall-site patching (systrap): one read-only region, the same in
  * every stub, below 2 GiB where a 7-byte "jmp *ABS32" reaches it.  A
  * slot's pointer in the table leads to the slot's entry in the code
- * below: "mov $slot, %eax; jmp *STUB_PATCH_PTR" (11 bytes), then the
- * slot's trapping way, "syscall; ud2" (at STUB_PATCH_TRAP).  Bits 16-23
- * of every table address are 0x06, an invalid opcode: the byte a patch
- * leaves where the site's syscall instruction began.
+ * below: "mov $slot, %eax; jmp *STUB_PATCH_PTR" (11 bytes, int3 after).
+ * Nothing else runs there: a guest may take the range over, and a thread
+ * found in an entry then starts again at its site.  Bits 16-23 of every
+ * table address are 0x06, an invalid opcode: the byte a patch leaves
+ * where the site's syscall instruction began.
  */
 #define STUB_PATCH_BASE  0x7f060000
 #define STUB_PATCH_SLOTS 1024
 #define STUB_PATCH_CODE  (STUB_PATCH_BASE + 0x2000)  /* 16 bytes a slot */
-#define STUB_PATCH_TRAP  11                          /* in a slot's code */
 #define STUB_PATCH_PTR   (STUB_PATCH_BASE + 0x6000)  /* u64: STUB_TRAMP */
 #define STUB_PATCH_SIZE  0x8000
 

@@ -16,6 +16,10 @@
  *              a write to the constants page faults; exits 0
  *   frame      corrupts the frame of a thread vkernel holds, from another
  *              thread, then signals it: delivered, exits 0
+ *   exit       the exit site of a thread vkernel ends, with calls other
+ *              than exit: none runs (SIGSEGV at the stub each); an exit
+ *              there ends only the thread that jumped, and the process
+ *              still exits 0
  *   wild       posts a message of its own whose frame pointers point
  *              anywhere and rings vkernel's doorbell: vkernel ends the
  *              guest (SIGKILL) and does not crash
@@ -37,6 +41,7 @@
 #define STUB_BASE        0x7ffb00000000UL
 #define STUB_SYSCALL1    (STUB_BASE + 0x100)
 #define STUB_HSYS        (STUB_BASE + 0x380)
+#define STUB_EXIT_SYS    (STUB_BASE + 0x3e0)
 #define STUB_CONST_PAGE  (STUB_BASE + 0x2000)
 #define STUB_AREAS       (STUB_BASE + 0x10000)
 #define STUB_AREA_SIZE   0x8000
@@ -280,6 +285,38 @@ mode_frame(void)
 	return 0;
 }
 
+static void *
+exit_jumper(void *arg)
+{
+	(void)arg;
+	jump(STUB_EXIT_SYS, SYS_exit, 0);
+	printf("FAIL: back from an exit\n");
+	exit(1);
+}
+
+static int
+mode_exit(void)
+{
+	static const long calls[] = { SYS_exit_group, SYS_kill, SYS_getpid,
+		SYS_munmap };
+	pthread_t t;
+
+	for (unsigned i = 0; i < sizeof(calls) / sizeof(calls[0]); i++) {
+		long r = jump3(STUB_EXIT_SYS, calls[i], getpid(), SIGKILL, 0);
+
+		if (segv_seen != (int)i + 1 || segv_addr < STUB_BASE ||
+		    segv_addr >= STUB_BASE + 0x1000) {
+			printf("ESCAPED: call %ld ran at the exit site: %ld\n",
+			    calls[i], r);
+			return 1;
+		}
+	}
+	if (pthread_create(&t, NULL, exit_jumper, NULL) != 0)
+		return 2;
+	usleep(200000);
+	return 0;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -302,5 +339,7 @@ main(int argc, char **argv)
 		return mode_wild();
 	if (strcmp(argv[1], "frame") == 0)
 		return mode_frame();
+	if (strcmp(argv[1], "exit") == 0)
+		return mode_exit();
 	return 2;
 }

@@ -3,8 +3,10 @@
  * them, each checked for what Linux does (the program passes natively
  * too).  The sites are this program's own, written in assembly, so that
  * both libcs have the same.  argv[1] is the mode:
- *   race      threads started together call one gettid site while it is
- *             patched, each must get its own tid every time; a call made
+ *   race      threads started together call a gettid and a getppid site
+ *             of one page while they are patched (the second in a page
+ *             the threads run from, private already), each must get its
+ *             own tid and the parent every time; a call made
  *             at the old syscall instruction (a thread that ran the mov
  *             before the patch) still runs the call
  *   fork      a patched site called again in a forked child
@@ -29,10 +31,23 @@
  *   cold      a site called a few times only, as most of a program's
  *             start-up is, keeps its bytes in memory: a patch would cost
  *             a private copy of the page for nothing
+ *   mapover   after the sites (and libc's getppid) ran hot, children
+ *             take the patching's range with munmap, mremap and shmat,
+ *             then the program maps data of its own there (MAP_FIXED)
+ *             while threads call the sites: the mapping is its own, the
+ *             sites hold their original bytes and answer right, code of
+ *             its own runs there, a forked child sees the data, an exec
+ *             maps over it again, munmap frees it
+ *   blockcpu  a thread blocked in read() of an empty pipe at a patched
+ *             site, woken every 2 ms, uses little CPU time for each read
+ *             (below BLOCK_CPU_US): a patched call that blocks sleeps at
+ *             once, as a trapped one does, without spinning first
+ * A second argument "nobody" drops to uid and gid 65534 first.
  * Exits 0 when all is right.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -41,18 +56,22 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <asm/prctl.h>
+#include <sys/ipc.h>
 #include <sys/mman.h>
+#include <sys/shm.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #define STUB_BASE        0x7ffb00000000UL
 #define STUB_TRAMP       (STUB_BASE + 0xa00)
-#define STUB_TRAMP_LIMIT (STUB_BASE + 0xc00)
+#define STUB_TRAMP_LIMIT (STUB_BASE + 0xc80)
 #define PATCH_BASE       0x7f060000UL
 #define PATCH_CODE       (PATCH_BASE + 0x2000)
 #define PATCH_SLOTS      1024
+#define PATCH_SIZE       0x8000
 
 /* The sites, each "mov $NR, %eax; syscall; ret", and a marker. */
 long site_gettid(void);
@@ -115,12 +134,12 @@ static pthread_barrier_t start;
 static void *
 racer(void *arg)
 {
-	long tid = syscall(SYS_gettid), bad = 0;
+	long tid = syscall(SYS_gettid), ppid = getppid(), bad = 0;
 
 	(void)arg;
 	pthread_barrier_wait(&start);
 	for (int i = 0; i < NCALLS; i++)
-		if (site_gettid() != tid)
+		if (site_gettid() != tid || site_getppid() != ppid)
 			bad++;
 	return (void *)bad;
 }
@@ -461,11 +480,276 @@ jumps(void)
 	CHECK(site_getpid() == getpid(), "getpid site after the jumps");
 }
 
+/* --- mapover --- */
+
+#define MAP_AT   (PATCH_BASE - 0x4000)   /* around the range, beyond it */
+#define MAP_LEN  (PATCH_SIZE + 0x8000)
+#define NCALLERS 3
+
+static volatile int callers_stop;
+
+/* Every site this program patches, hot: its own and libc's getppid. */
+static void
+sites_hot(void)
+{
+	for (int i = 0; i < HOT; i++) {
+		CHECK(site_getpid() == getpid(), "getpid site");
+		CHECK(site_getppid() == getppid(), "getppid site");
+		CHECK(site_gettid() == syscall(SYS_gettid), "gettid site");
+	}
+}
+
+static void *
+caller(void *arg)
+{
+	long tid = syscall(SYS_gettid), pid = getpid(), ppid = getppid();
+	long bad = 0, n = 0;
+
+	(void)arg;
+	while (!callers_stop || n < 100) {
+		if (site_gettid() != tid || site_getpid() != pid ||
+		    getppid() != ppid || site_getppid() != ppid)
+			bad++;
+		n++;
+	}
+	return (void *)bad;
+}
+
+/* The sites' bytes in memory are their own again (or never changed). */
+static void
+sites_original(void)
+{
+	static const uint8_t tid[] = { 0xb8, 186, 0, 0, 0, 0x0f, 0x05 };
+
+	CHECK(memcmp((const void *)site_getpid, getpid_bytes, 7) == 0,
+	    "the getpid site's bytes");
+	CHECK(memcmp((const void *)site_gettid, tid, sizeof(tid)) == 0,
+	    "the gettid site's bytes");
+}
+
+/* Code of the program's own at addr: getpid's call, then ret. */
+static void
+code_at(uint64_t addr)
+{
+	static const uint8_t getpid_ret[] = { 0xb8, 39, 0, 0, 0, 0x0f, 0x05,
+		0xc3 };
+
+	memcpy((void *)addr, getpid_ret, sizeof(getpid_ret));
+	__builtin___clear_cache((char *)addr, (char *)addr + 8);
+	CHECK(call_rax(addr, 0, 0) == getpid(), "code of its own at %#lx",
+	    (unsigned long)addr);
+}
+
+/* A child that takes the range one way (how), then calls the sites. */
+static void
+take_in_child(const char *how)
+{
+	pid_t child = fork();
+	int st;
+
+	if (child == 0) {
+		void *m, *want = (void *)(PATCH_BASE + 0x1000);
+		long r = -1;
+		int id;
+
+		if (strcmp(how, "munmap") == 0) {
+			r = munmap((void *)PATCH_BASE, PATCH_SIZE);
+		} else if (strcmp(how, "mremap") == 0) {
+			m = mmap(NULL, 0x2000, PROT_READ | PROT_WRITE,
+			    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+			memset(m, 0x5a, 0x2000);
+			r = mremap(m, 0x2000, 0x2000, MREMAP_MAYMOVE |
+			    MREMAP_FIXED, want) == want &&
+			    ((uint8_t *)want)[0x1fff] == 0x5a ? 0 : -1;
+		} else if ((id = shmget(IPC_PRIVATE, 0x2000,
+		    IPC_CREAT | 0600)) >= 0) {
+			m = shmat(id, want, 0);
+			r = m == want ? 0 : -1;
+			if (m != (void *)-1) {
+				memset(m, 0x33, 0x2000);
+				r |= shmdt(m);
+			}
+			shmctl(id, IPC_RMID, NULL);
+		}
+		if (r != 0) {
+			fprintf(stderr, "%s over the range: %s\n", how,
+			    strerror(errno));
+			_exit(1);
+		}
+		sites_hot();
+		sites_original();
+		_exit(fails == 0 ? 0 : 1);
+	}
+	CHECK(waitpid(child, &st, 0) == child && WIFEXITED(st) &&
+	    WEXITSTATUS(st) == 0, "child taking the range by %s: %#x", how,
+	    st);
+}
+
+/* Map data of its own over the range, check it and its code there. */
+static uint8_t *
+map_over(void)
+{
+	uint8_t *m = mmap((void *)MAP_AT, MAP_LEN, PROT_READ | PROT_WRITE |
+	    PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+
+	CHECK(m == (uint8_t *)MAP_AT, "mmap MAP_FIXED over %#lx: %s",
+	    (unsigned long)PATCH_BASE, strerror(errno));
+	if (m != (uint8_t *)MAP_AT)
+		return NULL;
+	for (size_t i = 0; i < MAP_LEN; i++)
+		CHECK(m[i] == 0, "a new mapping reads %#x at +%#zx", m[i], i);
+	for (size_t i = 0; i < MAP_LEN; i++)
+		m[i] = (uint8_t)(i * 7 + 3);
+	code_at(PATCH_CODE);
+	code_at(PATCH_CODE + 16 * 5 + 11);
+	code_at(PATCH_BASE + 8);
+	return m;
+}
+
+static bool
+data_right(const uint8_t *m)
+{
+	for (size_t i = 0; i < MAP_LEN; i++) {
+		if (i >= PATCH_CODE - MAP_AT && i < PATCH_CODE - MAP_AT + 8)
+			continue;
+		if (i >= PATCH_CODE + 16 * 5 + 11 - MAP_AT &&
+		    i < PATCH_CODE + 16 * 5 + 19 - MAP_AT)
+			continue;
+		if (i >= PATCH_BASE + 8 - MAP_AT &&
+		    i < PATCH_BASE + 16 - MAP_AT)
+			continue;
+		if (m[i] != (uint8_t)(i * 7 + 3))
+			return false;
+	}
+	return true;
+}
+
+/* The exec'd image: its sites hot, then the range taken again. */
+static void
+mapexec(void)
+{
+	uint8_t *m;
+
+	sites_hot();
+	if ((m = map_over()) != NULL)
+		CHECK(data_right(m), "the data after exec");
+	sites_hot();
+	sites_original();
+}
+
+static void
+mapover(void)
+{
+	pthread_t t[NCALLERS];
+	uint8_t *m;
+	pid_t child;
+	int st;
+
+	sites_hot();
+	take_in_child("munmap");
+	take_in_child("mremap");
+	take_in_child("shmat");
+	for (int i = 0; i < NCALLERS; i++)
+		pthread_create(&t[i], NULL, caller, NULL);
+	usleep(20000);
+	m = map_over();
+	callers_stop = 1;
+	for (int i = 0; i < NCALLERS; i++) {
+		void *bad;
+
+		pthread_join(t[i], &bad);
+		CHECK(bad == NULL, "caller %d: %ld calls wrong", i, (long)bad);
+	}
+	if (m == NULL)
+		return;
+	CHECK(data_right(m), "the data over the range");
+	sites_original();
+	sites_hot();
+	child = fork();
+	if (child == 0) {
+		sites_hot();
+		_exit(data_right(m) && fails == 0 ? 0 : 1);
+	}
+	CHECK(waitpid(child, &st, 0) == child && WIFEXITED(st) &&
+	    WEXITSTATUS(st) == 0, "forked child: %#x", st);
+	child = fork();
+	if (child == 0) {
+		execl("/proc/self/exe", "systrap_patch", "mapexec",
+		    (char *)NULL);
+		_exit(127);
+	}
+	CHECK(waitpid(child, &st, 0) == child && WIFEXITED(st) &&
+	    WEXITSTATUS(st) == 0, "exec'd child: %#x", st);
+	CHECK(data_right(m), "the data after the children");
+	CHECK(munmap(m, MAP_LEN) == 0, "munmap: %s", strerror(errno));
+	m = mmap((void *)PATCH_BASE, 4096, PROT_READ, MAP_PRIVATE |
+	    MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+	CHECK(m == (uint8_t *)PATCH_BASE, "the range free again: %s",
+	    strerror(errno));
+	sites_hot();
+}
+
+/* --- blockcpu --- */
+
+#define BLOCK_READS  200
+#define BLOCK_CPU_US 70
+
+static int64_t
+thread_cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+static void *
+blocked_reader(void *arg)
+{
+	int64_t t0 = thread_cpu_ns();
+	char c;
+
+	(void)arg;
+	for (int i = 0; i < BLOCK_READS; i++)
+		if (site_read(pipefd[0], &c, 1) != 1)
+			return (void *)-1L;
+	return (void *)(long)((thread_cpu_ns() - t0) / BLOCK_READS / 1000);
+}
+
+static void
+blockcpu(void)
+{
+	pthread_t t;
+	void *us;
+	char c;
+
+	CHECK(pipe(pipefd) == 0, "pipe");
+	for (int i = 0; i < HOT; i++) {
+		CHECK(write(pipefd[1], "a", 1) == 1, "write");
+		CHECK(site_read(pipefd[0], &c, 1) == 1, "read");
+	}
+	pthread_create(&t, NULL, blocked_reader, NULL);
+	for (int i = 0; i < BLOCK_READS; i++) {
+		usleep(2000);
+		CHECK(write(pipefd[1], "x", 1) == 1, "write");
+	}
+	pthread_join(t, &us);
+	printf("CPU time per blocked read: %ld us\n", (long)us);
+	CHECK((long)us >= 0 && (long)us < BLOCK_CPU_US,
+	    "%ld us of CPU time per blocked read", (long)us);
+}
+
 int
 main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "";
 
+	if (argc > 2 && strcmp(argv[2], "nobody") == 0 &&
+	    (setgroups(0, NULL) != 0 || setresgid(65534, 65534, 65534) != 0 ||
+	    setresuid(65534, 65534, 65534) != 0)) {
+		perror("drop to 65534");
+		return 1;
+	}
 	if (strcmp(mode, "race") == 0)
 		race();
 	else if (strcmp(mode, "fork") == 0)
@@ -484,9 +768,16 @@ main(int argc, char **argv)
 		jumps();
 	else if (strcmp(mode, "cold") == 0)
 		cold();
+	else if (strcmp(mode, "mapover") == 0)
+		mapover();
+	else if (strcmp(mode, "mapexec") == 0)
+		mapexec();
+	else if (strcmp(mode, "blockcpu") == 0)
+		blockcpu();
 	else {
 		fprintf(stderr, "usage: systrap_patch race|fork|rewrite|"
-		    "readself|signal|gs|sigstorm|jump|cold\n");
+		    "readself|signal|gs|sigstorm|jump|cold|mapover|blockcpu\n"
+		    "    [nobody]\n");
 		return 2;
 	}
 	return fails == 0 ? 0 : 1;

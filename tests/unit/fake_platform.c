@@ -549,6 +549,20 @@ plat_thread_fpu_set(struct plat_thread *pt, const void *buf, size_t size)
 	return 0;
 }
 
+int
+plat_space_own_release(struct plat_space *sp)
+{
+	(void)sp;
+	return -ENOSYS;
+}
+
+int
+plat_space_own_reclaim(struct plat_space *sp)
+{
+	(void)sp;
+	return -ENOSYS;
+}
+
 int64_t
 plat_space_cputime(struct plat_space *sp, int64_t *userp)
 {

@@ -273,6 +273,16 @@ unsigned oom_score(const struct proc *p);
 int oom_set_adj(struct proc *p, const struct proc *by, long adj);
 
 /* sys_mm.c */
+/*
+ * The platform's other range (p->own_start, p->own_end) becomes the
+ * guest's once a mapping call that would succeed natively there names
+ * an address in it (Linux lets a program map anywhere in user space):
+ * the platform gives it up in p's address space, and the map's
+ * reservation goes.  Nothing happens when [start, start + len) misses
+ * it, or when the platform keeps it (the caller's check of reserved
+ * ranges then fails as before).  May block briefly.
+ */
+void kern_mm_own_claim(struct proc *p, uint64_t start, uint64_t len);
 long kern_mmap(struct proc *p, uint64_t addr, uint64_t len, int prot,
     uint64_t flags);
 /*

@@ -148,7 +148,9 @@ exec_flush_old(struct proc *p)
 	vm_map_init(m, m->space, min, max);
 	if (p->vdso_start < p->vdso_end)
 		vm_map_reserve(m, p->vdso_start, p->vdso_end);
-	if (p->own_start < p->own_end)
+	/* The platform may take its range back, given up in the old one. */
+	if (p->own_start < p->own_end &&
+	    plat_space_own_reclaim(m->space) == 0)
 		vm_map_reserve(m, p->own_start, p->own_end);
 	/* As Linux, the new image shares neither fds nor signal actions. */
 	proc_unshare_files(p);

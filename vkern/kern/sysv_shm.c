@@ -188,6 +188,8 @@ sys_shmat(struct thread *td, const struct sys_shmat_args *a)
 	if (!ipc_may(p, &s->o, acc))
 		return -EACCES;
 	len = VK_ROUND_UP(s->size, VK_PAGE_SIZE);
+	if (va != 0)
+		kern_mm_own_claim(p, va, len);
 	/* Without SHM_REMAP the range must be free (do_shmat()). */
 	if (va != 0 && !(flg & SHM_REMAP) && (va + len < va ||
 	    !vm_map_range_user(p->vm, va, len) ||

@@ -112,6 +112,20 @@ vm_may_grow(struct proc *p, uint64_t len, int prot, unsigned flags)
 	return 0;
 }
 
+void
+kern_mm_own_claim(struct proc *p, uint64_t start, uint64_t len)
+{
+	struct vm_map *m = p->vm;
+	uint64_t end = start + len;
+
+	if (p->own_start >= p->own_end || end < start ||
+	    end <= p->own_start || start >= p->own_end || m->space == NULL ||
+	    !vm_map_range_has(m, p->own_start, p->own_end, VME_RESERVED))
+		return;
+	if (plat_space_own_release(m->space) == 0)
+		vm_map_remove(m, p->own_start, p->own_end);
+}
+
 /*
  * Choose (or clear, for MAP_FIXED) the range a new mapping of prot goes
  * in.  The limits count what a MAP_FIXED mapping replaces as freed.
@@ -133,6 +147,7 @@ mmap_range(struct proc *p, uint64_t addr, uint64_t len, int prot,
 			return -EINVAL;
 		if (addr < m->min || !vm_map_range_user(m, addr, len))
 			return -ENOMEM;
+		kern_mm_own_claim(p, addr, len);
 		if (vm_map_range_has(m, addr, addr + len, VME_RESERVED))
 			return -ENOMEM;
 		if (!vm_map_range_free(m, addr, addr + len) &&
@@ -359,6 +374,7 @@ munmap_range(struct proc *p, uint64_t start, uint64_t len)
 		return -EINVAL;
 	if (!vm_map_range_user(m, start, len))
 		return -EINVAL;
+	kern_mm_own_claim(p, start, len);
 	if (vm_map_range_has(m, start, start + len, VME_RESERVED))
 		return -EINVAL;
 	/* munmap(2): ENOMEM when a split needs what is not there. */
@@ -481,17 +497,22 @@ mremap_check(const struct vm_map *m, const struct sys_mremap_args *a,
  * the top, clear of the old range) though it may go elsewhere.
  */
 static int
-mremap_check_new(const struct vm_map *m, const struct sys_mremap_args *a,
+mremap_check_new(struct proc *p, const struct sys_mremap_args *a,
     uint64_t oldlen, uint64_t newlen)
 {
+	const struct vm_map *m = p->vm;
 	uint64_t old = a->old.va, dst = a->newaddr.va;
 
 	if (!VK_PAGE_ALIGNED(dst) || !vm_map_range_user(m, dst, newlen))
 		return -EINVAL;
 	if (dst < old + oldlen && old < dst + newlen)
 		return -EINVAL;
-	if ((a->flags & MREMAP_FIXED) && (dst < m->min ||
-	    vm_map_range_has(m, dst, dst + newlen, VME_RESERVED)))
+	if (!(a->flags & MREMAP_FIXED))
+		return 0;
+	if (dst >= m->min)
+		kern_mm_own_claim(p, dst, newlen);
+	if (dst < m->min || vm_map_range_has(m, dst, dst + newlen,
+	    VME_RESERVED))
 		return -EINVAL;
 	return 0;
 }
@@ -531,7 +552,7 @@ sys_mremap(struct thread *td, const struct sys_mremap_args *a)
 	if ((r = mremap_check(m, a, oldlen, newlen)) < 0)
 		return r;
 	if ((a->flags & (MREMAP_FIXED | MREMAP_DONTUNMAP)) &&
-	    (r = mremap_check_new(m, a, oldlen, newlen)) < 0)
+	    (r = mremap_check_new(p, a, oldlen, newlen)) < 0)
 		return r;
 	if ((e = vm_map_lookup(m, old)) == NULL || (e->flags & VME_RESERVED))
 		return -EFAULT;
