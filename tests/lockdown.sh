@@ -82,7 +82,7 @@ fi
 spol=$("$vk" policy --platform=systrap | grep -v -e 'sanitizer runtime' \
     -e 'leak checker') || { echo "FAIL: vkernel policy --platform=systrap failed" >&2; exit 1; }
 if [ "$(echo "$spol" | grep '^futex ')" = "" ] ||
-    [ "$(echo "$spol" | awk '{ print $1 }' | sort -u | wc -l)" -gt 46 ]; then
+    [ "$(echo "$spol" | awk '{ print $1 }' | sort -u | wc -l)" -gt $((n + 1)) ]; then
 	echo "FAIL: --platform=systrap's policy: $(echo "$spol" | grep '^futex ')" >&2
 	exit 1
 fi
