@@ -3,7 +3,8 @@
  * unmounted tmpfs goes, with all it charged, as soon as nothing holds a
  * vnode of it, and not before; a bind or a namespace's copy goes as it
  * leaves its table; a mount that does not fit in the sandbox's memory
- * is refused.  Each test mounts on a tmpfs root of its own process.
+ * is refused; a detached tree goes with its last reference, or is
+ * attached.  Each test mounts on a tmpfs root of its own process.
  */
 #include <errno.h>
 #include <sys/stat.h>
@@ -137,6 +138,74 @@ Test(mount, mounts_that_do_not_fit_are_enomem)
 	cr_assert_eq(tmpfs_mount(false, 01777, 0, 0, &m), -ENOMEM);
 	cr_assert_null(mount_dup(mp, mp->root));
 	cr_assert_null(mntns_dup(vfs_ns(NULL)));
+	fake_unfill(full, KM_FS);
+	vfs_umount(mp);
+	assert_all_gone();
+}
+
+/* A tmpfs on directory d, at path. */
+static struct mount *
+mount_on(struct vnode *d, const char *path)
+{
+	struct mount *m;
+
+	cr_assert_eq(tmpfs_mount(false, 01777, 0, 0, &m), 0);
+	cr_assert_eq(vfs_mount(vfs_ns(NULL), m, d, path), 0);
+	return m;
+}
+
+Test(mount, a_detached_tree_goes_with_its_last_reference)
+{
+	struct mount *mp = mount_a(), *m2, *root;
+	struct vnode *d = mkdir_in(mp->root, "d");
+	struct mntns *tree;
+
+	m2 = mount_on(d, "/a/d");
+	vnode_rel(d);
+	tree = mntns_tree(vfs_ns(NULL), mp, mp->root, "/a", true);
+	cr_assert_not_null(tree);
+	root = mntns_root(tree);
+	cr_assert_eq(root->root, mp->root);
+	cr_assert_eq(root->covered, NULL);
+	cr_assert_str_eq(root->path, "/");
+	cr_assert_not_null(root->next, "AT_RECURSIVE copies /a/d");
+	cr_assert_str_eq(root->next->path, "/d");
+	cr_assert_eq(root->next->root, m2->root);
+	cr_assert_eq(root->next->parent, root);
+	vfs_umount(m2);
+	vfs_umount(mp);
+	cr_assert_not_null(vfs_detached_first(), "the tree shows them");
+	mntns_rel(tree);
+	assert_all_gone();
+}
+
+Test(mount, an_attached_tree_leaves_its_file_with_nothing)
+{
+	struct mntns *ns = vfs_ns(NULL), *tree;
+	struct mount *mp = mount_a(), *b;
+
+	tree = mntns_tree(ns, mp, mp->root, "/a", false);
+	cr_assert_not_null(tree);
+	cr_assert_null(mntns_root(tree)->next, "not recursive");
+	mntns_attach(tree, ns, dir_b, "/b");
+	cr_assert_null(mntns_root(tree));
+	b = vfs_mount_at(ns, "/b");
+	cr_assert_not_null(b);
+	cr_assert_eq(b->root, mp->root);
+	cr_assert_eq(b->parent, rootfs);
+	mntns_rel(tree);
+	cr_assert_eq(vfs_mount_at(ns, "/b"), b, "attached, it stays");
+	vfs_umount(b);
+	vfs_umount(mp);
+	assert_all_gone();
+}
+
+Test(mount, a_tree_that_does_not_fit_is_null)
+{
+	struct mount *mp = mount_a();
+	struct fake_block *full = fake_fill(KM_FS);
+
+	cr_assert_null(mntns_tree(vfs_ns(NULL), mp, mp->root, "/a", true));
 	fake_unfill(full, KM_FS);
 	vfs_umount(mp);
 	assert_all_gone();

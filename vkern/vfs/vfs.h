@@ -410,6 +410,21 @@ void mntns_ref(struct mntns *ns);
 void mntns_rel(struct mntns *ns);
 struct mntns *mntns_dup(const struct mntns *ns);
 void mntns_install(struct mntns **nsp, struct mntns *ns);
+/*
+ * open_tree(2)'s OPEN_TREE_CLONE: a detached copy of the mount of ns at
+ * canonical path, rooted at its directory root, in a namespace of its
+ * own that no process is in; from is the mount path is on (NULL: none),
+ * and rec (AT_RECURSIVE) copies the mounts on it too, but unbindable
+ * ones and those on them.  Referenced, or NULL when it does not fit in
+ * the sandbox's memory.  mntns_root(): its root mount, NULL once
+ * mntns_attach() has moved the tree onto directory dir of ns at path,
+ * which the caller checked it may go on.
+ */
+struct mntns *mntns_tree(const struct mntns *ns, const struct mount *from,
+    struct vnode *root, const char *path, bool rec);
+struct mount *mntns_root(const struct mntns *ns);
+void mntns_attach(struct mntns *tree, struct mntns *ns, struct vnode *dir,
+    const char *path);
 /* The inode number of ns, as /proc/PID/ns/mnt names it. */
 uint64_t mntns_ino(const struct mntns *ns);
 /*
