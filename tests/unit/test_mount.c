@@ -3,10 +3,11 @@
  * unmounted tmpfs goes, with all it charged, as soon as nothing holds a
  * vnode of it, and not before; a bind or a namespace's copy goes as it
  * leaves its table; a mount that does not fit in the sandbox's memory
- * is refused; a detached tree goes with its last reference, or is
- * attached.  Each test mounts on a tmpfs root of its own process.
+ * is refused, and so is one whose copy for a peer does not fit; a
+ * detached tree goes with its last reference, or is attached.  Each test mounts on a tmpfs root of its own process.
  */
 #include <errno.h>
+#include <linux/mount.h>
 #include <sys/stat.h>
 
 #include <criterion/criterion.h>
@@ -208,5 +209,77 @@ Test(mount, a_tree_that_does_not_fit_is_null)
 	cr_assert_null(mntns_tree(vfs_ns(NULL), mp, mp->root, "/a", true));
 	fake_unfill(full, KM_FS);
 	vfs_umount(mp);
+	assert_all_gone();
+}
+
+/*
+ * / shared with two namespaces' copies, its peers: a tmpfs mounted on /a
+ * when there is room for one copy of it but not for two gets neither,
+ * and the mount fails.
+ */
+Test(mount, a_propagated_copy_that_does_not_fit_fails_the_mount)
+{
+	struct mntns *ns2, *ns3;
+	struct mount *mp;
+	struct fake_block *full;
+	void *room;
+
+	vfs_propagation_make(rootfs, MS_SHARED);
+	ns2 = mntns_dup(vfs_ns(NULL));
+	ns3 = mntns_dup(vfs_ns(NULL));
+	cr_assert(ns2 != NULL && ns3 != NULL);
+	mp = mount_a();
+	room = kmem_alloc(sizeof(struct mount), KM_FS);
+	full = fake_fill(KM_FS);
+	kmem_free(room, sizeof(struct mount), KM_FS);
+	cr_assert_eq(vfs_mount_propagate(mp), -ENOMEM);
+	cr_assert_null(vfs_mount_on(ns2, dir_a));
+	cr_assert_null(vfs_mount_on(ns3, dir_a));
+	cr_assert_eq(mp->group, 0);
+	fake_unfill(full, KM_FS);
+	cr_assert_eq(vfs_mount_propagate(mp), 0, "with room, both copies");
+	cr_assert_not_null(vfs_mount_on(ns2, dir_a));
+	cr_assert_not_null(vfs_mount_on(ns3, dir_a));
+	vfs_umount_propagate(mp);
+	vfs_umount(mp);
+	cr_assert_null(vfs_mount_on(ns2, dir_a));
+	mntns_rel(ns2);
+	mntns_rel(ns3);
+	vfs_propagation_make(rootfs, MS_PRIVATE);
+	assert_all_gone();
+}
+
+/* An attached tree whose copy does not fit goes back to being detached. */
+Test(mount, a_tree_whose_copy_does_not_fit_stays_detached)
+{
+	struct mntns *ns = vfs_ns(NULL), *ns2, *tree;
+	struct mount *mp = mount_a(), *root;
+	struct fake_block *full;
+
+	vfs_propagation_make(rootfs, MS_SHARED);
+	ns2 = mntns_dup(ns);
+	tree = mntns_tree(ns, mp, mp->root, "/a", true);
+	cr_assert(ns2 != NULL && tree != NULL);
+	root = mntns_root(tree);
+	full = fake_fill(KM_FS);
+	mntns_attach(tree, ns, dir_b, "/b");
+	cr_assert_eq(vfs_mount_propagate(root), -ENOMEM);
+	mntns_unattach(tree, ns, root);
+	fake_unfill(full, KM_FS);
+	cr_assert_eq(mntns_root(tree), root);
+	cr_assert_str_eq(root->path, "/");
+	cr_assert_null(root->covered);
+	cr_assert_null(vfs_mount_on(ns, dir_b));
+	cr_assert_null(vfs_mount_on(ns2, dir_b));
+	mntns_attach(tree, ns, dir_b, "/b");
+	cr_assert_eq(vfs_mount_propagate(root), 0);
+	cr_assert_eq(vfs_mount_on(ns, dir_b), root);
+	cr_assert_not_null(vfs_mount_on(ns2, dir_b));
+	vfs_umount_propagate(root);
+	vfs_umount(root);
+	mntns_rel(tree);
+	vfs_umount(mp);
+	mntns_rel(ns2);
+	vfs_propagation_make(rootfs, MS_PRIVATE);
 	assert_all_gone();
 }

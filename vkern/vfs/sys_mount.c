@@ -272,8 +272,9 @@ mount_new(struct mntns *ns, unsigned long flags, struct mount_strs *ms,
 	mp->flags = flags & MOUNT_KEPT;
 	if (ms->has_source)
 		mount_set_source(mp, ms->source);
-	if ((r = vfs_mount(ns, mp, nd->vp, nd->path)) == 0)
-		vfs_mount_propagate(mp);
+	if ((r = vfs_mount(ns, mp, nd->vp, nd->path)) == 0 &&
+	    (r = vfs_mount_propagate(mp)) < 0)
+		vfs_umount(mp);
 	return r;
 }
 
@@ -323,8 +324,9 @@ mount_bind(struct thread *td, struct mount_strs *ms, struct nameidata *nd)
 			mp->group = from->group;
 			mp->master = from->master;
 		}
-		if ((r = vfs_mount(ns, mp, nd->vp, nd->path)) == 0)
-			vfs_mount_propagate(mp);
+		if ((r = vfs_mount(ns, mp, nd->vp, nd->path)) == 0 &&
+		    (r = vfs_mount_propagate(mp)) < 0)
+			vfs_umount(mp);
 	}
 	nd_release(&snd);
 	return r;
@@ -790,7 +792,10 @@ move_mount_attach(struct thread *td, struct file *fp, struct nameidata *nd)
 	if ((r = vfs_mount_check(ns, root->root, nd->vp)) < 0)
 		return r;
 	mntns_attach(fp->tree, ns, nd->vp, nd->path);
-	vfs_mount_propagate(root);
+	if ((r = vfs_mount_propagate(root)) < 0) {
+		mntns_unattach(fp->tree, ns, root);
+		return r;
+	}
 	/* A file's path is charged with it (file_alloc). */
 	kmem_strfree(fp->path, 0);
 	fp->path = kmem_strdup(nd->path, KM_FORCE);

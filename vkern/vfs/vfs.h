@@ -380,9 +380,11 @@ void vfs_propagation_make(struct mount *m, unsigned long type);
 /*
  * mp, just mounted in its namespace, and unmounted next: a copy of it
  * goes to, or leaves, the other namespaces' peers and slaves of the
- * mount it is on.
+ * mount it is on.  vfs_mount_propagate() returns 0, or -ENOMEM when a
+ * copy does not fit, with none mounted: the caller then takes mp away
+ * again, as Linux fails the whole mount.
  */
-void vfs_mount_propagate(struct mount *mp);
+int vfs_mount_propagate(struct mount *mp);
 void vfs_umount_propagate(struct mount *mp);
 /* The namespace after ns in the list of all (NULL: the first), or NULL. */
 struct mntns *mntns_next(const struct mntns *ns);
@@ -425,6 +427,8 @@ struct mntns *mntns_tree(const struct mntns *ns, const struct mount *from,
 struct mount *mntns_root(const struct mntns *ns);
 void mntns_attach(struct mntns *tree, struct mntns *ns, struct vnode *dir,
     const char *path);
+/* Undo mntns_attach() of tree, whose root is root now. */
+void mntns_unattach(struct mntns *tree, struct mntns *ns, struct mount *root);
 /* The inode number of ns, as /proc/PID/ns/mnt names it. */
 uint64_t mntns_ino(const struct mntns *ns);
 /*

@@ -831,3 +831,30 @@ mntns_attach(struct mntns *tree, struct mntns *ns, struct vnode *dir,
 		mount_free(m);
 	}
 }
+
+/*
+ * root and what follows it in ns's table, the tree's mounts, which
+ * mntns_attach() appended, go back to tree, at their paths there.
+ */
+void
+mntns_unattach(struct mntns *tree, struct mntns *ns, struct mount *root)
+{
+	size_t n = strcmp(root->path, "/") == 0 ? 0 : strlen(root->path);
+	struct mount *m, *next, **pp, *prev = NULL;
+	char *s;
+
+	for (pp = &ns->mounts; *pp != root; pp = &(*pp)->next)
+		prev = *pp;
+	*pp = NULL;
+	ns->tail = prev;
+	cover_unlink(root);
+	root->parent = NULL;
+	tree->root = root;
+	for (m = root; m != NULL; m = next) {
+		next = m->next;
+		s = vfs_path_rebase(m->path, n, m == root ? "" : "/");
+		mount_set_path(m, m == root ? "/" : s);
+		free(s);
+		ns_append(tree, m);
+	}
+}
