@@ -4,7 +4,8 @@
  * vnode of it, and not before; a bind or a namespace's copy goes as it
  * leaves its table; a mount that does not fit in the sandbox's memory
  * is refused, and so is one whose copy for a peer does not fit; a
- * detached tree goes with its last reference, or is attached.  Each test mounts on a tmpfs root of its own process.
+ * detached tree goes with its last reference, or is attached; devfs,
+ * devpts and mqueue go as tmpfs does.  Each test mounts on a tmpfs root of its own process.
  */
 #include <errno.h>
 #include <linux/mount.h>
@@ -14,6 +15,9 @@
 
 #include "tests/unit/fake_platform.h"
 #include "vkern/kmem.h"
+#include "vkern/vfs/devfs/devfs.h"
+#include "vkern/vfs/devpts/devpts.h"
+#include "vkern/vfs/mqueuefs/mqueuefs.h"
 #include "vkern/vfs/tmpfs/tmpfs.h"
 #include "vkern/vfs/vfs.h"
 #include "vkern/vm/vm_ram.h"
@@ -281,5 +285,41 @@ Test(mount, a_tree_whose_copy_does_not_fit_stays_detached)
 	vfs_umount(mp);
 	mntns_rel(ns2);
 	vfs_propagation_make(rootfs, MS_PRIVATE);
+	assert_all_gone();
+}
+
+/*
+ * The boot's other kinds of file system: a devfs, the devpts and the
+ * mqueue file system each go too once unmounted and unused, and the next
+ * mount makes them again.
+ */
+Test(mount, an_unmounted_devfs_devpts_or_mqueue_goes)
+{
+	int (*const mounts[])(struct mount **) = { devfs_mount,
+	    devpts_mount, mqueuefs_mount };
+	struct mount *mp;
+
+	for (size_t i = 0; i < 2 * VK_NELEM(mounts); i++) {
+		cr_assert_eq(mounts[i / 2](&mp), 0);
+		cr_assert_not_null(mp->root);
+		cr_assert_eq(vfs_mount(vfs_ns(NULL), mp, dir_a, "/a"), 0);
+		vfs_umount(mp);
+		assert_all_gone();
+	}
+}
+
+Test(mount, a_held_devpts_root_keeps_it_until_released)
+{
+	struct mount *mp, *again;
+	struct vnode *root;
+
+	cr_assert_eq(devpts_mount(&mp), 0);
+	cr_assert_eq(vfs_mount(vfs_ns(NULL), mp, dir_a, "/a"), 0);
+	root = mp->root;
+	vnode_ref(root);
+	vfs_umount(mp);
+	cr_assert_eq(vfs_detached_first(), mp);
+	cr_assert_eq(devpts_mount(&again), -EBUSY, "the one devpts is there");
+	vnode_rel(root);
 	assert_all_gone();
 }

@@ -313,6 +313,11 @@ struct mount *mount_dup(const struct mount *fs, struct vnode *root);
 void mount_free(struct mount *mp);
 /* Free the struct of mp, whose file system has let its root go. */
 void mount_destroy(struct mount *mp);
+/*
+ * A file system's fs_free when its root is all it has: the root goes,
+ * then its mount.
+ */
+void mount_destroy_root(struct mount *mp);
 /* Replace mp's path or source with a copy of s. */
 void mount_set_path(struct mount *mp, const char *s);
 void mount_set_source(struct mount *mp, const char *s);

@@ -124,6 +124,14 @@ mount_destroy(struct mount *mp)
 	kmem_free(mp, sizeof(*mp), KM_FS);
 }
 
+void
+mount_destroy_root(struct mount *mp)
+{
+	vnode_rel(mp->root);
+	mp->root = NULL;
+	mount_destroy(mp);
+}
+
 /*
  * Names are charged past the limit: the mount they go with was refused
  * when the sandbox was full, and each is a page at the most.
