@@ -5,7 +5,7 @@
  * leaves its table; a mount that does not fit in the sandbox's memory
  * is refused, and so is one whose copy for a peer does not fit; a
  * detached tree goes with its last reference, or is attached; devfs,
- * devpts and mqueue go as tmpfs does.  Each test mounts on a tmpfs root of its own process.
+ * devpts and mqueue go as tmpfs does; procfs's nodes are charged.  Each test mounts on a tmpfs root of its own process.
  */
 #include <errno.h>
 #include <linux/mount.h>
@@ -18,6 +18,7 @@
 #include "vkern/vfs/devfs/devfs.h"
 #include "vkern/vfs/devpts/devpts.h"
 #include "vkern/vfs/mqueuefs/mqueuefs.h"
+#include "vkern/vfs/procfs/procfs.h"
 #include "vkern/vfs/tmpfs/tmpfs.h"
 #include "vkern/vfs/vfs.h"
 #include "vkern/vm/vm_ram.h"
@@ -321,5 +322,29 @@ Test(mount, a_held_devpts_root_keeps_it_until_released)
 	cr_assert_eq(vfs_detached_first(), mp);
 	cr_assert_eq(devpts_mount(&again), -EBUSY, "the one devpts is there");
 	vnode_rel(root);
+	assert_all_gone();
+}
+
+/* A node of procfs is charged while it lives: ENOMEM when none fits. */
+Test(mount, procfs_nodes_are_charged)
+{
+	struct mount *mp;
+	struct vnode *vn;
+	struct fake_block *full;
+	uint64_t before;
+
+	cr_assert_eq(procfs_mount(&mp), 0);
+	cr_assert_eq(vfs_mount(vfs_ns(NULL), mp, dir_a, "/a"), 0);
+	before = kmem_charged(KM_FS);
+	cr_assert_eq(mp->root->ops->lookup(mp->root, "meminfo", &vn), 0);
+	cr_assert_gt(kmem_charged(KM_FS), before + kmem_size(sizeof(*vn)),
+	    "the vnode and the node");
+	vnode_rel(vn);
+	cr_assert_eq(kmem_charged(KM_FS), before);
+	full = fake_fill(KM_FS);
+	cr_assert_eq(mp->root->ops->lookup(mp->root, "meminfo", &vn),
+	    -ENOMEM);
+	fake_unfill(full, KM_FS);
+	vfs_umount(mp);
 	assert_all_gone();
 }
