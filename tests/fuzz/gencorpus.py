@@ -129,6 +129,7 @@ NOPATH = b'\xe8' + u8(D['FZ_PTR_NULL'])     # a path argument of NULL
 TMPFS = rawpath('tmpfs')
 MS_BIND, MS_MOVE, MS_REC, MS_PRIVATE = 0x1000, 0x2000, 0x4000, 0x40000
 CLONE_NEWNS = 0x20000
+OPEN_TREE_CLONE, AT_RECURSIVE, MOVE_MOUNT_F_EMPTY_PATH = 1, 0x8000, 4
 
 
 def mount_tmpfs(where):
@@ -303,6 +304,23 @@ SCENARIOS = {
         call('mount', path('/tmp/d'), path('/tmp/new'), NOPATH,
              raw(MS_MOVE), raw(0)) +
         call('umount2', path('/tmp/new'), raw(0))),
+    # A detached copy of /tmp with what is on it, attached on /tmp/d,
+    # moved by its file, then unmounted; a copy of /dev/shm closed
+    # unattached.
+    'open_tree_attach': (
+        mount_tmpfs('/tmp/d') +
+        call('open_tree', raw(-100), path('/tmp'),
+             raw(OPEN_TREE_CLONE | AT_RECURSIVE)) +
+        call('umount2', path('/tmp/d'), raw(0)) +
+        call('move_mount', fd(3), rawpath(''), raw(-100), path('/tmp/d'),
+             raw(MOVE_MOUNT_F_EMPTY_PATH)) +
+        call('mkdir', path('/tmp/new'), raw(0o755)) +
+        call('move_mount', fd(3), rawpath(''), raw(-100),
+             path('/tmp/new'), raw(MOVE_MOUNT_F_EMPTY_PATH)) +
+        call('close', fd(3)) +
+        call('umount2', path('/tmp/new'), raw(0)) +
+        call('open_tree', raw(-100), path('/dev/shm'), raw(OPEN_TREE_CLONE)) +
+        call('close', fd(3))),
     # A message queue seen as a file of /dev/mqueue: read, listed,
     # removed by unlink.
     'dev_mqueue': (

@@ -37,7 +37,9 @@
 #include "host-linux/host.h"
 #include "tests/unit/fake_platform.h"
 #include "vkern/vfs/hostfs/hostfs.h"
+#include "vkern/vfs/tmpfs/tmpfs.h"
 #include "vkern/vfs/vfs.h"
+#include "vkern/vm/vm_ram.h"
 
 #define HELLO "hello, world\n"
 #define BIGSZ ((1 << 20) + 4321)
@@ -1418,4 +1420,28 @@ Test(hostfs, ops_work_under_lockdown)
 	cr_assert(!WIFSIGNALED(st), "killed by signal %d: a host call the "
 	    "lock-down does not allow", WTERMSIG(st));
 	cr_assert_eq(WEXITSTATUS(st), 0, "step %d failed", WEXITSTATUS(st));
+}
+
+/*
+ * A hostfs mounted in a namespace (a --bind) and unmounted goes, with
+ * its mount, once no vnode of it is held.
+ */
+Test(hostfs, an_unmounted_hostfs_goes_once_unused)
+{
+	struct mount *rootfs;
+	struct vnode *dir, *sub;
+
+	vm_ram_init(1024 * 4096, 64 * 4096);
+	cr_assert_eq(tmpfs_mount(false, 0755, 0, 0, &rootfs), 0);
+	cr_assert_eq(vfs_mount(vfs_ns(NULL), rootfs, NULL, "/"), 0);
+	cr_assert_eq(vn_create(rootfs->root, "b", S_IFDIR | 0755, 0, NULL, 0,
+	    0, &dir), 0);
+	mnt(false);
+	cr_assert_eq(vfs_mount(vfs_ns(NULL), mp, dir, "/b"), 0);
+	sub = look(mp->root, "sub");
+	vfs_umount(mp);
+	cr_assert_eq(vfs_detached_first(), mp, "sub holds it");
+	vnode_rel(sub);
+	cr_assert_null(vfs_detached_first());
+	vnode_rel(dir);
 }

@@ -346,8 +346,9 @@ long memfd_fcntl(struct file *fp, int cmd, uint64_t arg);
 
 /* vfs/sys_open.c */
 int proc_nofile(struct proc *p);
+/* openat(2) of a kernel string, its lookup restricted by LOOKUP_*. */
 long kern_openat(struct thread *td, int dirfd, const char *path,
-    unsigned flags, uint32_t mode);
+    unsigned flags, uint32_t mode, unsigned lookup);
 
 /* sys_proc.c */
 void kern_exit_group(struct thread *td, int status);

@@ -16,6 +16,7 @@
 
 struct fdtable;
 struct file;
+struct mntns;
 struct proc;
 struct vattr;
 struct vnode;
@@ -92,6 +93,8 @@ struct file {
 	const void *chan;       /* what a blocked read or write waits on */
 	uint64_t version;       /* a FIFO's: its writer opens when it opened */
 	void *data;
+	/* open_tree(2)'s OPEN_TREE_CLONE: the tree it holds, or NULL. */
+	struct mntns *tree;
 	struct fown own;
 	LIST_HEAD(, epitem) epitems;  /* the epoll items watching it */
 };

@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "vkern/kern/kern.h"
 #include "vkern/kern/proc.h"
 #include "vkern/kmem.h"
 #include "vkern/vfs/devpts/devpts.h"
@@ -271,9 +272,26 @@ mount_new(struct mntns *ns, unsigned long flags, struct mount_strs *ms,
 	mp->flags = flags & MOUNT_KEPT;
 	if (ms->has_source)
 		mount_set_source(mp, ms->source);
-	if ((r = vfs_mount(ns, mp, nd->vp, nd->path)) == 0)
-		vfs_mount_propagate(mp);
+	if ((r = vfs_mount(ns, mp, nd->vp, nd->path)) == 0 &&
+	    (r = vfs_mount_propagate(mp)) < 0)
+		vfs_umount(mp);
 	return r;
+}
+
+/*
+ * What a bind or a copy of a mount takes: a directory (ENOTDIR), not on
+ * an unbindable mount (EINVAL); *fromp is the mount it is on.
+ */
+static long
+mount_source(const struct mntns *ns, const struct nameidata *snd,
+    struct mount **fromp)
+{
+	struct mount *from = vfs_mount_of_path(ns, snd->path);
+
+	*fromp = from;
+	if (snd->vp->type != VDIR)
+		return -ENOTDIR;
+	return from != NULL && from->unbindable ? -EINVAL : 0;
 }
 
 /*
@@ -296,12 +314,7 @@ mount_bind(struct thread *td, struct mount_strs *ms, struct nameidata *nd)
 	if ((r = vfs_lookup(td->proc, AT_FDCWD, ms->source, LOOKUP_FOLLOW,
 	    &snd)) < 0)
 		return r;
-	from = vfs_mount_of_path(ns, snd.path);
-	if (snd.vp->type != VDIR)
-		r = -ENOTDIR;
-	else if (from != NULL && from->unbindable)
-		r = -EINVAL;
-	else
+	if ((r = mount_source(ns, &snd, &from)) == 0)
 		r = vfs_mount_check(ns, snd.vp, nd->vp);
 	if (r == 0 && (mp = mount_dup(snd.vp->mount, snd.vp)) == NULL)
 		r = -ENOMEM;
@@ -311,8 +324,9 @@ mount_bind(struct thread *td, struct mount_strs *ms, struct nameidata *nd)
 			mp->group = from->group;
 			mp->master = from->master;
 		}
-		if ((r = vfs_mount(ns, mp, nd->vp, nd->path)) == 0)
-			vfs_mount_propagate(mp);
+		if ((r = vfs_mount(ns, mp, nd->vp, nd->path)) == 0 &&
+		    (r = vfs_mount_propagate(mp)) < 0)
+			vfs_umount(mp);
 	}
 	nd_release(&snd);
 	return r;
@@ -435,28 +449,23 @@ mount_rebase_paths(const struct mntns *ns, const char *old, const char *path)
 }
 
 /*
- * MS_MOVE of the mount at the source path onto nd's directory, as
- * Linux's do_move_mount(): EINVAL for what is no mount or the root,
- * what is on a shared mount, or a tree with an unbindable mount going
- * onto a shared one; ELOOP onto itself or below itself.
+ * A move of the mount whose root snd names onto nd's directory, as
+ * Linux's do_move_mount(): EINVAL for what is no mount or the root, what
+ * is on a shared mount, a tree with an unbindable mount going onto a
+ * shared one, or onto what is no directory; ELOOP onto itself or below
+ * itself.
  */
 static long
-mount_move(struct thread *td, struct mount_strs *ms, struct nameidata *nd)
+mount_move_to(struct thread *td, struct nameidata *snd, struct nameidata *nd)
 {
 	struct mntns *ns = vfs_ns(td->proc);
 	struct mount *mp, *to = vfs_mount_of_path(ns, nd->path);
-	struct nameidata snd;
 	char *old;
 	long r;
 
-	if (!ms->has_source || ms->source[0] == '\0')
-		return -EINVAL;
-	if ((r = vfs_lookup(td->proc, AT_FDCWD, ms->source, LOOKUP_FOLLOW,
-	    &snd)) < 0)
-		return r;
 	/* In Linux's order: "/" is below itself before it is the root. */
-	mp = mount_of(ns, &snd);
-	if (mp == NULL)
+	mp = mount_of(ns, snd);
+	if (mp == NULL || nd->vp->type != VDIR)
 		r = -EINVAL;
 	else if (mp->parent != NULL && mp->parent->group != 0)
 		r = -EINVAL;
@@ -465,18 +474,35 @@ mount_move(struct thread *td, struct mount_strs *ms, struct nameidata *nd)
 		r = -EINVAL;
 	else if (vfs_path_below(nd->path, mp->path))
 		r = -ELOOP;
-	else if (mp->covered == NULL || mount_on_root(td, &snd))
+	else if (mp->covered == NULL || mount_on_root(td, snd))
 		r = -EINVAL;
 	else
 		r = vfs_mount_check(ns, mp->root, nd->vp);
-	nd_release(&snd);
 	if (r < 0)
 		return r;
-	old = strdup(mp->path);
+	old = vk_xmalloc(strlen(mp->path) + 1);
+	strcpy(old, mp->path);
 	vfs_mount_move(mp, nd->vp, nd->path);
 	mount_rebase_paths(ns, old, nd->path);
 	free(old);
 	return 0;
+}
+
+/* MS_MOVE of the mount at the source path onto nd's directory. */
+static long
+mount_move(struct thread *td, struct mount_strs *ms, struct nameidata *nd)
+{
+	struct nameidata snd;
+	long r;
+
+	if (!ms->has_source || ms->source[0] == '\0')
+		return -EINVAL;
+	if ((r = vfs_lookup(td->proc, AT_FDCWD, ms->source, LOOKUP_FOLLOW,
+	    &snd)) < 0)
+		return r;
+	r = mount_move_to(td, &snd, nd);
+	nd_release(&snd);
+	return r;
 }
 
 /* A propagation type: one of them (with MS_REC), on a mount's root. */
@@ -662,5 +688,194 @@ sys_umount2(struct thread *td, const struct sys_umount2_args *a)
 		mount_detach(mp);
 	else if (r == 0)
 		mount_take(mp);
+	return r;
+}
+
+#define OPEN_TREE_FLAGS (AT_EMPTY_PATH | AT_NO_AUTOMOUNT | AT_RECURSIVE | \
+    AT_SYMLINK_NOFOLLOW | OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC)
+
+/*
+ * The file of dfd when it holds a detached tree (OPEN_TREE_CLONE's, not
+ * attached yet) and path, relative, is looked up from it; else NULL.
+ */
+static struct file *
+mount_tree_file(struct proc *p, int dfd, const char *path)
+{
+	struct file *fp = path[0] != '/' ? fd_get(p->fdt, dfd) : NULL;
+
+	return fp != NULL && fp->tree != NULL &&
+	    mntns_root(fp->tree) != NULL ? fp : NULL;
+}
+
+/*
+ * OPEN_TREE_CLONE: an O_PATH file of the directory path names, holding a
+ * detached copy of its mount (with AT_RECURSIVE, of the mounts on it
+ * too), as Linux's open_detached_copy().  Only directories are mounted
+ * here: ENOTDIR for another file.  A copy of an unbindable mount is
+ * EINVAL, as a bind of one.
+ */
+static long
+open_tree_clone(struct thread *td, int dfd, const char *path,
+    unsigned flags, unsigned lookup)
+{
+	struct proc *p = td->proc;
+	struct mntns *ns = vfs_ns(p), *tree = NULL;
+	struct nameidata nd;
+	struct mount *from;
+	struct file *fp;
+	long r;
+
+	if ((r = vfs_lookup(p, dfd, path, lookup, &nd)) < 0)
+		return r;
+	if ((r = mount_source(ns, &nd, &from)) == 0 &&
+	    (tree = mntns_tree(ns, from, nd.vp, nd.path,
+	    (flags & AT_RECURSIVE) != 0)) == NULL)
+		r = -ENOMEM;
+	if (r == 0) {
+		vnode_ref(nd.vp);
+		fp = file_alloc(&vn_fileops, nd.vp, O_PATH, nd.path);
+		fp->tree = tree;
+		r = fd_alloc(p->fdt, fp, 0, proc_nofile(p),
+		    (flags & OPEN_TREE_CLOEXEC) != 0);
+	}
+	nd_release(&nd);
+	return r;
+}
+
+/*
+ * open_tree(2), in Linux's order: the flags, the privilege a copy needs
+ * (CAP_SYS_ADMIN), the path.  Without OPEN_TREE_CLONE it is an O_PATH
+ * open.  AT_NO_AUTOMOUNT changes nothing: nothing mounts itself here.
+ */
+long
+sys_open_tree(struct thread *td, const struct sys_open_tree_args *a)
+{
+	unsigned flags = a->flags, lookup = 0;
+	char *path;
+	long r;
+
+	if ((flags & ~(unsigned)OPEN_TREE_FLAGS) != 0 ||
+	    (flags & (AT_RECURSIVE | OPEN_TREE_CLONE)) == AT_RECURSIVE)
+		return -EINVAL;
+	if ((flags & OPEN_TREE_CLONE) && td->proc->cred.euid != 0)
+		return -EPERM;
+	if (flags & AT_EMPTY_PATH)
+		lookup |= LOOKUP_EMPTY;
+	if ((path = malloc(VK_PATH_MAX)) == NULL)
+		return -ENOMEM;
+	if ((r = copyinstr(td, a->path, path, VK_PATH_MAX)) >= 0 &&
+	    (flags & OPEN_TREE_CLONE))
+		r = open_tree_clone(td, a->dfd, path, flags, lookup |
+		    ((flags & AT_SYMLINK_NOFOLLOW) ? 0 : LOOKUP_FOLLOW));
+	else if (r >= 0)
+		r = kern_openat(td, a->dfd, path, O_PATH |
+		    ((flags & AT_SYMLINK_NOFOLLOW) ? O_NOFOLLOW : 0) |
+		    (flags & OPEN_TREE_CLOEXEC), 0, lookup);
+	free(path);
+	return r;
+}
+
+/*
+ * A detached tree goes onto nd's directory, as Linux's do_move_mount()
+ * of an anonymous namespace's root; the file that held it names the
+ * attached mount after, which another move_mount(2) of it moves.
+ */
+static long
+move_mount_attach(struct thread *td, struct file *fp, struct nameidata *nd)
+{
+	struct mntns *ns = vfs_ns(td->proc);
+	struct mount *root = mntns_root(fp->tree);
+	long r;
+
+	if (nd->vp->type != VDIR)
+		return -EINVAL;
+	if ((r = vfs_mount_check(ns, root->root, nd->vp)) < 0)
+		return r;
+	mntns_attach(fp->tree, ns, nd->vp, nd->path);
+	if ((r = vfs_mount_propagate(root)) < 0) {
+		mntns_unattach(fp->tree, ns, root);
+		return r;
+	}
+	/* A file's path is charged with it (file_alloc). */
+	kmem_strfree(fp->path, 0);
+	fp->path = kmem_strdup(nd->path, KM_FORCE);
+	return 0;
+}
+
+/* A lookup of one side of a move_mount(2), with its flags. */
+static long
+move_mount_lookup(struct thread *td, int dfd, uaddr_t upath, char *path,
+    bool follow, bool empty, struct nameidata *nd)
+{
+	long r;
+
+	if ((r = copyinstr(td, upath, path, VK_PATH_MAX)) < 0)
+		return r;
+	return vfs_lookup(td->proc, dfd, path, (follow ? LOOKUP_FOLLOW : 0) |
+	    (empty ? LOOKUP_EMPTY : 0), nd);
+}
+
+/*
+ * Both sides looked up: from is the file of a detached tree on the from
+ * side, to one on the to side, or NULL.
+ */
+static long
+move_mount_do(struct thread *td, struct file *from, struct nameidata *fnd,
+    struct file *to, struct nameidata *tnd)
+{
+	if (to != NULL || (from != NULL && (fnd->vp != from->vn ||
+	    strcmp(fnd->path, from->path) != 0)))
+		return -EINVAL;
+	if (mount_on_root(td, tnd))
+		return -EBUSY;
+	if (from != NULL)
+		return move_mount_attach(td, from, tnd);
+	return mount_move_to(td, fnd, tnd);
+}
+
+/*
+ * move_mount(2), in Linux's order: the privilege (CAP_SYS_ADMIN), the
+ * flags, the from path, the to path.  The from side is a detached tree
+ * (the file of an open_tree(2) copy, by "" with MOVE_MOUNT_F_EMPTY_PATH
+ * or "."), which is attached, or a mount's root, which is moved as
+ * MS_MOVE moves it.  A place inside a detached tree is EINVAL on either
+ * side.  XXX: MOVE_MOUNT_SET_GROUP is EINVAL.
+ */
+long
+sys_move_mount(struct thread *td, const struct sys_move_mount_args *a)
+{
+	unsigned flags = a->flags;
+	struct nameidata fnd, tnd;
+	struct file *from, *to;
+	char *path;
+	long r;
+
+	if (td->proc->cred.euid != 0)
+		return -EPERM;
+	if ((flags & ~(unsigned)MOVE_MOUNT__MASK) != 0 ||
+	    (flags & MOVE_MOUNT_SET_GROUP))
+		return -EINVAL;
+	if ((path = malloc(VK_PATH_MAX)) == NULL)
+		return -ENOMEM;
+	if ((r = move_mount_lookup(td, a->from_dfd, a->from_path, path,
+	    flags & MOVE_MOUNT_F_SYMLINKS, flags & MOVE_MOUNT_F_EMPTY_PATH,
+	    &fnd)) < 0) {
+		free(path);
+		return r;
+	}
+	/* Held while the other side is looked up. */
+	if ((from = mount_tree_file(td->proc, a->from_dfd, path)) != NULL)
+		file_ref(from);
+	if ((r = move_mount_lookup(td, a->to_dfd, a->to_path, path,
+	    flags & MOVE_MOUNT_T_SYMLINKS, flags & MOVE_MOUNT_T_EMPTY_PATH,
+	    &tnd)) == 0) {
+		to = mount_tree_file(td->proc, a->to_dfd, path);
+		r = move_mount_do(td, from, &fnd, to, &tnd);
+		nd_release(&tnd);
+	}
+	if (from != NULL)
+		file_rel(from);
+	nd_release(&fnd);
+	free(path);
 	return r;
 }

@@ -263,9 +263,9 @@ open_at(struct thread *td, int dirfd, const char *path, unsigned flags,
 
 long
 kern_openat(struct thread *td, int dirfd, const char *path, unsigned flags,
-    uint32_t mode)
+    uint32_t mode, unsigned lookup)
 {
-	return open_at(td, dirfd, path, flags, mode, 0);
+	return open_at(td, dirfd, path, flags, mode, lookup);
 }
 
 static long

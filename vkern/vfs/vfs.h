@@ -322,6 +322,11 @@ struct mount *mount_dup(const struct mount *fs, struct vnode *root);
 void mount_free(struct mount *mp);
 /* Free the struct of mp, whose file system has let its root go. */
 void mount_destroy(struct mount *mp);
+/*
+ * A file system's fs_free when its root is all it has: the root goes,
+ * then its mount.
+ */
+void mount_destroy_root(struct mount *mp);
 /* Replace mp's path or source with a copy of s. */
 void mount_set_path(struct mount *mp, const char *s);
 void mount_set_source(struct mount *mp, const char *s);
@@ -389,9 +394,11 @@ void vfs_propagation_make(struct mount *m, unsigned long type);
 /*
  * mp, just mounted in its namespace, and unmounted next: a copy of it
  * goes to, or leaves, the other namespaces' peers and slaves of the
- * mount it is on.
+ * mount it is on.  vfs_mount_propagate() returns 0, or -ENOMEM when a
+ * copy does not fit, with none mounted: the caller then takes mp away
+ * again, as Linux fails the whole mount.
  */
-void vfs_mount_propagate(struct mount *mp);
+int vfs_mount_propagate(struct mount *mp);
 void vfs_umount_propagate(struct mount *mp);
 /* The namespace after ns in the list of all (NULL: the first), or NULL. */
 struct mntns *mntns_next(const struct mntns *ns);
@@ -419,6 +426,23 @@ void mntns_ref(struct mntns *ns);
 void mntns_rel(struct mntns *ns);
 struct mntns *mntns_dup(const struct mntns *ns);
 void mntns_install(struct mntns **nsp, struct mntns *ns);
+/*
+ * open_tree(2)'s OPEN_TREE_CLONE: a detached copy of the mount of ns at
+ * canonical path, rooted at its directory root, in a namespace of its
+ * own that no process is in; from is the mount path is on (NULL: none),
+ * and rec (AT_RECURSIVE) copies the mounts on it too, but unbindable
+ * ones and those on them.  Referenced, or NULL when it does not fit in
+ * the sandbox's memory.  mntns_root(): its root mount, NULL once
+ * mntns_attach() has moved the tree onto directory dir of ns at path,
+ * which the caller checked it may go on.
+ */
+struct mntns *mntns_tree(const struct mntns *ns, const struct mount *from,
+    struct vnode *root, const char *path, bool rec);
+struct mount *mntns_root(const struct mntns *ns);
+void mntns_attach(struct mntns *tree, struct mntns *ns, struct vnode *dir,
+    const char *path);
+/* Undo mntns_attach() of tree, whose root is root now. */
+void mntns_unattach(struct mntns *tree, struct mntns *ns, struct mount *root);
 /* The inode number of ns, as /proc/PID/ns/mnt names it. */
 uint64_t mntns_ino(const struct mntns *ns);
 /*

@@ -91,6 +91,8 @@ file_rel(struct file *fp)
 		vfs_fs_idle(fp->vn->mount);
 	if (file_writes_vnode(fp))
 		fp->vn->writers--;
+	if (fp->tree != NULL)
+		mntns_rel(fp->tree);
 	if (fp->vn != NULL)
 		vnode_rel(fp->vn);
 	kmem_strfree(fp->path, 0);

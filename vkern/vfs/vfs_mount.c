@@ -124,6 +124,14 @@ mount_destroy(struct mount *mp)
 	kmem_free(mp, sizeof(*mp), KM_FS);
 }
 
+void
+mount_destroy_root(struct mount *mp)
+{
+	vnode_rel(mp->root);
+	mp->root = NULL;
+	mount_destroy(mp);
+}
+
 /*
  * Names are charged past the limit: the mount they go with was refused
  * when the sandbox was full, and each is a page at the most.
@@ -588,11 +596,11 @@ vfs_fs_idle(struct mount *fs)
  * mount's copy its peer), and its
  * parent the copy of the parent.
  */
-struct mntns *
-mntns_dup(const struct mntns *ns)
+/* A new empty namespace, referenced, or NULL when it does not fit. */
+static struct mntns *
+mntns_new(void)
 {
 	struct mntns *c = kmem_alloc(sizeof(*c), KM_ZERO | KM_FS);
-	struct mount *m, *d, *pm, *pd;
 
 	if (c == NULL)
 		return NULL;
@@ -600,6 +608,17 @@ mntns_dup(const struct mntns *ns)
 	c->ino = next_ns_ino++;
 	c->next = all_ns;
 	all_ns = c;
+	return c;
+}
+
+struct mntns *
+mntns_dup(const struct mntns *ns)
+{
+	struct mntns *c = mntns_new();
+	struct mount *m, *d, *pm, *pd;
+
+	if (c == NULL)
+		return NULL;
 	for (m = ns->mounts; m != NULL; m = m->next) {
 		if ((d = mount_dup(m->root->mount, m->root)) == NULL) {
 			mntns_rel(c);
@@ -695,4 +714,155 @@ mntns_enter(struct mntns **nsp, struct mntns *ns, struct vnode **rootp)
 		mntns_rel(old);
 	*rootp = ns->root->root;
 	vnode_ref(*rootp);
+}
+
+/* Whether m, below from in its table, is below an unbindable mount. */
+static bool
+mount_below_unbindable(const struct mount *m, const struct mount *from)
+{
+	for (; m != NULL && m != from; m = m->parent)
+		if (m->unbindable)
+			return true;
+	return false;
+}
+
+/*
+ * A private copy of m, the same root on the same directory, at path in
+ * tree: 0, -ENOMEM, or what vfs_mount() says.
+ */
+static int
+mount_copy_into(struct mntns *tree, const struct mount *m, struct vnode *dir,
+    const char *path)
+{
+	struct mount *d = mount_dup(m->root->mount, m->root);
+	int r;
+
+	if (d == NULL)
+		return -ENOMEM;
+	mount_set_source(d, m->source);
+	d->flags = m->flags;
+	if ((r = vfs_mount(tree, d, dir, path)) < 0)
+		mount_free(d);
+	return r;
+}
+
+/*
+ * A detached tree's table: that of a namespace no process is in (Linux's
+ * anonymous one), whose root mount is on nothing, at "/", and whose other
+ * mounts have paths below it.  The copies are private: a detached tree
+ * receives no propagation.
+ */
+struct mntns *
+mntns_tree(const struct mntns *ns, const struct mount *from,
+    struct vnode *root, const char *path, bool rec)
+{
+	struct mntns *tree = mntns_new();
+	size_t n = strcmp(path, "/") == 0 ? 0 : strlen(path);
+	struct mount *m;
+	bool after = from == NULL;
+	char *s;
+	int r;
+
+	if (tree == NULL)
+		return NULL;
+	if ((m = mount_dup(root->mount, root)) == NULL) {
+		mntns_rel(tree);
+		return NULL;
+	}
+	if (from != NULL) {
+		mount_set_source(m, from->source);
+		m->flags = from->flags;
+	}
+	(void)vfs_mount(tree, m, NULL, "/");
+	for (m = ns->mounts; rec && m != NULL; m = m->next) {
+		/* Those made before from are beneath it: not in the tree. */
+		after = after || m == from;
+		if (!after || m->covered == NULL ||
+		    !vfs_path_below(m->path, path) || m->path[n] == '\0' ||
+		    mount_below_unbindable(m, from))
+			continue;
+		s = vfs_path_rebase(m->path, n, "/");
+		r = mount_copy_into(tree, m, m->covered, s);
+		free(s);
+		if (r == -ENOMEM) {
+			mntns_rel(tree);
+			return NULL;
+		}
+	}
+	return tree;
+}
+
+struct mount *
+mntns_root(const struct mntns *ns)
+{
+	return ns->root;
+}
+
+/*
+ * Each mount of the tree goes to ns, its root onto dir at path, the
+ * others at their paths below it; one whose directory ns has a mount on
+ * already (which shows in the tree's place too: mounts live on
+ * directories), and what is on it, goes instead.
+ */
+void
+mntns_attach(struct mntns *tree, struct mntns *ns, struct vnode *dir,
+    const char *path)
+{
+	struct mount *m, *next, *drop = NULL;
+	char *s;
+
+	VK_ASSERT(tree->root != NULL && vfs_mount_on(ns, dir) == NULL);
+	for (m = tree->mounts; m != NULL; m = next) {
+		next = m->next;
+		if (m == tree->root) {
+			m->parent = vfs_mount_of_path(ns, path);
+			cover_link(m, dir);
+			mount_set_path(m, path);
+		} else if (m->parent->ns != ns ||
+		    vfs_mount_on(ns, m->covered) != NULL) {
+			cover_unlink(m);
+			m->ns = NULL;
+			m->next = drop;
+			drop = m;
+			continue;
+		} else {
+			s = vfs_path_rebase(m->path, 0, path);
+			mount_set_path(m, s);
+			free(s);
+		}
+		ns_append(ns, m);
+	}
+	tree->mounts = tree->tail = tree->root = NULL;
+	for (m = drop; m != NULL; m = next) {
+		next = m->next;
+		m->parent = NULL;
+		mount_free(m);
+	}
+}
+
+/*
+ * root and what follows it in ns's table, the tree's mounts, which
+ * mntns_attach() appended, go back to tree, at their paths there.
+ */
+void
+mntns_unattach(struct mntns *tree, struct mntns *ns, struct mount *root)
+{
+	size_t n = strcmp(root->path, "/") == 0 ? 0 : strlen(root->path);
+	struct mount *m, *next, **pp, *prev = NULL;
+	char *s;
+
+	for (pp = &ns->mounts; *pp != root; pp = &(*pp)->next)
+		prev = *pp;
+	*pp = NULL;
+	ns->tail = prev;
+	cover_unlink(root);
+	root->parent = NULL;
+	tree->root = root;
+	for (m = root; m != NULL; m = next) {
+		next = m->next;
+		s = vfs_path_rebase(m->path, n, m == root ? "" : "/");
+		mount_set_path(m, m == root ? "/" : s);
+		free(s);
+		ns_append(tree, m);
+	}
 }

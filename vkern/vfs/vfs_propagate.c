@@ -16,10 +16,13 @@
  * namespaces: a mount there of the same root gets a copy of the new
  * mount on the same directory, itself a peer (or, below a slave, a
  * slave) of the new mount, which becomes shared; an unmount takes away
- * the copies that have nothing mounted on them.  XXX: peers whose root
+ * the copies that have nothing mounted on them.  A copy that does not
+ * fit in the sandbox's memory fails the mount (ENOMEM) before any copy
+ * is mounted, as on Linux.  XXX: peers whose root
  * is another directory of the file system (binds of a subdirectory)
  * receive nothing.
  */
+#include <errno.h>
 #include <linux/mount.h>
 #include <stdlib.h>
 #include <string.h>
@@ -85,45 +88,53 @@ vfs_propagation_make(struct mount *m, unsigned long type)
 }
 
 /*
- * A copy of mp (in another namespace) on its directory below m, which
- * is a peer (peer) or a slave of mp's parent, at the same place below
- * m as mp is below its parent.
+ * A copy of mp for the namespace of m, which is a peer (peer) or a
+ * slave of mp's parent, at the same place below m as mp is below its
+ * parent: made, not mounted, on the list *listp, with m for its parent
+ * until it is (vfs_mount() finds its own).
  */
-static void
-prop_copy(struct mount *mp, struct mount *m, bool peer)
+static int
+prop_copy(struct mount *mp, struct mount *m, bool peer,
+    struct mount **listp)
 {
 	size_t n = strcmp(mp->parent->path, "/") == 0 ? 0 :
 	    strlen(mp->parent->path);
 	struct mount *d = mount_dup(mp->root->mount, mp->root);
 	char *path;
 
-	/*
-	 * XXX: Linux makes every copy before it mounts any, and fails the
-	 * mount with ENOMEM; here a copy that does not fit is left out.
-	 */
 	if (d == NULL)
-		return;
+		return -ENOMEM;
 	mount_set_source(d, mp->source);
 	d->flags = mp->flags;
 	d->group = peer ? mp->group : 0;
 	d->master = peer ? mp->master : mp->group;
-	path = strcmp(m->path, "/") == 0 ? strdup(mp->path + n) :
+	path = strcmp(m->path, "/") == 0 ? vfs_path_rebase(mp->path, n, "") :
 	    vfs_path_rebase(mp->path, n, m->path);
-	if (vfs_mount(m->ns, d, mp->covered, path) < 0)
-		mount_free(d);
+	mount_set_path(d, path);
 	free(path);
+	d->parent = m;
+	d->next = *listp;
+	*listp = d;
+	return 0;
 }
 
-void
+/*
+ * As Linux's propagate_mnt(), every copy is made before any is mounted,
+ * so that one that does not fit fails the mount with nothing to undo in
+ * the other namespaces.
+ */
+int
 vfs_mount_propagate(struct mount *mp)
 {
-	struct mount *p = mp->parent;
+	struct mount *p = mp->parent, *list = NULL, *d, *next;
+	int group = mp->group, r = 0;
+	char *path;
 
 	if (p == NULL || p->group == 0)
-		return;
+		return 0;
 	if (mp->group == 0)
 		mp->group = prop_group_new();
-	for (struct mntns *ns = mntns_next(NULL); ns != NULL;
+	for (struct mntns *ns = mntns_next(NULL); ns != NULL && r == 0;
 	    ns = mntns_next(ns)) {
 		if (ns == mp->ns || vfs_mount_on(ns, mp->covered) != NULL)
 			continue;
@@ -132,10 +143,25 @@ vfs_mount_propagate(struct mount *mp)
 			if (m->root != p->root || (m->group != p->group &&
 			    m->master != p->group))
 				continue;
-			prop_copy(mp, m, m->group == p->group);
+			r = prop_copy(mp, m, m->group == p->group, &list);
 			break;
 		}
 	}
+	for (d = list; d != NULL; d = next) {
+		struct mntns *ns = d->parent->ns;
+
+		next = d->next;
+		d->next = NULL;
+		d->parent = NULL;
+		path = vk_xmalloc(strlen(d->path) + 1);
+		strcpy(path, d->path);
+		if (r < 0 || vfs_mount(ns, d, mp->covered, path) < 0)
+			mount_free(d);
+		free(path);
+	}
+	if (r < 0)
+		mp->group = group;
+	return r;
 }
 
 /* Whether anything in mp's namespace is mounted on mp. */

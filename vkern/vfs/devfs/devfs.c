@@ -404,6 +404,7 @@ devfs_mount(struct mount **mpp)
 	for (unsigned i = 0; i < DEVFS_NNODES; i++)
 		devfs_node_init(fs, i, now);
 	mp->root = devfs_vnode(devfs_root(fs), mp);
+	mp->fs_free = devfs_unmount;
 	*mpp = mp;
 	return 0;
 }

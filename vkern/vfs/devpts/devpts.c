@@ -236,6 +236,17 @@ static const struct vnode_ops devpts_vnops = {
 	.statfs = devpts_statfs,
 };
 
+/*
+ * Unmounted and unused: the root goes, and a mount of devpts makes the
+ * file system again, over the same pairs.
+ */
+static void
+devpts_unmount(struct mount *mp)
+{
+	devpts.mp = NULL;
+	mount_destroy_root(mp);
+}
+
 int
 devpts_mount(struct mount **mpp)
 {
@@ -249,6 +260,7 @@ devpts_mount(struct mount **mpp)
 	devpts.ptmx = (struct pty_node){ .a = { .mode = S_IFCHR,
 	    .atime = now, .mtime = now, .ctime = now } };
 	devpts.mp->root = devpts_vnode(&devpts.root, S_IFDIR, &devpts.root);
+	devpts.mp->fs_free = devpts_unmount;
 	*mpp = devpts.mp;
 	return 0;
 }

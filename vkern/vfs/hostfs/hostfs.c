@@ -739,6 +739,7 @@ hostfs_mount(const char *hostpath, bool rdonly, struct mount **mpp)
 	hm->mp->ro_locked = rdonly;
 	hm->mp->hostowners = true;
 	hm->mp->root = hostfs_node_new(hm, obj, &st, NULL, NULL);
+	hm->mp->fs_free = hostfs_unmount;
 	*mpp = hm->mp;
 	return 0;
 }
@@ -750,7 +751,7 @@ hostfs_unmount(struct mount *mp)
 
 	VK_ASSERT(mp->root != NULL && hostfs_is_hostfs(mp->root));
 	hm = ((struct hostfs_node *)mp->root->data)->hm;
-	VK_ASSERT(mp->root->refs == 1 && hm->nnodes == 1);
+	VK_ASSERT(mp->root->refs == 1);
 	vnode_rel(mp->root);
 	VK_ASSERT(hm->nnodes == 0);
 	free(hm);

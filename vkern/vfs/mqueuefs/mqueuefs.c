@@ -246,6 +246,17 @@ static const struct vnode_ops mqfs_vnops = {
 	.statfs = mqfs_statfs,
 };
 
+/*
+ * Unmounted and unused: the root goes, and the next mount of mqueue
+ * makes the file system again, over the same queues.
+ */
+static void
+mqfs_unmount(struct mount *mp)
+{
+	mqfs.mp = NULL;
+	mount_destroy_root(mp);
+}
+
 int
 mqueuefs_mount(struct mount **mpp)
 {
@@ -256,6 +267,7 @@ mqueuefs_mount(struct mount **mpp)
 	mqfs.time = plat_clock_ns(CLOCK_REALTIME);
 	mqfs.mp = mount_alloc("mqueue", "mqueue", false, KM_FORCE);
 	mqfs.mp->root = vnode_alloc(mqfs.mp, VDIR, &mqfs_vnops, NULL);
+	mqfs.mp->fs_free = mqfs_unmount;
 	*mpp = mqfs.mp;
 	return 0;
 }

@@ -34,11 +34,17 @@
 /* The kind must fit the inode number's low byte. */
 #define PFS_MAXSPECS 255
 
+/*
+ * The nodes that have a vnode, by their key: a guest may hold as many as
+ * --mem has room for, each found again at every lookup.
+ */
+#define PFS_BUCKETS 512
+
 struct pfs_fs {
 	const struct pfs_spec *specs;
 	size_t nspecs;
 	struct mount *mp;
-	struct pfs_node *live;  /* the nodes that have a vnode */
+	struct pfs_node *live[PFS_BUCKETS];
 	unsigned nlive;
 };
 
@@ -151,28 +157,44 @@ pfs_ino(const struct pfs_fs *fs, int kind, int pid, int arg)
 	    (uint64_t)((unsigned)arg & 0xffffff) << 8 | (uint64_t)(kind + 1);
 }
 
-/* The node's vnode, referenced: the live one, or a new one. */
+static struct pfs_node **
+pfs_bucket(struct pfs_fs *fs, int kind, int pid, int arg)
+{
+	uint64_t h = ((uint64_t)(unsigned)pid << 32 | (unsigned)arg) *
+	    0x9e3779b97f4a7c15ULL + (unsigned)kind;
+
+	return &fs->live[(h >> 32) % PFS_BUCKETS];
+}
+
+/*
+ * The node's vnode, referenced: the live one, or a new one, whose node is
+ * charged to the sandbox (a guest holding many files of /proc must run
+ * out of --mem, not vkernel out of the host's memory); NULL when it does
+ * not fit.
+ */
 static struct vnode *
 pfs_vnode(struct pfs_fs *fs, int kind, int pid, int arg)
 {
-	struct pfs_node *pn;
+	struct pfs_node *pn, **bucket;
 
 	pfs_key_norm(fs, kind, &pid, &arg);
-	for (pn = fs->live; pn != NULL; pn = pn->next) {
+	bucket = pfs_bucket(fs, kind, pid, arg);
+	for (pn = *bucket; pn != NULL; pn = pn->next) {
 		if (pn->kind == kind && pn->pid == pid && pn->arg == arg) {
 			vnode_ref(pn->vn);
 			return pn->vn;
 		}
 	}
-	pn = vk_xcalloc(1, sizeof(*pn));
+	if ((pn = kmem_alloc(sizeof(*pn), KM_ZERO | KM_FS)) == NULL)
+		return NULL;
 	pn->fs = fs;
 	pn->kind = kind;
 	pn->pid = pid;
 	pn->arg = arg;
 	pn->vn = vnode_alloc(fs->mp, vtype_from_mode(fs->specs[kind].mode),
 	    &pfs_vnops, pn);
-	pn->next = fs->live;
-	fs->live = pn;
+	pn->next = *bucket;
+	*bucket = pn;
 	fs->nlive++;
 	return pn->vn;
 }
@@ -345,14 +367,14 @@ pfs_lookup(struct vnode *dvn, const char *name, struct vnode **vpp)
 	if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0) {
 		kind = name[1] == '.' ? fs->specs[dn->kind].parent : dn->kind;
 		*vpp = pfs_vnode(fs, kind, dn->pid, dn->arg);
-		return 0;
+		return *vpp != NULL ? 0 : -ENOMEM;
 	}
 	if ((kind = pfs_child(fs, dn->kind, name)) >= 0) {
 		if (fs->specs[kind].exists != NULL &&
 		    !fs->specs[kind].exists(&c))
 			return -ENOENT;
 		*vpp = pfs_vnode(fs, kind, dn->pid, dn->arg);
-		return 0;
+		return *vpp != NULL ? 0 : -ENOMEM;
 	}
 	if (numbered == 0)
 		return -ENOENT;
@@ -365,7 +387,7 @@ pfs_lookup(struct vnode *dvn, const char *name, struct vnode **vpp)
 	if ((r = pfs_resolve(fs, numbered, pid, arg, &c)) < 0)
 		return r;
 	*vpp = pfs_vnode(fs, numbered, pid, arg);
-	return 0;
+	return *vpp != NULL ? 0 : -ENOMEM;
 }
 
 /* Linux's fd links show how the file is open (fs/proc/fd.c). */
@@ -636,14 +658,15 @@ pfs_inactive(struct vnode *vn)
 	struct pfs_node *pn = vn->data;
 	struct pfs_node **pp;
 
-	for (pp = &pn->fs->live; *pp != NULL; pp = &(*pp)->next) {
+	for (pp = pfs_bucket(pn->fs, pn->kind, pn->pid, pn->arg); *pp != NULL;
+	    pp = &(*pp)->next) {
 		if (*pp == pn) {
 			*pp = pn->next;
 			break;
 		}
 	}
 	pn->fs->nlive--;
-	free(pn);
+	kmem_free(pn, sizeof(*pn), KM_FS);
 }
 
 /* The links of one process (fd/N, exe, cwd, root) are magic ones. */
@@ -688,7 +711,11 @@ pfs_mount(const char *fstype, const struct pfs_spec *specs, size_t n,
 	}
 	fs->specs = specs;
 	fs->nspecs = n;
-	fs->mp->root = pfs_vnode(fs, 0, 0, 0);
+	if ((fs->mp->root = pfs_vnode(fs, 0, 0, 0)) == NULL) {
+		mount_destroy(fs->mp);
+		kmem_free(fs, sizeof(*fs), KM_FS);
+		return -ENOMEM;
+	}
 	fs->mp->fs_free = pfs_unmount;
 	*mpp = fs->mp;
 	return 0;
