@@ -900,13 +900,19 @@ systrap_thread_create(struct plat_thread *from, void *cookie,
  * an IPI for each such call of the batch and each discard.  The threads
  * vkernel holds sleep instead: an idle CPU is left out of the flushes
  * that free no page tables, and a sleeping handler costs one wake-up.
+ * A lone unmap does not gain: its flush frees page tables, which reaches
+ * the guest's CPU asleep or not, and the wake-up comes on top.  So they
+ * sleep from a batch's second change on: exec's unmapping of the old
+ * image, a munmap across entries.
  */
 static void
 systrap_space_unmap(struct plat_space *sp, uint64_t va, uint64_t len)
 {
-	for (struct plat_thread *pt = sp->threads; pt != NULL; pt = pt->snext)
-		if (pt != sp->main)
-			msg_hold(pt);
+	if (sp->nbatch > 0)
+		for (struct plat_thread *pt = sp->threads; pt != NULL;
+		    pt = pt->snext)
+			if (pt != sp->main)
+				msg_hold(pt);
 	stub_space_unmap(sp, va, len);
 }
 
