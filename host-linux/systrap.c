@@ -640,6 +640,13 @@ thread_start(struct plat_space *sp, struct plat_thread *pt, pid_t tid,
     void *cookie, struct arch_context *ctx, struct plat_thread **ptp)
 {
 	pt->tid = tid;
+	/*
+	 * Off vkernel's CPU before it runs there: it starts on the control
+	 * thread's, where vkernel now spins for its first trap.
+	 */
+	if (spin_max > 0)
+		(void)sched_setaffinity(tid, sizeof(cpu_set_t),
+		    hostinfo_guest_cpus());
 	pt->cookie = cookie;
 	pt->ctx = ctx;
 	thread_link(sp, pt, false);
@@ -975,6 +982,29 @@ systrap_thread_create(struct plat_thread *from, void *cookie,
 
 /* --- running --- */
 
+/*
+ * Taking pages out of a stub (munmap, and the discard of the RAM behind
+ * them that follows) flushes the TLB of every CPU the stub's memory is
+ * live on: a handler that spins for its answer on the guest's CPU costs
+ * an IPI for each such call of the batch and each discard.  The threads
+ * vkernel holds sleep instead: an idle CPU is left out of the flushes
+ * that free no page tables, and a sleeping handler costs one wake-up.
+ * A lone unmap does not gain: its flush frees page tables, which reaches
+ * the guest's CPU asleep or not, and the wake-up comes on top.  So they
+ * sleep from a batch's second change on: exec's unmapping of the old
+ * image, a munmap across entries.
+ */
+static void
+systrap_space_unmap(struct plat_space *sp, uint64_t va, uint64_t len)
+{
+	if (sp->nbatch > 0)
+		for (struct plat_thread *pt = sp->threads; pt != NULL;
+		    pt = pt->snext)
+			if (pt != sp->main)
+				msg_hold(pt);
+	stub_space_unmap(sp, va, len);
+}
+
 int
 systrap_thread_run(struct plat_thread *pt)
 {
@@ -1298,7 +1328,7 @@ const struct plat_ops systrap_ops = {
 	.space_fork = systrap_space_fork,
 	.space_destroy = systrap_space_destroy,
 	.space_map = stub_space_map,
-	.space_unmap = stub_space_unmap,
+	.space_unmap = systrap_space_unmap,
 	.space_protect = stub_space_protect,
 	.space_flush = stub_space_flush,
 	.space_own_release = patch_space_release,
