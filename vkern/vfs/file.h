@@ -38,6 +38,12 @@ struct file_ops {
 	short (*poll)(struct file *fp);
 	/* A blocking write goes on until all of it is written (a stream). */
 	bool whole_writes;
+	/*
+	 * fsync(2) of it succeeds: files of a file system and sockets.
+	 * The others (pipes, terminals, eventfds...) are EINVAL, as Linux's
+	 * files without an fsync.
+	 */
+	bool syncs;
 };
 
 /*

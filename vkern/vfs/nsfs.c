@@ -136,6 +136,13 @@ nsfs_inactive(struct vnode *vn)
 	kmem_free(n, sizeof(*n), KM_FS);
 }
 
+/* Linux's namespace files have no fsync(2). */
+static int
+nsfs_fsync(struct vnode *vn, enum vfs_sync how)
+{
+	return -EINVAL;
+}
+
 static const struct vnode_ops nsfs_vnops = {
 	.lookup = nsfs_lookup,
 	.getattr = nsfs_getattr,
@@ -143,6 +150,7 @@ static const struct vnode_ops nsfs_vnops = {
 	.read = nsfs_read,
 	.write = nsfs_write,
 	.inactive = nsfs_inactive,
+	.fsync = nsfs_fsync,
 };
 
 static struct mount *

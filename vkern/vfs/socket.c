@@ -178,6 +178,7 @@ static const struct file_ops sock_fileops = {
 	.close = sock_close,
 	.poll = sock_poll,
 	.whole_writes = true,
+	.syncs = true,
 };
 
 bool

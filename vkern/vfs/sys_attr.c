@@ -545,15 +545,20 @@ sys_readahead(struct thread *td, const struct sys_readahead_args *a)
 
 /*
  * Writes reach tmpfs and host files at once; what a file system may
- * hold back is what shared mappings wrote to a host file's map cache.
+ * hold back is what shared mappings wrote to a host file's map cache,
+ * and a host file's data the host's cache.  A device node opens as a
+ * file of its file system, but Linux syncs only what has an fsync.
  */
 static long
 kern_fsync(struct thread *td, int fd, enum vfs_sync how)
 {
 	struct file *fp = fd_get(td->proc->fdt, fd);
 
-	if (fp == NULL)
+	if (fp == NULL || (fp->flags & O_PATH))
 		return -EBADF;
+	if (!fp->ops->syncs || (fp->vn != NULL && (fp->vn->type == VCHR ||
+	    fp->vn->type == VBLK)))
+		return -EINVAL;
 	if (fp->vn == NULL || fp->vn->ops->fsync == NULL)
 		return 0;
 	return fp->vn->ops->fsync(fp->vn, how);

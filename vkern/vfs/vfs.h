@@ -169,7 +169,8 @@ struct vnode_ops {
 	 * Write what the kernel holds of the file in memory to where the
 	 * file lives (msync(2)'s MS_ASYNC: VFS_SYNC_CACHE) and, with
 	 * VFS_SYNC_DATA (fdatasync(2), MS_SYNC) or VFS_SYNC_ALL (fsync(2)),
-	 * have that reach its disk.  NULL: there is nothing to write.
+	 * have that reach its disk.  NULL: there is nothing to write.  A
+	 * file system without fsync(2), as Linux's proc, says -EINVAL.
 	 */
 	int (*fsync)(struct vnode *vn, enum vfs_sync how);
 	/*

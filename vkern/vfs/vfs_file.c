@@ -214,6 +214,7 @@ const struct file_ops vn_fileops = {
 	.read = vn_file_read,
 	.write = vn_file_write,
 	.stat = vn_file_stat,
+	.syncs = true,
 };
 
 /* --- fd tables --- */

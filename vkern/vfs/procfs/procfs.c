@@ -499,7 +499,8 @@ procfs_gen_thread_self(const struct pfs_ctx *c, struct sbuf *sb)
 int
 procfs_mount(struct mount **mpp)
 {
-	return pfs_mount("proc", procfs_specs, VK_NELEM(procfs_specs), mpp);
+	return pfs_mount("proc", procfs_specs, VK_NELEM(procfs_specs), false,
+	    mpp);
 }
 
 void

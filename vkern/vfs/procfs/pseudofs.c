@@ -43,6 +43,7 @@
 struct pfs_fs {
 	const struct pfs_spec *specs;
 	size_t nspecs;
+	bool syncs;     /* fsync(2) succeeds, as on sysfs; else EINVAL */
 	struct mount *mp;
 	struct pfs_node *live[PFS_BUCKETS];
 	unsigned nlive;
@@ -678,6 +679,15 @@ pfs_is_magic(const struct vnode *vn)
 	return pn->fs->specs[pn->kind].scope != PFS_GLOBAL;
 }
 
+/* Nothing to write: the files are made anew at each read. */
+static int
+pfs_fsync(struct vnode *vn, enum vfs_sync how)
+{
+	const struct pfs_node *n = vn->data;
+
+	return n->fs->syncs ? 0 : -EINVAL;
+}
+
 static const struct vnode_ops pfs_vnops = {
 	.lookup = pfs_lookup,
 	.getattr = pfs_getattr,
@@ -692,13 +702,14 @@ static const struct vnode_ops pfs_vnops = {
 	.remove = pfs_remove,
 	.rename = pfs_rename,
 	.inactive = pfs_inactive,
+	.fsync = pfs_fsync,
 };
 
 /* --- mounts --- */
 
 int
 pfs_mount(const char *fstype, const struct pfs_spec *specs, size_t n,
-    struct mount **mpp)
+    bool syncs, struct mount **mpp)
 {
 	struct pfs_fs *fs = kmem_alloc(sizeof(*fs), KM_ZERO | KM_FS);
 
@@ -711,6 +722,7 @@ pfs_mount(const char *fstype, const struct pfs_spec *specs, size_t n,
 	}
 	fs->specs = specs;
 	fs->nspecs = n;
+	fs->syncs = syncs;
 	if ((fs->mp->root = pfs_vnode(fs, 0, 0, 0)) == NULL) {
 		mount_destroy(fs->mp);
 		kmem_free(fs, sizeof(*fs), KM_FS);

@@ -92,12 +92,14 @@ struct pfs_spec {
 
 /*
  * Make a new file system from a table whose row 0 is its root directory
- * (PFS_GLOBAL).  The table must outlive the mount.  Returns the mount
- * (not yet in the mount table) in *mpp; the mount holds the only
- * reference to its root.  Returns 0; cannot fail otherwise.
+ * (PFS_GLOBAL); with syncs, fsync(2) of its files succeeds, else it is
+ * EINVAL, as on Linux's proc.  The table must outlive the mount.
+ * Returns the mount (not yet in the mount table) in *mpp; the mount
+ * holds the only reference to its root.  Returns 0; cannot fail
+ * otherwise.
  */
 int pfs_mount(const char *fstype, const struct pfs_spec *specs, size_t n,
-    struct mount **mpp);
+    bool syncs, struct mount **mpp);
 
 /*
  * Free the file system and mp.  Every vnode but the root must have been

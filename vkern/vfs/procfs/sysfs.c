@@ -90,7 +90,8 @@ sysfs_gen_cpulist(const struct pfs_ctx *c, struct sbuf *sb)
 int
 sysfs_mount(struct mount **mpp)
 {
-	return pfs_mount("sysfs", sysfs_specs, VK_NELEM(sysfs_specs), mpp);
+	return pfs_mount("sysfs", sysfs_specs, VK_NELEM(sysfs_specs), true,
+	    mpp);
 }
 
 void
