@@ -42,7 +42,8 @@
  *             site, woken every 2 ms, uses little CPU time for each read
  *             (below BLOCK_CPU_US): a patched call that blocks sleeps at
  *             once, as a trapped one does, without spinning first
- * A second argument "nobody" drops to uid and gid 65534 first.
+ * A second argument "nobody" drops to uid and gid 65534 first when it
+ * starts as root.
  * Exits 0 when all is right.
  */
 #include <errno.h>
@@ -744,7 +745,8 @@ main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "";
 
-	if (argc > 2 && strcmp(argv[2], "nobody") == 0 &&
+	/* Uid 65534 when it starts as root, else the user it starts as. */
+	if (argc > 2 && strcmp(argv[2], "nobody") == 0 && geteuid() == 0 &&
 	    (setgroups(0, NULL) != 0 || setresgid(65534, 65534, 65534) != 0 ||
 	    setresuid(65534, 65534, 65534) != 0)) {
 		perror("drop to 65534");

@@ -5,7 +5,7 @@
  * thread makes a call and ends; then WIDE threads alive at once, which
  * end together.  Then "churned" on stdout, and a pause in which the host
  * counts the stub's threads.  A third argument
- * "nobody" drops to uid and gid 65534 first.
+ * "nobody" drops to uid and gid 65534 first when it starts as root.
  */
 #include <grp.h>
 #include <pthread.h>
@@ -89,7 +89,8 @@ main(int argc, char **argv)
 	unsigned rounds = argc > 1 ? (unsigned)atoi(argv[1]) : 100;
 	unsigned burst = argc > 2 ? (unsigned)atoi(argv[2]) : 8;
 
-	if (argc > 3 && strcmp(argv[3], "nobody") == 0)
+	/* Uid 65534 when it starts as root, else the user it starts as. */
+	if (argc > 3 && strcmp(argv[3], "nobody") == 0 && geteuid() == 0)
 		CHECK(setgroups(0, NULL) == 0 &&
 		    setresgid(65534, 65534, 65534) == 0 &&
 		    setresuid(65534, 65534, 65534) == 0, "drop to 65534");
