@@ -36,6 +36,11 @@ test_splice_tee(void)
 	CHECK_ERR(splice(fd, NULL, fd, NULL, 1, 0), EINVAL);
 	CHECK_ERR(splice(a[0], &off, fd, NULL, 1, 0), ESPIPE);
 	CHECK_ERR(tee(a[0], fd, 1, 0), EINVAL);
+	/* One pipe's two ends: EINVAL, not the data moved round for good. */
+	CHECK_EQ(write(a[1], "loop", 4), 4);
+	CHECK_ERR(splice(a[0], NULL, a[1], NULL, 1 << 30, 0), EINVAL);
+	CHECK_ERR(tee(a[0], a[1], 1 << 30, 0), EINVAL);
+	CHECK_EQ(read(a[0], x, sizeof(x)), 4);
 	CHECK_EQ(splice(a[0], NULL, b[1], NULL, 1, SPLICE_F_NONBLOCK), -1);
 	CHECK_EQ(errno, EAGAIN);
 	unlink(path);

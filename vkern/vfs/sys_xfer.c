@@ -176,7 +176,9 @@ sys_splice(struct thread *td, const struct sys_splice_args *a)
 	if ((file_is_pipe(in) && a->offin.va != 0) ||
 	    (file_is_pipe(out) && a->offout.va != 0))
 		return -ESPIPE;
-	if (in == out)
+	/* One pipe's two ends would move its data round without end. */
+	if (in == out || (file_is_pipe(in) && file_is_pipe(out) &&
+	    pipe_chan(in) == pipe_chan(out)))
 		return -EINVAL;
 	if (a->len == 0)
 		return 0;
