@@ -737,10 +737,15 @@ fast_to_frame(struct plat_thread *pt)
 	fast_state_set(a, FAST_TRAP);
 	if (msg_wait(pt, frame_attach, 20) < 0) {
 		systrap_thread_interrupt(pt);
-		if (msg_wait(pt, frame_attach, 5000) < 0)
-			return -EFAULT;
+		(void)msg_wait(pt, frame_attach, 5000);
 	}
-	return pt->fast ? -EFAULT : 0;
+	if (pt->fast) {
+		/* The thread ends: say why, as for a frame the guest broke. */
+		vk_log_guest("stub %d: thread %d left its patched call "
+		    "unanswered", pt->sp->pid, pt->tid);
+		return -EFAULT;
+	}
+	return 0;
 }
 
 /*

@@ -339,9 +339,17 @@ stub_tramp:
 	sahf
 	pushfq					/* and all of them saved */
 	popq	FR(FLAGS)(%rcx)
-	mov	$1, %eax			/* post: a full barrier */
-	xchg	%eax, STUB_FAST_STATE(%rcx)
-	jmp	stub_tramp_posted
+	mov	$1, %eax			/* post: a full barrier, */
+	jmp	21f
+	/*
+	 * which ends where STUB_TRAMP_POSTED begins: a signal that comes
+	 * once the xchg is done must find rip in the posted zone.
+	 */
+	.org	STUB_TRAMP_POSTED - STUB_BASE - 3, 0xcc
+21:	xchg	%eax, STUB_FAST_STATE(%rcx)
+	.if	. - 21b - 3
+	.error	"the post's xchg is not 3 bytes long"
+	.endif
 
 	.org	STUB_TRAMP_POSTED - STUB_BASE, 0xcc
 stub_tramp_posted:
