@@ -21,6 +21,9 @@
 #   trap, traced    sigsys_floor traced: the same while a tracer holds the
 #                   thread; every SIGSYS is then also a ptrace stop
 #   SYSEMU          sigsys_floor sysemu: a bare PTRACE_SYSEMU tracer
+#   hand-off        handoff_floor: a post and an answer of one word
+#                   between threads spinning on two CPUs, no trap: the
+#                   floor of a patched site (one cache line each way)
 # Prints a Markdown table: ns per getpid and the ratio to native.
 set -u
 VK=${1:?usage: systrap.sh VKERNEL [N [ITERS]]}
@@ -34,6 +37,8 @@ cc=musl-gcc
 command -v musl-gcc >/dev/null || cc=cc
 $cc -static -O2 -o "$work/getpid" "$here/micro/getpid.c" || exit 1
 $cc -static -O2 -o "$work/site" "$here/micro/sitecall.c" || exit 1
+$cc -static -O2 -pthread -o "$work/handoff_floor" \
+    "$here/micro/handoff_floor.c" || exit 1
 # seccomp's and ptrace's UAPI headers: musl-gcc does not see them.
 cc -static -O2 -o "$work/sf" "$here/micro/sigsys_floor.c" || exit 1
 
@@ -45,7 +50,7 @@ rows=(native ptrace systrap)
 for c in "${sites[@]}"; do
 	rows+=("$c-native" "$c-ptrace" "$c-trapped" "$c-patched")
 done
-rows+=(trap sibling traced sysemu)
+rows+=(trap sibling traced sysemu handoff)
 while IFS='|' read -r name text; do
 	label[$name]=$text
 done <<'EOF2'
@@ -56,6 +61,7 @@ trap|seccomp trap, SIGSYS answered in the thread, untraced
 sibling|seccomp trap, untraced thread of a traced process
 traced|seccomp trap, SIGSYS answered in the thread, traced
 sysemu|bare PTRACE_SYSEMU tracer
+handoff|hand-off of one word between two spinning CPUs, no trap
 EOF2
 for c in "${sites[@]}"; do
 	label[$c-native]="$c at a site, native"
@@ -72,6 +78,7 @@ cmd() {
 	*-ptrace) echo "$VK run --platform=ptrace -- $work/site ${1%-*} $ITERS" ;;
 	*-trapped) echo "env VKERNEL_NO_PATCH=1 $VK run --platform=systrap -- $work/site ${1%-*} $ITERS" ;;
 	*-patched) echo "$VK run --platform=systrap -- $work/site ${1%-*} $ITERS" ;;
+	handoff) echo "$work/handoff_floor $ITERS" ;;
 	*) echo "$work/sf $1 $ITERS" ;;
 	esac
 }
@@ -85,7 +92,7 @@ med() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 
 for _ in $(seq "$N"); do
 	for r in "${rows[@]}"; do
-		one "$(cmd "$r")" >> "$work/$r"
+		one "$(cmd "$r")" >> "$work/r.$r"
 	done
 done
 echo "| call through | ns per call | x native |"
@@ -93,10 +100,10 @@ echo "|---|---:|---:|"
 for r in "${rows[@]}"; do
 	# Each site row against its own call natively; the rest getpid's.
 	case $r in
-	*-*) base=$(med < "$work/${r%-*}-native") ;;
-	*) base=$(med < "$work/native") ;;
+	*-*) base=$(med < "$work/r.${r%-*}-native") ;;
+	*) base=$(med < "$work/r.native") ;;
 	esac
-	m=$(med < "$work/$r")
+	m=$(med < "$work/r.$r")
 	x=$(awk -v m="$m" -v b="$base" 'BEGIN { if (m + 0 > 0 && b + 0 > 0)
 		printf "%.1f", m / b; else print "-" }')
 	echo "| ${label[$r]} | $m | $x |"
