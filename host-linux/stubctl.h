@@ -4,7 +4,7 @@
  * mappings are changed by batches run inside it (stubctl.c).  The ptrace
  * backend also runs the guest under ptrace (ptrace.c); the systrap
  * backend runs it in untraced threads under a seccomp filter
- * (systrap.c).
+ * (systrap.c, systrap_msg.c).
  */
 #ifndef VK_HOST_STUBCTL_H
 #define VK_HOST_STUBCTL_H

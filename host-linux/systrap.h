@@ -1,7 +1,8 @@
 /*
- * What the systrap platform (systrap.c) and its syscall-site patching
- * (systrap_patch.c) share: a thread area's messages, the host's signal
- * frame, and the calls each makes of the other.
+ * What the systrap platform (systrap.c), its hand-off (systrap_msg.c)
+ * and its syscall-site patching (systrap_patch.c) share: a thread area's
+ * messages, the host's signal frame, and the calls each makes of the
+ * others.
  */
 #ifndef VK_HOST_SYSTRAP_H
 #define VK_HOST_SYSTRAP_H
@@ -74,9 +75,13 @@ _Static_assert(offsetof(struct frame_uc, r8) == 40, "uc_mcontext");
 _Static_assert(offsetof(struct frame_uc, fpstate) == 40 + 184, "fpregs");
 _Static_assert(sizeof(struct frame_uc) == 304, "struct ucontext");
 
-/* systrap.c */
+/* systrap_msg.c */
 uint64_t area_va(const struct plat_thread *pt);
 struct frame_uc *frame_uc(const struct plat_thread *pt);
+/* The frame's XSAVE image and its size, checked; NULL for a bad one. */
+uint8_t *frame_fpu(const struct plat_thread *pt, size_t *sizep);
+/* The frame's fields for the host, put back whatever the guest wrote. */
+void frame_host_fields(const struct plat_thread *pt, struct frame_uc *u);
 bool msg_take(struct plat_thread *pt);
 bool msg_read(struct plat_thread *pt);
 /*
@@ -85,8 +90,24 @@ bool msg_read(struct plat_thread *pt);
  */
 bool msg_peek(const struct plat_thread *pt, struct frame_uc **up);
 void msg_answer(struct plat_thread *pt);
+/* Held pt, whose call takes a while: its handler sleeps at once. */
+void msg_hold(struct plat_thread *pt);
 int msg_wait(struct plat_thread *pt, bool (*take)(struct plat_thread *),
     int ms);
+/* pt joins, or leaves, the guest threads the event wait scans. */
+void msg_guest_link(struct plat_thread *pt);
+void msg_guest_unlink(struct plat_thread *pt);
+/* vkernel has a CPU of its own: it and the handlers spin from now on. */
+void msg_spin_start(void);
+/* Whether vkernel spins (msg_spin_start was called). */
+bool msg_spinning(void);
+/* vkernel's doorbell eventfd, made once: the fd, or -1 with errno. */
+int msg_bell_open(void);
+/*
+ * The constants page's words for the hand-off (stub.h): vkernel's asleep
+ * word, and the handlers' spin, which msg_spin_start must precede.
+ */
+void msg_const_fill(void *page);
 void systrap_thread_interrupt(struct plat_thread *pt);
 /*
  * The interrupt signal alone: its message, unless the kernel asked for
@@ -94,6 +115,11 @@ void systrap_thread_interrupt(struct plat_thread *pt);
  */
 bool systrap_thread_kick(struct plat_thread *pt);
 int systrap_thread_run(struct plat_thread *pt);
+/* platform.h's plat_thread_fpu_get, plat_thread_fpu_set, plat_event_wait. */
+long systrap_thread_fpu_get(struct plat_thread *pt, void *buf, size_t size);
+int systrap_thread_fpu_set(struct plat_thread *pt, const void *buf,
+    size_t size);
+int systrap_event_wait(struct plat_event *ev, int64_t deadline);
 void regs_from_frame(const struct frame_uc *u, struct arch_regs *r);
 
 /*
