@@ -120,7 +120,7 @@ long systrap_thread_fpu_get(struct plat_thread *pt, void *buf, size_t size);
 int systrap_thread_fpu_set(struct plat_thread *pt, const void *buf,
     size_t size);
 int systrap_event_wait(struct plat_event *ev, int64_t deadline);
-void regs_from_frame(const struct frame_uc *u, struct arch_regs *r);
+void frame_regs_load(struct plat_thread *pt, const struct frame_uc *u);
 
 /*
  * systrap_patch.c: patching off unless patch_init found what it needs;

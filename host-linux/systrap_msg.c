@@ -180,9 +180,12 @@ frame_fpu(const struct plat_thread *pt, size_t *sizep)
 	return fp;
 }
 
+/* pt's context from u, its frame, which it matches from now on. */
 void
-regs_from_frame(const struct frame_uc *u, struct arch_regs *r)
+frame_regs_load(struct plat_thread *pt, const struct frame_uc *u)
 {
+	struct arch_regs *r = &pt->ctx->regs;
+
 	r->r8 = u->r8;
 	r->r9 = u->r9;
 	r->r10 = u->r10;
@@ -204,6 +207,10 @@ regs_from_frame(const struct frame_uc *u, struct arch_regs *r)
 	r->cs = u->cs;
 	r->ss = u->ss;
 	r->orig_rax = (uint64_t)-1;
+	r->fs_base = pt->fs_base;
+	r->gs_base = pt->gs_base;
+	pt->ctx->dirty = 0;
+	pt->regs_valid = true;
 }
 
 /*
@@ -520,11 +527,7 @@ msg_to_event(struct plat_thread *pt, struct plat_event *ev)
 		ev->kind = PLAT_EV_GONE;
 		return true;
 	}
-	regs_from_frame(u, &pt->ctx->regs);
-	pt->ctx->regs.fs_base = pt->fs_base;
-	pt->ctx->regs.gs_base = pt->gs_base;
-	pt->ctx->dirty = 0;
-	pt->regs_valid = true;
+	frame_regs_load(pt, u);
 	code = si->si_code;
 	if ((e = fast_frame_event(pt, u, si, ev)) >= 0)
 		return e > 0;

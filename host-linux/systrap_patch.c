@@ -551,10 +551,7 @@ fast_take(struct plat_thread *pt, struct plat_event *ev)
 		ev->kind = PLAT_EV_GONE;
 		return true;
 	}
-	regs_from_frame(u, &pt->ctx->regs);
-	pt->ctx->regs.fs_base = pt->fs_base;
-	pt->ctx->regs.gs_base = pt->gs_base;
-	pt->ctx->dirty = 0;
+	frame_regs_load(pt, u);
 	(void)fault(pt, ev);
 	return true;
 }
