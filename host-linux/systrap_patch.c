@@ -67,6 +67,8 @@
  *   it would restore) and the thread stops at the site's next
  *   instruction.  A thread found waiting there with no message of its
  *   own (a guest that jumped in) gets SIGSEGV.
+ * - A thread that single-steps through a site gets the traps its own
+ *   bytes would give (step_entry): none in the patching's code.
  */
 #include <errno.h>
 #include <signal.h>
@@ -92,6 +94,7 @@ _Static_assert(((STUB_PATCH_BASE + 8 * STUB_PATCH_SLOTS - 1) >> 16 & 0xff) ==
 
 #define SYS_SECCOMP 1   /* si_code, from the kernel's UAPI headers */
 #define SITE_LEN    7
+#define EFLAGS_TF   0x100   /* the trap flag: a trap after each instruction */
 
 struct patch_site {
 	uint64_t va;   /* 0: a free slot */
@@ -619,6 +622,40 @@ site_fault(struct plat_thread *pt, struct frame_uc *u, const siginfo_t *si,
 	return resume(pt);
 }
 
+/*
+ * A thread that single-steps (the trap flag) through a patched site
+ * traps once its jump is done, at the start of the slot's entry.  The
+ * step over the site's own bytes traps first after the mov, at the
+ * syscall instruction with eax the call's number: that trap is what the
+ * guest gets, the thread put there.  Resumed, it meets the invalid byte
+ * there and the call runs as from the old syscall instruction
+ * (site_fault); the next trap comes after the instruction that follows,
+ * as it does after a syscall on Linux.  A guest that jumps into the
+ * entry itself with the flag set gets the same: nothing it could not
+ * have done at the site.
+ */
+static bool
+step_entry(struct plat_thread *pt, struct frame_uc *u, const siginfo_t *si,
+    struct plat_event *ev)
+{
+	const struct patch_sites *ps = pt->sp->patch;
+	struct arch_regs *r = &pt->ctx->regs;
+	int slot = entry_slot(ps, u->rip);
+
+	if (pt->signo != SIGTRAP || si->si_code != TRAP_TRACE ||
+	    (u->eflags & EFLAGS_TF) == 0 || slot < 0 ||
+	    (unsigned)slot >= ps->cap || ps->s[slot].va == 0 ||
+	    u->rip != STUB_PATCH_CODE + 16 * (unsigned)slot)
+		return false;
+	r->rip = u->rip = ps->s[slot].va + SITE_LEN - 2;
+	r->rax = u->rax = ps->s[slot].nr;
+	ev->kind = PLAT_EV_TRAP;
+	ev->signo = SIGTRAP;
+	ev->code = TRAP_TRACE;
+	ev->addr = r->rip;
+	return true;
+}
+
 int
 fast_frame_event(struct plat_thread *pt, struct frame_uc *u,
     const siginfo_t *si, struct plat_event *ev)
@@ -642,6 +679,8 @@ fast_frame_event(struct plat_thread *pt, struct frame_uc *u,
 			return fault(pt, ev);
 		return site_call(pt, u, ps->s[slot].va, ps->s[slot].nr, ev);
 	case ZONE_ENTRY:
+		if (step_entry(pt, u, si, ev))
+			return 1;
 		/* A signal sent: the message or trap follows at once. */
 		return cpu || trap ? fault(pt, ev) : resume(pt);
 	case ZONE_WAIT:
