@@ -10,6 +10,10 @@
  *         syscall; the mov's at the syscall instruction, with eax the
  *         call's number), each call runs once and answers right, no
  *         other signal comes
+ *   mapover  children step through the sites in a thread while their
+ *         main thread maps data over the patching's range (which puts
+ *         the sites' bytes back): the traps are the same wherever that
+ *         found the stepping thread
  *   jump  children set the flag and jump into the patching's table, the
  *         site's slot entry and every byte of the stub's trampoline: each
  *         ends by a signal or goes on as from a call of its own, sees no
@@ -239,6 +243,69 @@ step(bool want_patch)
 	CHECK(sites_hot() == patched, "the sites' bytes changed");
 }
 
+/* --- mapover --- */
+
+#define MAPOVER_RUNS 64
+
+static volatile int steps_stop;
+
+static void *
+stepper_loop(void *arg)
+{
+	(void)arg;
+	for (int n = 0; !steps_stop || n < 3; n++)
+		step_once(0);
+	return NULL;
+}
+
+/*
+ * A child whose thread steps through the sites while its main thread
+ * maps data of its own over the patching's range, delay_us after the
+ * start: the sites get their bytes back under the stepping thread, whose
+ * traps stay Linux's wherever the mapping found it.
+ */
+static void
+mapover_one(unsigned delay_us)
+{
+	static const uint8_t getpid_bytes[] = { 0xb8, 39, 0, 0, 0, 0x0f,
+		0x05 };
+	int st = 0, failed = guest_failures;
+	pid_t child = fork();
+
+	if (child == 0) {
+		pthread_t t;
+		void *m;
+
+		(void)sites_hot();
+		CHECK(pthread_create(&t, NULL, stepper_loop, NULL) == 0,
+		    "pthread_create");
+		usleep(delay_us);
+		m = mmap((void *)PATCH_BASE, PATCH_SIZE, PROT_READ |
+		    PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+		CHECK(m == (void *)PATCH_BASE, "mmap over the range");
+		steps_stop = 1;
+		pthread_join(t, NULL);
+		CHECK(memcmp((const void *)site_getpid, getpid_bytes,
+		    sizeof(getpid_bytes)) == 0, "the site's bytes back");
+		_exit(guest_failures == failed ? 0 : 1);
+	}
+	CHECK(waitpid(child, &st, 0) == child && WIFEXITED(st) &&
+	    WEXITSTATUS(st) == 0, "child mapping after %u us: status %#x",
+	    delay_us, st);
+}
+
+static void
+mapover(void)
+{
+	steps_fill();
+	catch(SIGTRAP, on_trap);
+	catch(SIGSEGV, on_other);
+	catch(SIGILL, on_other);
+	catch(SIGBUS, on_other);
+	for (unsigned i = 0; i < MAPOVER_RUNS; i++)
+		mapover_one(i * 97 % 1200);
+}
+
 /* --- jump --- */
 
 static volatile int jump_traps;
@@ -350,9 +417,11 @@ main(int argc, char **argv)
 		step(patched);
 	else if (strcmp(mode, "jump") == 0)
 		jumps();
+	else if (strcmp(mode, "mapover") == 0)
+		mapover();
 	else {
-		fprintf(stderr, "usage: systrap_step step|jump [patched] "
-		    "[nobody]\n");
+		fprintf(stderr, "usage: systrap_step step|mapover|jump "
+		    "[patched] [nobody]\n");
 		return 2;
 	}
 	return guest_done();
