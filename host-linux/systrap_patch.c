@@ -67,6 +67,8 @@
  *   it would restore) and the thread stops at the site's next
  *   instruction.  A thread found waiting there with no message of its
  *   own (a guest that jumped in) gets SIGSEGV.
+ * - A thread that single-steps through a site gets the traps its own
+ *   bytes would give (step_entry): none in the patching's code.
  */
 #include <errno.h>
 #include <signal.h>
@@ -92,6 +94,7 @@ _Static_assert(((STUB_PATCH_BASE + 8 * STUB_PATCH_SLOTS - 1) >> 16 & 0xff) ==
 
 #define SYS_SECCOMP 1   /* si_code, from the kernel's UAPI headers */
 #define SITE_LEN    7
+#define EFLAGS_TF   0x100   /* the trap flag: a trap after each instruction */
 
 struct patch_site {
 	uint64_t va;   /* 0: a free slot */
@@ -616,6 +619,69 @@ site_fault(struct plat_thread *pt, struct frame_uc *u, const siginfo_t *si,
 	return resume(pt);
 }
 
+/*
+ * A thread that single-steps (the trap flag) through a patched site
+ * traps once its jump is done, at the start of the slot's entry.  The
+ * step over the site's own bytes traps first after the mov, at the
+ * syscall instruction with eax the call's number: that is where the
+ * frame u goes (r too, if not NULL), and where the guest gets the trap.
+ * Resumed, the thread meets the invalid byte there and the call runs as
+ * from the old syscall instruction (site_fault); the next trap comes
+ * after the instruction that follows, as it does after a syscall on
+ * Linux.  A guest that jumps into the entry itself with the flag set
+ * gets the same: nothing it could not have done at the site.
+ */
+static bool
+step_put(const struct patch_sites *ps, struct frame_uc *u,
+    struct arch_regs *r)
+{
+	uint64_t rip = u->rip, to;
+	int slot = entry_slot(ps, rip);
+
+	if ((u->eflags & EFLAGS_TF) == 0 || slot < 0 ||
+	    (unsigned)slot >= ps->cap || ps->s[slot].va == 0 ||
+	    rip != STUB_PATCH_CODE + 16 * (unsigned)slot)
+		return false;
+	to = ps->s[slot].va + SITE_LEN - 2;
+	u->rip = to;
+	u->rax = ps->s[slot].nr;
+	if (r != NULL) {
+		r->rip = to;
+		r->rax = ps->s[slot].nr;
+	}
+	return true;
+}
+
+/*
+ * The site whose entry's start the host names as where pt's step trapped,
+ * or 0: once step_put moved the frame (here, or in thread_out while the
+ * region was given up), that trap goes to the guest where pt's context
+ * says, as a trap of the site's mov.
+ */
+static uint64_t
+step_site(const struct plat_thread *pt, const siginfo_t *si)
+{
+	const struct patch_sites *ps = pt->sp->patch;
+	uint64_t at = (uint64_t)(uintptr_t)si->si_addr;
+	uint64_t slot = (at - STUB_PATCH_CODE) / 16;
+
+	if (pt->signo != SIGTRAP || si->si_code != TRAP_TRACE ||
+	    at < STUB_PATCH_CODE || slot >= ps->cap ||
+	    at != STUB_PATCH_CODE + 16 * slot)
+		return 0;
+	return ps->s[slot].va;
+}
+
+static int
+step_trap(struct plat_thread *pt, struct plat_event *ev)
+{
+	ev->kind = PLAT_EV_TRAP;
+	ev->signo = SIGTRAP;
+	ev->code = TRAP_TRACE;
+	ev->addr = pt->ctx->regs.rip;
+	return 1;
+}
+
 int
 fast_frame_event(struct plat_thread *pt, struct frame_uc *u,
     const siginfo_t *si, struct plat_event *ev)
@@ -626,19 +692,25 @@ fast_frame_event(struct plat_thread *pt, struct frame_uc *u,
 	    si->si_code == SYS_SECCOMP;
 	enum zone z;
 	unsigned slot = 0;
+	uint64_t step;
 	uint32_t fs;
 
 	if (ps == NULL)
 		return -1;
 	z = zone_of(pt, u, &slot);
+	step = step_site(pt, si);
 	switch (z) {
 	case ZONE_NONE:
+		if (step != 0 && pt->ctx->regs.rip == step + SITE_LEN - 2)
+			return step_trap(pt, ev);
 		return site_fault(pt, u, si, ev);
 	case ZONE_SLOT_TRAP:
 		if (!trap || slot >= ps->cap || ps->s[slot].va == 0)
 			return fault(pt, ev);
 		return site_call(pt, u, ps->s[slot].va, ps->s[slot].nr, ev);
 	case ZONE_ENTRY:
+		if (step != 0 && step_put(ps, u, &pt->ctx->regs))
+			return step_trap(pt, ev);
 		/* A signal sent: the message or trap follows at once. */
 		return cpu || trap ? fault(pt, ev) : resume(pt);
 	case ZONE_WAIT:
@@ -781,7 +853,8 @@ thread_out(struct plat_thread *pt)
 		return true;
 	if (!msg_peek(pt, &u))
 		return false;
-	if (u != NULL && (slot = entry_slot(ps, u->rip)) >= 0 &&
+	if (u != NULL && !step_put(ps, u, NULL) &&
+	    (slot = entry_slot(ps, u->rip)) >= 0 &&
 	    (unsigned)slot < ps->cap && ps->s[slot].va != 0)
 		u->rip = ps->s[slot].va;
 	return true;
