@@ -28,6 +28,7 @@
 
 #include <sys/mman.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 
@@ -354,6 +355,16 @@ static inline long
 guest_umount2(const char *tgt, long flags)
 {
 	return syscall(SYS_umount2, tgt, flags);
+}
+
+/* Tells whether paths a and b name the same inode, following symlinks. */
+static inline bool
+guest_same_inode(const char *a, const char *b)
+{
+	struct stat sa, sb;
+
+	return stat(a, &sa) == 0 && stat(b, &sb) == 0 &&
+	    sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
 
 /*

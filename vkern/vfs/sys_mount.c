@@ -260,7 +260,7 @@ mount_new(struct mntns *ns, unsigned long flags, struct mount_strs *ms,
 	struct mount *mp = NULL;
 	long r;
 
-	if ((r = vfs_mount_check(ns, NULL, nd->vp)) < 0)
+	if ((r = vfs_mount_check(ns, nd->vp, nd->path)) < 0)
 		return r;
 	r = -ENODEV;
 	for (size_t i = 0; i < VK_NELEM(mount_fstypes); i++)
@@ -286,8 +286,10 @@ static long
 mount_source(const struct mntns *ns, const struct nameidata *snd,
     struct mount **fromp)
 {
-	struct mount *from = vfs_mount_of_path(ns, snd->path);
+	struct mount *from = vfs_mount_showing(ns, snd->vp, snd->path);
 
+	if (from == NULL)
+		from = vfs_mount_of_path(ns, snd->path);
 	*fromp = from;
 	if (snd->vp->type != VDIR)
 		return -ENOTDIR;
@@ -296,13 +298,12 @@ mount_source(const struct mntns *ns, const struct nameidata *snd,
 
 /*
  * MS_BIND: the source directory becomes the root of a mount on nd's,
- * with the flags of the mount it is on (Linux's clone_mnt()).  Mounts
- * live on directories, not on the mounts that reach them, so every mount
- * below the source shows through the bind (as MS_REC), and one made
- * below either place shows in both (as a shared mount).
+ * with the flags of the mount it is on (Linux's clone_mnt()); with
+ * MS_REC, copies of the mounts below the source go on it too.
  */
 static long
-mount_bind(struct thread *td, struct mount_strs *ms, struct nameidata *nd)
+mount_bind(struct thread *td, unsigned long flags, struct mount_strs *ms,
+    struct nameidata *nd)
 {
 	struct mntns *ns = vfs_ns(td->proc);
 	struct nameidata snd;
@@ -315,7 +316,7 @@ mount_bind(struct thread *td, struct mount_strs *ms, struct nameidata *nd)
 	    &snd)) < 0)
 		return r;
 	if ((r = mount_source(ns, &snd, &from)) == 0)
-		r = vfs_mount_check(ns, snd.vp, nd->vp);
+		r = vfs_mount_check(ns, nd->vp, nd->path);
 	if (r == 0 && (mp = mount_dup(snd.vp->mount, snd.vp)) == NULL)
 		r = -ENOMEM;
 	if (r == 0) {
@@ -324,9 +325,12 @@ mount_bind(struct thread *td, struct mount_strs *ms, struct nameidata *nd)
 			mp->group = from->group;
 			mp->master = from->master;
 		}
-		if ((r = vfs_mount(ns, mp, nd->vp, nd->path)) == 0 &&
+		if ((r = vfs_mount(ns, mp, nd->vp, nd->path)) < 0)
+			mount_free(mp);
+		else if (((flags & MS_REC) &&
+		    (r = vfs_mount_copy_below(mp, from, snd.path)) < 0) ||
 		    (r = vfs_mount_propagate(mp)) < 0)
-			vfs_umount(mp);
+			vfs_umount_since(mp);
 	}
 	nd_release(&snd);
 	return r;
@@ -339,16 +343,15 @@ mount_bind(struct thread *td, struct mount_strs *ms, struct nameidata *nd)
 static struct mount *
 mount_of(const struct mntns *ns, const struct nameidata *nd)
 {
-	struct mount *mp = vfs_mount_at(ns, nd->path), *m;
-	struct vnode *vn;
+	struct mount *mp = vfs_mount_at(ns, nd->path), *m, *at;
 
 	if (mp == NULL && strcmp(nd->path, "/") == 0)
 		mp = vfs_mount_of_path(ns, "/");
 	if (mp == NULL)
 		return NULL;
-	for (vn = mp->root; (m = vfs_mount_on(ns, vn)) != NULL; vn = m->root)
+	for (at = mp; (m = vfs_mount_on(ns, at, at->root)) != NULL; at = m)
 		;
-	return vn == nd->vp ? mp : NULL;
+	return at->root == nd->vp ? mp : NULL;
 }
 
 /*
@@ -477,7 +480,7 @@ mount_move_to(struct thread *td, struct nameidata *snd, struct nameidata *nd)
 	else if (mp->covered == NULL || mount_on_root(td, snd))
 		r = -EINVAL;
 	else
-		r = vfs_mount_check(ns, mp->root, nd->vp);
+		r = vfs_mount_check(ns, nd->vp, nd->path);
 	if (r < 0)
 		return r;
 	old = vk_xmalloc(strlen(mp->path) + 1);
@@ -552,7 +555,7 @@ sys_mount(struct thread *td, const struct sys_mount_args *a)
 	else if (mount_on_root(td, &nd))
 		r = -EBUSY;
 	else if (flags & MS_BIND)
-		r = mount_bind(td, ms, &nd);
+		r = mount_bind(td, flags, ms, &nd);
 	else if (flags & MS_MOVE)
 		r = mount_move(td, ms, &nd);
 	else if (a->fstype.va == 0)
@@ -789,7 +792,7 @@ move_mount_attach(struct thread *td, struct file *fp, struct nameidata *nd)
 
 	if (nd->vp->type != VDIR)
 		return -EINVAL;
-	if ((r = vfs_mount_check(ns, root->root, nd->vp)) < 0)
+	if ((r = vfs_mount_check(ns, nd->vp, nd->path)) < 0)
 		return r;
 	mntns_attach(fp->tree, ns, nd->vp, nd->path);
 	if ((r = vfs_mount_propagate(root)) < 0) {

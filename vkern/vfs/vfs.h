@@ -341,18 +341,38 @@ void vfs_fs_maybe_unused(struct mount *fs);
 void vfs_fs_reap(void);
 /* p's mount namespace (NULL: boot's). */
 struct mntns *vfs_ns(const struct proc *p);
-/* The mount of namespace ns on directory dir, or NULL. */
-struct mount *vfs_mount_on(const struct mntns *ns, const struct vnode *dir);
 /*
- * Whether a mount of root may go on directory dir in ns: ENOTDIR, EBUSY
- * (one is there already), EINVAL (root leads back to dir, as a bind of a
- * directory on itself).  root may be NULL for a new file system.
+ * The mount of namespace ns on directory dir in the tree of mount at, or
+ * with at NULL, any of ns's on dir.  A directory that several mounts
+ * show (binds) is a mount point in each apart, as in Linux.
  */
-int vfs_mount_check(const struct mntns *ns, struct vnode *root,
-    struct vnode *dir);
+struct mount *vfs_mount_on(const struct mntns *ns, const struct mount *at,
+    const struct vnode *dir);
+/*
+ * The mount of ns that shows directory vn to a walk that came to it by
+ * canonical path: the last made at path with vn for its root, else the
+ * deepest above path of vn's file system; NULL when path tells nothing
+ * of vn (a chrooted walk's paths are not the table's).
+ */
+struct mount *vfs_mount_showing(const struct mntns *ns,
+    const struct vnode *vn, const char *path);
+/*
+ * Whether a mount may go on directory dir at canonical path in ns:
+ * ENOTDIR, or EBUSY when one is there already.
+ */
+int vfs_mount_check(const struct mntns *ns, const struct vnode *dir,
+    const char *path);
 /* Mount mp on directory dir (NULL: as the root) in ns.  Takes mp. */
 int vfs_mount(struct mntns *ns, struct mount *mp, struct vnode *dir,
     const char *path);
+/*
+ * MS_BIND|MS_REC: copies on bind mp, the last mount made, of the mounts
+ * below path that from, the mount path is on, shows: 0 or -ENOMEM.
+ */
+int vfs_mount_copy_below(struct mount *mp, const struct mount *from,
+    const char *path);
+/* Unmount mp and every mount made after it: a failed mount's undoing. */
+void vfs_umount_since(struct mount *mp);
 /* The first of ns's mounts, in the order made; each leads to the next. */
 struct mount *vfs_mounts(const struct mntns *ns);
 /* The root directory at boot. */

@@ -202,6 +202,7 @@ static int
 walk_dotdot(struct walk *w)
 {
 	struct vnode *next;
+	struct mount *m;
 	int r;
 
 	if (w->flags & LOOKUP_BENEATH) {
@@ -212,19 +213,21 @@ walk_dotdot(struct walk *w)
 	/*
 	 * From the root of a mount of the walk's namespace, down to where
 	 * it is mounted (the mount at the path the walk came by: a
-	 * directory may be the root of several binds).
+	 * directory may be the root of several binds), and on down while
+	 * that is the root of the mount it is on.
 	 */
+	m = vfs_mount_rooted(w->ns, w->cur, w->nd->path);
 	for (;;) {
-		struct mount *m;
-
 		if (w->cur == w->root)
 			return 0;
-		if ((m = vfs_mount_rooted(w->ns, w->cur, w->nd->path)) == NULL)
+		if (m == NULL)
 			break;
 		if (m->covered == NULL)
 			return 0;	/* the root of everything */
 		vnode_ref(m->covered);
 		walk_set(w, m->covered);
+		m = m->parent != NULL && m->parent->root == w->cur ?
+		    m->parent : NULL;
 	}
 	/* A file system's root no longer mounted has nothing above it. */
 	if (w->cur->mount != NULL && w->cur == w->cur->mount->root)
@@ -321,17 +324,27 @@ walk_symlink(struct walk *w, struct vnode *vn)
 	return target[0] == '/' ? walk_to_root(w) : 0;
 }
 
+/*
+ * From *vpp, found in the current directory, up through what is mounted
+ * on it there: mounts on the directory in the mount that shows the
+ * current one, then each on the last one's root.
+ */
 static void
-cross_mounts(const struct mntns *ns, struct vnode **vpp)
+cross_mounts(const struct walk *w, struct vnode **vpp)
 {
+	const struct mount *at;
 	struct mount *m;
 
-	while ((m = vfs_mount_on(ns, *vpp)) != NULL) {
+	if ((*vpp)->covered_by == NULL)
+		return;
+	at = vfs_mount_showing(w->ns, w->cur, w->nd->path);
+	while ((m = vfs_mount_on(w->ns, at, *vpp)) != NULL) {
 		struct vnode *root = m->root;
 
 		vnode_ref(root);
 		vnode_rel(*vpp);
 		*vpp = root;
+		at = m;
 	}
 }
 
@@ -365,7 +378,7 @@ walk_component(struct walk *w, const char *name, bool last, bool *donep)
 	if (r < 0 && !(r == -ENOENT && last && (w->flags & LOOKUP_PARENT)))
 		return r;
 	if (next != NULL)
-		cross_mounts(w->ns, &next);
+		cross_mounts(w, &next);
 	if (next != NULL && next->type == VLNK && (!last ||
 	    (w->flags & LOOKUP_FOLLOW) || nd->trailing_slash)) {
 		/* Linux checks only the links that end a path. */

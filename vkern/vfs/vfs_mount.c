@@ -158,14 +158,48 @@ vfs_ns(const struct proc *p)
 }
 
 struct mount *
-vfs_mount_on(const struct mntns *ns, const struct vnode *dir)
+vfs_mount_on(const struct mntns *ns, const struct mount *at,
+    const struct vnode *dir)
 {
 	struct mount *m;
 
 	for (m = dir->covered_by; m != NULL; m = m->cover_next)
-		if (m->ns == ns)
+		if (m->ns == ns && (at == NULL || m->parent == at))
 			return m;
 	return NULL;
+}
+
+struct mount *
+vfs_mount_showing(const struct mntns *ns, const struct vnode *vn,
+    const char *path)
+{
+	struct mount *rooted = NULL, *above = NULL;
+	size_t best = 0;
+
+	for (struct mount *m = ns->mounts; m != NULL; m = m->next) {
+		size_t n = strlen(m->path);
+
+		if (m->covered == NULL && m != ns->root)
+			continue;
+		if (m->root == vn && strcmp(m->path, path) == 0)
+			rooted = m;
+		if (m->root->mount == vn->mount && n >= best &&
+		    vfs_path_below(path, m->path)) {
+			above = m;
+			best = n;
+		}
+	}
+	return rooted != NULL ? rooted : above;
+}
+
+/* The mount a new mount on dir at path goes on. */
+static struct mount *
+mount_parent(const struct mntns *ns, const struct vnode *dir,
+    const char *path)
+{
+	struct mount *m = vfs_mount_showing(ns, dir, path);
+
+	return m != NULL ? m : vfs_mount_of_path(ns, path);
 }
 
 static void
@@ -216,23 +250,13 @@ ns_remove(struct mntns *ns, struct mount *mp)
 }
 
 int
-vfs_mount_check(const struct mntns *ns, struct vnode *root,
-    struct vnode *dir)
+vfs_mount_check(const struct mntns *ns, const struct vnode *dir,
+    const char *path)
 {
-	struct mount *m;
-
 	if (dir->type != VDIR)
 		return -ENOTDIR;
-	if (vfs_mount_on(ns, dir) != NULL)
+	if (vfs_mount_on(ns, vfs_mount_showing(ns, dir, path), dir) != NULL)
 		return -EBUSY;
-	/*
-	 * Lookups step from a directory to what covers it until nothing
-	 * does: a bind whose root leads back to dir would never end.
-	 */
-	for (struct vnode *vn = root; vn != NULL;
-	    vn = (m = vfs_mount_on(ns, vn)) != NULL ? m->root : NULL)
-		if (vn == dir)
-			return -EINVAL;
 	return 0;
 }
 
@@ -248,9 +272,9 @@ vfs_mount(struct mntns *ns, struct mount *mp, struct vnode *dir,
 			return -EBUSY;
 		ns->root = mp;
 	} else {
-		if ((r = vfs_mount_check(ns, mp->root, dir)) < 0)
+		if ((r = vfs_mount_check(ns, dir, path)) < 0)
 			return r;
-		mp->parent = vfs_mount_of_path(ns, path);
+		mp->parent = mount_parent(ns, dir, path);
 		cover_link(mp, dir);
 	}
 	mount_set_path(mp, path);
@@ -280,10 +304,10 @@ vfs_mount_again(struct mount *mp, struct vnode *dir)
 	int r;
 
 	VK_ASSERT(mp->kept && mp->detached);
-	if ((r = vfs_mount_check(&init_ns, mp->root, dir)) < 0)
+	if ((r = vfs_mount_check(&init_ns, dir, mp->path)) < 0)
 		return r;
 	detached_remove(mp);
-	mp->parent = vfs_mount_of_path(&init_ns, mp->path);
+	mp->parent = mount_parent(&init_ns, dir, mp->path);
 	cover_link(mp, dir);
 	ns_append(&init_ns, mp);
 	return 0;
@@ -417,9 +441,9 @@ vfs_mount_move(struct mount *mp, struct vnode *dir, const char *path)
 	size_t n = strlen(mp->path);
 	bool after = false;
 
-	VK_ASSERT(mp->covered != NULL && vfs_mount_on(ns, dir) == NULL);
+	VK_ASSERT(mp->covered != NULL);
 	cover_unlink(mp);
-	mp->parent = vfs_mount_of_path(ns, path);
+	mp->parent = mount_parent(ns, dir, path);
 	cover_link(mp, dir);
 	for (m = ns->mounts; m != NULL; m = next) {
 		next = m->next;
@@ -560,8 +584,7 @@ vfs_umount(struct mount *mp)
 {
 	struct mount *fs = mp->root->mount;
 
-	VK_ASSERT(mp->covered != NULL &&
-	    vfs_mount_on(mp->ns, mp->covered) == mp);
+	VK_ASSERT(mp->covered != NULL);
 	ns_remove(mp->ns, mp);
 	cover_unlink(mp);
 	mount_reparent(mp->ns, mp);
@@ -747,6 +770,36 @@ mount_copy_into(struct mntns *tree, const struct mount *m, struct vnode *dir,
 }
 
 /*
+ * Into to, at newp in path's place, private copies of the mounts of ns
+ * below path that from shows (those made after it, none below an
+ * unbindable one), up to stop: 0 or -ENOMEM.
+ */
+static int
+mounts_copy_below(struct mntns *to, const struct mntns *ns,
+    const struct mount *from, const char *path, const char *newp,
+    const struct mount *stop)
+{
+	size_t n = strcmp(path, "/") == 0 ? 0 : strlen(path);
+	bool after = from == NULL;
+	char *s;
+	int r;
+
+	for (const struct mount *m = ns->mounts; m != stop; m = m->next) {
+		after = after || m == from;
+		if (!after || m->covered == NULL ||
+		    !vfs_path_below(m->path, path) || m->path[n] == '\0' ||
+		    mount_below_unbindable(m, from))
+			continue;
+		s = vfs_path_rebase(m->path, n, newp);
+		r = mount_copy_into(to, m, m->covered, s);
+		free(s);
+		if (r == -ENOMEM)
+			return r;
+	}
+	return 0;
+}
+
+/*
  * A detached tree's table: that of a namespace no process is in (Linux's
  * anonymous one), whose root mount is on nothing, at "/", and whose other
  * mounts have paths below it.  The copies are private: a detached tree
@@ -757,11 +810,7 @@ mntns_tree(const struct mntns *ns, const struct mount *from,
     struct vnode *root, const char *path, bool rec)
 {
 	struct mntns *tree = mntns_new();
-	size_t n = strcmp(path, "/") == 0 ? 0 : strlen(path);
 	struct mount *m;
-	bool after = from == NULL;
-	char *s;
-	int r;
 
 	if (tree == NULL)
 		return NULL;
@@ -774,22 +823,28 @@ mntns_tree(const struct mntns *ns, const struct mount *from,
 		m->flags = from->flags;
 	}
 	(void)vfs_mount(tree, m, NULL, "/");
-	for (m = ns->mounts; rec && m != NULL; m = m->next) {
-		/* Those made before from are beneath it: not in the tree. */
-		after = after || m == from;
-		if (!after || m->covered == NULL ||
-		    !vfs_path_below(m->path, path) || m->path[n] == '\0' ||
-		    mount_below_unbindable(m, from))
-			continue;
-		s = vfs_path_rebase(m->path, n, "/");
-		r = mount_copy_into(tree, m, m->covered, s);
-		free(s);
-		if (r == -ENOMEM) {
-			mntns_rel(tree);
-			return NULL;
-		}
+	if (rec && mounts_copy_below(tree, ns, from, path, "/", NULL) < 0) {
+		mntns_rel(tree);
+		return NULL;
 	}
 	return tree;
+}
+
+int
+vfs_mount_copy_below(struct mount *mp, const struct mount *from,
+    const char *path)
+{
+	return mounts_copy_below(mp->ns, mp->ns, from, path, mp->path, mp);
+}
+
+void
+vfs_umount_since(struct mount *mp)
+{
+	struct mntns *ns = mp->ns;
+
+	while (ns->tail != mp)
+		vfs_umount(ns->tail);
+	vfs_umount(mp);
 }
 
 struct mount *
@@ -800,31 +855,22 @@ mntns_root(const struct mntns *ns)
 
 /*
  * Each mount of the tree goes to ns, its root onto dir at path, the
- * others at their paths below it; one whose directory ns has a mount on
- * already (which shows in the tree's place too: mounts live on
- * directories), and what is on it, goes instead.
+ * others, on the tree's mounts still, at their paths below it.
  */
 void
 mntns_attach(struct mntns *tree, struct mntns *ns, struct vnode *dir,
     const char *path)
 {
-	struct mount *m, *next, *drop = NULL;
+	struct mount *m, *next;
 	char *s;
 
-	VK_ASSERT(tree->root != NULL && vfs_mount_on(ns, dir) == NULL);
+	VK_ASSERT(tree->root != NULL);
 	for (m = tree->mounts; m != NULL; m = next) {
 		next = m->next;
 		if (m == tree->root) {
-			m->parent = vfs_mount_of_path(ns, path);
+			m->parent = mount_parent(ns, dir, path);
 			cover_link(m, dir);
 			mount_set_path(m, path);
-		} else if (m->parent->ns != ns ||
-		    vfs_mount_on(ns, m->covered) != NULL) {
-			cover_unlink(m);
-			m->ns = NULL;
-			m->next = drop;
-			drop = m;
-			continue;
 		} else {
 			s = vfs_path_rebase(m->path, 0, path);
 			mount_set_path(m, s);
@@ -833,11 +879,6 @@ mntns_attach(struct mntns *tree, struct mntns *ns, struct vnode *dir,
 		ns_append(ns, m);
 	}
 	tree->mounts = tree->tail = tree->root = NULL;
-	for (m = drop; m != NULL; m = next) {
-		next = m->next;
-		m->parent = NULL;
-		mount_free(m);
-	}
 }
 
 /*

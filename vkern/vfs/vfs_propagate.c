@@ -10,13 +10,13 @@
  * of a namespace are peers of the mount (and slaves of its master), as
  * Linux's clone_mnt() makes them.
  *
- * Within one namespace a mount already shows wherever its directory
- * does (vfs_mount.c), so what a mount or unmount below a shared mount
- * must reach are the peers (and slaves) of that mount in the other
- * namespaces: a mount there of the same root gets a copy of the new
- * mount on the same directory, itself a peer (or, below a slave, a
- * slave) of the new mount, which becomes shared; an unmount takes away
- * the copies that have nothing mounted on them.  A copy that does not
+ A mount is on a directory in the mount that shows it (vfs_mount.c),
+ * so what a mount or unmount below a shared mount must reach are the
+ * peers (and slaves) of that mount, in its namespace and the others:
+ * each of the same root gets a copy of the new mount on the same
+ * directory, itself a peer (or, below a slave, a slave) of the new
+ * mount, which becomes shared; an unmount takes away the copies that
+ * have nothing mounted on them.  A copy that does not
  * fit in the sandbox's memory fails the mount (ENOMEM) before any copy
  * is mounted, as on Linux.  XXX: peers whose root
  * is another directory of the file system (binds of a subdirectory)
@@ -118,10 +118,18 @@ prop_copy(struct mount *mp, struct mount *m, bool peer,
 	return 0;
 }
 
+/* Whether m, not p, gets what is mounted on p: a peer or a slave. */
+static bool
+prop_receives(const struct mount *m, const struct mount *p)
+{
+	return m != p && m->root == p->root &&
+	    (m->group == p->group || m->master == p->group);
+}
+
 /*
  * As Linux's propagate_mnt(), every copy is made before any is mounted,
  * so that one that does not fit fails the mount with nothing to undo in
- * the other namespaces.
+ * the other places; mp, a bind that joined p's group, gets none.
  */
 int
 vfs_mount_propagate(struct mount *mp)
@@ -135,18 +143,13 @@ vfs_mount_propagate(struct mount *mp)
 	if (mp->group == 0)
 		mp->group = prop_group_new();
 	for (struct mntns *ns = mntns_next(NULL); ns != NULL && r == 0;
-	    ns = mntns_next(ns)) {
-		if (ns == mp->ns || vfs_mount_on(ns, mp->covered) != NULL)
-			continue;
-		for (struct mount *m = vfs_mounts(ns); m != NULL;
-		    m = m->next) {
-			if (m->root != p->root || (m->group != p->group &&
-			    m->master != p->group))
-				continue;
-			r = prop_copy(mp, m, m->group == p->group, &list);
-			break;
-		}
-	}
+	    ns = mntns_next(ns))
+		for (struct mount *m = vfs_mounts(ns); m != NULL && r == 0;
+		    m = m->next)
+			if (m != mp && prop_receives(m, p) &&
+			    vfs_mount_on(ns, m, mp->covered) == NULL)
+				r = prop_copy(mp, m, m->group == p->group,
+				    &list);
 	for (d = list; d != NULL; d = next) {
 		struct mntns *ns = d->parent->ns;
 
@@ -182,14 +185,11 @@ vfs_umount_propagate(struct mount *mp)
 	if (p == NULL || p->group == 0)
 		return;
 	for (struct mntns *ns = mntns_next(NULL); ns != NULL;
-	    ns = mntns_next(ns)) {
-		if (ns == mp->ns ||
-		    (m = vfs_mount_on(ns, mp->covered)) == NULL)
-			continue;
-		if (m->root != mp->root || m->parent == NULL ||
-		    (m->parent->group != p->group &&
-		    m->parent->master != p->group) || prop_has_children(m))
-			continue;
-		vfs_umount(m);
-	}
+	    ns = mntns_next(ns))
+		for (struct mount *pm = vfs_mounts(ns); pm != NULL;
+		    pm = pm->next)
+			if (prop_receives(pm, p) &&
+			    (m = vfs_mount_on(ns, pm, mp->covered)) != NULL &&
+			    m->root == mp->root && !prop_has_children(m))
+				vfs_umount(m);
 }
