@@ -496,14 +496,22 @@ fast_call(struct plat_thread *pt)
 	return true;
 }
 
+/* Event ev is a signal of this kind at pt's rip. */
+static int
+rip_event(struct plat_thread *pt, struct plat_event *ev,
+    enum plat_event_kind kind, int signo, int code)
+{
+	ev->kind = kind;
+	ev->signo = signo;
+	ev->code = code;
+	ev->addr = pt->ctx->regs.rip;
+	return 1;
+}
+
 static int
 fault(struct plat_thread *pt, struct plat_event *ev)
 {
-	ev->kind = PLAT_EV_FAULT;
-	ev->signo = SIGSEGV;
-	ev->code = SEGV_MAPERR;
-	ev->addr = pt->ctx->regs.rip;
-	return 1;
+	return rip_event(pt, ev, PLAT_EV_FAULT, SIGSEGV, SEGV_MAPERR);
 }
 
 /* Answer pt's frame as it is: it goes on where the signal found it. */
@@ -675,11 +683,7 @@ step_site(const struct plat_thread *pt, const siginfo_t *si)
 static int
 step_trap(struct plat_thread *pt, struct plat_event *ev)
 {
-	ev->kind = PLAT_EV_TRAP;
-	ev->signo = SIGTRAP;
-	ev->code = TRAP_TRACE;
-	ev->addr = pt->ctx->regs.rip;
-	return 1;
+	return rip_event(pt, ev, PLAT_EV_TRAP, SIGTRAP, TRAP_TRACE);
 }
 
 int
