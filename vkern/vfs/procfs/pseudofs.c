@@ -54,6 +54,13 @@ struct pfs_node {
 	struct vnode *vn;
 	int kind, pid, arg;
 	struct pfs_node *next;
+	/*
+	 * The text a read from offset 0 made, kept (charged to the
+	 * sandbox) while a reader is part way through it, so that reading
+	 * a long file in pieces does not make it again for each piece.
+	 */
+	char *snap;
+	size_t snap_len;
 };
 
 static const struct vnode_ops pfs_vnops;
@@ -473,7 +480,43 @@ pfs_setattr(struct vnode *vn, const struct vattr *va, unsigned mask)
 	return mask == VA_SIZE && vn->type == VREG ? 0 : -EPERM;
 }
 
-/* Sizes are 0, as in Linux: readers read until a read returns 0. */
+static void
+pfs_snap_drop(struct pfs_node *pn)
+{
+	if (pn->snap != NULL)
+		kmem_free(pn->snap, pn->snap_len, 0);
+	pn->snap = NULL;
+	pn->snap_len = 0;
+}
+
+/* Keep text for the reads after one that took less than all of it. */
+static void
+pfs_snap_keep(struct pfs_node *pn, const struct sbuf *sb)
+{
+	pfs_snap_drop(pn);
+	if ((pn->snap = kmem_alloc(sb->len, 0)) == NULL)
+		return;
+	memcpy(pn->snap, sb->buf, sb->len);
+	pn->snap_len = sb->len;
+}
+
+/* len bytes at off of text of n bytes into buf: how many. */
+static long
+pfs_copy(void *buf, size_t len, uint64_t off, const char *text, size_t n)
+{
+	long r = off < n ? (long)VK_MIN(len, n - off) : 0;
+
+	if (r > 0)
+		memcpy(buf, text + off, (size_t)r);
+	return r;
+}
+
+/*
+ * Sizes are 0, as in Linux: readers read until a read returns 0.  A read
+ * from offset 0 makes the text anew; one further on reads what the last
+ * such read made while it is kept, up to its end, as Linux's seq_file
+ * goes on from where the last read stopped.
+ */
 static long
 pfs_read(struct vnode *vn, void *buf, size_t len, uint64_t off)
 {
@@ -488,9 +531,16 @@ pfs_read(struct vnode *vn, void *buf, size_t len, uint64_t off)
 		return -EINVAL;
 	if (pfs_node_resolve(pn, &c) < 0)
 		return -ESRCH;
-	if ((r = pfs_generate(pn, &c, &sb)) == 0 && off < sb.len) {
-		r = (long)VK_MIN(len, sb.len - off);
-		memcpy(buf, sb.buf + off, (size_t)r);
+	if (off > 0 && pn->snap != NULL) {
+		r = pfs_copy(buf, len, off, pn->snap, pn->snap_len);
+		if (off + (uint64_t)r >= pn->snap_len)
+			pfs_snap_drop(pn);
+		return r;
+	}
+	if ((r = pfs_generate(pn, &c, &sb)) == 0) {
+		r = pfs_copy(buf, len, off, sb.buf, sb.len);
+		if (off == 0 && (size_t)r < sb.len)
+			pfs_snap_keep(pn, &sb);
 	}
 	sbuf_free(&sb);
 	return r;
@@ -667,6 +717,7 @@ pfs_inactive(struct vnode *vn)
 		}
 	}
 	pn->fs->nlive--;
+	pfs_snap_drop(pn);
 	kmem_free(pn, sizeof(*pn), KM_FS);
 }
 
