@@ -348,3 +348,74 @@ Test(mount, procfs_nodes_are_charged)
 	vfs_umount(mp);
 	assert_all_gone();
 }
+
+static struct mount *
+last_mount(const struct mntns *ns)
+{
+	struct mount *m = vfs_mounts(ns);
+
+	while (m->next != NULL)
+		m = m->next;
+	return m;
+}
+
+/* A bind of d on /b, or NULL when vfs_mount() refuses it (its errno). */
+static struct mount *
+bind_on_b(struct vnode *d, int *errp)
+{
+	struct mount *bind = mount_dup(d->mount, d);
+
+	cr_assert_not_null(bind);
+	if ((*errp = vfs_mount(vfs_ns(NULL), bind, dir_b, "/b")) < 0) {
+		mount_free(bind);
+		return NULL;
+	}
+	return bind;
+}
+
+/*
+ * The most mounts a namespace holds: one more is ENOSPC, for a mount, a
+ * recursive bind's copies (none is made) and an attached tree.
+ */
+Test(mount, a_namespace_past_its_most_mounts_is_enospc)
+{
+	struct mntns *ns = vfs_ns(NULL), *tree;
+	struct mount *a = mount_a(), *bind, *sub;
+	struct vnode *d = mkdir_in(a->root, "d");
+	int e;
+
+	/* rootfs and /a, and /a/d under it. */
+	cr_assert_eq(tmpfs_mount(false, 0755, 0, 0, &sub), 0);
+	cr_assert_eq(vfs_mount(ns, sub, d, "/a/d"), 0);
+	vfs_mount_max_set(3);
+	cr_assert_null(bind_on_b(a->root, &e));
+	cr_assert_eq(e, -ENOSPC);
+	vfs_mount_max_set(4);
+	bind = bind_on_b(a->root, &e);
+	cr_assert_not_null(bind, "%d", e);
+	/* MS_REC would add /b/d: nothing copied, the bind alone stays. */
+	cr_assert_eq(vfs_mount_copy_below(bind, a, "/a"), -ENOSPC);
+	cr_assert_eq(last_mount(ns), bind);
+	vfs_umount(bind);
+	vfs_mount_max_set(5);
+	bind = bind_on_b(a->root, &e);
+	cr_assert_not_null(bind, "%d", e);
+	cr_assert_eq(vfs_mount_copy_below(bind, a, "/a"), 0);
+	cr_assert_str_eq(last_mount(ns)->path, "/b/d");
+	cr_assert_eq(last_mount(ns)->parent, bind, "the copy is on the bind");
+	cr_assert_eq(vfs_mount_on(ns, bind, d), last_mount(ns));
+	cr_assert_eq(vfs_mount_on(ns, a, d), sub, "the source's stays");
+	vfs_umount_since(bind);
+	/* A tree of two goes onto a namespace of three only with room. */
+	tree = mntns_tree(ns, a, a->root, "/a", true);
+	cr_assert_not_null(tree);
+	vfs_mount_max_set(4);
+	cr_assert_eq(mntns_attach(tree, ns, dir_b, "/b"), -ENOSPC);
+	cr_assert_not_null(mntns_root(tree), "still detached");
+	vfs_mount_max_set(VFS_MOUNT_MAX);
+	mntns_rel(tree);
+	vfs_umount(sub);
+	vnode_rel(d);
+	vfs_umount(a);
+	assert_all_gone();
+}

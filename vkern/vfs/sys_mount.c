@@ -260,7 +260,8 @@ mount_new(struct mntns *ns, unsigned long flags, struct mount_strs *ms,
 	struct mount *mp = NULL;
 	long r;
 
-	if ((r = vfs_mount_check(ns, nd->vp, nd->path)) < 0)
+	if ((r = vfs_mount_check(ns, nd->vp, nd->path)) < 0 ||
+	    (r = vfs_mount_room(ns)) < 0)
 		return r;
 	r = -ENODEV;
 	for (size_t i = 0; i < VK_NELEM(mount_fstypes); i++)
@@ -611,20 +612,26 @@ mount_take(struct mount *mp)
 	vfs_umount(mp);
 }
 
-/* MNT_DETACH: the mounts below mp go first, the last made first. */
+/*
+ * MNT_DETACH: the mounts below mp go first, the last made first, in one
+ * walk back through the table, begun again from its end only when an
+ * unmount took more than its mount (copies on peers).
+ */
 static void
 mount_detach(struct mount *mp)
 {
-	for (;;) {
-		struct mount *last = NULL;
+	struct mntns *ns = mp->ns;
+	struct mount *m = vfs_mounts_last(ns), *prev;
+	int left;
 
-		for (struct mount *m = vfs_mounts(mp->ns); m != NULL;
-		    m = m->next)
-			if (mount_under(m, mp))
-				last = m;
-		if (last == NULL)
-			break;
-		mount_take(last);
+	for (; m != NULL; m = prev) {
+		prev = m->prev;
+		if (!mount_under(m, mp))
+			continue;
+		left = vfs_mount_count(ns);
+		mount_take(m);
+		if (vfs_mount_count(ns) != left - 1)
+			prev = vfs_mounts_last(ns);
 	}
 	mount_take(mp);
 }
@@ -794,7 +801,8 @@ move_mount_attach(struct thread *td, struct file *fp, struct nameidata *nd)
 		return -EINVAL;
 	if ((r = vfs_mount_check(ns, nd->vp, nd->path)) < 0)
 		return r;
-	mntns_attach(fp->tree, ns, nd->vp, nd->path);
+	if ((r = mntns_attach(fp->tree, ns, nd->vp, nd->path)) < 0)
+		return r;
 	if ((r = vfs_mount_propagate(root)) < 0) {
 		mntns_unattach(fp->tree, ns, root);
 		return r;

@@ -216,6 +216,9 @@ struct mount {
 	struct vnode *root;           /* its root directory (referenced) */
 	struct vnode *covered;        /* the directory it is mounted on */
 	struct mount *cover_next;     /* the next mount on covered */
+	struct mount *hash_next;      /* in covered's and parent's bucket */
+	struct mount *next, *prev;    /* in its table, in the order made */
+	int nkids;                    /* mounts whose parent it is */
 	struct mntns *ns;             /* its table's; NULL once out of it */
 	struct mount *parent;         /* the mount its mount point is on */
 	char *path;                   /* where, for /proc/mounts */
@@ -241,11 +244,13 @@ struct mount {
 	 * last reference.  A bind or a namespace's copy goes at unmount.
 	 */
 	int vnodes;
+	int nshown;                   /* mounts in tables that show it */
 	void (*fs_free)(struct mount *fs);
 	bool detached;
 	bool kept;                    /* stays out of its table: tests */
 	bool reap_queued;             /* on vnode_rel's list to look at */
 	struct mount *reap_next;
+	struct mount *copy;           /* its copy, while one is being made */
 	LIST_ENTRY(mount) dlink;      /* the detached, kept while held */
 	/*
 	 * This mount's own MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC: a
@@ -257,7 +262,6 @@ struct mount {
 	int group;                    /* its peer group: shared:N */
 	int master;                   /* the group it receives from */
 	bool unbindable;
-	struct mount *next;
 };
 
 /* vfs_vnode.c */
@@ -362,19 +366,34 @@ struct mount *vfs_mount_showing(const struct mntns *ns,
  */
 int vfs_mount_check(const struct mntns *ns, const struct vnode *dir,
     const char *path);
-/* Mount mp on directory dir (NULL: as the root) in ns.  Takes mp. */
+/*
+ * A namespace holds at most this many mounts, Linux's default
+ * /proc/sys/fs/mount-max: one more is ENOSPC (mount_namespaces(7)).
+ */
+#define VFS_MOUNT_MAX 100000
+/* Whether ns has room for one more mount: 0 or -ENOSPC. */
+int vfs_mount_room(const struct mntns *ns);
+/*
+ * Mount mp on directory dir (NULL: as the root) in ns: 0, what
+ * vfs_mount_check() says, or -ENOSPC.  Takes mp when it succeeds.
+ */
 int vfs_mount(struct mntns *ns, struct mount *mp, struct vnode *dir,
     const char *path);
 /*
  * MS_BIND|MS_REC: copies on bind mp, the last mount made, of the mounts
- * below path that from, the mount path is on, shows: 0 or -ENOMEM.
+ * below path that from, the mount path is on, shows: 0, -ENOMEM, or
+ * -ENOSPC past VFS_MOUNT_MAX.
  */
-int vfs_mount_copy_below(struct mount *mp, const struct mount *from,
+int vfs_mount_copy_below(struct mount *mp, struct mount *from,
     const char *path);
 /* Unmount mp and every mount made after it: a failed mount's undoing. */
 void vfs_umount_since(struct mount *mp);
 /* The first of ns's mounts, in the order made; each leads to the next. */
 struct mount *vfs_mounts(const struct mntns *ns);
+/* The last of them; each leads to the one before (prev). */
+struct mount *vfs_mounts_last(const struct mntns *ns);
+/* How many there are. */
+int vfs_mount_count(const struct mntns *ns);
 /* The root directory at boot. */
 struct vnode *vfs_root(void);
 /* The mount of ns last made at canonical path, or NULL. */
@@ -455,12 +474,13 @@ void mntns_install(struct mntns **nsp, struct mntns *ns);
  * ones and those on them.  Referenced, or NULL when it does not fit in
  * the sandbox's memory.  mntns_root(): its root mount, NULL once
  * mntns_attach() has moved the tree onto directory dir of ns at path,
- * which the caller checked it may go on.
+ * which the caller checked it may go on (-ENOSPC: it would take ns past
+ * VFS_MOUNT_MAX).
  */
-struct mntns *mntns_tree(const struct mntns *ns, const struct mount *from,
+struct mntns *mntns_tree(const struct mntns *ns, struct mount *from,
     struct vnode *root, const char *path, bool rec);
 struct mount *mntns_root(const struct mntns *ns);
-void mntns_attach(struct mntns *tree, struct mntns *ns, struct vnode *dir,
+int mntns_attach(struct mntns *tree, struct mntns *ns, struct vnode *dir,
     const char *path);
 /* Undo mntns_attach() of tree, whose root is root now. */
 void mntns_unattach(struct mntns *tree, struct mntns *ns, struct mount *root);
@@ -484,6 +504,8 @@ void vfs_umount_gone(void);
  * each run's start).
  */
 int vfs_mount_again(struct mount *mp, struct vnode *dir);
+/* VK_TEST_HOOKS builds: the most mounts a namespace holds from now. */
+void vfs_mount_max_set(int max);
 /* VK_TEST_HOOKS builds: the first of the detached mounts, or NULL. */
 struct mount *vfs_detached_first(void);
 

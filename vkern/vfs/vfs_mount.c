@@ -30,16 +30,9 @@
 #include "vkern/kmem.h"
 #include "vkern/vfs/nsfs.h"
 #include "vkern/vfs/vfs.h"
+#include "vkern/vfs/vfs_mount_impl.h"
 #include "vkern/vfs/vfs_notify.h"
 #include "vkern/vk.h"
-
-struct mntns {
-	int refs;
-	uint64_t ino;           /* its nsfs inode */
-	struct mount *mounts, *tail;
-	struct mount *root;
-	struct mntns *next;     /* on the list of every namespace */
-};
 
 /* Boot's, and every process's whose fs state names none. */
 static struct mntns init_ns = { .refs = 1, .ino = NSFS_INO_MNT };
@@ -50,6 +43,7 @@ static LIST_HEAD(, mount) detached = LIST_HEAD_INITIALIZER(detached);
 static struct mount *reap_list; /* file systems that may be unused */
 static uint64_t next_dev = 0x20;
 static int next_id;
+int mount_max = VFS_MOUNT_MAX;
 
 /* The f_type Linux reports for each kind of file system. */
 static const struct {
@@ -157,14 +151,74 @@ vfs_ns(const struct proc *p)
 	    p->fs->mntns : &init_ns;
 }
 
+/*
+ * The mounts on a directory in the mount that shows it, hashed by both,
+ * as Linux's mount hash: a directory of a file system bound many times
+ * over is a mount point in each bind, and finding the one a lookup
+ * crosses, or the copy of a tree's mount, must not walk them all.
+ */
+#define COVER_HASH_SIZE 16384
+static struct mount *cover_hash[COVER_HASH_SIZE];
+
+static struct mount **
+cover_bucket(const struct mount *parent, const struct vnode *dir)
+{
+	uint64_t h = (uint64_t)(uintptr_t)parent * 0x9e3779b97f4a7c15ULL ^
+	    (uint64_t)(uintptr_t)dir * 0xc2b2ae3d27d4eb4fULL;
+
+	return &cover_hash[(h >> 32) % COVER_HASH_SIZE];
+}
+
+static void
+cover_hash_add(struct mount *mp)
+{
+	struct mount **b = cover_bucket(mp->parent, mp->covered);
+
+	mp->hash_next = *b;
+	*b = mp;
+	if (mp->parent != NULL)
+		mp->parent->nkids++;
+}
+
+static void
+cover_hash_remove(struct mount *mp)
+{
+	struct mount **pp;
+
+	for (pp = cover_bucket(mp->parent, mp->covered); *pp != mp;
+	    pp = &(*pp)->hash_next)
+		;
+	*pp = mp->hash_next;
+	mp->hash_next = NULL;
+	if (mp->parent != NULL)
+		mp->parent->nkids--;
+}
+
+/* Put mp, which may be on a directory, on parent. */
+void
+mount_set_parent(struct mount *mp, struct mount *parent)
+{
+	if (mp->covered != NULL)
+		cover_hash_remove(mp);
+	mp->parent = parent;
+	if (mp->covered != NULL)
+		cover_hash_add(mp);
+}
+
 struct mount *
 vfs_mount_on(const struct mntns *ns, const struct mount *at,
     const struct vnode *dir)
 {
 	struct mount *m;
 
-	for (m = dir->covered_by; m != NULL; m = m->cover_next)
-		if (m->ns == ns && (at == NULL || m->parent == at))
+	if (at == NULL) {
+		for (m = dir->covered_by; m != NULL; m = m->cover_next)
+			if (m->ns == ns)
+				return m;
+		return NULL;
+	}
+	for (m = *cover_bucket(at, dir); m != NULL; m = m->hash_next)
+		if (m->parent == at && m->covered == dir && m->ns == ns)
 			return m;
 	return NULL;
 }
@@ -193,7 +247,7 @@ vfs_mount_showing(const struct mntns *ns, const struct vnode *vn,
 }
 
 /* The mount a new mount on dir at path goes on. */
-static struct mount *
+struct mount *
 mount_parent(const struct mntns *ns, const struct vnode *dir,
     const char *path)
 {
@@ -202,20 +256,23 @@ mount_parent(const struct mntns *ns, const struct vnode *dir,
 	return m != NULL ? m : vfs_mount_of_path(ns, path);
 }
 
-static void
+/* mp goes on directory dir, in the mount that is its parent already. */
+void
 cover_link(struct mount *mp, struct vnode *dir)
 {
 	vnode_ref(dir);
 	mp->covered = dir;
 	mp->cover_next = dir->covered_by;
 	dir->covered_by = mp;
+	cover_hash_add(mp);
 }
 
-static void
+void
 cover_unlink(struct mount *mp)
 {
 	struct mount **pp;
 
+	cover_hash_remove(mp);
 	for (pp = &mp->covered->covered_by; *pp != mp; pp = &(*pp)->cover_next)
 		;
 	*pp = mp->cover_next;
@@ -224,29 +281,45 @@ cover_unlink(struct mount *mp)
 	mp->cover_next = NULL;
 }
 
-static void
+/*
+ * mp joins the end of ns's table, or leaves it; its file system counts
+ * the mounts that show it in any table.
+ */
+void
 ns_append(struct mntns *ns, struct mount *mp)
 {
 	mp->ns = ns;
 	mp->next = NULL;
+	mp->prev = ns->tail;
 	if (ns->tail != NULL)
 		ns->tail->next = mp;
 	else
 		ns->mounts = mp;
 	ns->tail = mp;
+	ns->nmounts++;
+	mp->root->mount->nshown++;
 }
 
-static void
+void
 ns_remove(struct mntns *ns, struct mount *mp)
 {
-	struct mount **pp, *prev = NULL;
+	if (mp->prev != NULL)
+		mp->prev->next = mp->next;
+	else
+		ns->mounts = mp->next;
+	if (mp->next != NULL)
+		mp->next->prev = mp->prev;
+	else
+		ns->tail = mp->prev;
+	mp->next = mp->prev = NULL;
+	ns->nmounts--;
+	mp->root->mount->nshown--;
+}
 
-	for (pp = &ns->mounts; *pp != mp; pp = &(*pp)->next)
-		prev = *pp;
-	*pp = mp->next;
-	if (ns->tail == mp)
-		ns->tail = prev;
-	mp->next = NULL;
+int
+vfs_mount_room(const struct mntns *ns)
+{
+	return ns->nmounts >= mount_max ? -ENOSPC : 0;
 }
 
 int
@@ -274,6 +347,8 @@ vfs_mount(struct mntns *ns, struct mount *mp, struct vnode *dir,
 	} else {
 		if ((r = vfs_mount_check(ns, dir, path)) < 0)
 			return r;
+		if ((r = vfs_mount_room(ns)) < 0)
+			return r;
 		mp->parent = mount_parent(ns, dir, path);
 		cover_link(mp, dir);
 	}
@@ -298,6 +373,12 @@ detached_remove(struct mount *mp)
 }
 
 #ifdef VK_TEST_HOOKS
+void
+vfs_mount_max_set(int max)
+{
+	mount_max = max;
+}
+
 int
 vfs_mount_again(struct mount *mp, struct vnode *dir)
 {
@@ -324,6 +405,18 @@ struct mount *
 vfs_mounts(const struct mntns *ns)
 {
 	return ns->mounts;
+}
+
+struct mount *
+vfs_mounts_last(const struct mntns *ns)
+{
+	return ns->tail;
+}
+
+int
+vfs_mount_count(const struct mntns *ns)
+{
+	return ns->nmounts;
 }
 
 struct vnode *
@@ -506,12 +599,7 @@ mntns_next(const struct mntns *ns)
 static bool
 vfs_fs_shown(const struct mount *fs)
 {
-	for (const struct mntns *ns = all_ns; ns != NULL; ns = ns->next)
-		for (const struct mount *m = ns->mounts; m != NULL;
-		    m = m->next)
-			if (m->root->mount == fs)
-				return true;
-	return false;
+	return fs->nshown > 0;
 }
 
 /*
@@ -562,11 +650,12 @@ vfs_fs_reap(void)
  * each was made.)
  */
 static void
-mount_reparent(const struct mntns *ns, const struct mount *mp)
+mount_reparent(const struct mntns *ns, struct mount *mp)
 {
-	for (struct mount *m = ns->mounts; m != NULL; m = m->next)
+	for (struct mount *m = ns->mounts; m != NULL && mp->nkids > 0;
+	    m = m->next)
 		if (m->parent == mp)
-			m->parent = mp->parent;
+			mount_set_parent(m, mp->parent);
 }
 
 /*
@@ -613,14 +702,8 @@ vfs_fs_idle(struct mount *fs)
 		vnotify_unmount(fs);
 }
 
-/*
- * A copy of ns's table: each mount the same root on the same directory
- * at the same path, with the same flags and propagation (a shared
- * mount's copy its peer), and its
- * parent the copy of the parent.
- */
 /* A new empty namespace, referenced, or NULL when it does not fit. */
-static struct mntns *
+struct mntns *
 mntns_new(void)
 {
 	struct mntns *c = kmem_alloc(sizeof(*c), KM_ZERO | KM_FS);
@@ -631,41 +714,6 @@ mntns_new(void)
 	c->ino = next_ns_ino++;
 	c->next = all_ns;
 	all_ns = c;
-	return c;
-}
-
-struct mntns *
-mntns_dup(const struct mntns *ns)
-{
-	struct mntns *c = mntns_new();
-	struct mount *m, *d, *pm, *pd;
-
-	if (c == NULL)
-		return NULL;
-	for (m = ns->mounts; m != NULL; m = m->next) {
-		if ((d = mount_dup(m->root->mount, m->root)) == NULL) {
-			mntns_rel(c);
-			return NULL;
-		}
-		mount_set_source(d, m->source);
-		d->flags = m->flags;
-		d->group = m->group;
-		d->master = m->master;
-		d->unbindable = m->unbindable;
-		mount_set_path(d, m->path);
-		if (m->covered != NULL)
-			cover_link(d, m->covered);
-		else
-			c->root = d;
-		ns_append(c, d);
-	}
-	/* Both lists are in the same order. */
-	for (m = ns->mounts, d = c->mounts; m != NULL;
-	    m = m->next, d = d->next)
-		for (pm = ns->mounts, pd = c->mounts; pm != NULL;
-		    pm = pm->next, pd = pd->next)
-			if (pm == m->parent)
-				d->parent = pd;
 	return c;
 }
 
@@ -698,10 +746,13 @@ mntns_rel(struct mntns *ns)
 			*q = ns->next;
 			break;
 		}
-	for (m = ns->mounts; m != NULL; m = next) {
-		next = m->next;
+	/* Off their directories first, while every parent is there. */
+	for (m = ns->mounts; m != NULL; m = m->next)
 		if (m->covered != NULL)
 			cover_unlink(m);
+	for (m = ns->mounts; m != NULL; m = next) {
+		next = m->next;
+		ns_remove(ns, m);
 		m->ns = NULL;
 		m->parent = NULL;
 		if (m->root->mount != m) {
@@ -737,173 +788,4 @@ mntns_enter(struct mntns **nsp, struct mntns *ns, struct vnode **rootp)
 		mntns_rel(old);
 	*rootp = ns->root->root;
 	vnode_ref(*rootp);
-}
-
-/* Whether m, below from in its table, is below an unbindable mount. */
-static bool
-mount_below_unbindable(const struct mount *m, const struct mount *from)
-{
-	for (; m != NULL && m != from; m = m->parent)
-		if (m->unbindable)
-			return true;
-	return false;
-}
-
-/*
- * A private copy of m, the same root on the same directory, at path in
- * tree: 0, -ENOMEM, or what vfs_mount() says.
- */
-static int
-mount_copy_into(struct mntns *tree, const struct mount *m, struct vnode *dir,
-    const char *path)
-{
-	struct mount *d = mount_dup(m->root->mount, m->root);
-	int r;
-
-	if (d == NULL)
-		return -ENOMEM;
-	mount_set_source(d, m->source);
-	d->flags = m->flags;
-	if ((r = vfs_mount(tree, d, dir, path)) < 0)
-		mount_free(d);
-	return r;
-}
-
-/*
- * Into to, at newp in path's place, private copies of the mounts of ns
- * below path that from shows (those made after it, none below an
- * unbindable one), up to stop: 0 or -ENOMEM.
- */
-static int
-mounts_copy_below(struct mntns *to, const struct mntns *ns,
-    const struct mount *from, const char *path, const char *newp,
-    const struct mount *stop)
-{
-	size_t n = strcmp(path, "/") == 0 ? 0 : strlen(path);
-	bool after = from == NULL;
-	char *s;
-	int r;
-
-	for (const struct mount *m = ns->mounts; m != stop; m = m->next) {
-		after = after || m == from;
-		if (!after || m->covered == NULL ||
-		    !vfs_path_below(m->path, path) || m->path[n] == '\0' ||
-		    mount_below_unbindable(m, from))
-			continue;
-		s = vfs_path_rebase(m->path, n, newp);
-		r = mount_copy_into(to, m, m->covered, s);
-		free(s);
-		if (r == -ENOMEM)
-			return r;
-	}
-	return 0;
-}
-
-/*
- * A detached tree's table: that of a namespace no process is in (Linux's
- * anonymous one), whose root mount is on nothing, at "/", and whose other
- * mounts have paths below it.  The copies are private: a detached tree
- * receives no propagation.
- */
-struct mntns *
-mntns_tree(const struct mntns *ns, const struct mount *from,
-    struct vnode *root, const char *path, bool rec)
-{
-	struct mntns *tree = mntns_new();
-	struct mount *m;
-
-	if (tree == NULL)
-		return NULL;
-	if ((m = mount_dup(root->mount, root)) == NULL) {
-		mntns_rel(tree);
-		return NULL;
-	}
-	if (from != NULL) {
-		mount_set_source(m, from->source);
-		m->flags = from->flags;
-	}
-	(void)vfs_mount(tree, m, NULL, "/");
-	if (rec && mounts_copy_below(tree, ns, from, path, "/", NULL) < 0) {
-		mntns_rel(tree);
-		return NULL;
-	}
-	return tree;
-}
-
-int
-vfs_mount_copy_below(struct mount *mp, const struct mount *from,
-    const char *path)
-{
-	return mounts_copy_below(mp->ns, mp->ns, from, path, mp->path, mp);
-}
-
-void
-vfs_umount_since(struct mount *mp)
-{
-	struct mntns *ns = mp->ns;
-
-	while (ns->tail != mp)
-		vfs_umount(ns->tail);
-	vfs_umount(mp);
-}
-
-struct mount *
-mntns_root(const struct mntns *ns)
-{
-	return ns->root;
-}
-
-/*
- * Each mount of the tree goes to ns, its root onto dir at path, the
- * others, on the tree's mounts still, at their paths below it.
- */
-void
-mntns_attach(struct mntns *tree, struct mntns *ns, struct vnode *dir,
-    const char *path)
-{
-	struct mount *m, *next;
-	char *s;
-
-	VK_ASSERT(tree->root != NULL);
-	for (m = tree->mounts; m != NULL; m = next) {
-		next = m->next;
-		if (m == tree->root) {
-			m->parent = mount_parent(ns, dir, path);
-			cover_link(m, dir);
-			mount_set_path(m, path);
-		} else {
-			s = vfs_path_rebase(m->path, 0, path);
-			mount_set_path(m, s);
-			free(s);
-		}
-		ns_append(ns, m);
-	}
-	tree->mounts = tree->tail = tree->root = NULL;
-}
-
-/*
- * root and what follows it in ns's table, the tree's mounts, which
- * mntns_attach() appended, go back to tree, at their paths there.
- */
-void
-mntns_unattach(struct mntns *tree, struct mntns *ns, struct mount *root)
-{
-	size_t n = strcmp(root->path, "/") == 0 ? 0 : strlen(root->path);
-	struct mount *m, *next, **pp, *prev = NULL;
-	char *s;
-
-	for (pp = &ns->mounts; *pp != root; pp = &(*pp)->next)
-		prev = *pp;
-	*pp = NULL;
-	ns->tail = prev;
-	cover_unlink(root);
-	root->parent = NULL;
-	tree->root = root;
-	for (m = root; m != NULL; m = next) {
-		next = m->next;
-		s = vfs_path_rebase(m->path, n, m == root ? "" : "/");
-		mount_set_path(m, m == root ? "/" : s);
-		free(s);
-		ns_append(tree, m);
-	}
 }
