@@ -12,6 +12,7 @@
 #   VARIANTS  "LABEL=OPTIONS;..." of "vkernel run" (default
 #             "ptrace=--platform=ptrace;systrap=--platform=systrap")
 #   SELFBUILD 1 adds the self-build row (minutes natively)
+#   BUILD_JOBS ninja's -j for that row (default 1)
 #   SHELL_LOOPS=100, BENCH_CC
 # The in-guest rows time themselves (start-up excluded); shell, find and
 # the build are wall times from outside, start-up included.  getpid,
@@ -31,6 +32,7 @@ case ${2:-} in
 esac
 VARIANTS=${VARIANTS:-ptrace=--platform=ptrace;systrap=--platform=systrap}
 SELFBUILD=${SELFBUILD:-0}
+JOBS=${BUILD_JOBS:-1}
 LOOPS=${SHELL_LOOPS:-100}
 CC=${BENCH_CC:-$(command -v musl-gcc || command -v gcc)}
 [ -x "$VK" ] || { echo "fastpath.sh: no vkernel at $VK" >&2; exit 1; }
@@ -57,7 +59,7 @@ rows=(getpid openclose stat getdents forkexec shell find)
 [ "$SELFBUILD" = 1 ] && rows+=(build)
 declare -A label target
 while IFS=: read -r r l t; do
-	label[$r]=$l
+	label[$r]=${l//JOBS/$JOBS}
 	target[$r]=$t
 done <<'EOF2'
 getpid:getpid, ns per call:1.5
@@ -67,7 +69,7 @@ getdents:getdents64 of 10,000 entries, ns per listing:2
 forkexec:fork+exec+wait, ns each:2
 shell:busybox sh loop, ns per loop:2
 find:find /usr -name '*.h' | wc -l, ns:2
-build:meson setup + ninja -j1 of this tree, ns:1.3
+build:meson setup + ninja -jJOBS of this tree, ns:1.3
 EOF2
 
 # The command line of row r: the guest program and its arguments.
@@ -96,7 +98,7 @@ one() {
 		case $r in
 		shell) out=$("${pre[@]}" busybox sh "$HERE/shellwork.sh" "$LOOPS" /tmp "$work/true_static" 2>&1 && echo ok) ;;
 		find) out=$("${pre[@]}" sh -c "find /usr -name '*.h' 2>/dev/null | wc -l") ;;
-		build) out=$("${pre[@]}" sh -c "cd $work/src && rm -rf b && meson setup b >/dev/null && ninja -C b -j1 >/dev/null && echo ok" 2>&1) ;;
+		build) out=$("${pre[@]}" sh -c "cd $work/src && rm -rf b && meson setup b >/dev/null && ninja -C b -j$JOBS >/dev/null && echo ok" 2>&1) ;;
 		esac
 		t1=$(date +%s%N)
 		case $r in
