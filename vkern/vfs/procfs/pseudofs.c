@@ -56,11 +56,15 @@ struct pfs_node {
 	struct pfs_node *next;
 	/*
 	 * The text a read from offset 0 made, kept (charged to the
-	 * sandbox) while a reader is part way through it, so that reading
-	 * a long file in pieces does not make it again for each piece.
+	 * sandbox) while its reader is part way through it, so that
+	 * reading a long file in pieces does not make it again for each
+	 * piece.  Only that process reads it: what a file shows may
+	 * depend on who reads it (procfs_may_read(), namespaces).
 	 */
 	char *snap;
 	size_t snap_len;
+	int snap_pid;
+	uint64_t snap_start;          /* with the pid: no other process */
 };
 
 static const struct vnode_ops pfs_vnops;
@@ -489,15 +493,30 @@ pfs_snap_drop(struct pfs_node *pn)
 	pn->snap_len = 0;
 }
 
-/* Keep text for the reads after one that took less than all of it. */
+/*
+ * Keep text for the reads that follow one that took less than all of
+ * it, for the process reading.
+ */
 static void
 pfs_snap_keep(struct pfs_node *pn, const struct sbuf *sb)
 {
 	pfs_snap_drop(pn);
-	if ((pn->snap = kmem_alloc(sb->len, 0)) == NULL)
+	if (curthread == NULL ||
+	    (pn->snap = kmem_alloc(sb->len, 0)) == NULL)
 		return;
 	memcpy(pn->snap, sb->buf, sb->len);
 	pn->snap_len = sb->len;
+	pn->snap_pid = curthread->proc->pid;
+	pn->snap_start = curthread->proc->start_ns;
+}
+
+/* Whether pn keeps text that the reading process made. */
+static bool
+pfs_snap_ours(const struct pfs_node *pn)
+{
+	return pn->snap != NULL && curthread != NULL &&
+	    curthread->proc->pid == pn->snap_pid &&
+	    curthread->proc->start_ns == pn->snap_start;
 }
 
 /* len bytes at off of text of n bytes into buf: how many. */
@@ -513,9 +532,9 @@ pfs_copy(void *buf, size_t len, uint64_t off, const char *text, size_t n)
 
 /*
  * Sizes are 0, as in Linux: readers read until a read returns 0.  A read
- * from offset 0 makes the text anew; one further on reads what the last
- * such read made while it is kept, up to its end, as Linux's seq_file
- * goes on from where the last read stopped.
+ * from offset 0 makes the text anew; one further on by the same process
+ * reads what the last such read made while it is kept, up to its end, as
+ * Linux's seq_file goes on from where the last read stopped.
  */
 static long
 pfs_read(struct vnode *vn, void *buf, size_t len, uint64_t off)
@@ -531,7 +550,7 @@ pfs_read(struct vnode *vn, void *buf, size_t len, uint64_t off)
 		return -EINVAL;
 	if (pfs_node_resolve(pn, &c) < 0)
 		return -ESRCH;
-	if (off > 0 && pn->snap != NULL) {
+	if (off > 0 && pfs_snap_ours(pn)) {
 		r = pfs_copy(buf, len, off, pn->snap, pn->snap_len);
 		if (off + (uint64_t)r >= pn->snap_len)
 			pfs_snap_drop(pn);
