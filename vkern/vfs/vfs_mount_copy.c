@@ -12,6 +12,7 @@
 #include "vkern/vfs/vfs_mount_impl.h"
 #include "vkern/vk.h"
 
+/* unshare(CLONE_NEWNS)'s copy of ns's table (vfs.h). */
 struct mntns *
 mntns_dup(const struct mntns *ns)
 {
@@ -38,7 +39,7 @@ mntns_dup(const struct mntns *ns)
 		ns_append(c, d);
 		m->copy = d;
 	}
-	/* A parent comes before what is on it in the table. */
+	/* Each on the copy of its parent, now that every copy is made. */
 	for (m = ns->mounts; m != NULL; m = m->next)
 		mount_set_parent(m->copy, m->parent != NULL &&
 		    m->parent->ns == ns ? m->parent->copy : NULL);
