@@ -56,7 +56,8 @@ struct pfs_node {
 	struct pfs_node *next;
 	/*
 	 * The text a read from offset 0 made, kept (charged to the
-	 * sandbox) while its reader is part way through it, so that
+	 * sandbox with the node, which may outlive the process that read
+	 * it) while its reader is part way through it, so that
 	 * reading a long file in pieces does not make it again for each
 	 * piece.  Only that process reads it: what a file shows may
 	 * depend on who reads it (procfs_may_read(), namespaces).
@@ -488,7 +489,7 @@ static void
 pfs_snap_drop(struct pfs_node *pn)
 {
 	if (pn->snap != NULL)
-		kmem_free(pn->snap, pn->snap_len, 0);
+		kmem_free(pn->snap, pn->snap_len, KM_FS);
 	pn->snap = NULL;
 	pn->snap_len = 0;
 }
@@ -502,7 +503,7 @@ pfs_snap_keep(struct pfs_node *pn, const struct sbuf *sb)
 {
 	pfs_snap_drop(pn);
 	if (curthread == NULL ||
-	    (pn->snap = kmem_alloc(sb->len, 0)) == NULL)
+	    (pn->snap = kmem_alloc(sb->len, KM_FS)) == NULL)
 		return;
 	memcpy(pn->snap, sb->buf, sb->len);
 	pn->snap_len = sb->len;
