@@ -1,6 +1,7 @@
 /*
  * Verifies that a mount is on a directory in the mount that shows it,
- * not on the directory wherever it shows: a mount below a private bind
+ * not on the directory wherever it shows (and that directory is busy): a
+ * mount below a private bind
  * is not seen below the bind's source, nor one below the source through
  * the bind; a mount on a bind of its own parent directory leaves the
  * parent as it was; a directory bound onto itself becomes a mount point
@@ -55,6 +56,9 @@ test_below_bind(void)
 	if (CHECK_OK(guest_mount(guest_join(top, "a"), guest_join(top, "b"), NULL, MS_BIND, NULL)))
 		return;
 	CHECK(exists(guest_join(top, "b/sub/f")), "the bind shows the source");
+	/* Its mount point is busy, though the bind's root is no fs root. */
+	CHECK_ERR(rmdir(guest_join(top, "b")), EBUSY);
+	CHECK_ERR(rename(guest_join(top, "b"), guest_join(top, "x")), EBUSY);
 	CHECK_OK(guest_mount("vkt", guest_join(top, "b/sub"), "tmpfs", 0, NULL));
 	CHECK(!exists(guest_join(top, "b/sub/f")), "the tmpfs hides b/sub/f");
 	CHECK(exists(guest_join(top, "a/sub/f")), "a/sub is not the bind's mount point");

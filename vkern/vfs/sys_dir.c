@@ -63,12 +63,26 @@ dir_writable(struct proc *p, const struct nameidata *nd)
 	return vfs_access(p, nd->dvp, 3, false);
 }
 
-/* A directory a file system is mounted on, or the root of one: EBUSY. */
+/*
+ * A directory a file system is mounted on, or the root of one: EBUSY.
+ * nd's vp is what the lookup crossed to; the name in its directory may
+ * be a mount point of a bind, whose root is any directory.
+ */
 static bool
-is_mountpoint(const struct vnode *vp)
+is_mountpoint(const struct nameidata *nd)
 {
-	return vp->covered_by != NULL ||
-	    (vp->mount != NULL && vp == vp->mount->root);
+	const struct vnode *vp = nd->vp;
+	struct vnode *entry;
+	bool covered;
+
+	if (vp->covered_by != NULL ||
+	    (vp->mount != NULL && vp == vp->mount->root))
+		return true;
+	if (ncache_lookup(nd->dvp, nd->last, &entry) < 0)
+		return false;
+	covered = entry != vp || entry->covered_by != NULL;
+	vnode_rel(entry);
+	return covered;
 }
 
 /* Make the node path names (a kernel string); *vnp, if asked, gets it. */
@@ -214,7 +228,7 @@ kern_remove(struct thread *td, int dirfd, uaddr_t upath, bool rmdir)
 		r = nd.vp->type == VDIR ? -EISDIR : -ENOTDIR;
 	else if (rmdir && nd.vp->type != VDIR)
 		r = -ENOTDIR;
-	else if (is_mountpoint(nd.vp))
+	else if (is_mountpoint(&nd))
 		r = -EBUSY;
 	else if ((r = dir_writable(td->proc, &nd)) == 0 &&
 	    (r = vfs_check_sticky(td->proc, nd.dvp, nd.vp)) == 0)
@@ -273,8 +287,7 @@ rename_check(struct thread *td, struct nameidata *from, struct nameidata *to,
 	    (r = vfs_check_sticky(td->proc, to->dvp, to->vp)) < 0))
 		return r;
 	/* As Linux, once the permissions are checked: no mount moves. */
-	if (is_mountpoint(from->vp) || (to->vp != NULL &&
-	    is_mountpoint(to->vp)))
+	if (is_mountpoint(from) || (to->vp != NULL && is_mountpoint(to)))
 		return -EBUSY;
 	return 0;
 }
