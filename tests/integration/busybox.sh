@@ -169,8 +169,9 @@ case_strace_stderr()
 case_strace_file()
 {
 	rm -f "$tmp/trace"
-	"$vkernel" run --strace="$tmp/trace" -- "$busybox" echo hi </dev/null \
-	    >"$tmp/out" 2>"$tmp/err"
+	# The shell's exec shows the path it ran, read before the exec.
+	"$vkernel" run --strace="$tmp/trace" -- "$busybox" sh -c \
+	    "exec $busybox echo hi" </dev/null >"$tmp/out" 2>"$tmp/err"
 	status=$?
 	[ "$status" -eq 0 ] || fail "run --strace=FILE: exit status $status"
 	[ "$(cat "$tmp/out")" = hi ] ||
@@ -183,6 +184,8 @@ case_strace_file()
 	    fail "run --strace=FILE: no 'write(1, ' line in the file"
 	has_line "$tmp/trace" '^(\[pid +[0-9]+\] |[0-9]+ +)?exit_group\(' ||
 	    fail "run --strace=FILE: no 'exit_group(' line in the file"
+	grep -Fq "execve(\"$busybox\", " "$tmp/trace" ||
+	    fail "run --strace=FILE: no 'execve(\"$busybox\", ' line"
 	# The trace went to the file, so stderr must not carry it as well.
 	! has_line "$tmp/err" 'write\(1, ' ||
 	    fail "run --strace=FILE: trace lines on stderr too"

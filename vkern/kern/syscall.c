@@ -149,13 +149,13 @@ trace_val(struct tbuf *t, struct thread *td, unsigned kind, uint64_t v)
 }
 
 /*
- * One --strace line for call nr with arguments raw: its result r when
- * done, "?" when it has not returned.  Strings are read from td's memory;
- * with td NULL (its process has no memory left) they show as addresses.
+ * The start of a --strace line, up to its arguments' end, for call nr
+ * with arguments raw.  Strings are read from td's memory; with td NULL
+ * (its process has no memory left) they show as addresses.
  */
 static void
-trace_format(struct tbuf *t, struct thread *td, int tid, long nr,
-    const uint64_t *raw, long r, bool done)
+trace_args(struct tbuf *t, struct thread *td, int tid, long nr,
+    const uint64_t *raw)
 {
 	const struct sysent *se = nr >= 0 && nr < VK_NSYSCALLS &&
 	    sysent[nr].name != NULL ? &sysent[nr] : NULL;
@@ -176,6 +176,15 @@ trace_format(struct tbuf *t, struct thread *td, int tid, long nr,
 			kind = SYS_ARG_PTR;
 		trace_val(t, td, kind, raw[i]);
 	}
+}
+
+/* The end of the line: result r when done, "?" when it has not returned. */
+static void
+trace_result(struct tbuf *t, long nr, long r, bool done)
+{
+	bool hex = nr >= 0 && nr < VK_NSYSCALLS && sysent[nr].name != NULL &&
+	    sysent[nr].ret != SYS_ARG_LONG;
+
 	if (!done)
 		tprintf(t, ") = ?\n");
 	else if (r == -ERESTARTSYS_)
@@ -183,10 +192,21 @@ trace_format(struct tbuf *t, struct thread *td, int tid, long nr,
 	else if (vk_is_err(r))
 		tprintf(t, ") = -1 %s (%s)\n", strerrorname_np((int)-r) ?
 		    strerrorname_np((int)-r) : "E?", strerror((int)-r));
-	else if (se != NULL && se->ret != SYS_ARG_LONG)
+	else if (hex)
 		tprintf(t, ") = %#lx\n", (unsigned long)r);
 	else
 		tprintf(t, ") = %ld\n", r);
+}
+
+/* Whether call nr, done, leaves its caller in another image. */
+static bool
+trace_replaces_image(long nr)
+{
+	const char *name = nr >= 0 && nr < VK_NSYSCALLS ? sysent[nr].name :
+	    NULL;
+
+	return name != NULL && (strcmp(name, "execve") == 0 ||
+	    strcmp(name, "execveat") == 0);
 }
 
 static void
@@ -194,7 +214,8 @@ trace_call(struct thread *td, long nr, const uint64_t *raw, long r)
 {
 	struct tbuf t = { .n = 0 };
 
-	trace_format(&t, td, td->tid, nr, raw, r, true);
+	trace_args(&t, td, td->tid, nr, raw);
+	trace_result(&t, nr, r, true);
 	plat_trace_write(t.b, t.n);
 }
 
@@ -208,7 +229,8 @@ sysring_dump_thread(struct thread *mem, int tid, const struct sysring *r,
 		const struct sysring_ent *e = &r->ent[i % SYSRING_LEN];
 		struct tbuf t = { .n = 0 };
 
-		trace_format(&t, mem, tid, e->nr, e->args, e->ret, e->done);
+		trace_args(&t, mem, tid, e->nr, e->args);
+		trace_result(&t, e->nr, e->ret, e->done);
 		emit(arg, tid, t.b, t.n);
 	}
 }
@@ -349,13 +371,18 @@ syscall_enter(struct thread *td)
 {
 	long nr = arch_syscall_nr(&td->ctx);
 	uint64_t raw[6];
+	struct tbuf pre;   /* not zeroed: it is big, and this path hot */
 	int64_t t0 = 0;
 	long r;
 
+	pre.n = 0;
 	arch_syscall_args(&td->ctx, raw);
 	if (td->ring != NULL)
 		sysring_begin(td->ring, nr, raw);
 	procfs_set_current(td->proc);
+	/* An exec replaces the memory its strings are in: read them first. */
+	if (kern_cfg()->strace && trace_replaces_image(nr))
+		trace_args(&pre, td, td->tid, nr, raw);
 	if (kern_cfg()->stats)
 		t0 = plat_clock_ns(1);
 	kcov_active = td->kcov;
@@ -374,8 +401,10 @@ syscall_enter(struct thread *td)
 	}
 	/* A successful execve loaded a new image: trace the call it was. */
 	if (kern_cfg()->strace && arch_syscall_nr(&td->ctx) != nr &&
-	    td->state != TD_DEAD && !td->proc->exiting)
-		trace_call(td, nr, raw, r);
+	    td->state != TD_DEAD && !td->proc->exiting && pre.n > 0) {
+		trace_result(&pre, nr, r, true);
+		plat_trace_write(pre.b, pre.n);
+	}
 	syscall_finish(td, r);
 }
 
