@@ -1,8 +1,9 @@
 /*
  * Unit tests of fork's copy of a vm map (vkern/vm/vm_map.c): memory
  * shared copy-on-write, and the windows around the addresses both sides
- * write at once (the forking thread's stack and TLS), which the child
- * gets a copy of at once while the parent keeps its own writable.
+ * write at once (the forking thread's stack and TLS) and small writable
+ * memory, which the child gets a copy of at once while the parent keeps
+ * its own writable.
  */
 #include <stdint.h>
 #include <string.h>
@@ -42,12 +43,15 @@ ram_at(uint64_t ramoff)
 	return (uint8_t *)plat_ram_base() + ramoff;
 }
 
-/* 40 pages at A, page p holding p + 1, forked with hot addresses. */
+/*
+ * 80 pages at A (too many to be copied as small memory), page p holding
+ * p + 1, forked with hot addresses.
+ */
 static void
 fork_ok(int prot, unsigned flags, const uint64_t *hot, unsigned nhot)
 {
-	cr_assert_eq(vm_map_anon(&m, A, 40 * PG, prot, flags), 0);
-	for (uint64_t p = 0; p < 40; p++)
+	cr_assert_eq(vm_map_anon(&m, A, 80 * PG, prot, flags), 0);
+	for (uint64_t p = 0; p < 80; p++)
 		ram_at(m.ent[0].ramoff)[p * PG] = (uint8_t)(p + 1);
 	fake_reset();
 	cr_assert_eq(vm_map_fork(&m, &child, hot, nhot), 0);
@@ -78,35 +82,103 @@ parent_call_in(uint64_t va, uint64_t len)
 Test(vm_fork, the_window_around_a_hot_address_is_copied_at_once,
     .init = setup, .fini = teardown)
 {
-	uint64_t hot[] = { A + 20 * PG + 100 };
+	uint64_t hot[] = { A + 36 * PG + 100 };
 	struct vm_entry *pe, *ce;
 
 	fork_ok(RW, 0, hot, 1);
-	pe = vm_map_lookup(&m, A + 20 * PG);
-	ce = vm_map_lookup(&child, A + 20 * PG);
+	pe = vm_map_lookup(&m, A + 36 * PG);
+	ce = vm_map_lookup(&child, A + 36 * PG);
 	/* Both own the aligned 64 KiB: the parent its RAM, the child a copy. */
-	cr_assert_eq(pe->start, A + 16 * PG);
-	cr_assert_eq(pe->end, A + 32 * PG);
-	cr_assert_eq(ce->start, A + 16 * PG);
-	cr_assert_eq(ce->end, A + 32 * PG);
+	cr_assert_eq(pe->start, A + 32 * PG);
+	cr_assert_eq(pe->end, A + 48 * PG);
+	cr_assert_eq(ce->start, A + 32 * PG);
+	cr_assert_eq(ce->end, A + 48 * PG);
 	cr_assert_null(pe->obj);
 	cr_assert_null(ce->obj);
 	cr_assert_eq(pe->flags & VME_COW, 0);
 	cr_assert_eq(ce->flags & VME_COW, 0);
 	cr_assert_neq(pe->ramoff, ce->ramoff);
-	for (uint64_t p = 16; p < 32; p++)
+	for (uint64_t p = 32; p < 48; p++)
 		check_page(&child, A + p * PG, (uint8_t)(p + 1));
 	/* The parent's window is not write-protected; the rest is. */
-	cr_assert(!parent_call_in(A + 16 * PG, 16 * PG));
-	cr_assert(parent_call_in(A, 16 * PG));
-	cr_assert(parent_call_in(A + 32 * PG, 8 * PG));
+	cr_assert(!parent_call_in(A + 32 * PG, 16 * PG));
+	cr_assert(parent_call_in(A, 32 * PG));
+	cr_assert(parent_call_in(A + 48 * PG, 32 * PG));
 	cr_assert_neq(vm_map_lookup(&m, A)->flags & VME_COW, 0);
-	cr_assert_neq(vm_map_lookup(&child, A + 32 * PG)->flags & VME_COW, 0);
+	cr_assert_neq(vm_map_lookup(&child, A + 48 * PG)->flags & VME_COW, 0);
 	/* A write by one side is not seen by the other. */
 	ram_at(pe->ramoff)[4 * PG] = 0xaa;
-	check_page(&child, A + 20 * PG, 21);
+	check_page(&child, A + 36 * PG, 37);
 	ram_at(ce->ramoff)[5 * PG] = 0xbb;
-	check_page(&m, A + 21 * PG, 22);
+	check_page(&m, A + 37 * PG, 38);
+}
+
+/*
+ * Entries of 16 pages apart from each other, five of them, then one of
+ * 17, each page p of entry k holding k + p + 1: forked with nhot hot
+ * addresses far from them all.
+ */
+static void
+fork_small(unsigned nhot)
+{
+	uint64_t hot[] = { 0x7f0000000000ULL };
+
+	for (uint64_t k = 0; k < 6; k++) {
+		uint64_t len = (k < 5 ? 16 : 17) * PG;
+
+		cr_assert_eq(vm_map_anon(&m, A + k * 32 * PG, len, RW, 0), 0);
+		for (uint64_t p = 0; p < len / PG; p++)
+			ram_at(vm_map_lookup(&m, A + k * 32 * PG)->ramoff)
+			    [p * PG] = (uint8_t)(k + p + 1);
+	}
+	fake_reset();
+	cr_assert_eq(vm_map_fork(&m, &child, hot, nhot), 0);
+}
+
+/* Whether the child has a copy of its own of entry k (else it shares). */
+static bool
+child_copied(uint64_t k)
+{
+	uint64_t va = A + k * 32 * PG;
+	struct vm_entry *pe = vm_map_lookup(&m, va);
+	struct vm_entry *ce = vm_map_lookup(&child, va);
+
+	cr_assert_not_null(pe);
+	cr_assert_not_null(ce);
+	for (uint64_t p = 0; p < (ce->end - ce->start) / PG; p++)
+		check_page(&child, va + p * PG, (uint8_t)(k + p + 1));
+	if (ce->ramoff == pe->ramoff) {
+		cr_assert_neq(pe->flags & VME_COW, 0);
+		cr_assert_neq(ce->flags & VME_COW, 0);
+		cr_assert(parent_call_in(va, PG));
+		return false;
+	}
+	cr_assert_eq(pe->flags & VME_COW, 0);
+	cr_assert_eq(ce->flags & VME_COW, 0);
+	cr_assert(!parent_call_in(va, ce->end - ce->start));
+	return true;
+}
+
+Test(vm_fork, small_writable_memory_is_copied_up_to_a_bound,
+    .init = setup, .fini = teardown)
+{
+	fork_small(1);
+	/* 64 pages a fork: four entries of 16, not the fifth nor 17 pages. */
+	for (uint64_t k = 0; k < 4; k++)
+		cr_assert(child_copied(k), "entry %llu", (unsigned long long)k);
+	cr_assert(!child_copied(4));
+	cr_assert(!child_copied(5));
+	/* The child's writes are its own. */
+	ram_at(vm_map_lookup(&child, A)->ramoff)[0] = 0xcc;
+	check_page(&m, A, 1);
+}
+
+Test(vm_fork, with_other_threads_small_memory_is_shared,
+    .init = setup, .fini = teardown)
+{
+	fork_small(0);
+	for (uint64_t k = 0; k < 6; k++)
+		cr_assert(!child_copied(k), "entry %llu", (unsigned long long)k);
 }
 
 Test(vm_fork, the_child_maps_its_copies_once_it_has_a_space,

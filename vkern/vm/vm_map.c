@@ -818,6 +818,16 @@ vm_map_unmap_host(const struct vm_map *m, struct plat_space *sp)
  */
 #define COW_AROUND (16 * VK_PAGE_SIZE)
 
+/*
+ * Small private writable memory (a program's data and bss, a small heap)
+ * is copied at fork too, up to FORK_COPY_MAX bytes a fork: sharing it
+ * costs the parent a mapping change at the fork and another when the
+ * child execs or exits, and the side that writes it first a fault, each
+ * dearer here than copying tens of KiB.
+ */
+#define FORK_COPY_SMALL (16 * VK_PAGE_SIZE)
+#define FORK_COPY_MAX   (64 * VK_PAGE_SIZE)
+
 /* Whether e lies within the aligned window around one of hot[0, nhot). */
 static bool
 fork_hot(const struct vm_entry *e, const uint64_t *hot, unsigned nhot)
@@ -861,23 +871,31 @@ fork_clip_hot(struct vm_map *src, const uint64_t *hot, unsigned nhot)
 
 /*
  * The child's own copy of e, private writable memory of src's own in a
- * window around a hot address: RAM at *offp, holding e's bytes.  The
- * copy is made now rather than at the two write faults (the parent's and
- * the child's) that sharing the window would cost.  False when e is not
- * such memory, or RAM is short: e is then shared.
+ * window around a hot address, or small enough to fit what is left of
+ * *smallp: RAM at *offp, holding e's bytes.  The copy is made now rather
+ * than at the two write faults (the parent's and the child's) that
+ * sharing it would cost.  False when e is not such memory, or RAM is
+ * short: e is then shared.
  */
 static bool
 fork_copy(const struct vm_entry *e, const uint64_t *hot, unsigned nhot,
-    uint64_t *offp)
+    uint64_t *smallp, uint64_t *offp)
 {
 	uint64_t len = e->end - e->start;
+	bool hotwin;
 
-	if (e->ramoff == VM_NORAM || e->obj != NULL ||
+	if (nhot == 0 || e->ramoff == VM_NORAM || e->obj != NULL ||
 	    (e->flags & (VME_SHARED | VME_COW | VME_RESERVED)) ||
-	    !(e->prot & PLAT_PROT_WRITE) || !fork_hot(e, hot, nhot) ||
-	    vm_ram_alloc(len, offp) < 0)
+	    !(e->prot & PLAT_PROT_WRITE))
+		return false;
+	hotwin = fork_hot(e, hot, nhot);
+	if (!hotwin && (len > FORK_COPY_SMALL || len > *smallp))
+		return false;
+	if (vm_ram_alloc(len, offp) < 0)
 		return false;
 	plat_ram_write(*offp, plat_ram_base() + e->ramoff, len);
+	if (!hotwin)
+		*smallp -= len;
 	return true;
 }
 
@@ -885,6 +903,7 @@ int
 vm_map_fork(struct vm_map *src, struct vm_map *dst, const uint64_t *hot,
     unsigned nhot)
 {
+	uint64_t small = FORK_COPY_MAX;
 	int r;
 
 	fork_clip_hot(src, hot, nhot);
@@ -899,7 +918,7 @@ vm_map_fork(struct vm_map *src, struct vm_map *dst, const uint64_t *hot,
 		struct vm_entry *e = &src->ent[i];
 		uint64_t copy = VM_NORAM;
 
-		if (fork_copy(e, hot, nhot, &copy)) {
+		if (fork_copy(e, hot, nhot, &small, &copy)) {
 			/* The parent's stays as it is, writable. */
 		} else if (e->flags & VME_SHARED) {
 			/* Shared memory stays shared: the child maps it too. */

@@ -398,9 +398,11 @@ void vm_map_populate(struct vm_map *m, uint64_t start, uint64_t end);
  * src's writable private memory is write-protected on its host side; the
  * first write to a page by either side copies that page.  Around the
  * addresses hot[0, nhot), which both sides write at once (the forking
- * thread's stack and TLS), dst gets its copy now instead and src's stays
- * writable, sparing each side a fault.  Returns 0, or -ENOMEM (and
- * changes nothing the guest sees) when dst's entries do not fit.
+ * thread's stack and TLS), and for small writable memory up to a bound,
+ * dst gets its copy now instead and src's stays writable, sparing each
+ * side a fault.  nhot is 0 when another thread may write src meanwhile:
+ * then nothing is copied.  Returns 0, or -ENOMEM (and changes nothing
+ * the guest sees) when dst's entries do not fit.
  */
 int vm_map_fork(struct vm_map *src, struct vm_map *dst, const uint64_t *hot,
     unsigned nhot);
