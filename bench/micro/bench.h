@@ -21,6 +21,7 @@
 #endif
 
 #include <errno.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -164,6 +165,33 @@ bench_report(const char *name, long n, long long el_ns, const char *extra)
 	bench_print("%s: %ld iters, %.1f ns/op%s%s\n", name, n,
 	    (double)el_ns / (double)n, extra != NULL ? ", " : "",
 	    extra != NULL ? extra : "");
+}
+
+/* Keep the calling thread on cpu. */
+static BENCH_UNUSED void
+bench_pin(int cpu)
+{
+	cpu_set_t s;
+
+	CPU_ZERO(&s);
+	CPU_SET(cpu, &s);
+	if (sched_setaffinity(0, sizeof(s), &s) < 0)
+		bench_die("sched_setaffinity");
+}
+
+/* The first two CPUs the process may run on: 0, or -1 with fewer. */
+static BENCH_UNUSED int
+bench_two_cpus(int cpus[2])
+{
+	cpu_set_t s;
+	int k = 0;
+
+	if (sched_getaffinity(0, sizeof(s), &s) < 0)
+		bench_die("sched_getaffinity");
+	for (int c = 0; c < CPU_SETSIZE && k < 2; c++)
+		if (CPU_ISSET(c, &s))
+			cpus[k++] = c;
+	return k == 2 ? 0 : -1;
 }
 
 #endif /* BENCH_H */

@@ -24,21 +24,10 @@ static struct {
 	_Alignas(64) char end[];
 } area;
 
-static void
-pin_to(int cpu)
-{
-	cpu_set_t s;
-
-	CPU_ZERO(&s);
-	CPU_SET(cpu, &s);
-	if (sched_setaffinity(0, sizeof(s), &s) < 0)
-		bench_die("sched_setaffinity");
-}
-
 static void *
 server(void *arg)
 {
-	pin_to((int)(intptr_t)arg);
+	bench_pin((int)(intptr_t)arg);
 	for (;;) {
 		uint32_t st;
 
@@ -74,23 +63,17 @@ run(long n, void *ctx)
 int
 main(int argc, char **argv)
 {
-	cpu_set_t s;
-	int cpus[2], k = 0;
+	int cpus[2];
 	pthread_t t;
 	long n;
 
-	if (sched_getaffinity(0, sizeof(s), &s) < 0)
-		bench_die("sched_getaffinity");
-	for (int c = 0; c < CPU_SETSIZE && k < 2; c++)
-		if (CPU_ISSET(c, &s))
-			cpus[k++] = c;
-	if (k < 2) {
+	if (bench_two_cpus(cpus) < 0) {
 		bench_fprint(2, "handoff_floor: needs two CPUs\n");
 		return 1;
 	}
 	if (pthread_create(&t, NULL, server, (void *)(intptr_t)cpus[1]) != 0)
 		bench_die("pthread_create");
-	pin_to(cpus[0]);
+	bench_pin(cpus[0]);
 	n = bench_iters(argc > 1 ? argv[1] : "auto", run, NULL);
 	bench_report("handoff", n, run(n, NULL), NULL);
 	__atomic_store_n(&area.state, QUIT, __ATOMIC_RELEASE);
