@@ -287,10 +287,8 @@ static long
 mount_source(const struct mntns *ns, const struct nameidata *snd,
     struct mount **fromp)
 {
-	struct mount *from = vfs_mount_showing(ns, snd->vp, snd->path);
+	struct mount *from = vfs_mount_holding(ns, snd->vp, snd->path);
 
-	if (from == NULL)
-		from = vfs_mount_of_path(ns, snd->path);
 	*fromp = from;
 	if (snd->vp->type != VDIR)
 		return -ENOTDIR;

@@ -361,6 +361,12 @@ struct mount *vfs_mount_on(const struct mntns *ns, const struct mount *at,
 struct mount *vfs_mount_showing(const struct mntns *ns,
     const struct vnode *vn, const char *path);
 /*
+ * The mount vn at path is in: the one showing it, else the deepest whose
+ * path is above path.  A new mount on directory vn goes on this one.
+ */
+struct mount *vfs_mount_holding(const struct mntns *ns,
+    const struct vnode *vn, const char *path);
+/*
  * Whether a mount may go on directory dir at canonical path in ns:
  * ENOTDIR, or EBUSY when one is there already.
  */

@@ -194,7 +194,6 @@ cover_hash_remove(struct mount *mp)
 		mp->parent->nkids--;
 }
 
-/* Put mp, which may be on a directory, on parent. */
 void
 mount_set_parent(struct mount *mp, struct mount *parent)
 {
@@ -246,17 +245,15 @@ vfs_mount_showing(const struct mntns *ns, const struct vnode *vn,
 	return rooted != NULL ? rooted : above;
 }
 
-/* The mount a new mount on dir at path goes on. */
 struct mount *
-mount_parent(const struct mntns *ns, const struct vnode *dir,
+vfs_mount_holding(const struct mntns *ns, const struct vnode *vn,
     const char *path)
 {
-	struct mount *m = vfs_mount_showing(ns, dir, path);
+	struct mount *m = vfs_mount_showing(ns, vn, path);
 
 	return m != NULL ? m : vfs_mount_of_path(ns, path);
 }
 
-/* mp goes on directory dir, in the mount that is its parent already. */
 void
 cover_link(struct mount *mp, struct vnode *dir)
 {
@@ -281,10 +278,6 @@ cover_unlink(struct mount *mp)
 	mp->cover_next = NULL;
 }
 
-/*
- * mp joins the end of ns's table, or leaves it; its file system counts
- * the mounts that show it in any table.
- */
 void
 ns_append(struct mntns *ns, struct mount *mp)
 {
@@ -322,15 +315,23 @@ vfs_mount_room(const struct mntns *ns)
 	return ns->nmounts >= mount_max ? -ENOSPC : 0;
 }
 
+/* vfs_mount_check(), with showing the mount that shows dir (or NULL). */
+static int
+mount_check_in(const struct mntns *ns, struct mount *showing,
+    const struct vnode *dir)
+{
+	if (dir->type != VDIR)
+		return -ENOTDIR;
+	if (vfs_mount_on(ns, showing, dir) != NULL)
+		return -EBUSY;
+	return 0;
+}
+
 int
 vfs_mount_check(const struct mntns *ns, const struct vnode *dir,
     const char *path)
 {
-	if (dir->type != VDIR)
-		return -ENOTDIR;
-	if (vfs_mount_on(ns, vfs_mount_showing(ns, dir, path), dir) != NULL)
-		return -EBUSY;
-	return 0;
+	return mount_check_in(ns, vfs_mount_showing(ns, dir, path), dir);
 }
 
 int
@@ -345,11 +346,14 @@ vfs_mount(struct mntns *ns, struct mount *mp, struct vnode *dir,
 			return -EBUSY;
 		ns->root = mp;
 	} else {
-		if ((r = vfs_mount_check(ns, dir, path)) < 0)
+		struct mount *showing = vfs_mount_showing(ns, dir, path);
+
+		if ((r = mount_check_in(ns, showing, dir)) < 0)
 			return r;
 		if ((r = vfs_mount_room(ns)) < 0)
 			return r;
-		mp->parent = mount_parent(ns, dir, path);
+		mp->parent = showing != NULL ? showing :
+		    vfs_mount_of_path(ns, path);
 		cover_link(mp, dir);
 	}
 	mount_set_path(mp, path);
@@ -388,7 +392,7 @@ vfs_mount_again(struct mount *mp, struct vnode *dir)
 	if ((r = vfs_mount_check(&init_ns, dir, mp->path)) < 0)
 		return r;
 	detached_remove(mp);
-	mp->parent = mount_parent(&init_ns, dir, mp->path);
+	mp->parent = vfs_mount_holding(&init_ns, dir, mp->path);
 	cover_link(mp, dir);
 	ns_append(&init_ns, mp);
 	return 0;
@@ -536,7 +540,7 @@ vfs_mount_move(struct mount *mp, struct vnode *dir, const char *path)
 
 	VK_ASSERT(mp->covered != NULL);
 	cover_unlink(mp);
-	mp->parent = mount_parent(ns, dir, path);
+	mp->parent = vfs_mount_holding(ns, dir, path);
 	cover_link(mp, dir);
 	for (m = ns->mounts; m != NULL; m = next) {
 		next = m->next;
@@ -702,7 +706,6 @@ vfs_fs_idle(struct mount *fs)
 		vnotify_unmount(fs);
 }
 
-/* A new empty namespace, referenced, or NULL when it does not fit. */
 struct mntns *
 mntns_new(void)
 {

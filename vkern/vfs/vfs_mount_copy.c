@@ -206,7 +206,7 @@ mntns_attach(struct mntns *tree, struct mntns *ns, struct vnode *dir,
 		next = m->next;
 		ns_remove(tree, m);
 		if (m == tree->root) {
-			m->parent = mount_parent(ns, dir, path);
+			m->parent = vfs_mount_holding(ns, dir, path);
 			cover_link(m, dir);
 			mount_set_path(m, path);
 		} else {

@@ -33,8 +33,5 @@ void cover_link(struct mount *mp, struct vnode *dir);
 void cover_unlink(struct mount *mp);
 /* Put mp, which may be on a directory, on parent. */
 void mount_set_parent(struct mount *mp, struct mount *parent);
-/* The mount a new mount on dir at path goes on. */
-struct mount *mount_parent(const struct mntns *ns, const struct vnode *dir,
-    const char *path);
 
 #endif
