@@ -48,6 +48,7 @@ struct plat_thread {
 	uint64_t fs_base, gs_base;  /* systrap: the guest's, as last set */
 	bool fast;                /* systrap: held at a patched site, no frame */
 	bool ending;              /* systrap: sent to its end, area kept */
+	bool lost;                /* systrap: ended on its own, reported */
 	uint64_t fast_rip, fast_rax;  /* systrap: the last such answer */
 	struct plat_thread *hnext;
 	struct plat_thread *snext;  /* the space's threads */

@@ -291,9 +291,14 @@ thread_ready(struct plat_thread *pt)
 	return 0;
 }
 
-/* The clone flags of a guest thread, which ptrace does not follow. */
+/*
+ * The clone flags of a guest thread, which ptrace does not follow.  The
+ * host clears the area's tid word when the thread ends: vkernel sees a
+ * thread that ended without being sent to its end (a guest that jumped
+ * to the stub's exit) and an area the host is done with.
+ */
 #define GUEST_CLONE (CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND | \
-	CLONE_THREAD | CLONE_SYSVSEM | CLONE_UNTRACED)
+	CLONE_THREAD | CLONE_SYSVSEM | CLONE_UNTRACED | CLONE_CHILD_CLEARTID)
 
 static struct plat_thread *
 thread_alloc(struct plat_space *sp)
@@ -315,6 +320,8 @@ thread_start(struct plat_space *sp, struct plat_thread *pt, pid_t tid,
     void *cookie, struct arch_context *ctx, struct plat_thread **ptp)
 {
 	pt->tid = tid;
+	/* Before vkernel scans the area: the host clears it at the end. */
+	__atomic_store_n(&pt->area->tid, (uint32_t)tid, __ATOMIC_RELAXED);
 	/*
 	 * Off vkernel's CPU before it runs there: it starts on the control
 	 * thread's, where vkernel now spins for its first trap.
@@ -353,7 +360,8 @@ thread_new(struct plat_space *sp, void *cookie, struct arch_context *ctx,
 	r.rax = SYS_clone;
 	r.rdi = GUEST_CLONE;
 	r.rsi = area_va(pt) + STUB_ALT_OFF;
-	r.rdx = r.r10 = r.r8 = 0;
+	r.r10 = area_va(pt) + STUB_MSG_TID;
+	r.rdx = r.r8 = 0;
 	r.r12 = area_va(pt);
 	if ((e = stub_call(sp->main, &r)) < 0 || (long)r.rax <= 0) {
 		area_drop(sp, pt);
@@ -420,8 +428,9 @@ systrap_space_create(void *cookie, struct arch_context *ctx,
 /*
  * Send held pt's host thread to its end: its frame returns to STUB_EXIT
  * with every signal blocked (a pending interrupt would take the handler
- * back into the area), which says when the area is done with and exits;
- * ended_reap frees the area then.  False when pt's frame is bad.
+ * back into the area), which exits; the host clears the area's tid word
+ * once the thread is done with it, and ended_reap frees the area then.
+ * False when pt's frame is bad.
  */
 static bool
 thread_end(struct plat_thread *pt)
@@ -431,7 +440,6 @@ thread_end(struct plat_thread *pt)
 	if (u == NULL || pt->fast || !pt->held)
 		return false;
 	u->rip = STUB_EXIT;
-	u->rdi = area_va(pt);
 	u->rsp = 0;
 	u->eflags = 0x202;   /* no trap flag of the guest's on the way */
 	frame_host_fields(pt, u);
@@ -457,8 +465,8 @@ ended_reap(struct plat_space *sp)
 
 	for (pt = sp->threads; pt != NULL; pt = next) {
 		next = pt->snext;
-		if (!pt->ending || __atomic_load_n(&pt->area->state,
-		    __ATOMIC_ACQUIRE) != MSG_GONE)
+		if (!pt->ending || __atomic_load_n(&pt->area->tid,
+		    __ATOMIC_ACQUIRE) != 0)
 			continue;
 		if (stub_syscall(sp->main, SYS_munmap, area_va(pt),
 		    STUB_AREA_SIZE, 0, 0, 0, 0) != 0)
@@ -602,6 +610,9 @@ parked_take(struct plat_space *sp)
 			continue;
 		pt->spare = false;
 		pt->sp->nspare--;
+		/* The guest may have written it while the thread waited. */
+		__atomic_store_n(&pt->area->tid, (uint32_t)pt->tid,
+		    __ATOMIC_RELAXED);
 		pt->interrupted = false;
 		pt->regs_valid = false;
 		msg_guest_link(pt);

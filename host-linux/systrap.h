@@ -25,7 +25,8 @@ struct systrap_area {
 	uint64_t fs_base;
 	uint64_t gs_base;
 	uint32_t set;
-	uint32_t pad[5];
+	uint32_t tid;
+	uint32_t pad[4];
 	/* The trampoline's message (stub.h's STUB_FAST_*). */
 	uint32_t fstate;
 	uint32_t fslot;
@@ -40,6 +41,7 @@ _Static_assert(offsetof(struct systrap_area, uc) == STUB_MSG_UC, "");
 _Static_assert(offsetof(struct systrap_area, fs_base) == STUB_MSG_FS, "");
 _Static_assert(offsetof(struct systrap_area, gs_base) == STUB_MSG_GS, "");
 _Static_assert(offsetof(struct systrap_area, set) == STUB_MSG_SET, "");
+_Static_assert(offsetof(struct systrap_area, tid) == STUB_MSG_TID, "");
 _Static_assert(offsetof(struct systrap_area, fstate) == STUB_FAST_STATE, "");
 _Static_assert(offsetof(struct systrap_area, fslot) == STUB_FAST_SLOT, "");
 _Static_assert(offsetof(struct systrap_area, frax) == STUB_FAST_RAX, "");
@@ -51,7 +53,6 @@ _Static_assert(sizeof(struct systrap_area) <= STUB_FAST_STACK - 256, "");
 #define MSG_POSTED   1
 #define MSG_ANSWERED 2
 #define MSG_ASLEEP   3   /* posted, and the handler sleeps on the word */
-#define MSG_GONE     4   /* the thread ends at STUB_EXIT */
 
 #define FAST_POSTED   1   /* the trampoline's states (fstate) */
 #define FAST_ANSWERED 2

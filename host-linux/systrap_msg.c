@@ -53,6 +53,11 @@
 #define VK_SPIN_MIN_NS   2000
 #define VK_SPIN_PROBE    16
 #define HANDLER_SPIN_NS  50000
+/*
+ * Asleep, vkernel looks at its threads at least this often: a thread
+ * that ends on its own (thread_lost) rings no doorbell.
+ */
+#define LOST_CHECK_NS    100000000
 
 /* The XSAVE image's software bytes (struct _fpx_sw_bytes) at 464. */
 #define FP_SW_OFF       464
@@ -592,6 +597,20 @@ msg_guest_unlink(struct plat_thread *pt)
 }
 
 /*
+ * Whether pt's host thread ended though vkernel did not send it to its
+ * end: its guest jumped to the stub's exit (or wrote the tid word, which
+ * ends its process all the same).  Reported once, as a thread the host
+ * took away: the process is killed, where it would otherwise wait for
+ * the thread forever.
+ */
+static bool
+thread_lost(const struct plat_thread *pt)
+{
+	return !pt->lost && !pt->ending &&
+	    __atomic_load_n(&pt->area->tid, __ATOMIC_RELAXED) == 0;
+}
+
+/*
  * The next guest thread with a message, round robin from the last one
  * served so that a thread that traps without pause cannot starve the
  * others; or one of a dead stub, not yet reported.
@@ -620,6 +639,11 @@ scan(struct plat_event *ev)
 			} else if (fast_take(pt, ev)) {
 				scan_from = pt;
 				last_ev = pt;
+				return true;
+			} else if (thread_lost(pt)) {
+				pt->lost = true;
+				ev->kind = PLAT_EV_GONE;
+				ev->cookie = pt->cookie;
 				return true;
 			}
 		}
@@ -688,6 +712,7 @@ systrap_event_wait(struct plat_event *ev, int64_t deadline)
 		last_ev = NULL;
 	}
 	for (;;) {
+		int64_t check;
 		int st, r;
 		pid_t pid;
 
@@ -711,8 +736,15 @@ systrap_event_wait(struct plat_event *ev, int64_t deadline)
 			*vk_asleep = 0;
 			return 0;
 		}
-		r = event_wait_slow(ev, deadline, bell, false);
+		check = plat_clock_ns(CLOCK_MONOTONIC) + LOST_CHECK_NS;
+		r = event_wait_slow(ev, deadline >= 0 && deadline < check ?
+		    deadline : check, bell, false);
 		*vk_asleep = 0;
+		if (r > 0 && ev->kind == PLAT_EV_TIMEOUT &&
+		    (deadline < 0 || deadline >= check)) {
+			ev->kind = PLAT_EV_NONE;   /* its own: look again */
+			continue;
+		}
 		if (r != 0)
 			return r < 0 ? r : 0;
 	}

@@ -132,10 +132,10 @@ stub_child:
 	child_map
 	jne	16f
 	inc	%r15d
-	mov	%rbx, %rdi			/* clone(flags, its stack, 0, 0, */
-	lea	STUB_ALT_OFF(%r14), %rsi	/* 0) */
+	mov	%rbx, %rdi			/* clone(flags, its stack, 0, */
+	lea	STUB_ALT_OFF(%r14), %rsi	/* its area's tid word, 0) */
 	xor	%edx, %edx
-	xor	%r10d, %r10d
+	lea	STUB_MSG_TID(%r14), %r10
 	xor	%r8d, %r8d
 	mov	%r14, %r12
 	mov	$56, %eax
@@ -156,12 +156,11 @@ stub_hsys:
 	ret
 
 	/*
-	 * A parked thread vkernel ends (rdi: its area): the area is done
-	 * with before the exit, the one call the filter lets run here.
+	 * A parked thread vkernel ends: the exit, the one call the filter
+	 * lets run here (the host clears the area's tid word after it).
 	 */
 	.org	STUB_EXIT - STUB_BASE
 stub_exit:
-	movl	$4, STUB_MSG_STATE(%rdi)
 	mov	$60, %eax
 	xor	%edi, %edi
 	jmp	stub_exit_sys

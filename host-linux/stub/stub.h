@@ -15,7 +15,7 @@
 #define STUB_BATCH       (STUB_BASE + 0x200)   /* run the batch page */
 #define STUB_CHILD       (STUB_BASE + 0x260)   /* systrap: a forked stub's */
 							/* first call */
-#define STUB_CLONE       (STUB_BASE + 0x300)   /* systrap: a guest thread */
+#define STUB_CLONE       (STUB_BASE + 0x320)   /* systrap: a guest thread */
 #define STUB_HSYS        (STUB_BASE + 0x380)   /* systrap: syscall; ret */
 #define STUB_EXIT        (STUB_BASE + 0x3c0)   /* systrap: a thread's end */
 #define STUB_EXIT_SYS    (STUB_BASE + 0x3e0)   /* ... its exit syscall */
@@ -58,14 +58,15 @@
  */
 #define STUB_MSG_STATE   0     /* u32: 0 guest runs, 1 posted, 2 answered, */
 				/* 3 posted and the handler sleeps (its */
-				/* spin ran out, or vkernel holds it), 4 */
-				/* the thread ends, done with its area */
+				/* spin ran out, or vkernel holds it) */
 #define STUB_MSG_SIGNO   4     /* u32: the signal */
 #define STUB_MSG_INFO    8     /* u64: its siginfo, a stub address */
 #define STUB_MSG_UC      16    /* u64: its ucontext, a stub address */
 #define STUB_MSG_FS      24    /* u64: FS base to set before returning */
 #define STUB_MSG_GS      32    /* u64: GS base to set */
 #define STUB_MSG_SET     40    /* u32: bit 0 set FS, bit 1 set GS */
+#define STUB_MSG_TID     44    /* u32: the host thread's id, which the */
+				/* host clears when the thread ends */
 
 /*
  * The trampoline's message (systrap), beside the handler's so that a

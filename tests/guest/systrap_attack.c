@@ -18,8 +18,11 @@
  *              thread, then signals it: delivered, exits 0
  *   exit       the exit site of a thread vkernel ends, with calls other
  *              than exit: none runs (SIGSEGV at the stub each); an exit
- *              there ends only the thread that jumped, and the process
- *              still exits 0
+ *              there by a second thread ends the process (SIGKILL), as
+ *              a thread the host took away, rather than leaving a
+ *              thread vkernel waits for forever
+ *   exitmain   the same exit by the process's only thread: SIGKILL, not
+ *              a process that never ends
  *   wild       posts a message of its own whose frame pointers point
  *              anywhere and rings vkernel's doorbell: vkernel ends the
  *              guest (SIGKILL) and does not crash
@@ -313,8 +316,10 @@ mode_exit(void)
 	}
 	if (pthread_create(&t, NULL, exit_jumper, NULL) != 0)
 		return 2;
-	usleep(200000);
-	return 0;
+	/* vkernel ends the process within this; 3 says it did not. */
+	sleep(10);
+	printf("FAIL: the process outlived its thread's exit\n");
+	return 3;
 }
 
 int
@@ -341,5 +346,9 @@ main(int argc, char **argv)
 		return mode_frame();
 	if (strcmp(argv[1], "exit") == 0)
 		return mode_exit();
+	if (strcmp(argv[1], "exitmain") == 0) {
+		exit_jumper(NULL);
+		return 3;
+	}
 	return 2;
 }
