@@ -601,12 +601,12 @@ msg_guest_unlink(struct plat_thread *pt)
  * end: its guest jumped to the stub's exit (or wrote the tid word, which
  * ends its process all the same).  Reported once, as a thread the host
  * took away: the process is killed, where it would otherwise wait for
- * the thread forever.
+ * the thread forever.  A dead stub's threads are reported as such.
  */
 static bool
 thread_lost(const struct plat_thread *pt)
 {
-	return !pt->lost && !pt->ending &&
+	return !pt->lost && !pt->ending && !pt->spare && !pt->sp->dead &&
 	    __atomic_load_n(&pt->area->tid, __ATOMIC_RELAXED) == 0;
 }
 
@@ -624,7 +624,7 @@ scan(struct plat_event *ev)
 	for (int pass = 0; pass < 2; pass++) {
 		for (pt = pass == 0 ? start : guests; pt != NULL &&
 		    (pass == 0 || pt != start); pt = pt->gnext) {
-			if (pt->sp->dead && !pt->spare) {
+			if (pt->sp->dead && !pt->spare && !pt->lost) {
 				pt->spare = true;
 				ev->kind = PLAT_EV_GONE;
 				ev->cookie = pt->cookie;
