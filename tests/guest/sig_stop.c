@@ -18,7 +18,12 @@ on_chld(int sig)
 int
 main(void)
 {
-	struct sigaction sa = { .sa_handler = on_chld };
+	/*
+	 * SA_RESTART: the stop and its SIGCHLD may come between waitpid's
+	 * look at the children and its check for signals; Linux then gives
+	 * EINTR, not the stop.
+	 */
+	struct sigaction sa = { .sa_handler = on_chld, .sa_flags = SA_RESTART };
 	pid_t c;
 	int st;
 
