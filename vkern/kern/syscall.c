@@ -40,6 +40,14 @@ static unsigned char logged[VK_NSYSCALLS];
 static long logged_out[64];
 static unsigned nlogged_out;
 
+/* The table's entry of call nr, or NULL when there is no such call. */
+static const struct sysent *
+sysent_of(long nr)
+{
+	return nr >= 0 && nr < VK_NSYSCALLS && sysent[nr].name != NULL ?
+	    &sysent[nr] : NULL;
+}
+
 static bool
 syscall_logged_once(long nr)
 {
@@ -60,11 +68,12 @@ syscall_logged_once(long nr)
 static void
 syscall_log_unsupported(long nr)
 {
+	const struct sysent *se = sysent_of(nr);
+
 	if (syscall_logged_once(nr))
 		return;
-	if (nr >= 0 && nr < VK_NSYSCALLS && sysent[nr].name != NULL)
-		vk_log_guest("unsupported syscall %s (%ld)", sysent[nr].name,
-		    nr);
+	if (se != NULL)
+		vk_log_guest("unsupported syscall %s (%ld)", se->name, nr);
 	else
 		vk_log_guest("unsupported syscall %ld", nr);
 }
@@ -157,8 +166,7 @@ static void
 trace_args(struct tbuf *t, struct thread *td, int tid, long nr,
     const uint64_t *raw)
 {
-	const struct sysent *se = nr >= 0 && nr < VK_NSYSCALLS &&
-	    sysent[nr].name != NULL ? &sysent[nr] : NULL;
+	const struct sysent *se = sysent_of(nr);
 	unsigned nargs = se != NULL && se->disp != NULL ? se->nargs : 6;
 
 	tprintf(t, "[pid %d] ", tid);
@@ -182,8 +190,8 @@ trace_args(struct tbuf *t, struct thread *td, int tid, long nr,
 static void
 trace_result(struct tbuf *t, long nr, long r, bool done)
 {
-	bool hex = nr >= 0 && nr < VK_NSYSCALLS && sysent[nr].name != NULL &&
-	    sysent[nr].ret != SYS_ARG_LONG;
+	const struct sysent *se = sysent_of(nr);
+	bool hex = se != NULL && se->ret != SYS_ARG_LONG;
 
 	if (!done)
 		tprintf(t, ") = ?\n");
@@ -202,11 +210,10 @@ trace_result(struct tbuf *t, long nr, long r, bool done)
 static bool
 trace_replaces_image(long nr)
 {
-	const char *name = nr >= 0 && nr < VK_NSYSCALLS ? sysent[nr].name :
-	    NULL;
+	const struct sysent *se = sysent_of(nr);
 
-	return name != NULL && (strcmp(name, "execve") == 0 ||
-	    strcmp(name, "execveat") == 0);
+	return se != NULL && (strcmp(se->name, "execve") == 0 ||
+	    strcmp(se->name, "execveat") == 0);
 }
 
 static void
@@ -340,11 +347,10 @@ syscall_dispatch(struct thread *td, long nr, const uint64_t *raw)
 	if (nr == SYSCALL_CRASH_TEST_NR)
 		return syscall_crash_test(raw);
 #endif
-	if (nr < 0 || nr >= VK_NSYSCALLS || sysent[nr].name == NULL) {
+	if ((se = sysent_of(nr)) == NULL) {
 		syscall_log_unsupported(nr);
 		return -ENOSYS;
 	}
-	se = &sysent[nr];
 	if (se->disp != NULL)
 		return se->disp(td, raw);
 	if (se->err == -ENOSYS && se->level == SYS_LEVEL_ENOSYS &&
