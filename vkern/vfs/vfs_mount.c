@@ -245,13 +245,19 @@ vfs_mount_showing(const struct mntns *ns, const struct vnode *vn,
 	return rooted != NULL ? rooted : above;
 }
 
+/* vfs_mount_holding(), given showing, the mount showing the directory. */
+static struct mount *
+mount_holding(const struct mntns *ns, struct mount *showing,
+    const char *path)
+{
+	return showing != NULL ? showing : vfs_mount_of_path(ns, path);
+}
+
 struct mount *
 vfs_mount_holding(const struct mntns *ns, const struct vnode *vn,
     const char *path)
 {
-	struct mount *m = vfs_mount_showing(ns, vn, path);
-
-	return m != NULL ? m : vfs_mount_of_path(ns, path);
+	return mount_holding(ns, vfs_mount_showing(ns, vn, path), path);
 }
 
 void
@@ -334,6 +340,22 @@ vfs_mount_check(const struct mntns *ns, const struct vnode *dir,
 	return mount_check_in(ns, vfs_mount_showing(ns, dir, path), dir);
 }
 
+/*
+ * vfs_mount_check() of directory dir at path, and in *parentp the mount
+ * a new mount there goes on: the table walked once for both.
+ */
+static int
+mount_place(const struct mntns *ns, const struct vnode *dir,
+    const char *path, struct mount **parentp)
+{
+	struct mount *showing = vfs_mount_showing(ns, dir, path);
+	int r;
+
+	if ((r = mount_check_in(ns, showing, dir)) == 0)
+		*parentp = mount_holding(ns, showing, path);
+	return r;
+}
+
 int
 vfs_mount(struct mntns *ns, struct mount *mp, struct vnode *dir,
     const char *path)
@@ -346,14 +368,12 @@ vfs_mount(struct mntns *ns, struct mount *mp, struct vnode *dir,
 			return -EBUSY;
 		ns->root = mp;
 	} else {
-		struct mount *showing = vfs_mount_showing(ns, dir, path);
+		struct mount *parent;
 
-		if ((r = mount_check_in(ns, showing, dir)) < 0)
+		if ((r = mount_place(ns, dir, path, &parent)) < 0 ||
+		    (r = vfs_mount_room(ns)) < 0)
 			return r;
-		if ((r = vfs_mount_room(ns)) < 0)
-			return r;
-		mp->parent = showing != NULL ? showing :
-		    vfs_mount_of_path(ns, path);
+		mp->parent = parent;
 		cover_link(mp, dir);
 	}
 	mount_set_path(mp, path);
@@ -386,13 +406,14 @@ vfs_mount_max_set(int max)
 int
 vfs_mount_again(struct mount *mp, struct vnode *dir)
 {
+	struct mount *parent;
 	int r;
 
 	VK_ASSERT(mp->kept && mp->detached);
-	if ((r = vfs_mount_check(&init_ns, dir, mp->path)) < 0)
+	if ((r = mount_place(&init_ns, dir, mp->path, &parent)) < 0)
 		return r;
 	detached_remove(mp);
-	mp->parent = vfs_mount_holding(&init_ns, dir, mp->path);
+	mp->parent = parent;
 	cover_link(mp, dir);
 	ns_append(&init_ns, mp);
 	return 0;
