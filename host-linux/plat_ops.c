@@ -134,6 +134,13 @@ plat_thread_run(struct plat_thread *pt)
 	return ops->thread_run(pt);
 }
 
+void
+plat_thread_regs_load(struct plat_thread *pt)
+{
+	if (ops->thread_regs_load != NULL)
+		ops->thread_regs_load(pt);
+}
+
 long
 plat_thread_fpu_get(struct plat_thread *pt, void *buf, size_t size)
 {

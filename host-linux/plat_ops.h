@@ -37,6 +37,8 @@ struct plat_ops {
 	    struct arch_context *ctx, struct plat_thread **ptp);
 	void (*thread_destroy)(struct plat_thread *pt);
 	int (*thread_run)(struct plat_thread *pt);
+	/* NULL for a backend whose stops always load every register. */
+	void (*thread_regs_load)(struct plat_thread *pt);
 	long (*thread_fpu_get)(struct plat_thread *pt, void *buf, size_t size);
 	int (*thread_fpu_set)(struct plat_thread *pt, const void *buf,
 	    size_t size);

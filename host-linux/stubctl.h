@@ -47,6 +47,7 @@ struct plat_thread {
 	uint64_t info, uc, fpstate;  /* and its frame, as stub addresses */
 	uint64_t fs_base, gs_base;  /* systrap: the guest's, as last set */
 	bool fast;                /* systrap: held at a patched site, no frame */
+	bool regs_part;           /* systrap: *ctx lacks fast_load_rest's */
 	bool ending;              /* systrap: sent to its end, area kept */
 	bool lost;                /* systrap: ended on its own, reported */
 	uint64_t fast_rip, fast_rax;  /* systrap: the last such answer */

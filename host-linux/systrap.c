@@ -496,6 +496,7 @@ systrap_thread_destroy(struct plat_thread *pt)
 	msg_hold(pt);
 	pt->cookie = NULL;
 	pt->ctx = NULL;
+	pt->regs_part = false;
 	pt->spare = true;
 	pt->sp->nspare++;
 }
@@ -695,6 +696,7 @@ const struct plat_ops systrap_ops = {
 	.thread_create = systrap_thread_create,
 	.thread_destroy = systrap_thread_destroy,
 	.thread_run = systrap_thread_run,
+	.thread_regs_load = fast_load_rest,
 	.thread_fpu_get = systrap_thread_fpu_get,
 	.thread_fpu_set = systrap_thread_fpu_set,
 	.thread_yield = systrap_thread_yield,

@@ -32,7 +32,6 @@ struct systrap_area {
 	uint32_t fslot;
 	uint64_t frax;
 	uint64_t frip;
-	uint64_t pad2[5];
 	uint64_t fregs[STUB_FR_N];
 };
 _Static_assert(offsetof(struct systrap_area, signo) == STUB_MSG_SIGNO, "");
@@ -47,6 +46,8 @@ _Static_assert(offsetof(struct systrap_area, fslot) == STUB_FAST_SLOT, "");
 _Static_assert(offsetof(struct systrap_area, frax) == STUB_FAST_RAX, "");
 _Static_assert(offsetof(struct systrap_area, frip) == STUB_FAST_RIP, "");
 _Static_assert(offsetof(struct systrap_area, fregs) == STUB_FAST_REGS, "");
+_Static_assert(STUB_FAST_STATE / 64 == (STUB_FAST_REGS + 8 * STUB_FR_R9 - 1) /
+    64, "the message and five arguments share a cache line");
 _Static_assert(sizeof(struct systrap_area) <= STUB_FAST_STACK - 256, "");
 
 #define MSG_RUNNING  0
@@ -154,6 +155,8 @@ int fast_frame_event(struct plat_thread *pt, struct frame_uc *u,
  * that changed (true), else left as it is (false).
  */
 bool fast_answer(struct plat_thread *pt);
+/* pt, held at a patched site: the registers fast_take left out. */
+void fast_load_rest(struct plat_thread *pt);
 /* pt, held at a patched site, brought into its handler: 0 or -EFAULT. */
 int fast_to_frame(struct plat_thread *pt);
 /* pt, held at a patched site, whose call blocks: its trampoline sleeps. */

@@ -237,12 +237,17 @@ frame_host_fields(const struct plat_thread *pt, struct frame_uc *u)
 	u->fpstate = pt->fpstate;
 }
 
-/* Load the guest's registers into the frame. */
+/*
+ * Load the guest's registers into the frame: every one, those the stop
+ * at a patched site left out of the context too (the frame's are the
+ * trampoline's own).
+ */
 static void
 regs_to_frame(struct plat_thread *pt, struct frame_uc *u)
 {
 	const struct arch_regs *r = &pt->ctx->regs;
 
+	fast_load_rest(pt);
 	u->r8 = r->r8;
 	u->r9 = r->r9;
 	u->r10 = r->r10;

@@ -445,20 +445,44 @@ zone_of(const struct plat_thread *pt, const struct frame_uc *u,
 	return ZONE_NONE;
 }
 
-/* The registers the trampoline saved, into pt's context. */
+/*
+ * The registers the trampoline saved on the message's cache line, into
+ * pt's context: the first five arguments.  The rest are 0 there until
+ * fast_load_rest, which a call that needs them asks for (platform.h).
+ */
 static void
 fast_load(struct plat_thread *pt)
 {
-	const struct systrap_area *a = pt->area;
+	const uint64_t *f = pt->area->fregs;
 	struct arch_regs *r = &pt->ctx->regs;
-	uint64_t f[STUB_FR_N];
 
-	memcpy(f, a->fregs, sizeof(f));
 	r->rdi = f[STUB_FR_RDI];
 	r->rsi = f[STUB_FR_RSI];
 	r->rdx = f[STUB_FR_RDX];
 	r->r10 = f[STUB_FR_R10];
 	r->r8 = f[STUB_FR_R8];
+	r->r9 = r->rbx = r->rbp = r->r12 = r->r13 = r->r14 = r->r15 = 0;
+	r->rsp = r->eflags = r->r11 = 0;
+	r->cs = ARCH_USER_CS;
+	r->ss = ARCH_USER_DS;
+	r->fs_base = pt->fs_base;
+	r->gs_base = pt->gs_base;
+	pt->ctx->dirty = 0;
+	pt->regs_part = true;
+}
+
+/*
+ * The rest of the registers the trampoline saved, from the lines of the
+ * area vkernel leaves alone otherwise; the thread still waits there.
+ */
+void
+fast_load_rest(struct plat_thread *pt)
+{
+	const uint64_t *f = pt->area->fregs;
+	struct arch_regs *r = &pt->ctx->regs;
+
+	if (!pt->regs_part)
+		return;
 	r->r9 = f[STUB_FR_R9];
 	r->rbx = f[STUB_FR_RBX];
 	r->rbp = f[STUB_FR_RBP];
@@ -468,11 +492,7 @@ fast_load(struct plat_thread *pt)
 	r->r15 = f[STUB_FR_R15];
 	r->rsp = f[STUB_FR_RSP];
 	r->eflags = r->r11 = f[STUB_FR_FLAGS];
-	r->cs = ARCH_USER_CS;
-	r->ss = ARCH_USER_DS;
-	r->fs_base = pt->fs_base;
-	r->gs_base = pt->gs_base;
-	pt->ctx->dirty = 0;
+	pt->regs_part = false;
 }
 
 /*
@@ -768,6 +788,7 @@ fast_answer(struct plat_thread *pt)
 	c->dirty = 0;
 	pt->held = false;
 	pt->fast = false;
+	pt->regs_part = false;
 	fast_state_set(a, FAST_ANSWERED);
 	return true;
 }

@@ -163,6 +163,15 @@ int plat_space_flush(struct plat_space *sp);
 int plat_thread_run(struct plat_thread *pt);
 
 /*
+ * At a system-call stop a platform may leave out of the context what a
+ * call seldom needs: r9 (a sixth argument), rsp, the flags (r11 and
+ * eflags read 0 until then) and rbx, rbp, r12-r15.  The other registers,
+ * the number and the first five arguments are always there.  This loads
+ * the rest; the kernel calls it before it reads, copies or changes them.
+ */
+void plat_thread_regs_load(struct plat_thread *pt);
+
+/*
  * The thread's FPU/vector state as an XSAVE image (what signal frames
  * hold): get returns its size (at most size) or -errno; set loads one
  * back and returns 0, or -EINVAL when the host refuses the image.

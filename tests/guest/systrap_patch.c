@@ -21,9 +21,10 @@
  *   gs        with a GS base of its own (a block of its memory), the
  *             sites still answer and the block is untouched: the
  *             trampoline takes its area from GS only when it is one
- *   sigstorm  a thread calls a patched site without pause while queued
+ *   sigstorm  a thread calls patched sites without pause while queued
  *             signals interrupt it wherever it is (in the trampoline
- *             too): every one handled, every call right
+ *             too): every one handled, every call right, the registers
+ *             of the regs sites kept
  *   jump      children jump into the patching's table, slot entries and
  *             every byte of the stub's trampoline with registers of their
  *             own: each ends (a signal, or back as from a call vkernel
@@ -42,6 +43,17 @@
  *             site, woken every 2 ms, uses little CPU time for each read
  *             (below BLOCK_CPU_US): a patched call that blocks sleeps at
  *             once, as a trapped one does, without spinning first
+ *   regs      calls at patched sites that need more of the caller's
+ *             registers than its first five arguments, made with rbx,
+ *             rbp, r12-r15 and the carry flag set to values of its own,
+ *             which must come back (and rsp): a six-argument mmap (the
+ *             offset in r9), kill of itself (the handler's frame must
+ *             hold those registers and r9), fork (the child returns
+ *             through them), sigaltstack on the alternate stack (it must
+ *             say SS_ONSTACK, from rsp), a read stopped and continued
+ *             in a child, and execve of itself, after failed ones at the
+ *             same site (the new image must start with its own stack:
+ *             mode regs-exec checks its arguments)
  * A second argument "nobody" drops to uid and gid 65534 first when it
  * starts as root.
  * Exits 0 when all is right.
@@ -91,6 +103,63 @@ __asm__(".text\n"
     "\t.balign 4096\n"
     ".globl site_rw\nsite_rw:\n\tmov $39, %eax\n\tsyscall\n\tret\n"
     "\t.balign 4096\n");
+
+/*
+ * Sites called like functions of six arguments (the fourth moved to r10)
+ * that give the call rbx, rbp, r12-r15 and the carry flag of their own
+ * and count in regs_bad whatever did not come back as it went (rsp too).
+ */
+#define R_BX  0x1b1b1b1b1b1b1b1bUL
+#define R_BP  0x2b2b2b2b2b2b2b2bUL
+#define R_12  0x3c3c3c3c3c3c3c3cUL
+#define R_13  0x4d4d4d4d4d4d4d4dUL
+#define R_14  0x5e5e5e5e5e5e5e5eUL
+#define R_15  0x6f6f6f6f6f6f6f6fUL
+#define STR_(x) #x
+#define STR(x) STR_(x)
+long regsite_mmap(long, long, long, long, long, long);
+long regsite_kill(long, long, long, long, long, long);
+long regsite_fork(long, long, long, long, long, long);
+long regsite_sigaltstack(long, long, long, long, long, long);
+long regsite_execve(long, long, long, long, long, long);
+long regsite_getpid(long, long, long, long, long, long);
+long regsite_read(long, long, long, long, long, long);
+volatile long regs_bad;
+uint64_t regsite_rsp;
+__asm__(".macro regsite name, nr\n"
+    ".globl \\name\n\\name:\n"
+    "\tpush %rbx\n\tpush %rbp\n\tpush %r12\n\tpush %r13\n"
+    "\tpush %r14\n\tpush %r15\n"
+    "\tmov %rsp, regsite_rsp(%rip)\n"
+    "\tmov %rcx, %r10\n"
+    "\tmovabs $" STR(R_BX) ", %rbx\n"
+    "\tmovabs $" STR(R_BP) ", %rbp\n"
+    "\tmovabs $" STR(R_12) ", %r12\n"
+    "\tmovabs $" STR(R_13) ", %r13\n"
+    "\tmovabs $" STR(R_14) ", %r14\n"
+    "\tmovabs $" STR(R_15) ", %r15\n"
+    "\tstc\n"
+    "\tmov $\\nr, %eax\n\tsyscall\n"
+    "\tjnc 1f\n"
+    "\tcmp regsite_rsp(%rip), %rsp\n\tjne 1f\n"
+    "\tmovabs $" STR(R_BX) ", %rcx\n\tcmp %rcx, %rbx\n\tjne 1f\n"
+    "\tmovabs $" STR(R_BP) ", %rcx\n\tcmp %rcx, %rbp\n\tjne 1f\n"
+    "\tmovabs $" STR(R_12) ", %rcx\n\tcmp %rcx, %r12\n\tjne 1f\n"
+    "\tmovabs $" STR(R_13) ", %rcx\n\tcmp %rcx, %r13\n\tjne 1f\n"
+    "\tmovabs $" STR(R_14) ", %rcx\n\tcmp %rcx, %r14\n\tjne 1f\n"
+    "\tmovabs $" STR(R_15) ", %rcx\n\tcmp %rcx, %r15\n\tjne 1f\n"
+    "\tjmp 2f\n"
+    "1:\tlock incq regs_bad(%rip)\n"
+    "2:\tpop %r15\n\tpop %r14\n\tpop %r13\n\tpop %r12\n"
+    "\tpop %rbp\n\tpop %rbx\n\tret\n"
+    ".endm\n"
+    "regsite regsite_mmap, 9\n"
+    "regsite regsite_kill, 62\n"
+    "regsite regsite_fork, 57\n"
+    "regsite regsite_sigaltstack, 131\n"
+    "regsite regsite_execve, 59\n"
+    "regsite regsite_getpid, 39\n"
+    "regsite regsite_read, 0\n");
 
 static const uint8_t getpid_bytes[] = {
 	0xb8, 39, 0, 0, 0, 0x0f, 0x05, 0xc3,
@@ -334,6 +403,172 @@ signals(void)
 	signal_one(false);
 }
 
+/* --- regs --- */
+
+#define REG_R9_KILL 0x7a7a7a7a7a7a7a7aL
+
+static volatile int regs_handled;
+static volatile int regs_frame_bad;
+static volatile int onstack_calls, onstack_bad;
+
+/* The frame of a kill made at its site holds the site's registers. */
+static void
+on_regs(int sig, siginfo_t *si, void *ucv)
+{
+	const greg_t *g = ((ucontext_t *)ucv)->uc_mcontext.gregs;
+
+	(void)sig;
+	(void)si;
+	regs_handled++;
+	if ((uint64_t)g[REG_RBX] != R_BX || (uint64_t)g[REG_RBP] != R_BP ||
+	    (uint64_t)g[REG_R12] != R_12 || (uint64_t)g[REG_R13] != R_13 ||
+	    (uint64_t)g[REG_R14] != R_14 || (uint64_t)g[REG_R15] != R_15 ||
+	    g[REG_R9] != REG_R9_KILL || !(g[REG_EFL] & 1) ||
+	    (uint64_t)g[REG_RSP] != regsite_rsp)
+		regs_frame_bad++;
+}
+
+/* On the alternate stack: sigaltstack must say so, from rsp. */
+static void
+on_alt(int sig)
+{
+	(void)sig;
+	for (int i = 0; i < HOT; i++) {
+		stack_t old;
+
+		onstack_calls++;
+		if (regsite_sigaltstack(0, (long)&old, 0, 0, 0, 0) != 0 ||
+		    old.ss_flags != SS_ONSTACK)
+			onstack_bad++;
+	}
+}
+
+/*
+ * A child blocked in read() at a hot site is stopped and continued: the
+ * call starts again from its registers, then returns with the data.
+ */
+static void
+stopped_read(void)
+{
+	int p[2], st;
+	char c;
+	pid_t pid;
+
+	CHECK(pipe(p) == 0, "pipe");
+	for (int i = 0; i < HOT; i++) {
+		CHECK(write(p[1], "a", 1) == 1, "write");
+		CHECK(regsite_read(p[0], (long)&c, 1, 0, 0, 0) == 1, "read");
+	}
+	if ((pid = fork()) == 0) {
+		long n = regsite_read(p[0], (long)&c, 1, 0, 0, 0);
+
+		_exit(n == 1 && c == 'z' && regs_bad == 0 ? 0 : 3);
+	}
+	CHECK(pid > 0, "fork");
+	usleep(100000);
+	CHECK(kill(pid, SIGSTOP) == 0, "SIGSTOP");
+	CHECK(waitpid(pid, &st, WUNTRACED) == pid && WIFSTOPPED(st),
+	    "stopped (status %#x)", st);
+	CHECK(kill(pid, SIGCONT) == 0, "SIGCONT");
+	usleep(100000);
+	CHECK(write(p[1], "z", 1) == 1, "write");
+	CHECK(waitpid(pid, &st, 0) == pid && WIFEXITED(st) &&
+	    WEXITSTATUS(st) == 0, "the read after the stop (status %#x)", st);
+	close(p[0]);
+	close(p[1]);
+	CHECK(regs_bad == 0, "read: %ld registers lost", regs_bad);
+}
+
+static void
+regs(const char *self)
+{
+	struct sigaction sa = { .sa_sigaction = on_regs,
+		.sa_flags = SA_SIGINFO };
+	static char alt[65536];
+	stack_t ss = { .ss_sp = alt, .ss_size = sizeof(alt) };
+	int fd = memfd_create("regs", 0);
+	char page[4096];
+	long bad;
+
+	/* mmap's offset is its sixth argument, in r9. */
+	CHECK(fd >= 0, "memfd_create: %s", strerror(errno));
+	for (int k = 0; k < 2; k++) {
+		memset(page, 'A' + k, sizeof(page));
+		CHECK(write(fd, page, sizeof(page)) == sizeof(page), "write");
+	}
+	for (int i = 0; i < HOT; i++) {
+		long m = regsite_mmap(0, 4096, PROT_READ, MAP_SHARED, fd,
+		    4096);
+
+		CHECK(m > 0 && (m & 4095) == 0, "mmap: %ld", m);
+		if (m > 0 && (m & 4095) == 0) {
+			CHECK(*(char *)m == 'B', "mmap at offset 4096 "
+			    "maps '%c'", *(char *)m);
+			munmap((void *)m, 4096);
+		}
+	}
+	close(fd);
+	CHECK(regs_bad == 0, "mmap: %ld registers lost", regs_bad);
+
+	/* A signal delivered as the call returns: the frame, and back. */
+	sigaction(SIGUSR1, &sa, NULL);
+	for (int i = 0; i < HOT; i++)
+		CHECK(regsite_kill(getpid(), SIGUSR1, 0, 0, 0,
+		    REG_R9_KILL) == 0, "kill");
+	CHECK(regs_handled == HOT, "%d of %d handled", regs_handled, HOT);
+	CHECK(regs_frame_bad == 0, "%d frames without the site's registers",
+	    regs_frame_bad);
+	CHECK(regs_bad == 0, "kill: %ld registers lost", regs_bad);
+
+	/* A child returns from fork through the site's registers. */
+	for (int i = 0; i < HOT; i++) {
+		long pid = regsite_fork(0, 0, 0, 0, 0, 0);
+		int st;
+
+		if (pid == 0)
+			_exit(regs_bad == 0 ? 0 : 3);
+		CHECK(pid > 0, "fork: %ld", pid);
+		CHECK(waitpid((pid_t)pid, &st, 0) == pid && WIFEXITED(st) &&
+		    WEXITSTATUS(st) == 0, "the child's registers (status "
+		    "%#x)", st);
+	}
+	CHECK(regs_bad == 0, "fork: %ld registers lost", regs_bad);
+
+	CHECK(sigaltstack(&ss, NULL) == 0, "sigaltstack");
+	sa = (struct sigaction){ .sa_handler = on_alt, .sa_flags = SA_ONSTACK };
+	sigaction(SIGUSR2, &sa, NULL);
+	raise(SIGUSR2);
+	CHECK(onstack_calls == HOT && onstack_bad == 0,
+	    "%d of %d sigaltstack calls on the stack did not say so",
+	    onstack_bad, onstack_calls);
+	CHECK(regs_bad == 0, "sigaltstack: %ld registers lost", regs_bad);
+
+	stopped_read();
+
+	/* The same execve site fails until it is hot, then runs. */
+	bad = regs_bad;
+	for (int i = 0; i < HOT; i++) {
+		char *argv[] = { "none", NULL };
+
+		CHECK(regsite_execve((long)"/nonexistent/regs", (long)argv, 0,
+		    0, 0, 0) == -ENOENT, "execve of nothing");
+	}
+	CHECK(regs_bad == bad, "execve: %ld registers lost", regs_bad - bad);
+	if (fails == 0) {
+		char *argv[] = { (char *)self, "regs-exec", "x", NULL };
+
+		regsite_execve((long)"/proc/self/exe", (long)argv, 0, 0, 0, 0);
+		CHECK(0, "execve: %s", strerror(errno));
+	}
+}
+
+/* The image regs exec'd: its stack and arguments its own. */
+static void
+regs_exec(int argc, char **argv)
+{
+	CHECK(argc == 3 && strcmp(argv[2], "x") == 0, "argv after exec");
+}
+
 /* --- gs --- */
 
 static void
@@ -382,7 +617,8 @@ hammer(void *arg)
 	(void)arg;
 	hammer_tid = syscall(SYS_gettid);
 	while (!stop)
-		if (site_getpid() != pid)
+		if (site_getpid() != pid ||
+		    regsite_getpid(0, 0, 0, 0, 0, 0) != pid)
 			bad++;
 	return (void *)bad;
 }
@@ -413,6 +649,7 @@ sigstorm(void)
 	stop = 1;
 	pthread_join(t, &bad);
 	CHECK(bad == NULL, "%ld calls wrong", (long)bad);
+	CHECK(regs_bad == 0, "%ld calls lost registers", regs_bad);
 	CHECK(rt_handled == NSIGS, "%d of %d signals handled", rt_handled,
 	    NSIGS);
 }
@@ -776,9 +1013,13 @@ main(int argc, char **argv)
 		mapexec();
 	else if (strcmp(mode, "blockcpu") == 0)
 		blockcpu();
+	else if (strcmp(mode, "regs") == 0)
+		regs(argv[0]);
+	else if (strcmp(mode, "regs-exec") == 0)
+		regs_exec(argc, argv);
 	else {
 		fprintf(stderr, "usage: systrap_patch race|fork|rewrite|"
-		    "readself|signal|gs|sigstorm|jump|cold|mapover|blockcpu\n"
+		    "readself|signal|gs|sigstorm|jump|cold|mapover|blockcpu|regs\n"
 		    "    [nobody]\n");
 		return 2;
 	}

@@ -514,6 +514,11 @@ plat_thread_destroy(struct plat_thread *pt)
 	free(pt);
 }
 
+void
+plat_thread_regs_load(struct plat_thread *pt)
+{
+}
+
 long
 plat_thread_fpu_get(struct plat_thread *pt, void *buf, size_t size)
 {

@@ -476,11 +476,14 @@ sig_frame(struct thread *td, int sig, const struct sigact *sa,
 	};
 	static uint8_t fpu[VK_FPU_MAX + 4];
 	struct arch_rt_sigframe frame;
-	uint64_t rsp = td->ctx.regs.rsp, va, fva;
-	long n = plat_thread_fpu_get(td->pt, fpu, VK_FPU_MAX);
+	uint64_t rsp, va, fva;
+	long n;
 
 	if (!(sa->flags & VK_SA_RESTORER))
 		return false;
+	plat_thread_regs_load(td->pt);
+	rsp = td->ctx.regs.rsp;
+	n = plat_thread_fpu_get(td->pt, fpu, VK_FPU_MAX);
 	if (sig == SIGSEGV || sig == SIGBUS || sig == SIGFPE || sig == SIGILL ||
 	    sig == SIGTRAP) {
 		ss.trapno = td->fault_trapno;

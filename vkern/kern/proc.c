@@ -358,6 +358,7 @@ proc_vm_unshare(struct thread *td)
 
 	if (m->refs == 1)
 		return 0;
+	plat_thread_regs_load(td->pt);   /* the new stub's thread gets them */
 	/* The others keep the memory: its tid word is cleared for them. */
 	thread_clear_tid(td);
 	/*
@@ -836,6 +837,7 @@ proc_fork(struct thread *td, uint64_t flags, struct proc **cp)
 		kmem_free(c, sizeof(*c), 0);
 		return -ENOMEM;
 	}
+	plat_thread_regs_load(td->pt);
 	ct->ctx = td->ctx;
 	thread_inherit(ct, td);
 	ct->altstack_sp = td->altstack_sp;
@@ -928,6 +930,7 @@ proc_thread_create(struct thread *td, struct thread **ntp)
 		return r;
 	if ((nt = thread_alloc(p)) == NULL)
 		return -ENOMEM;
+	plat_thread_regs_load(td->pt);
 	nt->ctx = td->ctx;
 	if ((r = plat_thread_create(td->pt, nt, &nt->ctx, &nt->pt)) < 0) {
 		thread_free(nt);

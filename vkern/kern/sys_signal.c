@@ -346,11 +346,14 @@ long
 sys_sigaltstack(struct thread *td, const struct sys_sigaltstack_args *a)
 {
 	struct arch_stack nw, old;
-	uint64_t sp = td->ctx.regs.rsp;
-	bool on = td->altstack_size != 0 && sp > td->altstack_sp &&
-	    sp <= td->altstack_sp + td->altstack_size;
+	uint64_t sp;
+	bool on;
 	int r;
 
+	plat_thread_regs_load(td->pt);
+	sp = td->ctx.regs.rsp;
+	on = td->altstack_size != 0 && sp > td->altstack_sp &&
+	    sp <= td->altstack_sp + td->altstack_size;
 	old = (struct arch_stack){ td->altstack_sp, on ? SS_ONSTACK :
 	    (td->altstack_size == 0 ? SS_DISABLE : td->altstack_flags), 0,
 	    td->altstack_size };
@@ -385,9 +388,11 @@ sys_rt_sigreturn(struct thread *td, const struct sys_rt_sigreturn_args *a)
 {
 	static uint8_t fpu[VK_FPU_MAX];
 	struct arch_rt_sigframe frame;
-	uint64_t va = td->ctx.regs.rsp - 8;
+	uint64_t va;
 	bool ok;
 
+	plat_thread_regs_load(td->pt);
+	va = td->ctx.regs.rsp - 8;
 	/* A frame that cannot be read or restored costs the guest a SIGSEGV
 	 * (forced, so that it cannot loop); the vkernel is unharmed. */
 	if (copyin(td, UADDR(va), &frame, sizeof(frame)) < 0)

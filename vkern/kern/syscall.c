@@ -360,16 +360,32 @@ syscall_dispatch(struct thread *td, long nr, const uint64_t *raw)
 }
 
 /*
+ * The arguments of call nr, the thread's: the platform loads a sixth one
+ * only when asked (plat_thread_regs_load), for a call that takes it or
+ * one the table does not know, whose six the crash ring records.
+ */
+static void
+syscall_args(struct thread *td, long nr, uint64_t raw[6])
+{
+	const struct sysent *se = sysent_of(nr);
+
+	if (se == NULL || se->nargs > 5)
+		plat_thread_regs_load(td->pt);
+	arch_syscall_args(&td->ctx, raw);
+}
+
+/*
  * Run the thread's syscall again from its registers: the continuation of
  * a call that parked before it changed anything (a read with no data).
  */
 long
 syscall_redispatch(struct thread *td)
 {
+	long nr = arch_syscall_nr(&td->ctx);
 	uint64_t raw[6];
 
-	arch_syscall_args(&td->ctx, raw);
-	return syscall_dispatch(td, arch_syscall_nr(&td->ctx), raw);
+	syscall_args(td, nr, raw);
+	return syscall_dispatch(td, nr, raw);
 }
 
 void
@@ -382,7 +398,7 @@ syscall_enter(struct thread *td)
 	long r;
 
 	pre.n = 0;
-	arch_syscall_args(&td->ctx, raw);
+	syscall_args(td, nr, raw);
 	if (td->ring != NULL)
 		sysring_begin(td->ring, nr, raw);
 	procfs_set_current(td->proc);
@@ -456,7 +472,7 @@ syscall_finish(struct thread *td, long r)
 	if (kern_cfg()->strace && nr >= 0) {
 		uint64_t raw[6];
 
-		arch_syscall_args(&td->ctx, raw);
+		syscall_args(td, nr, raw);
 		trace_call(td, nr, raw, r);
 	}
 	if (kern_cfg()->stats && vk_is_err(r) && nr >= 0 && nr < VK_NSYSCALLS)
