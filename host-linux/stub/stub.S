@@ -319,11 +319,11 @@ stub_tramp:
 	test	$(STUB_AREA_SIZE - 1), %ecx
 	jnz	stub_tramp_trap
 	add	areas_lo(%rip), %rcx
-	mov	%rdi, FR(RDI)(%rcx)
-	mov	%rsi, FR(RSI)(%rcx)
-	mov	%rdx, FR(RDX)(%rcx)
-	mov	%r10, FR(R10)(%rcx)
-	mov	%r8, FR(R8)(%rcx)
+	/*
+	 * The registers vkernel reads only when asked first; then those
+	 * of the line it polls, back to back, so that it takes the line
+	 * from this CPU once (stub.h).
+	 */
 	mov	%r9, FR(R9)(%rcx)
 	mov	%rbx, FR(RBX)(%rcx)
 	mov	%rbp, FR(RBP)(%rcx)
@@ -332,12 +332,17 @@ stub_tramp:
 	mov	%r14, FR(R14)(%rcx)
 	mov	%r15, FR(R15)(%rcx)
 	mov	%rsp, FR(RSP)(%rcx)
-	mov	%r11d, STUB_FAST_SLOT(%rcx)
 	lea	STUB_FAST_STACK(%rcx), %rsp
 	add	$0x7f, %al			/* the flags back, */
 	sahf
 	pushfq					/* and all of them saved */
 	popq	FR(FLAGS)(%rcx)
+	mov	%rdi, FR(RDI)(%rcx)
+	mov	%rsi, FR(RSI)(%rcx)
+	mov	%rdx, FR(RDX)(%rcx)
+	mov	%r10, FR(R10)(%rcx)
+	mov	%r8, FR(R8)(%rcx)
+	mov	%r11d, STUB_FAST_SLOT(%rcx)
 	mov	$1, %eax			/* post: a full barrier, */
 	jmp	21f
 	/*
