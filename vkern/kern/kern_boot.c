@@ -355,9 +355,9 @@ kern_run(void)
 			timers_expire(now);
 			sched_expire(now);
 			limit_expire(now);
-			if (sched_any_runnable())
-				continue;
 		}
+		if (sched_any_runnable())
+			continue;
 		deadline = kern_next_deadline();
 		/* The host gets freed memory back before the kernel sleeps. */
 		vm_ram_flush();
