@@ -118,7 +118,6 @@ void sched_wake_chan(const void *chan);
 int64_t sched_next_deadline(void);
 void sched_expire(int64_t now);
 struct thread *sched_next_runnable(void);
-bool sched_any_runnable(void);
 void sched_forget(struct thread *td);
 
 /* vfs/timerfd.c */

@@ -343,21 +343,6 @@ kern_run(void)
 		}
 		if (cmdproc->exiting)
 			break;
-		/*
-		 * After the answers, which wait for none of this: what the
-		 * last event ended or woke, and the timers due, whose threads
-		 * then run before the kernel waits again.
-		 */
-		proc_reap_orphans();
-		if (kern_next_deadline() >= 0) {
-			int64_t now = plat_clock_ns(CLOCK_MONOTONIC);
-
-			timers_expire(now);
-			sched_expire(now);
-			limit_expire(now);
-		}
-		if (sched_any_runnable())
-			continue;
 		deadline = kern_next_deadline();
 		/* The host gets freed memory back before the kernel sleeps. */
 		vm_ram_flush();
@@ -366,6 +351,14 @@ kern_run(void)
 			break;
 		kern_handle(&ev);
 		curthread = NULL;
+		proc_reap_orphans();
+		if (kern_next_deadline() >= 0) {
+			int64_t now = plat_clock_ns(CLOCK_MONOTONIC);
+
+			timers_expire(now);
+			sched_expire(now);
+			limit_expire(now);
+		}
 	}
 	res.status = cmdproc->exit_status;
 	limit_result(&res);

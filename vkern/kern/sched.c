@@ -46,12 +46,6 @@ sched_next_runnable(void)
 	return td;
 }
 
-bool
-sched_any_runnable(void)
-{
-	return runq_head != NULL;
-}
-
 void
 sched_park(struct thread *td)
 {
