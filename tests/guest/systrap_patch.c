@@ -54,6 +54,10 @@
  *             in a child, and execve of itself, after failed ones at the
  *             same site (the new image must start with its own stack:
  *             mode regs-exec checks its arguments)
+ *   tablecall set_mempolicy (a call vkernel's table answers itself, whose
+ *             six arguments --strace shows) at a site, r9 counting the
+ *             calls: the test wants the last, patched, traced with its
+ *             r9 (0x27), not a register left out
  * A second argument "nobody" drops to uid and gid 65534 first when it
  * starts as root.
  * Exits 0 when all is right.
@@ -124,6 +128,7 @@ long regsite_sigaltstack(long, long, long, long, long, long);
 long regsite_execve(long, long, long, long, long, long);
 long regsite_getpid(long, long, long, long, long, long);
 long regsite_read(long, long, long, long, long, long);
+long regsite_mempolicy(long, long, long, long, long, long);
 volatile long regs_bad;
 uint64_t regsite_rsp;
 __asm__(".macro regsite name, nr\n"
@@ -159,7 +164,8 @@ __asm__(".macro regsite name, nr\n"
     "regsite regsite_sigaltstack, 131\n"
     "regsite regsite_execve, 59\n"
     "regsite regsite_getpid, 39\n"
-    "regsite regsite_read, 0\n");
+    "regsite regsite_read, 0\n"
+    "regsite regsite_mempolicy, 238\n");
 
 static const uint8_t getpid_bytes[] = {
 	0xb8, 39, 0, 0, 0, 0x0f, 0x05, 0xc3,
@@ -560,6 +566,16 @@ regs(const char *self)
 		regsite_execve((long)"/proc/self/exe", (long)argv, 0, 0, 0, 0);
 		CHECK(0, "execve: %s", strerror(errno));
 	}
+}
+
+/* MPOL_DEFAULT with no node mask, harmless natively; r9 the call's index. */
+static void
+tablecall(void)
+{
+	for (long i = 0; i < HOT; i++)
+		(void)regsite_mempolicy(0, 0, 0, 0, 0, i);
+	CHECK(HOT - 1 == 0x27, "the test wants 0x27 last");
+	CHECK(regs_bad == 0, "set_mempolicy: %ld registers lost", regs_bad);
 }
 
 /* The image regs exec'd: its stack and arguments its own. */
@@ -1017,9 +1033,11 @@ main(int argc, char **argv)
 		regs(argv[0]);
 	else if (strcmp(mode, "regs-exec") == 0)
 		regs_exec(argc, argv);
+	else if (strcmp(mode, "tablecall") == 0)
+		tablecall();
 	else {
 		fprintf(stderr, "usage: systrap_patch race|fork|rewrite|"
-		    "readself|signal|gs|sigstorm|jump|cold|mapover|blockcpu|regs\n"
+		    "readself|signal|gs|sigstorm|jump|cold|mapover|blockcpu|regs|tablecall\n"
 		    "    [nobody]\n");
 		return 2;
 	}

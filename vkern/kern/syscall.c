@@ -48,6 +48,17 @@ sysent_of(long nr)
 	    &sysent[nr] : NULL;
 }
 
+/*
+ * How many arguments of a call with entry se (NULL: none) vkernel reads
+ * or shows: its handler's, or all six of one the table answers itself or
+ * does not know.
+ */
+static unsigned
+sysent_nargs(const struct sysent *se)
+{
+	return se != NULL && se->disp != NULL ? se->nargs : 6;
+}
+
 static bool
 syscall_logged_once(long nr)
 {
@@ -167,7 +178,7 @@ trace_args(struct tbuf *t, struct thread *td, int tid, long nr,
     const uint64_t *raw)
 {
 	const struct sysent *se = sysent_of(nr);
-	unsigned nargs = se != NULL && se->disp != NULL ? se->nargs : 6;
+	unsigned nargs = sysent_nargs(se);
 
 	tprintf(t, "[pid %d] ", tid);
 	if (se != NULL)
@@ -361,15 +372,13 @@ syscall_dispatch(struct thread *td, long nr, const uint64_t *raw)
 
 /*
  * The arguments of call nr, the thread's: the platform loads a sixth one
- * only when asked (plat_thread_regs_load), for a call that takes it or
- * one the table does not know, whose six the crash ring records.
+ * only when asked (plat_thread_regs_load), for a call whose six are read
+ * or shown (sysent_nargs).
  */
 static void
 syscall_args(struct thread *td, long nr, uint64_t raw[6])
 {
-	const struct sysent *se = sysent_of(nr);
-
-	if (se == NULL || se->nargs > 5)
+	if (sysent_nargs(sysent_of(nr)) > 5)
 		plat_thread_regs_load(td->pt);
 	arch_syscall_args(&td->ctx, raw);
 }
