@@ -402,7 +402,7 @@ exec_commit(struct proc *p, struct exec_prep *prep, const char *path,
 	p->vm->brk_start = p->vm->brk_cur = brk;
 	if ((r = plat_space_flush(p->vm->space)) < 0)
 		return r;
-	plat_thread_regs_load(p->main->pt);   /* none left to come later */
+	plat_thread_regs_load(p->main->pt);   /* none loaded later over these */
 	arch_exec_regs(&p->main->ctx, im.entry, sp);
 	exec_set_comm(p, path);
 	p->keepcaps = false;
