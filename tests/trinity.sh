@@ -1,7 +1,10 @@
 #!/bin/sh
 # Debian's trinity, the system-call fuzzer, as an unprivileged guest: the
 # guest may fail as it likes, but vkernel must neither die nor hang.
-# Usage: trinity.sh VKERNEL SECONDS SEED [MIN_CALLS]
+# Usage: trinity.sh VKERNEL SECONDS SEED [MIN_CALLS [PLATFORM]]
+#
+# PLATFORM, when given, is vkernel's --platform (ptrace or systrap); the
+# default is vkernel's own choice.
 #
 # trinity runs as guest uid 65534 under a shell of guest root's, the
 # command, that only waits for it.  After SECONDS vkernel gets SIGINT,
@@ -45,6 +48,7 @@ vk=$(readlink -f "$1")
 secs=$2
 seed=$3
 min=${4:-1000}
+platform=${5:+--platform=$5}
 fail() { echo "FAIL: trinity seed $seed: $*" >&2; exit 1; }
 
 command -v trinity >/dev/null || { echo "skip: no trinity"; exit 77; }
@@ -72,7 +76,7 @@ report() {
 	echo "== vkernel's output (last 20)"
 	tail -n 20 "$work/out"
 }
-"$vk" run --stats --crash-dir "$work/crash" -- /bin/sh -c \
+"$vk" run $platform --stats --crash-dir "$work/crash" -- /bin/sh -c \
     "trap '' INT; ($run); echo \"trinity status \$?\"" \
     >"$work/out" 2>&1 &
 vkpid=$!
@@ -148,6 +152,9 @@ if [ -n "$late" ]; then
 else
 	[ $st -eq 0 ] ||
 		{ tail -n 20 "$work/out" >&2; fail "vkernel exited $st"; }
+	# --stats names the platform that ran.
+	[ -z "$platform" ] || grep -q "^platform: $5\$" "$work/out" ||
+		fail "vkernel did not say it ran under $5"
 	n=$(sed -n 's/.*Ran \([0-9]*\) syscalls.*/\1/p' "$work/out" |
 	    tail -n 1)
 	tst=$(sed -n 's/^trinity status \([0-9]*\)$/\1/p' "$work/out")
