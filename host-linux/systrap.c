@@ -163,9 +163,11 @@ const_page_fill(void *page)
 
 /*
  * vkernel on a host CPU the guest does not run on, when the host lets it
- * use one (the guest threads keep to the guest's); there it spins.  The
- * stubs' control threads join it: a ptrace stop across CPUs costs ten
- * times one on the same CPU, and they run only while vkernel waits.
+ * use one; there it spins.  The guest's threads keep to the guest's CPUs
+ * while it spins, and may use vkernel's too while it does not
+ * (systrap_msg.c).  The stubs' control threads join vkernel: a ptrace
+ * stop across CPUs costs ten times one on the same CPU, and they run
+ * only while vkernel waits.
  */
 static int
 cpu_place(struct vk_error **err)

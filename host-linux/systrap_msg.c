@@ -20,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <poll.h>
+#include <sched.h>
 
 #include "host-linux/host.h"
 #include "host-linux/stub/stub.h"
@@ -53,11 +54,18 @@
 #define VK_SPIN_MIN_NS   2000
 #define VK_SPIN_PROBE    16
 #define HANDLER_SPIN_NS  50000
+
 /*
  * Asleep, vkernel looks at its threads at least this often: a thread
  * that ends on its own (thread_lost) rings no doorbell.
  */
 #define LOST_CHECK_NS    100000000
+/*
+ * A sleep of vkernel's this long without a message stops its spin, and
+ * so lends its CPU (below): the guest computes.  Without it, a guest that
+ * makes no call at all would wait for five LOST_CHECK_NS wake-ups.
+ */
+#define LEND_AFTER_NS    1000000
 
 /* The XSAVE image's software bytes (struct _fpx_sw_bytes) at 464. */
 #define FP_SW_OFF       464
@@ -74,6 +82,28 @@ static int64_t handler_spin_ns;  /* the handlers' spin, measured, or 0 */
 static struct plat_thread *guests;   /* every guest thread, by gnext */
 static struct plat_thread *scan_from;
 static struct plat_thread *last_ev;   /* the thread of the last event */
+
+/*
+ * vkernel's CPU, lent.  While vkernel spins, the guest's threads keep to
+ * the guest's CPUs: one on vkernel's would wait behind the spin.  When
+ * vkernel sleeps with its spin stopped (the guest computes, or sleeps),
+ * nothing of vkernel's runs there but what the guest's calls ask for, so
+ * the guest's threads may use that CPU too, and the handlers and
+ * trampolines sleep at once instead of spinning for their answers on a
+ * CPU vkernel may need: two compilers of a parallel build then run side
+ * by side where one CPU would hold both.  When the spin starts again (a
+ * probe found traffic), the threads go back to the guest's CPUs.  Each
+ * move is a host call for each thread: vkernel lends its CPU again
+ * LEND_GAP_NS after it took it back at the soonest, so that a guest
+ * whose calls come and go does not make them at each turn.  A new
+ * thread starts on the guest's CPUs either way (thread_start), then
+ * follows the others.
+ */
+#define LEND_GAP_NS      20000000
+static bool lent;
+static int64_t taken_back;        /* when vkernel last took its CPU back */
+static uint32_t handler_pauses;   /* the handlers' spin, when not lent */
+static volatile uint32_t *const_spin;   /* the constants page's count */
 
 /* --- the spin and the doorbell --- */
 
@@ -104,6 +134,29 @@ handler_spin_pauses(void)
 	return (uint32_t)pauses;
 }
 
+/* pt on the CPUs the guest's threads use now. */
+static void
+cpu_place_thread(const struct plat_thread *pt)
+{
+	(void)sched_setaffinity(pt->tid, sizeof(cpu_set_t), lent ?
+	    hostinfo_host_cpus() : hostinfo_guest_cpus());
+}
+
+/* Lend vkernel's CPU to the guest's threads, or take it back. */
+static void
+cpu_lend(bool lend)
+{
+	if (lend == lent)
+		return;
+	lent = lend;
+	if (!lend)
+		taken_back = plat_clock_ns(CLOCK_MONOTONIC);
+	__atomic_store_n(const_spin, lend ? 0 : handler_pauses,
+	    __ATOMIC_RELAXED);
+	for (struct plat_thread *pt = guests; pt != NULL; pt = pt->gnext)
+		cpu_place_thread(pt);
+}
+
 void
 msg_spin_start(void)
 {
@@ -129,8 +182,9 @@ msg_const_fill(void *page)
 	vk_asleep = (volatile uint32_t *)((char *)page +
 	    (STUB_CONST_ASLEEP - STUB_CONST_PAGE));
 	*vk_asleep = 1;
-	*(uint32_t *)((char *)page + (STUB_CONST_SPIN - STUB_CONST_PAGE)) =
-	    handler_spin_pauses();
+	const_spin = (volatile uint32_t *)((char *)page +
+	    (STUB_CONST_SPIN - STUB_CONST_PAGE));
+	*const_spin = handler_pauses = handler_spin_pauses();
 }
 
 /* --- the frame --- */
@@ -291,7 +345,7 @@ msg_read(struct plat_thread *pt)
 	if (st != MSG_POSTED && st != MSG_ASLEEP)
 		return false;
 	pt->held = true;
-	if (handler_spin_ns > 0)
+	if (handler_spin_ns > 0 && !lent)
 		pt->taken_at = plat_clock_ns(CLOCK_MONOTONIC);
 	pt->signo = (int)a->signo;
 	pt->info = a->info;
@@ -582,6 +636,8 @@ msg_guest_link(struct plat_thread *pt)
 {
 	pt->gnext = guests;
 	guests = pt;
+	if (lent)
+		cpu_place_thread(pt);
 }
 
 void
@@ -693,6 +749,7 @@ spin(struct plat_event *ev)
 			}
 			spin_ns = spin_ns == 0 ? spin_max :
 			    VK_MIN(2 * spin_ns, spin_max);
+			cpu_lend(false);
 			return true;
 		}
 	} while (plat_clock_ns(CLOCK_MONOTONIC) < end);
@@ -717,7 +774,7 @@ systrap_event_wait(struct plat_event *ev, int64_t deadline)
 		last_ev = NULL;
 	}
 	for (;;) {
-		int64_t check;
+		int64_t now, check;
 		int st, r;
 		pid_t pid;
 
@@ -741,13 +798,22 @@ systrap_event_wait(struct plat_event *ev, int64_t deadline)
 			*vk_asleep = 0;
 			return 0;
 		}
-		check = plat_clock_ns(CLOCK_MONOTONIC) + LOST_CHECK_NS;
+		now = plat_clock_ns(CLOCK_MONOTONIC);
+		check = now + LOST_CHECK_NS;
+		if (spin_ns > 0)
+			check = now + LEND_AFTER_NS;
+		else if (spin_max > 0 && !lent && now - taken_back < LEND_GAP_NS)
+			check = taken_back + LEND_GAP_NS;
+		else if (spin_max > 0)
+			cpu_lend(true);
 		r = event_wait_slow(ev, deadline >= 0 && deadline < check ?
 		    deadline : check, bell, false);
 		*vk_asleep = 0;
 		if (r > 0 && ev->kind == PLAT_EV_TIMEOUT &&
 		    (deadline < 0 || deadline >= check)) {
-			ev->kind = PLAT_EV_NONE;   /* its own: look again */
+			/* Its own: look again; the guest made no call. */
+			ev->kind = PLAT_EV_NONE;
+			spin_ns = 0;
 			continue;
 		}
 		if (r != 0)

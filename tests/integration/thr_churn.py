@@ -19,6 +19,7 @@ import subprocess
 import sys
 
 import peak_rss
+from hostprocs import comm, descendants
 
 BURST = 16
 SLACK_MIB = 4
@@ -28,36 +29,14 @@ SPARE = 64
 OWN_THREADS = 4
 
 
-def descendants(root):
-    """The pids of root's descendants, from /proc."""
-    parent = {}
-    for d in os.listdir("/proc"):
-        if not d.isdigit():
-            continue
-        try:
-            with open("/proc/%s/stat" % d) as f:
-                stat = f.read()
-        except OSError:
-            continue
-        parent[int(d)] = int(stat[stat.rindex(")") + 2:].split()[1])
-    out, todo = [], [root]
-    while todo:
-        p = todo.pop()
-        kids = [c for c, pp in parent.items() if pp == p]
-        out += kids
-        todo += kids
-    return out
-
-
 def stub_threads(pids):
     """The threads of the stubs among pids: vkernel's own are not the
     guest's."""
     n = 0
     for p in pids:
+        if comm(p) in (None, "vkernel"):
+            continue
         try:
-            with open("/proc/%d/comm" % p) as f:
-                if f.read().strip() == "vkernel":
-                    continue
             n += len(os.listdir("/proc/%d/task" % p))
         except OSError:
             pass
