@@ -9,8 +9,8 @@
 # passes to it; its trap then makes calls without pause (an echo to
 # /dev/null).  Seen from the host, every guest thread (each thread of a
 # stub but its control thread, the stub's first) must be allowed on all
-# of vkernel's CPUs while the shell computes, and only on the guest's
-# (all less vkernel's own) once it calls.  Each state must come within
+# of vkernel's CPUs while the shell computes, and only on the guest's,
+# without vkernel's own, once it calls.  Each state must come within
 # WAIT_S; vkernel is then ended.
 #
 # usage: systrap_lend.py VKERNEL BUSYBOX
@@ -66,14 +66,15 @@ def tasks(root):
 
 
 def wait_for(root, want, what):
-    """Whether within WAIT_S every guest thread's CPUs came to be
-    want(own, host CPUs); says the last seen on failure."""
+    """Whether within WAIT_S want(vkernel's CPU, the host's CPUs, the
+    thread's) came to hold for every guest thread; says the last seen on
+    failure."""
     host = os.sched_getaffinity(0)
     end = time.monotonic() + WAIT_S
     own, guest = set(), []
     while time.monotonic() < end:
         own, guest = tasks(root)
-        if own and guest and all(c == want(own, host) for c in guest):
+        if own and guest and all(want(own, host, c) for c in guest):
             print("%s: %d guest thread(s) on CPUs %s (vkernel's: %s)" %
                   (what, len(guest), sorted(guest[0]), sorted(own)))
             return True
@@ -92,10 +93,10 @@ def main():
     proc = subprocess.Popen([vkernel, "run", "--platform=systrap", "--",
                              busybox, "sh", "-c", SCRIPT])
     try:
-        ok = wait_for(proc.pid, lambda own, host: host,
+        ok = wait_for(proc.pid, lambda own, host, c: c == host,
                       "computing, lent")
         proc.send_signal(signal.SIGINT)
-        ok = wait_for(proc.pid, lambda own, host: host - own,
+        ok = wait_for(proc.pid, lambda own, host, c: c.isdisjoint(own),
                       "calling, taken back") and ok
     finally:
         # The second SIGTERM ends the sandbox at once.
