@@ -182,7 +182,7 @@ cpu_place(struct vk_error **err)
 		CPU_SET(c, &own_cpu);
 		if (sched_setaffinity(0, sizeof(own_cpu), &own_cpu) < 0)
 			return vk_error_make(err, errno, "move to CPU %d", c);
-		msg_spin_start();
+		msg_spin_start(&own_cpu);
 		return 0;
 	}
 	return 0;

@@ -7,6 +7,7 @@
 #ifndef VK_HOST_SYSTRAP_H
 #define VK_HOST_SYSTRAP_H
 
+#include <sched.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -99,8 +100,11 @@ int msg_wait(struct plat_thread *pt, bool (*take)(struct plat_thread *),
 /* pt joins, or leaves, the guest threads the event wait scans. */
 void msg_guest_link(struct plat_thread *pt);
 void msg_guest_unlink(struct plat_thread *pt);
-/* vkernel has a CPU of its own: it and the handlers spin from now on. */
-void msg_spin_start(void);
+/*
+ * vkernel has a CPU of its own, own: it and the handlers spin from now
+ * on, and it lends that CPU to the guest's threads while it does not.
+ */
+void msg_spin_start(const cpu_set_t *own);
 /* Whether vkernel spins (msg_spin_start was called). */
 bool msg_spinning(void);
 /* vkernel's doorbell eventfd, made once: the fd, or -1 with errno. */

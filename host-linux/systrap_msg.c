@@ -101,6 +101,7 @@ static struct plat_thread *last_ev;   /* the thread of the last event */
  */
 #define LEND_GAP_NS      20000000
 static bool lent;
+static cpu_set_t lent_cpus;       /* the guest's and vkernel's */
 static int64_t taken_back;        /* when vkernel last took its CPU back */
 static uint32_t handler_pauses;   /* the handlers' spin, when not lent */
 static volatile uint32_t *const_spin;   /* the constants page's count */
@@ -139,7 +140,7 @@ static void
 cpu_place_thread(const struct plat_thread *pt)
 {
 	(void)sched_setaffinity(pt->tid, sizeof(cpu_set_t), lent ?
-	    hostinfo_host_cpus() : hostinfo_guest_cpus());
+	    &lent_cpus : hostinfo_guest_cpus());
 }
 
 /* Lend vkernel's CPU to the guest's threads, or take it back. */
@@ -158,8 +159,9 @@ cpu_lend(bool lend)
 }
 
 void
-msg_spin_start(void)
+msg_spin_start(const cpu_set_t *own)
 {
+	CPU_OR(&lent_cpus, hostinfo_guest_cpus(), own);
 	spin_ns = spin_max = VK_SPIN_MAX_NS;
 }
 
