@@ -50,6 +50,7 @@ struct plat_thread {
 	bool regs_part;           /* systrap: *ctx lacks fast_load_rest's */
 	bool ending;              /* systrap: sent to its end, area kept */
 	bool lost;                /* systrap: ended on its own, reported */
+	bool on_lent;             /* systrap: may run on vkernel's CPU */
 	uint64_t fast_rip, fast_rax;  /* systrap: the last such answer */
 	struct plat_thread *hnext;
 	struct plat_thread *snext;  /* the space's threads */

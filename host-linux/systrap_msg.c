@@ -135,10 +135,16 @@ handler_spin_pauses(void)
 	return (uint32_t)pauses;
 }
 
-/* pt on the CPUs the guest's threads use now. */
+/*
+ * pt on the CPUs the guest's threads use now.  A thread starts on the
+ * guest's (thread_start); a parked one keeps what it had when it left.
+ */
 static void
-cpu_place_thread(const struct plat_thread *pt)
+cpu_place_thread(struct plat_thread *pt)
 {
+	if (pt->on_lent == lent)
+		return;
+	pt->on_lent = lent;
 	(void)sched_setaffinity(pt->tid, sizeof(cpu_set_t), lent ?
 	    &lent_cpus : hostinfo_guest_cpus());
 }
@@ -638,8 +644,7 @@ msg_guest_link(struct plat_thread *pt)
 {
 	pt->gnext = guests;
 	guests = pt;
-	if (lent)
-		cpu_place_thread(pt);
+	cpu_place_thread(pt);
 }
 
 void

@@ -5,15 +5,19 @@
 # the spin has stopped (the guest computes), they may use vkernel's CPU
 # too, and when calls come without pause again they go back.
 #
-# A shell computes (arithmetic: no calls) until SIGINT, which vkernel
-# passes to it; its trap then makes calls without pause (an echo to
-# /dev/null).  Seen from the host, every guest thread (each thread of a
-# stub but its control thread, the stub's first) must be allowed on
-# vkernel's own CPU and the guest's while the shell computes, and only
-# on the guest's once it calls.  Each state must come within WAIT_S;
-# vkernel is then ended.
+# The guest computes (no calls) until SIGINT, which vkernel passes to
+# it, and then makes calls without pause.  Seen from the host, every
+# guest thread (each thread of a stub but its control thread, the
+# stub's first) must be allowed on vkernel's own CPU and the guest's
+# while the guest computes, and only on the guest's once it calls.  Each
+# state must come within WAIT_S; vkernel is then ended.
 #
-# usage: systrap_lend.py VKERNEL BUSYBOX
+# usage: systrap_lend.py VKERNEL CASE
+#   CASE shell BUSYBOX: busybox sh computes (arithmetic), and its trap
+#     makes the calls (an echo to /dev/null);
+#   CASE threads: python3 computes in a thread that then ends, and calls
+#     first in its main thread (vkernel takes its CPU back), then in a new
+#     thread, which is the one that ended, parked, reused.
 import os
 import signal
 import subprocess
@@ -23,8 +27,30 @@ import time
 from hostprocs import comm, descendants
 
 WAIT_S = 30
-SCRIPT = ("trap 'while :; do echo x >/dev/null; done' INT; "
-          "i=0; while :; do i=$((i + 1)); done")
+SHELL = ("trap 'while :; do echo x >/dev/null; done' INT; "
+         "i=0; while :; do i=$((i + 1)); done")
+THREADS = """
+import os, signal, threading, time
+stop = False
+def compute():
+    n = 0
+    while not stop:
+        n += 1
+def storm(secs):
+    end = time.monotonic() + secs
+    while time.monotonic() < end:
+        os.stat("/")
+signal.signal(signal.SIGINT, lambda *a: None)
+t = threading.Thread(target=compute)
+t.start()
+signal.pause()
+stop = True
+t.join()
+storm(1)
+u = threading.Thread(target=storm, args=(3600,))
+u.start()
+u.join()
+"""
 
 
 def allowed(path):
@@ -86,12 +112,16 @@ def wait_for(root, want, what):
 
 
 def main():
-    vkernel, busybox = sys.argv[1:3]
+    vkernel, case = sys.argv[1:3]
     if len(os.sched_getaffinity(0)) < 2:
         print("skip: one host CPU: vkernel has none of its own to lend")
         return 77
-    proc = subprocess.Popen([vkernel, "run", "--platform=systrap", "--",
-                             busybox, "sh", "-c", SCRIPT])
+    if case == "shell":
+        guest = [sys.argv[3], "sh", "-c", SHELL]
+    else:
+        guest = ["/usr/bin/python3", "-c", THREADS]
+    proc = subprocess.Popen([vkernel, "run", "--platform=systrap", "--"] +
+                            guest)
     try:
         ok = wait_for(proc.pid, lambda own, host, c: own < c <= host,
                       "computing, lent")
