@@ -338,6 +338,7 @@ thread_start(struct plat_space *sp, struct plat_thread *pt, pid_t tid,
 	msg_guest_link(pt);
 	if (thread_ready(pt) < 0)
 		return -EAGAIN;
+	msg_guest_place(pt);
 	*ptp = pt;
 	return 0;
 }
@@ -619,6 +620,7 @@ parked_take(struct plat_space *sp)
 		pt->interrupted = false;
 		pt->regs_valid = false;
 		msg_guest_link(pt);
+		msg_guest_place(pt);
 		return pt;
 	}
 	return NULL;

@@ -99,6 +99,11 @@ int msg_wait(struct plat_thread *pt, bool (*take)(struct plat_thread *),
     int ms);
 /* pt joins, or leaves, the guest threads the event wait scans. */
 void msg_guest_link(struct plat_thread *pt);
+/*
+ * pt on the CPUs the guest's threads use now (vkernel's too while it
+ * lends it): once it has trapped, as it sets its own at its start.
+ */
+void msg_guest_place(struct plat_thread *pt);
 void msg_guest_unlink(struct plat_thread *pt);
 /*
  * vkernel has a CPU of its own, own: it and the handlers spin from now

@@ -137,10 +137,11 @@ handler_spin_pauses(void)
 
 /*
  * pt on the CPUs the guest's threads use now.  A thread starts on the
- * guest's (thread_start); a parked one keeps what it had when it left.
+ * guest's (stub_thread, and thread_start); a parked one keeps what it
+ * had when it left.
  */
-static void
-cpu_place_thread(struct plat_thread *pt)
+void
+msg_guest_place(struct plat_thread *pt)
 {
 	if (pt->on_lent == lent)
 		return;
@@ -161,7 +162,7 @@ cpu_lend(bool lend)
 	__atomic_store_n(const_spin, lend ? 0 : handler_pauses,
 	    __ATOMIC_RELAXED);
 	for (struct plat_thread *pt = guests; pt != NULL; pt = pt->gnext)
-		cpu_place_thread(pt);
+		msg_guest_place(pt);
 }
 
 void
@@ -644,7 +645,6 @@ msg_guest_link(struct plat_thread *pt)
 {
 	pt->gnext = guests;
 	guests = pt;
-	cpu_place_thread(pt);
 }
 
 void

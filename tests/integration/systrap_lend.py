@@ -12,6 +12,8 @@
 # while the guest computes, and only on the guest's once it calls.  Each
 # state must come within WAIT_S; vkernel is then ended.
 #
+# The guest says "ready" once SIGINT can no longer end it.
+#
 # usage: systrap_lend.py VKERNEL CASE
 #   CASE shell BUSYBOX: busybox sh computes (arithmetic), and its trap
 #     makes the calls (an echo to /dev/null);
@@ -27,7 +29,7 @@ import time
 from hostprocs import comm, descendants
 
 WAIT_S = 30
-SHELL = ("trap 'while :; do echo x >/dev/null; done' INT; "
+SHELL = ("trap 'while :; do echo x >/dev/null; done' INT; echo ready; "
          "i=0; while :; do i=$((i + 1)); done")
 THREADS = """
 import os, signal, threading, time
@@ -40,10 +42,11 @@ def storm(secs):
     end = time.monotonic() + secs
     while time.monotonic() < end:
         os.stat("/")
-signal.signal(signal.SIGINT, lambda *a: None)
+signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
 t = threading.Thread(target=compute)
 t.start()
-signal.pause()
+print("ready", flush=True)
+signal.sigwait({signal.SIGINT})
 stop = True
 t.join()
 storm(1)
@@ -121,8 +124,12 @@ def main():
     else:
         guest = ["/usr/bin/python3", "-c", THREADS]
     proc = subprocess.Popen([vkernel, "run", "--platform=systrap", "--"] +
-                            guest)
+                            guest, stdout=subprocess.PIPE)
     try:
+        # SIGINT before the guest's handler is there would end it.
+        if proc.stdout.readline() != b"ready\n":
+            print("FAIL: the guest did not start")
+            return 1
         ok = wait_for(proc.pid, lambda own, host, c: own < c <= host,
                       "computing, lent")
         proc.send_signal(signal.SIGINT)
