@@ -120,7 +120,8 @@ hostfs_node_named(const struct hostfs_node *n, const struct vnode *dir,
  * it.  A change the host makes is seen at the first stat at least that
  * long after it was made, as a change of names is (hostfs_names_version).
  * One the guest makes through any hostfs mount counts in
- * hostfs_attr_changes and is seen at once.
+ * hostfs_attr_changes and is seen at once.  The times are the coarse
+ * clock's, as the names' (hostfs_names_version).
  */
 #define HOSTFS_ATTR_TTL_NS 10000000
 
@@ -134,7 +135,7 @@ hostfs_node_saw(struct hostfs_node *n, const struct plat_hoststat *st)
 	n->uid = st->uid;
 	n->gid = st->gid;
 	n->st = *st;
-	n->st_seen_ns = plat_clock_ns(CLOCK_MONOTONIC);
+	n->st_seen_ns = plat_clock_ns(CLOCK_MONOTONIC_COARSE);
 	n->st_gen = hostfs_attr_changes;
 }
 
@@ -258,7 +259,7 @@ hostfs_node_stat(struct hostfs_node *n, struct plat_hoststat *st)
 	int r;
 
 	if (n->hm->mp->rdonly && n->st_gen == hostfs_attr_changes &&
-	    plat_clock_ns(CLOCK_MONOTONIC) - n->st_seen_ns <
+	    plat_clock_ns(CLOCK_MONOTONIC_COARSE) - n->st_seen_ns <
 	    HOSTFS_ATTR_TTL_NS) {
 		*st = n->st;
 		return 0;
