@@ -54,7 +54,6 @@
 #define VK_SPIN_MIN_NS   2000
 #define VK_SPIN_PROBE    16
 #define HANDLER_SPIN_NS  50000
-
 /*
  * Asleep, vkernel looks at its threads at least this often: a thread
  * that ends on its own (thread_lost) rings no doorbell.
