@@ -20,22 +20,13 @@
 # $NR, %eax; syscall" (micro/sitecall.c), which systrap patches;
 # bench/systrap.sh also has the trapped shape.
 set -u
-HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-ROOT=$(cd "$HERE/.." && pwd)
-VK=${1:-$ROOT/build/host-linux/vkernel}
+NAME=fastpath
 N=5
-OUT=
-case ${2:-} in
-*.md) OUT=$2 ;;
-'') ;;
-*) N=$2; OUT=${3:-} ;;
-esac
-VARIANTS=${VARIANTS:-ptrace=--platform=ptrace;systrap=--platform=systrap}
+. "$(dirname "${BASH_SOURCE[0]}")/variants.sh"
 SELFBUILD=${SELFBUILD:-0}
 JOBS=${BUILD_JOBS:-1}
 LOOPS=${SHELL_LOOPS:-100}
 CC=${BENCH_CC:-$(command -v musl-gcc || command -v gcc)}
-[ -x "$VK" ] || { echo "fastpath.sh: no vkernel at $VK" >&2; exit 1; }
 command -v busybox >/dev/null || { echo "fastpath.sh: needs busybox" >&2; exit 1; }
 work=$(mktemp -d /tmp/vk-bench-fastpath.XXXXXX)
 trap 'rm -rf "$work"' EXIT
@@ -46,14 +37,6 @@ for p in sitecall getdents forkexec true_static; do
 done
 mkdir "$work/dir"
 (cd "$work/dir" && seq 10000 | xargs touch)
-
-IFS=';' read -r -a variants <<< "$VARIANTS"
-cols=(native)
-declare -A opts
-for v in "${variants[@]}"; do
-	cols+=("${v%%=*}")
-	opts[${v%%=*}]=${v#*=}
-done
 
 rows=(getpid openclose stat getdents forkexec shell find)
 [ "$SELFBUILD" = 1 ] && rows+=(build)
@@ -126,16 +109,8 @@ for _ in $(seq "$N"); do
 	done
 done
 
-med() { grep -v FAILED | sort -n | awk '{a[NR]=$1} END {if (NR) print a[int((NR+1)/2)]; else print "FAILED"}'; }
-head="| row | native |"
-rule="|---|---:|"
-for c in "${cols[@]:1}"; do
-	head+=" $c | x native |"
-	rule+="---:|---:|"
-done
 table=$(
-	echo "$head target |"
-	echo "$rule---|"
+	variants_head row | sed '1s/$/ target |/; 2s/$/---|/'
 	for r in "${rows[@]}"; do
 		b=$(med < "$work/$r.native")
 		line="| ${label[$r]//|/\\|} | $b |"
@@ -153,13 +128,4 @@ table=$(
 	done
 )
 echo "$table"
-if [ -n "$OUT" ]; then
-	{
-		echo
-		echo "## $(date -u '+%Y-%m-%d %H:%M:%S UTC'): fast-path rows"
-		echo
-		echo "Command: \`VARIANTS='$VARIANTS' SELFBUILD=$SELFBUILD bench/fastpath.sh $VK $N $OUT\` ($(nproc) CPUs, $(uname -r), load at the end $(cut -d' ' -f1-3 /proc/loadavg)), tree $(git -C "$ROOT" rev-parse --short HEAD)"
-		echo
-		echo "$table"
-	} >> "$OUT"
-fi
+variants_report "fast-path rows" "VARIANTS='$VARIANTS' SELFBUILD=$SELFBUILD" "$table"

@@ -16,23 +16,14 @@
 #   JOBS      make's -j for the parallel column (default 2)
 #   COUNT=16, STEP=6
 set -u
-HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-ROOT=$(cd "$HERE/.." && pwd)
-VK=${1:-$ROOT/build/host-linux/vkernel}
+NAME=parbuild
 N=3
-OUT=
-case ${2:-} in
-*.md) OUT=$2 ;;
-'') ;;
-*) N=$2; OUT=${3:-} ;;
-esac
-VARIANTS=${VARIANTS:-ptrace=--platform=ptrace;systrap=--platform=systrap}
+. "$(dirname "${BASH_SOURCE[0]}")/variants.sh"
 BUILD_DIR=${BUILD_DIR:-$ROOT/build}
 JOBS=${JOBS:-2}
 COUNT=${COUNT:-16}
 STEP=${STEP:-6}
 die() { echo "parbuild.sh: $*" >&2; exit 1; }
-[ -x "$VK" ] || die "no vkernel at $VK"
 [ -f "$BUILD_DIR/compile_commands.json" ] ||
 	die "no $BUILD_DIR/compile_commands.json (meson setup it first)"
 command -v make >/dev/null || die "needs make"
@@ -64,14 +55,6 @@ with open(work + "/Makefile", "w") as f:
                 " ".join(shlex.quote(a) for a in argv), o))
 EOF
 
-IFS=';' read -r -a variants <<< "$VARIANTS"
-cols=(native)
-declare -A opts
-for v in "${variants[@]}"; do
-	cols+=("${v%%=*}")
-	opts[${v%%=*}]=${v#*=}
-done
-
 # ns of one make -jJ in column c, or FAILED.
 one() {
 	local j=$1 c=$2 pre=() t0 t1
@@ -95,17 +78,9 @@ for _ in $(seq "$N"); do
 	done
 done
 
-med() { grep -v FAILED | sort -n | awk '{a[NR]=$1} END {if (NR) print a[int((NR+1)/2)]; else print "FAILED"}'; }
 ms() { awk -v x="$1" 'BEGIN { if (x + 0 > 0) printf "%.0f ms", x / 1e6; else print "FAILED" }'; }
-head="| make | native |"
-rule="|---|---:|"
-for c in "${cols[@]:1}"; do
-	head+=" $c | x native |"
-	rule+="---:|---:|"
-done
 table=$(
-	echo "$head"
-	echo "$rule"
+	variants_head make
 	for j in 1 "$JOBS"; do
 		b=$(med < "$work/j$j.native")
 		line="| -j$j, $COUNT compiles | $(ms "$b") |"
@@ -117,13 +92,4 @@ table=$(
 	done
 )
 echo "$table"
-if [ -n "$OUT" ]; then
-	{
-		echo
-		echo "## $(date -u '+%Y-%m-%d %H:%M:%S UTC'): parallel compiles"
-		echo
-		echo "Command: \`VARIANTS='$VARIANTS' JOBS=$JOBS bench/parbuild.sh $VK $N $OUT\` ($(nproc) CPUs, $(uname -r), load at the end $(cut -d' ' -f1-3 /proc/loadavg)), tree $(git -C "$ROOT" rev-parse --short HEAD)"
-		echo
-		echo "$table"
-	} >> "$OUT"
-fi
+variants_report "parallel compiles" "VARIANTS='$VARIANTS' JOBS=$JOBS" "$table"
