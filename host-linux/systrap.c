@@ -249,6 +249,7 @@ area_take(struct plat_space *sp, struct plat_thread *pt, uint64_t *offp)
 	    (slot = ram_area_alloc()) < 0)
 		return -EAGAIN;
 	pt->area = ram_area((unsigned)slot, offp);
+	pt->area->self = area_va(pt);
 	pt->ramslot = slot;
 	area_mark(sp, pt->aslot, true);
 	return 0;
@@ -614,9 +615,10 @@ parked_take(struct plat_space *sp)
 			continue;
 		pt->spare = false;
 		pt->sp->nspare--;
-		/* The guest may have written it while the thread waited. */
+		/* The guest may have written them while the thread waited. */
 		__atomic_store_n(&pt->area->tid, (uint32_t)pt->tid,
 		    __ATOMIC_RELAXED);
+		pt->area->self = area_va(pt);
 		pt->interrupted = false;
 		pt->regs_valid = false;
 		msg_guest_link(pt);

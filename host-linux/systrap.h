@@ -27,7 +27,8 @@ struct systrap_area {
 	uint64_t gs_base;
 	uint32_t set;
 	uint32_t tid;
-	uint32_t pad[4];
+	uint64_t self;
+	uint32_t pad[2];
 	/* The trampoline's message (stub.h's STUB_FAST_*). */
 	uint32_t fstate;
 	uint32_t fslot;
@@ -42,6 +43,7 @@ _Static_assert(offsetof(struct systrap_area, fs_base) == STUB_MSG_FS, "");
 _Static_assert(offsetof(struct systrap_area, gs_base) == STUB_MSG_GS, "");
 _Static_assert(offsetof(struct systrap_area, set) == STUB_MSG_SET, "");
 _Static_assert(offsetof(struct systrap_area, tid) == STUB_MSG_TID, "");
+_Static_assert(offsetof(struct systrap_area, self) == STUB_MSG_SELF, "");
 _Static_assert(offsetof(struct systrap_area, fstate) == STUB_FAST_STATE, "");
 _Static_assert(offsetof(struct systrap_area, fslot) == STUB_FAST_SLOT, "");
 _Static_assert(offsetof(struct systrap_area, frax) == STUB_FAST_RAX, "");

@@ -15,12 +15,16 @@
  * The slot names the site: vkernel keeps each space's sites (address and
  * NR) itself, so the return address and the number come from vkernel,
  * never from the guest.  The trampoline finds its area through GS, which
- * is the area while the guest has no GS base of its own, checked by
- * rdgsbase against the areas' range; with any other GS it takes the
- * slot's trapping way, a syscall instruction of the trampoline's with
- * the slot in rax, which vkernel knows by rip and serves as the site's
- * own.  Its one host call is the
- * doorbell through stub_hsys, whose filter rules pin it as for the
+ * is the area while the guest has no GS base of its own: the area's
+ * self word, read through GS, must be an area's address.  With any
+ * other GS it takes the slot's trapping way, a syscall instruction of
+ * the trampoline's with the slot in rax, which vkernel knows by rip and
+ * serves as the site's own; a GS whose read faults gets the same from
+ * the fault.  No rdgsbase, so hosts without FSGSBASE patch too.  The
+ * self word is the guest's to write, as the whole area is: a guest that
+ * points it (or its GS base) at another thread's area posts there, which
+ * the guest can do by writing that area anyway.  Its one host call is
+ * the doorbell through stub_hsys, whose filter rules pin it as for the
  * handler: a guest that jumps into the table, the entries or the
  * trampoline with registers of its own reaches no other host call.
  *
@@ -74,10 +78,8 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/auxv.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
-#include <asm/hwcap2.h>
 #include <linux/futex.h>
 #include <linux/membarrier.h>
 
@@ -136,10 +138,9 @@ patch_init(bool spinning)
 
 	/*
 	 * Without a CPU of its own vkernel does not spin: a patched call
-	 * would trap anyway.  Without FSGSBASE there is no rdgsbase.
+	 * would trap anyway.
 	 */
 	if (!spinning || getenv("VKERNEL_NO_PATCH") != NULL ||
-	    !(getauxval(AT_HWCAP2) & HWCAP2_FSGSBASE) ||
 	    (slot = ram_area_alloc()) < 0)
 		return;
 	page = ram_area((unsigned)slot, &region_off);
@@ -623,6 +624,18 @@ site_call(struct plat_thread *pt, struct frame_uc *u, uint64_t va,
 	return 1;
 }
 
+/* The call of the site of slot, as its trapping way makes it. */
+static int
+slot_call(struct plat_thread *pt, struct frame_uc *u, uint64_t slot,
+    struct plat_event *ev)
+{
+	const struct patch_sites *ps = pt->sp->patch;
+
+	if (slot >= ps->cap || ps->s[slot].va == 0)
+		return fault(pt, ev);
+	return site_call(pt, u, ps->s[slot].va, ps->s[slot].nr, ev);
+}
+
 /*
  * A fault at a patched site itself: the invalid byte where the syscall
  * instruction began (a thread that ran the old mov before the patch, or
@@ -729,12 +742,17 @@ fast_frame_event(struct plat_thread *pt, struct frame_uc *u,
 			return step_trap(pt, ev);
 		return site_fault(pt, u, si, ev);
 	case ZONE_SLOT_TRAP:
-		if (!trap || slot >= ps->cap || ps->s[slot].va == 0)
-			return fault(pt, ev);
-		return site_call(pt, u, ps->s[slot].va, ps->s[slot].nr, ev);
+		return trap ? slot_call(pt, u, slot, ev) : fault(pt, ev);
 	case ZONE_ENTRY:
 		if (step != 0 && step_put(ps, u, &pt->ctx->regs))
 			return step_trap(pt, ev);
+		/*
+		 * The read of the area through a GS base of the guest's own
+		 * faulted: nothing is saved yet, rax is the slot.
+		 */
+		if (cpu && u->rip == STUB_TRAMP &&
+		    (pt->signo == SIGSEGV || pt->signo == SIGBUS))
+			return slot_call(pt, u, u->rax, ev);
 		/* A signal sent: the message or trap follows at once. */
 		return cpu || trap ? fault(pt, ev) : resume(pt);
 	case ZONE_WAIT:

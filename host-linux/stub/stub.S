@@ -296,10 +296,16 @@ stub_sigs:
 	 * loads eax with the slot and jumps here.  rax, rcx and r11 are
 	 * free, as the syscall instruction the patch replaced clobbers
 	 * them; every other register and the flags come back as they were.
-	 * The area is GS's base, checked with rdgsbase: a guest that set a
-	 * GS base of its own, or one that jumps here from elsewhere, takes
-	 * the slot's trapping way instead (it keeps its registers, the
-	 * flags put back).  Nothing is saved on the guest's stack: the
+	 * The area is GS's base while the guest has none of its own: its
+	 * self word, read through GS (no rdgsbase, which hosts without
+	 * FSGSBASE lack), must be an area's address.  A guest that set a GS
+	 * base of its own, or one that jumps here from elsewhere, takes the
+	 * slot's trapping way instead (it keeps its registers, the flags
+	 * put back); one whose GS read faults has its call served from the
+	 * fault, whose frame still holds the slot, the flags and every
+	 * register (patch.c).  From the post on, r9 (saved) keeps the area
+	 * across the host calls: the self word is the guest's to write.
+	 * Nothing is saved on the guest's stack: the
 	 * registers go to the area, and its own stack there serves pushf
 	 * and the call to stub_hsys, whose rules pin the one host call made
 	 * here (the doorbell).  vkernel knows where a signal found the
@@ -309,10 +315,10 @@ stub_sigs:
 	 */
 	.org	STUB_TRAMP - STUB_BASE, 0xcc
 stub_tramp:
+	mov	%gs:STUB_MSG_SELF, %rcx		/* first: a fault here is served */
 	mov	%eax, %r11d			/* the slot */
 	lahf					/* SF ZF AF PF CF */
 	seto	%al				/* OF */
-	rdgsbase %rcx
 	sub	areas_lo(%rip), %rcx
 	cmp	$(STUB_AREA_MAX * STUB_AREA_SIZE), %rcx
 	jae	stub_tramp_trap
@@ -325,6 +331,7 @@ stub_tramp:
 	 * from this CPU once (stub.h).
 	 */
 	mov	%r9, FR(R9)(%rcx)
+	mov	%rcx, %r9
 	mov	%rbx, FR(RBX)(%rcx)
 	mov	%rbp, FR(RBP)(%rcx)
 	mov	%r12, FR(R12)(%rcx)
@@ -365,7 +372,7 @@ stub_tramp_posted:
 	movabs	$STUB_CONST_ONE, %rsi
 	mov	$8, %edx
 	call	stub_hsys
-	rdgsbase %rcx
+	mov	%r9, %rcx
 22:	movabs	$STUB_CONST_SPIN, %rax		/* spin for the answer, */
 	mov	(%rax), %r11d
 23:	mov	STUB_FAST_STATE(%rcx), %eax
@@ -389,15 +396,16 @@ stub_tramp_posted:
 	mov	$4, %edx
 	xor	%r10d, %r10d
 	call	stub_hsys
-	rdgsbase %rcx
+	mov	%r9, %rcx
 	jmp	22b
 25:	or	$-1, %rax			/* vkernel wants the frame: */
 	syscall					/* a trap it knows by rip */
-	rdgsbase %rcx
+	mov	%r9, %rcx
 	jmp	22b
 
 	.org	STUB_TRAMP_DONE - STUB_BASE, 0xcc
 stub_tramp_done:
+	mov	FR(R9)(%rcx), %r9
 	mov	FR(RDI)(%rcx), %rdi		/* as the doorbell left them */
 	mov	FR(RSI)(%rcx), %rsi
 	mov	FR(RDX)(%rcx), %rdx

@@ -67,6 +67,8 @@
 #define STUB_MSG_SET     40    /* u32: bit 0 set FS, bit 1 set GS */
 #define STUB_MSG_TID     44    /* u32: the host thread's id, which the */
 				/* host clears when the thread ends */
+#define STUB_MSG_SELF    48    /* u64: the area's own address, which the */
+				/* trampoline reads through GS */
 
 /*
  * The trampoline's message (systrap), beside the handler's so that a

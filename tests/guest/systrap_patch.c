@@ -18,9 +18,14 @@
  *   signal    a thread blocked in read() at a patched site, signalled:
  *             its handler runs, then EINTR without SA_RESTART, the read
  *             restarted with it
- *   gs        with a GS base of its own (a block of its memory), the
- *             sites still answer and the block is untouched: the
- *             trampoline takes its area from GS only when it is one
+ *   gs        with a GS base of its own (a block of its memory, one
+ *             whose words all hold an address in the stub's range, and
+ *             a page it unmapped), the sites still answer and the blocks
+ *             are untouched: the trampoline takes its area from GS only
+ *             when it is one
+ *   patched   a site called often enough holds a patch in memory (the
+ *             jump "ff 24 25"): prints "site: patched", or "site:
+ *             original" where its bytes are the program's own
  *   sigstorm  a thread calls patched sites without pause while queued
  *             signals interrupt it wherever it is (in the trampoline
  *             too): every one handled, every call right, the registers
@@ -587,28 +592,73 @@ regs_exec(int argc, char **argv)
 
 /* --- gs --- */
 
+/* The sites called with GS at base, whose block of n words is fill. */
+static void
+gs_calls(void *base, const uint64_t *block, size_t n, uint64_t fill,
+    const char *what)
+{
+	uint64_t got_base = 0;
+
+	CHECK(syscall(SYS_arch_prctl, ARCH_SET_GS, base) == 0,
+	    "ARCH_SET_GS (%s): %s", what, strerror(errno));
+	for (int i = 0; i < 100; i++) {
+		CHECK(site_getpid() == getpid(), "getpid site, GS %s", what);
+		CHECK(site_gettid() == syscall(SYS_gettid),
+		    "gettid site, GS %s", what);
+	}
+	CHECK(syscall(SYS_arch_prctl, ARCH_GET_GS, &got_base) == 0 &&
+	    got_base == (uint64_t)base, "ARCH_GET_GS (%s): %#lx", what,
+	    (unsigned long)got_base);
+	for (size_t i = 0; i < n; i++)
+		if (block[i] != fill) {
+			CHECK(0, "the GS block (%s) changed at %zu", what, i * 8);
+			break;
+		}
+}
+
 static void
 gs_own(void)
 {
 	static uint64_t block[512];
-	uint64_t got_base = 0;
+	const uint64_t stub = STUB_BASE + 0x10000 + 8;   /* not an area's */
+	void *gone;
 
+	/* Warm: the sites are patched before GS changes, where they are. */
+	for (int i = 0; i < HOT; i++)
+		CHECK(site_getpid() == getpid() &&
+		    site_gettid() == syscall(SYS_gettid), "sites, GS 0");
 	memset(block, 0xa5, sizeof(block));
-	CHECK(syscall(SYS_arch_prctl, ARCH_SET_GS, block) == 0,
-	    "ARCH_SET_GS: %s", strerror(errno));
-	for (int i = 0; i < 100; i++)
-		CHECK(site_getpid() == getpid(), "getpid site with a GS");
-	CHECK(syscall(SYS_arch_prctl, ARCH_GET_GS, &got_base) == 0 &&
-	    got_base == (uint64_t)block, "ARCH_GET_GS: %#lx",
-	    (unsigned long)got_base);
-	for (size_t i = 0; i < sizeof(block) / 8; i++)
-		if (block[i] != 0xa5a5a5a5a5a5a5a5ULL) {
-			CHECK(0, "the GS block changed at %zu", i * 8);
-			break;
-		}
+	gs_calls(block, block, 512, 0xa5a5a5a5a5a5a5a5ULL, "a block");
+	/* Every word an address in the areas, not an area's: the same. */
+	for (size_t i = 0; i < 512; i++)
+		block[i] = stub;
+	gs_calls(block, block, 512, stub, "stub words");
+	gone = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+	    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	CHECK(gone != MAP_FAILED && munmap(gone, 4096) == 0, "a page gone");
+	gs_calls(gone, NULL, 0, 0, "unmapped");
 	CHECK(syscall(SYS_arch_prctl, ARCH_SET_GS, 0) == 0, "GS back to 0");
 	for (int i = 0; i < 100; i++)
 		CHECK(site_getpid() == getpid(), "getpid site, GS 0");
+}
+
+/* --- patched --- */
+
+static void
+patched(void)
+{
+	static const uint8_t jmp[] = { 0xff, 0x24, 0x25 };
+	const uint8_t *at = (const uint8_t *)(uintptr_t)site_getpid;
+
+	for (int i = 0; i < HOT; i++)
+		CHECK(site_getpid() == getpid(), "getpid site");
+	if (memcmp(at, getpid_bytes, 7) == 0)
+		printf("site: original\n");
+	else if (memcmp(at, jmp, sizeof(jmp)) == 0)
+		printf("site: patched\n");
+	else
+		CHECK(0, "the site holds %02x %02x %02x %02x %02x %02x %02x",
+		    at[0], at[1], at[2], at[3], at[4], at[5], at[6]);
 }
 
 /* --- sigstorm --- */
@@ -1017,6 +1067,8 @@ main(int argc, char **argv)
 		signals();
 	else if (strcmp(mode, "gs") == 0)
 		gs_own();
+	else if (strcmp(mode, "patched") == 0)
+		patched();
 	else if (strcmp(mode, "sigstorm") == 0)
 		sigstorm();
 	else if (strcmp(mode, "jump") == 0)
@@ -1037,7 +1089,8 @@ main(int argc, char **argv)
 		tablecall();
 	else {
 		fprintf(stderr, "usage: systrap_patch race|fork|rewrite|"
-		    "readself|signal|gs|sigstorm|jump|cold|mapover|blockcpu|regs|tablecall\n"
+		    "readself|signal|gs|patched|sigstorm|jump|cold|mapover|"
+		    "blockcpu|regs|tablecall\n"
 		    "    [nobody]\n");
 		return 2;
 	}
