@@ -10,6 +10,7 @@
 #include <linux/membarrier.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
@@ -31,6 +32,9 @@ static cpu_set_t guest_cpus;   /* the host CPUs the guest runs on */
 static cpu_set_t host_cpus;    /* all the host lets vkernel use */
 static int trace_fd = 2;
 static int guest_log_fd = 2;   /* -1: --quiet */
+/* The host kernel's CPU flags, " a b ... z ", or "" when unknown. */
+static char host_flags[8192];
+static char host_model[64];    /* its model name, or "" */
 
 /*
  * The guest's CPUs: want of the host CPUs vkernel may use, the one it
@@ -89,6 +93,50 @@ ts_ns(const struct timespec *ts)
  */
 static int64_t clock_res[CLOCK_TAI + 1];
 
+/* The value of the first line of cpuinfo for key, into out; or "". */
+static void
+cpuinfo_value(const char *cpuinfo, const char *key, char *out,
+    size_t size)
+{
+	const char *line = strstr(cpuinfo, key), *v, *nl;
+
+	out[0] = '\0';
+	if (line == NULL || (v = strstr(line, ": ")) == NULL ||
+	    (nl = strchr(v, '\n')) == NULL)
+		return;
+	snprintf(out, size, "%.*s", (int)(nl - v - 2), v + 2);
+}
+
+/*
+ * The first CPU's model name and flags in the host's /proc/cpuinfo.  A
+ * kernel shows a CPUID bit only when it lets programs use the feature (a
+ * hypervisor's kernel may leave FSGSBASE off), and a hypervisor may tell
+ * its kernel a model name of its own: vkernel's cpuinfo says what the
+ * host's does.
+ */
+static void
+host_cpuinfo_init(void)
+{
+	char buf[sizeof(host_flags)];
+	ssize_t n;
+	int fd = open("/proc/cpuinfo", O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return;
+	buf[n] = '\0';
+	cpuinfo_value(buf, "\nmodel name\t", host_model, sizeof(host_model));
+	cpuinfo_value(buf, "\nflags\t", host_flags + 1,
+	    sizeof(host_flags) - 2);
+	if (host_flags[1] != '\0') {
+		host_flags[0] = ' ';
+		strcat(host_flags, " ");
+	}
+}
+
 static void
 clock_res_init(void)
 {
@@ -109,6 +157,7 @@ hostinfo_init(int cpus, struct vk_error **err)
 	if ((r = pick_cpus(cpus, err)) < 0)
 		return r;
 	clock_res_init();
+	host_cpuinfo_init();
 	/* hostfs holds a host fd per live vnode: allow as many as we may. */
 	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
 		rl.rlim_cur = rl.rlim_max;
@@ -223,6 +272,23 @@ plat_cpuid(uint32_t leaf, uint32_t subleaf, uint32_t out[4])
 	out[1] = b;
 	out[2] = c;
 	out[3] = d;
+}
+
+int
+plat_cpu_flag_shown(const char *name)
+{
+	char word[64];
+
+	if (host_flags[0] == '\0')
+		return -1;
+	snprintf(word, sizeof(word), " %s ", name);
+	return strstr(host_flags, word) != NULL;
+}
+
+const char *
+plat_cpu_model_name(void)
+{
+	return host_model[0] != '\0' ? host_model : NULL;
 }
 
 const char *

@@ -314,6 +314,15 @@ int plat_cpu_barrier(void);
  */
 void plat_cpuid(uint32_t leaf, uint32_t subleaf, uint32_t out[4]);
 
+/*
+ * Whether the host's kernel shows the CPU flag name (Linux's name, as in
+ * /proc/cpuinfo): 1 or 0; -1 when the host does not say.
+ */
+int plat_cpu_flag_shown(const char *name);
+
+/* The CPU's model name as the host's kernel shows it, or NULL. */
+const char *plat_cpu_model_name(void);
+
 /* The host's uname release and version strings, for the guest's uname. */
 const char *plat_os_release(void);
 const char *plat_os_version(void);

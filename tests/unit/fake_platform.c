@@ -387,7 +387,8 @@ plat_cpu_barrier(void)
 
 /*
  * A small CPU: "GenuineIntel", family 6 model 158 stepping 10, with fpu,
- * sse2, avx (and the hidden osxsave), avx2 and lm.
+ * sse2, avx (and the hidden osxsave), fsgsbase, avx2 and lm; the fake
+ * host's kernel does not show fsgsbase (plat_cpu_flag_shown).
  */
 void
 plat_cpuid(uint32_t leaf, uint32_t subleaf, uint32_t out[4])
@@ -406,7 +407,7 @@ plat_cpuid(uint32_t leaf, uint32_t subleaf, uint32_t out[4])
 		out[3] = 1U << 0 | 1U << 26;
 		break;
 	case 7:
-		out[1] = subleaf == 0 ? 1U << 5 : 0;
+		out[1] = subleaf == 0 ? 1U << 0 | 1U << 5 : 0;
 		break;
 	case 0x80000000:
 		out[0] = 0x80000001;
@@ -415,6 +416,18 @@ plat_cpuid(uint32_t leaf, uint32_t subleaf, uint32_t out[4])
 		out[3] = 1U << 29;
 		break;
 	}
+}
+
+int
+plat_cpu_flag_shown(const char *name)
+{
+	return strcmp(name, "fsgsbase") != 0;
+}
+
+const char *
+plat_cpu_model_name(void)
+{
+	return NULL;
 }
 
 const char *

@@ -7,8 +7,12 @@
  * array), less the bits Linux never shows or clears as it sees fit (OS
  * support of a feature, security mitigations, features a kernel option
  * or the firmware turns off, as MONITOR, VMX, SVM, TSX, PKU): whatever
- * is printed here is a bit of the CPU that Linux would print too.
- * Linux's synthetic flags and other leaves are left out.  The CPU's
+ * is printed here is a bit of the CPU that Linux would print too, and
+ * the host's kernel does (plat_cpu_flag_shown: a hypervisor's kernel may
+ * leave a feature off, FSGSBASE or SMAP, whose bit CPUID still shows).
+ * Linux's synthetic flags and other leaves are left out.  The model name
+ * is the host kernel's where it says one (a hypervisor may give its
+ * kernel another than the brand string CPUID shows programs).  The CPU's
  * speed, caches and microcode are not to be had from CPUID alone and
  * read as a generic CPU's.
  */
@@ -100,14 +104,21 @@ cpuinfo_leaf(const struct cpuinfo_id *id, uint32_t leaf, uint32_t r[4])
 		plat_cpuid(leaf, 0, r);
 }
 
-/* The brand string without the padding Intel puts on its left. */
+/*
+ * The host's model name, or the brand string without the padding Intel
+ * puts on its left.
+ */
 static void
 cpuinfo_model_name(const struct cpuinfo_id *id, char *out, size_t size)
 {
 	uint32_t r[12];
-	const char *s;
+	const char *s = plat_cpu_model_name();
 	size_t n;
 
+	if (s != NULL) {
+		snprintf(out, size, "%s", s);
+		return;
+	}
 	for (uint32_t i = 0; i < 3; i++)
 		cpuinfo_leaf(id, 0x80000002 + i, r + 4 * i);
 	memcpy(out, r, VK_MIN(size - 1, sizeof(r)));
@@ -176,7 +187,8 @@ cpuinfo_flags(const struct cpuinfo_id *id, struct sbuf *sb)
 
 		cpuinfo_leaf(id, cw->leaf, r);
 		for (int b = 0; b < 32; b++) {
-			if (cw->name[b] == NULL || (r[cw->reg] >> b & 1) == 0)
+			if (cw->name[b] == NULL || (r[cw->reg] >> b & 1) == 0 ||
+			    plat_cpu_flag_shown(cw->name[b]) == 0)
 				continue;
 			sbuf_printf(sb, " %s", cw->name[b]);
 		}
