@@ -35,6 +35,7 @@ static int guest_log_fd = 2;   /* -1: --quiet */
 /* The host kernel's CPU flags, " a b ... z ", or "" when unknown. */
 static char host_flags[8192];
 static char host_model[64];    /* its model name, or "" */
+static uint32_t mxcsr_mask;    /* the MXCSR bits this CPU has */
 
 /*
  * The guest's CPUs: want of the host CPUs vkernel may use, the one it
@@ -146,6 +147,27 @@ clock_res_init(void)
 		clock_res[c] = clock_getres(c, &ts) < 0 ? 1 : ts_ns(&ts);
 }
 
+/* The CPU's own MXCSR_MASK, from an FXSAVE (0 there: the SSE2 default). */
+static void
+mxcsr_mask_init(void)
+{
+	static uint8_t img[512] __attribute__((aligned(16)));
+
+	__builtin_ia32_fxsave64(img);
+	memcpy(&mxcsr_mask, img + 28, 4);
+	if (mxcsr_mask == 0)
+		mxcsr_mask = 0xffbf;
+}
+
+bool
+hostinfo_mxcsr_ok(const void *img)
+{
+	uint32_t mxcsr;
+
+	memcpy(&mxcsr, (const uint8_t *)img + 24, 4);
+	return (mxcsr & ~mxcsr_mask) == 0;
+}
+
 int
 hostinfo_init(int cpus, struct vk_error **err)
 {
@@ -158,6 +180,7 @@ hostinfo_init(int cpus, struct vk_error **err)
 		return r;
 	clock_res_init();
 	host_cpuinfo_init();
+	mxcsr_mask_init();
 	/* hostfs holds a host fd per live vnode: allow as many as we may. */
 	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
 		rl.rlim_cur = rl.rlim_max;

@@ -545,7 +545,6 @@ int
 systrap_thread_fpu_set(struct plat_thread *pt, const void *buf, size_t size)
 {
 	const uint8_t *in = buf;
-	uint32_t mxcsr, mask;
 	uint64_t hdr[8], sw_feat;
 	uint8_t *fp;
 	size_t n;
@@ -554,11 +553,7 @@ systrap_thread_fpu_set(struct plat_thread *pt, const void *buf, size_t size)
 		return -EFAULT;
 	if (!pt->held || (fp = frame_fpu(pt, &n)) == NULL)
 		return -EFAULT;
-	if (size < FP_XSAVE_HDR)
-		return -EINVAL;
-	memcpy(&mxcsr, in + 24, 4);
-	memcpy(&mask, fp + 28, 4);
-	if ((mxcsr & ~(mask != 0 ? mask : 0xffbf)) != 0)
+	if (size < FP_XSAVE_HDR || !hostinfo_mxcsr_ok(in))
 		return -EINVAL;
 	n = VK_MIN(n, size);
 	if (n >= FP_XSAVE_MIN) {
