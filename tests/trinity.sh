@@ -165,5 +165,6 @@ else
 	fi
 fi
 [ -n "$n" ] || { tail -n 20 "$work/out" >&2; fail "trinity said nothing"; }
-[ "$n" -ge "$min" ] || fail "trinity made $n calls, want $min"
+[ "$n" -ge "$min" ] ||
+	{ tail -n 40 "$work/out" >&2; fail "trinity made $n calls, want $min"; }
 echo "trinity: $seed: $n calls"
