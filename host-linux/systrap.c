@@ -282,6 +282,27 @@ area_map(struct plat_space *sp, struct plat_thread *pt)
 
 /* --- threads --- */
 
+/*
+ * Run r, which clones a guest thread, in sp's control thread moved to the
+ * guest's CPUs for it: the thread is born there, where it runs, and its
+ * move away from vkernel's CPU costs none of the migration a running
+ * thread's costs (the host's stopper thread and its interrupt), which is
+ * more than this one stop of the control thread across CPUs.
+ */
+static int
+clone_call(struct plat_space *sp, struct arch_regs *r)
+{
+	int e;
+
+	if (!msg_spinning())
+		return stub_call(sp->main, r);
+	(void)sched_setaffinity(sp->main->tid, sizeof(cpu_set_t),
+	    hostinfo_guest_cpus());
+	e = stub_call(sp->main, r);
+	(void)sched_setaffinity(sp->main->tid, sizeof(cpu_set_t), &own_cpu);
+	return e;
+}
+
 /* A new thread's first trap, with a frame that passes the checks. */
 static int
 thread_ready(struct plat_thread *pt)
@@ -325,13 +346,6 @@ thread_start(struct plat_space *sp, struct plat_thread *pt, pid_t tid,
 	pt->tid = tid;
 	/* Before vkernel scans the area: the host clears it at the end. */
 	__atomic_store_n(&pt->area->tid, (uint32_t)tid, __ATOMIC_RELAXED);
-	/*
-	 * Off vkernel's CPU before it runs there: it starts on the control
-	 * thread's, where vkernel now spins for its first trap.
-	 */
-	if (msg_spinning())
-		(void)sched_setaffinity(tid, sizeof(cpu_set_t),
-		    hostinfo_guest_cpus());
 	pt->cookie = cookie;
 	pt->ctx = ctx;
 	thread_link(sp, pt, false);
@@ -367,7 +381,7 @@ thread_new(struct plat_space *sp, void *cookie, struct arch_context *ctx,
 	r.r10 = area_va(pt) + STUB_MSG_TID;
 	r.rdx = r.r8 = 0;
 	r.r12 = area_va(pt);
-	if ((e = stub_call(sp->main, &r)) < 0 || (long)r.rax <= 0) {
+	if ((e = clone_call(sp, &r)) < 0 || (long)r.rax <= 0) {
 		area_drop(sp, pt);
 		free(pt);
 		return -EAGAIN;
@@ -547,6 +561,7 @@ fork_setup(struct plat_space *sp, uint64_t ctloff, void *arg)
 	struct plat_thread *pt = thread_alloc(sp);
 	struct arch_regs r = sp->tmpl;
 	uint64_t off;
+	int e;
 
 	if (area_take(sp, pt, &off) < 0) {
 		free(pt);
@@ -558,7 +573,7 @@ fork_setup(struct plat_space *sp, uint64_t ctloff, void *arg)
 	r.r13 = off;
 	r.r14 = area_va(pt);
 	r.rbx = GUEST_CLONE;
-	if (stub_call(sp->main, &r) < 0 || r.r15 != 3 || (long)r.rax <= 0) {
+	if ((e = clone_call(sp, &r)) < 0 || r.r15 != 3 || (long)r.rax <= 0) {
 		area_drop(sp, pt);
 		free(pt);
 		return -EAGAIN;

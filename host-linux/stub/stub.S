@@ -221,11 +221,11 @@ stub_handler:
 	jmp	stub_hsys
 
 	/*
-	 * A new guest thread: r12 its area, rsp in it.  It starts on the
-	 * CPU of the control thread, vkernel's own, and leaves it first:
-	 * there it would hold up the control thread's stop.  GS is the area
-	 * while the guest has no GS base of its own: the trampoline finds
-	 * its area there.
+	 * A new guest thread: r12 its area, rsp in it.  It keeps to the
+	 * guest's CPUs (the control thread that made it is there already
+	 * when vkernel has a CPU of its own: systrap.c's clone_call).  GS
+	 * is the area while the guest has no GS base of its own: the
+	 * trampoline finds its area there.
 	 */
 stub_thread:
 	xor	%edi, %edi			/* sched_setaffinity(0, */
