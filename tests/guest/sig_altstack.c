@@ -2,8 +2,10 @@
  * Verifies sigaltstack: its checks (EINVAL, ENOMEM, EPERM while on it),
  * SA_ONSTACK handlers and the signals nested in them running on the
  * alternate stack with SS_ONSTACK reported and uc_stack filled in, other
- * handlers and a disabled stack leaving it alone, SS_AUTODISARM, and a stack
- * overflow caught on it and left with siglongjmp.
+ * handlers and a disabled stack leaving it alone, SS_AUTODISARM, a stack
+ * overflow caught on it and left with siglongjmp, and a child of fork and
+ * of vfork that execs: the new image has no alternate stack (execve(2)),
+ * and an SA_ONSTACK handler of its own runs on its own stack.
  */
 #include <setjmp.h>
 #include <signal.h>
@@ -303,9 +305,71 @@ test_overflow(void)
 	guest_munmap(run, GUEST_PAGE + RUN_SIZE);
 }
 
-int
-main(void)
+static volatile uintptr_t exec_local;
+
+static void
+on_exec_sig(int sig, siginfo_t *si, void *ucv)
 {
+	volatile char here;
+
+	(void)sig;
+	(void)si;
+	(void)ucv;
+	exec_local = (uintptr_t)&here;
+}
+
+/* The exec'd image: no alternate stack, and a handler on its own stack. */
+static int
+exec_image(void)
+{
+	volatile char top;
+	stack_t old;
+
+	CHECK_OK(kaltstack(NULL, &old));
+	CHECK_EQ(old.ss_flags, SS_DISABLE);
+	CHECK_EQ((uintptr_t)old.ss_sp, 0);
+	CHECK_EQ(old.ss_size, 0);
+	set_action(SIGUSR2, on_exec_sig, SA_ONSTACK);
+	CHECK_OK(raise(SIGUSR2));
+	CHECK(exec_local != 0 && exec_local < (uintptr_t)&top &&
+	    (uintptr_t)&top - exec_local < 64 * 1024,
+	    "the handler ran at %#lx, below main's %p",
+	    (unsigned long)exec_local, (void *)&top);
+	return guest_done();
+}
+
+static void
+test_exec(void)
+{
+	static const char self[] = "/proc/self/exe";
+	stack_t ss = { .ss_sp = alt, .ss_size = ALT_SIZE };
+	char *args[] = { (char *)self, "exec-image", NULL };
+
+	CHECK_OK(kaltstack(&ss, NULL));
+	for (int use_vfork = 0; use_vfork < 2; use_vfork++) {
+		int st = -1;
+		pid_t pid = use_vfork ? vfork() : fork();
+
+		if (pid == 0) {
+			execv(self, args);
+			_exit(127);
+		}
+		CHECK(pid > 0, "%s", use_vfork ? "vfork" : "fork");
+		if (pid <= 0 || !CHECK_EQ(waitpid(pid, &st, 0), pid))
+			continue;
+		CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+		    "the exec'd image after %s: status %#x",
+		    use_vfork ? "vfork" : "fork", st);
+	}
+	ss.ss_flags = SS_DISABLE;
+	CHECK_OK(kaltstack(&ss, NULL));
+}
+
+int
+main(int argc, char **argv)
+{
+	if (argc > 1 && strcmp(argv[1], "exec-image") == 0)
+		return exec_image();
 	CHECK_OK(syscall(SYS_rt_sigprocmask, SIG_SETMASK, &(uint64_t){ 0 },
 	    NULL, 8));
 	alt = guest_anon(ALT_SIZE, PROT_READ | PROT_WRITE);
@@ -316,5 +380,6 @@ main(void)
 	test_autodisarm();
 	test_disable();
 	test_overflow();
+	test_exec();
 	return guest_done();
 }

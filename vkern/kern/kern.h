@@ -242,6 +242,8 @@ void futex_robust_died(struct thread *td, uint64_t uaddr, bool pi,
 extern struct thread *curthread;
 long kern_sigtimedwait(struct thread *td, uint64_t set, uaddr_t uinfo,
     int64_t deadline);
+/* td has no alternate signal stack (SS_DISABLE). */
+void sig_altstack_off(struct thread *td);
 
 /* syscall.c */
 void syscall_enter(struct thread *td);

@@ -515,10 +515,8 @@ sig_frame(struct thread *td, int sig, const struct sigact *sa,
 		(void)plat_thread_fpu_set(td->pt, fpu, ss.fpu_size);
 	}
 	/* SS_AUTODISARM: the stack is off until the handler returns. */
-	if (ss.on_altstack && (td->altstack_flags & SS_AUTODISARM_)) {
-		td->altstack_sp = td->altstack_size = 0;
-		td->altstack_flags = SS_DISABLE;
-	}
+	if (ss.on_altstack && (td->altstack_flags & SS_AUTODISARM_))
+		sig_altstack_off(td);
 	return true;
 }
 
@@ -633,6 +631,13 @@ sigwait_cont(struct thread *td)
 	if (td->wait.arg[2] != 0)
 		td->wait.deadline = (int64_t)td->wait.arg[2];
 	return -EPARKED;
+}
+
+void
+sig_altstack_off(struct thread *td)
+{
+	td->altstack_sp = td->altstack_size = 0;
+	td->altstack_flags = SS_DISABLE;
 }
 
 long

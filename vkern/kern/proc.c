@@ -938,7 +938,7 @@ proc_thread_create(struct thread *td, struct thread **ntp)
 	}
 	nt->ctx.dirty |= ARCH_DIRTY_ALL;
 	thread_inherit(nt, td);
-	nt->altstack_flags = SS_DISABLE;
+	sig_altstack_off(nt);
 	nt->tid = nextpid++;
 	thread_link(p, nt);
 	*ntp = nt;

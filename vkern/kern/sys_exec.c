@@ -193,6 +193,8 @@ kern_execve(struct thread *td, char *path, struct strvec *argv,
 		/* Past the point of no return: the other threads go. */
 		proc_single_thread(td);
 		exec_flush_old(p);
+		/* Its stack was the old image's (execve(2)). */
+		sig_altstack_off(td);
 	}
 	r = exec_commit(p, &prep, path, argv->v, envp->v);
 	exec_prep_release(&prep);

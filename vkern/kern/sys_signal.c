@@ -366,8 +366,7 @@ sys_sigaltstack(struct thread *td, const struct sys_sigaltstack_args *a)
 		    nw.ss_flags != SS_DISABLE)
 			return -EINVAL;
 		if (nw.ss_flags == SS_DISABLE) {
-			td->altstack_sp = td->altstack_size = 0;
-			td->altstack_flags = SS_DISABLE;
+			sig_altstack_off(td);
 		} else {
 			if (nw.ss_size < MINSIGSTKSZ_)
 				return -ENOMEM;
