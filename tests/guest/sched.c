@@ -179,6 +179,15 @@ main(int argc, char **argv)
 	    ESRCH);
 	CHECK_OK(syscall(SYS_sched_setscheduler, 0, SCHED_OTHER, &sp));
 	CHECK_EQ(syscall(SYS_sched_getscheduler, 0), SCHED_OTHER);
+	/* The fair class's slice: 0 alone on a CPU, always below 1 s. */
+	struct timespec rr = { -1, -1 };
+	CHECK_OK(syscall(SYS_sched_rr_get_interval, 0, &rr));
+	CHECK(rr.tv_sec == 0 && rr.tv_nsec >= 0 && rr.tv_nsec < 1000000000,
+	    "sched_rr_get_interval: %ld.%09ld", (long)rr.tv_sec,
+	    (long)rr.tv_nsec);
+	CHECK_ERR(syscall(SYS_sched_rr_get_interval, -1, &rr), EINVAL);
+	CHECK_ERR(syscall(SYS_sched_rr_get_interval, 999999, &rr), ESRCH);
+	CHECK_ERR(syscall(SYS_sched_rr_get_interval, 0, (void *)8), EFAULT);
 	CHECK_EQ(sched_get_priority_max(SCHED_FIFO), 99);
 	CHECK_EQ(sched_get_priority_min(SCHED_RR), 1);
 	CHECK_ERR(sched_get_priority_max(12345), EINVAL);

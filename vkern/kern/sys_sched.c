@@ -240,6 +240,29 @@ sys_sched_get_priority_min(struct thread *td,
 }
 
 /*
+ * The round-robin quantum: Linux's default for SCHED_RR, 0 for FIFO, and
+ * 0 for the fair policies, as Linux says while the thread has its CPU
+ * to itself (vkernel does not share out the guest's CPUs by slices).
+ */
+#define RR_INTERVAL_NS (100 * 1000 * 1000)
+
+long
+sys_sched_rr_get_interval(struct thread *td,
+    const struct sys_sched_rr_get_interval_args *a)
+{
+	struct thread *t;
+	int64_t ts[2] = { 0, 0 };
+
+	if (a->pid < 0)
+		return -EINVAL;
+	if ((t = sched_thread(td, a->pid)) == NULL)
+		return -ESRCH;
+	if (t->sched_policy == SCHED_RR)
+		ts[1] = RR_INTERVAL_NS;
+	return copyout(td, ts, a->interval, sizeof(ts));
+}
+
+/*
  * membarrier.  Each guest thread that is not running guest code right now
  * is stopped by ptrace, and that stop was a context switch: a full barrier.
  * With one host CPU no other thread can be running while the kernel serves
