@@ -101,10 +101,11 @@ const cpu_set_t *hostinfo_guest_cpus(void);
 /* Every host CPU vkernel may use (more than the guest's, or the same). */
 const cpu_set_t *hostinfo_host_cpus(void);
 /*
- * Whether the MXCSR of an FXSAVE or XSAVE image sets only bits this CPU
- * has: restoring another faults, which a host kernel may not check first.
+ * Whether an FXSAVE or XSAVE image of size bytes holds an MXCSR that sets
+ * only bits this CPU has: restoring another faults, which a host kernel
+ * may not check first.
  */
-bool hostinfo_mxcsr_ok(const void *img);
+bool hostinfo_mxcsr_ok(const void *img, size_t size);
 int trace_open(const char *path, struct vk_error **err);
 /*
  * Where what a guest makes vkernel say goes (unsupported calls and the

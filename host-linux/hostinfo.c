@@ -147,6 +147,10 @@ clock_res_init(void)
 		clock_res[c] = clock_getres(c, &ts) < 0 ? 1 : ts_ns(&ts);
 }
 
+/* Where an FXSAVE image (an XSAVE one's first part) keeps these. */
+#define FXSAVE_MXCSR      24
+#define FXSAVE_MXCSR_MASK 28
+
 /* The CPU's own MXCSR_MASK, from an FXSAVE (0 there: the SSE2 default). */
 static void
 mxcsr_mask_init(void)
@@ -154,17 +158,19 @@ mxcsr_mask_init(void)
 	static uint8_t img[512] __attribute__((aligned(16)));
 
 	__builtin_ia32_fxsave64(img);
-	memcpy(&mxcsr_mask, img + 28, 4);
+	memcpy(&mxcsr_mask, img + FXSAVE_MXCSR_MASK, sizeof(mxcsr_mask));
 	if (mxcsr_mask == 0)
 		mxcsr_mask = 0xffbf;
 }
 
 bool
-hostinfo_mxcsr_ok(const void *img)
+hostinfo_mxcsr_ok(const void *img, size_t size)
 {
 	uint32_t mxcsr;
 
-	memcpy(&mxcsr, (const uint8_t *)img + 24, 4);
+	if (size < FXSAVE_MXCSR + sizeof(mxcsr))
+		return false;
+	memcpy(&mxcsr, (const uint8_t *)img + FXSAVE_MXCSR, sizeof(mxcsr));
 	return (mxcsr & ~mxcsr_mask) == 0;
 }
 

@@ -277,7 +277,7 @@ ptrace_thread_fpu_set(struct plat_thread *pt, const void *buf, size_t size)
 	 * A host kernel may take an MXCSR its CPU lacks (one under a
 	 * hypervisor did, and the guest went on instead of its SIGSEGV).
 	 */
-	if (size < 32 || !hostinfo_mxcsr_ok(buf))
+	if (!hostinfo_mxcsr_ok(buf, size))
 		return -EINVAL;
 	if (ptrace(PTRACE_SETREGSET, pt->tid, NT_X86_XSTATE, &iov) < 0)
 		return errno == EFAULT ? -EINVAL : -errno;

@@ -553,7 +553,7 @@ systrap_thread_fpu_set(struct plat_thread *pt, const void *buf, size_t size)
 		return -EFAULT;
 	if (!pt->held || (fp = frame_fpu(pt, &n)) == NULL)
 		return -EFAULT;
-	if (size < FP_XSAVE_HDR || !hostinfo_mxcsr_ok(in))
+	if (size < FP_XSAVE_HDR || !hostinfo_mxcsr_ok(in, size))
 		return -EINVAL;
 	n = VK_MIN(n, size);
 	if (n >= FP_XSAVE_MIN) {
