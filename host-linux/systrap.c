@@ -561,7 +561,6 @@ fork_setup(struct plat_space *sp, uint64_t ctloff, void *arg)
 	struct plat_thread *pt = thread_alloc(sp);
 	struct arch_regs r = sp->tmpl;
 	uint64_t off;
-	int e;
 
 	if (area_take(sp, pt, &off) < 0) {
 		free(pt);
@@ -573,7 +572,7 @@ fork_setup(struct plat_space *sp, uint64_t ctloff, void *arg)
 	r.r13 = off;
 	r.r14 = area_va(pt);
 	r.rbx = GUEST_CLONE;
-	if ((e = clone_call(sp, &r)) < 0 || r.r15 != 3 || (long)r.rax <= 0) {
+	if (clone_call(sp, &r) < 0 || r.r15 != 3 || (long)r.rax <= 0) {
 		area_drop(sp, pt);
 		free(pt);
 		return -EAGAIN;
